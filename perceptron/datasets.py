@@ -1,0 +1,473 @@
+"""Datasets: exact rational features over one common denominator, labels in {-1, +1}.
+
+Readers for CSV, NPZ, LIBSVM/svmlight and the CoqPerceptron benchmark format.  Every reader
+reports bad input as one :class:`~perceptron.errors.InputError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import zipfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ._numbers import INT64_SAFE, NumberError, common_denominator, parse_rational, to_int_array
+from .errors import InputError
+
+__all__ = ["Dataset", "read_dataset", "from_rows", "FORMATS"]
+
+FORMATS = ("csv", "npz", "libsvm", "coq")
+
+
+@dataclass(eq=False)
+class Dataset:
+    """n labelled points in d dimensions.
+
+    Rational datasets keep ``X_num / den`` exactly (``X_num`` int64, or Python ints in an
+    object array when int64 would not hold them).  Datasets read from binary float64 arrays
+    keep ``X_float`` instead: their values are the exact binary rationals those doubles are.
+    """
+
+    name: str
+    y: np.ndarray  # int8, values -1 / +1
+    X_num: np.ndarray | None = None
+    den: int = 1
+    X_float: np.ndarray | None = None
+    label_map: dict = field(default_factory=dict)  # original label (str) -> -1 / +1
+    source: str | None = None
+    _sha: str | None = field(default=None, repr=False)
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def d(self) -> int:
+        X = self.X_num if self.X_num is not None else self.X_float
+        return int(X.shape[1])
+
+    @property
+    def is_rational(self) -> bool:
+        return self.X_num is not None
+
+    def exact(self) -> tuple[np.ndarray, int]:
+        """``(X_num, den)`` with X = X_num / den exactly (converting float64 data exactly)."""
+        if self.X_num is not None:
+            return self.X_num, self.den
+        fr = [[Fraction(float(v)) for v in row] for row in self.X_float]
+        den = common_denominator(f.denominator for row in fr for f in row)
+        num = to_int_array([[f.numerator * (den // f.denominator) for f in row] for row in fr])
+        return num.reshape(self.n, self.d), den
+
+    def fractions(self) -> list[list[Fraction]]:
+        num, den = self.exact()
+        return [[Fraction(int(v), den) for v in row] for row in num]
+
+    def as_float(self) -> np.ndarray:
+        """float64 features, each the correctly rounded value of the exact rational."""
+        if self.X_float is not None:
+            return self.X_float
+        num = self.X_num
+        if num.dtype != object and int(np.abs(num).max(initial=0)) < 2**53 and self.den < 2**53:
+            return num.astype(np.float64) / float(self.den)  # both exact, IEEE division rounds once
+        return np.array([[float(Fraction(int(v), self.den)) for v in row] for row in num], dtype=np.float64).reshape(self.n, self.d)
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of a canonical encoding of the data (independent of the file format)."""
+        if self._sha is None:
+            h = hashlib.sha256()
+            h.update(f"proof-audit-dataset-v1 n={self.n} d={self.d}\n".encode())
+            if self.X_num is not None:
+                h.update(f"rational den={self.den}\n".encode())
+                if self.X_num.dtype != object:
+                    h.update(np.ascontiguousarray(self.X_num, dtype="<i8").tobytes())
+                else:
+                    h.update(" ".join(str(int(v)) for v in self.X_num.ravel()).encode())
+            else:
+                h.update(b"float64\n")
+                h.update(np.ascontiguousarray(self.X_float, dtype="<f8").tobytes())
+            h.update(np.ascontiguousarray(self.y, dtype="i1").tobytes())
+            self._sha = h.hexdigest()
+        return self._sha
+
+
+# ----------------------------------------------------------------------------- labels
+
+def _map_labels(path: str, labels: list[Fraction], lines: list[int], label_set: str | None):
+    """Map raw labels to -1/+1.  {-1,+1} is taken as is, {0,1} maps 0 -> -1; a third value
+    or an unmappable set is an error naming the first offending line."""
+    seen = []
+    for v in labels:
+        if v not in seen:
+            seen.append(v)
+    if label_set == "01":
+        allowed = {Fraction(0): -1, Fraction(1): 1}
+    elif label_set == "pm1":
+        allowed = {Fraction(-1): -1, Fraction(1): 1}
+    elif set(seen) <= {Fraction(-1), Fraction(1)}:
+        allowed = {Fraction(-1): -1, Fraction(1): 1}
+    elif set(seen) <= {Fraction(0), Fraction(1)}:
+        allowed = {Fraction(0): -1, Fraction(1): 1}
+    else:
+        allowed = None
+    for v, ln in zip(labels, lines):
+        if allowed is None or v not in allowed:
+            if len(seen) > 2:
+                msg = f"a third label {v} (labels must be two of {{-1,+1}} or {{0,1}}; seen {', '.join(map(str, seen[:3]))})"
+            else:
+                msg = f"label {v} is not in {{-1,+1}} or {{0,1}}"
+            raise InputError(path, msg, ln)
+    y = np.array([allowed[v] for v in labels], dtype=np.int8)
+    label_map = {str(k): v for k, v in allowed.items() if k in set(seen)}
+    return y, label_map
+
+
+def from_rows(name: str, rows, labels, *, source: str | None = None, lines=None, label_set=None) -> Dataset:
+    """A rational Dataset from rows of exact numbers (ints / Fractions / strings) and labels."""
+    path = source or name
+    fr_rows = [[v if isinstance(v, Fraction) else parse_rational(str(v)) for v in row] for row in rows]
+    labs = [v if isinstance(v, Fraction) else parse_rational(str(v)) for v in labels]
+    lines = lines or list(range(1, len(fr_rows) + 1))
+    return _build(path, name, fr_rows, labs, lines, label_set)
+
+
+def _build(path, name, fr_rows, labs, lines, label_set) -> Dataset:
+    if not fr_rows:
+        raise InputError(path, "no data points")
+    d = len(fr_rows[0])
+    if d == 0:
+        raise InputError(path, "points have no features", lines[0])
+    y, label_map = _map_labels(path, labs, lines, label_set)
+    den = common_denominator(f.denominator for row in fr_rows for f in row)
+    num = to_int_array([f.numerator * (den // f.denominator) for row in fr_rows for f in row])
+    return Dataset(name=name, y=y, X_num=num.reshape(len(labs), d), den=den, label_map=label_map, source=path)
+
+
+# ----------------------------------------------------------------------------- readers
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a dataset file") from None
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror or e}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(path, "not UTF-8 text", line) from None
+
+
+def _cell(path, text, line, what="value") -> Fraction:
+    try:
+        return parse_rational(text)
+    except NumberError as e:
+        raise InputError(path, f"{what}: {e}", line) from None
+
+
+def _read_csv(path: str, label_set) -> Dataset:
+    text = _read_text(path)
+    rows, labs, lines = [], [], []
+    width = None
+    for ln, raw in enumerate(text.splitlines(), 1):
+        s = raw.split("#", 1)[0].strip()
+        if not s:
+            continue
+        cells = [c.strip() for c in s.replace(";", ",").split(",")]
+        if width is None and not rows and all(_is_header_cell(c) for c in cells):
+            continue  # a header line of names
+        if len(cells) < 2:
+            raise InputError(path, f"need at least one feature and a label, found {len(cells)} cell", ln)
+        if width is None:
+            width = len(cells)
+        elif len(cells) != width:
+            raise InputError(path, f"ragged row: {len(cells)} cells where earlier rows have {width}", ln)
+        rows.append([_cell(path, c, ln, f"column {j + 1}") for j, c in enumerate(cells[:-1])])
+        labs.append(_cell(path, cells[-1], ln, "label"))
+        lines.append(ln)
+    if not rows:
+        raise InputError(path, "empty file: no data rows")
+    return _build(path, os.path.basename(path), rows, labs, lines, label_set)
+
+
+def _is_header_cell(c: str) -> bool:
+    try:
+        parse_rational(c)
+        return False
+    except NumberError:
+        return bool(c) and c[0].isalpha() and c.lower() not in ("nan", "inf", "infinity")
+
+
+def _read_libsvm(path: str, label_set, dim: int | None = None) -> Dataset:
+    text = _read_text(path)
+    entries, labs, lines = [], [], []
+    maxidx = 0
+    for ln, raw in enumerate(text.splitlines(), 1):
+        s = raw.split("#", 1)[0].strip()
+        if not s:
+            continue
+        toks = s.split()
+        labs.append(_cell(path, toks[0], ln, "label"))
+        row = {}
+        for tok in toks[1:]:
+            k, sep, v = tok.partition(":")
+            if not sep or not k.isdigit() or int(k) < 1:
+                raise InputError(path, f"expected INDEX:VALUE with INDEX >= 1, found {tok!r}", ln)
+            if int(k) in row:
+                raise InputError(path, f"index {k} given twice", ln)
+            row[int(k)] = _cell(path, v, ln, f"feature {k}")
+            maxidx = max(maxidx, int(k))
+        entries.append(row)
+        lines.append(ln)
+    if not entries:
+        raise InputError(path, "empty file: no data rows")
+    d = dim or maxidx
+    if d == 0:
+        raise InputError(path, "no features in any row")
+    rows = []
+    for row, ln in zip(entries, lines):
+        if row and max(row) > d:
+            raise InputError(path, f"index {max(row)} exceeds the dimension {d}", ln)
+        rows.append([row.get(j, Fraction(0)) for j in range(1, d + 1)])
+    return _build(path, os.path.basename(path), rows, labs, lines, label_set)
+
+
+def _read_npz(path: str, label_set) -> Dataset:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            keys = set(z.files)
+            xk = "X" if "X" in keys else "x" if "x" in keys else None
+            if xk is None or "y" not in keys:
+                raise InputError(path, f"NPZ needs arrays 'X' and 'y'; found {sorted(keys)}")
+            X, yraw = z[xk], z["y"]
+    except InputError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile) as e:
+        raise InputError(path, f"not a readable NPZ file: {e}") from None
+    if X.ndim != 2:
+        raise InputError(path, f"'X' must be 2-D, has shape {X.shape}")
+    if yraw.ndim != 1 or yraw.shape[0] != X.shape[0]:
+        raise InputError(path, f"dimension mismatch: 'X' has {X.shape[0]} rows, 'y' has shape {yraw.shape}")
+    if X.shape[0] == 0:
+        raise InputError(path, "no data points")
+    if X.dtype.kind not in "iuf" or yraw.dtype.kind not in "iuf":
+        raise InputError(path, f"arrays must be numeric, found X:{X.dtype} y:{yraw.dtype}")
+    if X.dtype.kind == "f":
+        bad = ~np.isfinite(X)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise InputError(path, f"NaN or infinite value in X at row {r + 1}, column {c + 1}", int(r) + 1)
+    if yraw.dtype.kind == "f" and not np.isfinite(yraw).all():
+        r = int(np.argwhere(~np.isfinite(yraw))[0][0])
+        raise InputError(path, f"NaN or infinite label at row {r + 1}", r + 1)
+    labs = [Fraction(v.item()) for v in yraw]
+    y, label_map = _map_labels(path, labs, list(range(1, len(labs) + 1)), label_set)
+    name = os.path.basename(path)
+    if X.dtype.kind == "f":
+        return Dataset(name=name, y=y, X_float=np.ascontiguousarray(X, dtype=np.float64), label_map=label_map, source=path)
+    return Dataset(name=name, y=y, X_num=to_int_array(X.astype(object)), den=1, label_map=label_map, source=path)
+
+
+def _read_coq(path: str, label_set) -> Dataset:
+    """CoqPerceptron format: N, D, then per vector a label line and D feature lines;
+    '#' starts a comment; values 'p/q', 'p % q' or decimals; labels {0,1}."""
+    text = _read_text(path)
+    fast = _coq_fast(text)
+    if fast is not None:
+        labs = [Fraction(int(v)) for v in fast[0]]
+        try:
+            y, label_map = _map_labels(path, labs, [None] * len(labs), label_set)
+        except InputError:
+            pass  # the line-by-line parse below reports it with its line number
+        else:
+            return Dataset(name=os.path.basename(path), y=y, X_num=fast[1], den=fast[2], label_map=label_map, source=path)
+    raw_lines = text.split("\n")
+    has_comments = "#" in text
+    vals: list[tuple[int, str]] = []
+    for ln, raw in enumerate(raw_lines, 1):
+        s = raw.split("#", 1)[0].strip() if has_comments else raw.strip()
+        if s:
+            vals.append((ln, s))
+    if len(vals) < 2:
+        raise InputError(path, "empty file: expected the number of vectors and of features")
+    try:
+        n = int(vals[0][1])
+        d = int(vals[1][1])
+    except ValueError:
+        bad = vals[0] if not vals[0][1].lstrip("-").isdigit() else vals[1]
+        raise InputError(path, f"expected an integer count, found {bad[1]!r}", bad[0]) from None
+    if n <= 0 or d <= 0:
+        raise InputError(path, f"counts must be positive, found {n} vectors of {d} features", vals[0][0])
+    body = vals[2:]
+    need = n * (d + 1)
+    if len(body) != need:
+        last = body[-1][0] if body else vals[1][0]
+        raise InputError(path, f"dimension mismatch: header promises {n} vectors x ({d} features + label) = {need} values, found {len(body)}", last)
+    labs, lines, ps, qs = [], [], [], []
+    stride = d + 1
+    try:
+        for j in range(n):
+            ln, s = body[j * stride]
+            labs.append(_fast_pq_fraction(s))
+            lines.append(ln)
+            for ln, s in body[j * stride + 1:(j + 1) * stride]:
+                p, q = _fast_pq(s)
+                ps.append(p)
+                qs.append(q)
+    except (ValueError, ZeroDivisionError, NumberError):
+        _diagnose(path, body, stride)
+        raise  # pragma: no cover - _diagnose always raises
+    return _build_pq(path, labs, lines, label_set, ps, qs, n, d)
+
+
+_COMMENT = re.compile(r"#[^\n]*")
+_NON_INTEGER = re.compile(r"[^0-9/\s-]|\d{19}")
+
+
+def _coq_fast(text: str):
+    """Vectorised parse for the common case (integers and 'p/q' or 'p % q' cells, each
+    integer under 19 digits).  Returns (labels, X_num, den) or None; None sends the file
+    through the line-by-line parser, which also produces the error messages."""
+    if "#" in text:
+        text = _COMMENT.sub("", text)
+    toks = text.replace(" % ", "/").replace("%", "/").split()
+    if "/" in toks:  # 'p / q' with spaces: glue the three tokens
+        toks = " ".join(toks).replace(" / ", "/").split()
+    if len(toks) < 3 or not (toks[0].isdigit() and toks[1].isdigit()):
+        return None
+    n, d = int(toks[0]), int(toks[1])
+    if n == 0 or d == 0 or len(toks) != 2 + n * (d + 1):
+        return None
+    labels = toks[2::d + 1]
+    if any("/" in t for t in labels):
+        return None
+    s = " ".join(toks[2:])
+    if _NON_INTEGER.search(s):
+        return None
+    slashes = s.count("/")
+    if slashes == n * d:
+        a = np.fromstring(s.replace("/", " "), dtype=np.int64, sep=" ")
+        if a.size != n * (1 + 2 * d):
+            return None
+        a = a.reshape(n, 1 + 2 * d)
+        P, Q = a[:, 1::2], a[:, 2::2]
+    elif slashes == 0:
+        a = np.fromstring(s, dtype=np.int64, sep=" ")
+        if a.size != n * (1 + d):
+            return None
+        a = a.reshape(n, 1 + d)
+        P, Q = a[:, 1:], np.ones((n, d), dtype=np.int64)
+    else:
+        return None
+    if (Q == 0).any():
+        return None
+    neg = Q < 0
+    P, Q = np.where(neg, -P, P), np.where(neg, -Q, Q)
+    den = common_denominator(np.unique(Q).tolist())
+    scale = den // Q
+    if den >= INT64_SAFE or int(np.abs(P).max(initial=0)) * int(scale.max(initial=1)) >= INT64_SAFE:
+        X = to_int_array([int(p) * int(c) for p, c in zip(P.ravel().tolist(), scale.ravel().tolist())]).reshape(n, d)
+    else:
+        X = P * scale
+    return a[:, 0], X, den
+
+
+def _build_pq(path, labs, lines, label_set, ps, qs, n, d):
+    y, label_map = _map_labels(path, labs, lines, label_set)
+    den = common_denominator(qs)
+    if den == 1:
+        num = to_int_array(ps)
+    else:
+        num = to_int_array([p * (den // q) for p, q in zip(ps, qs)])
+    return Dataset(name=os.path.basename(path), y=y, X_num=num.reshape(n, d), den=den, label_map=label_map, source=path)
+
+
+def _fast_pq(s: str) -> tuple[int, int]:
+    """(p, q) with q > 0 for 'p', 'p/q', 'p % q'; decimals go through parse_rational."""
+    if "%" in s:
+        a, _, b = s.partition("%")
+    elif "/" in s:
+        a, _, b = s.partition("/")
+    else:
+        try:
+            return int(s), 1
+        except ValueError:
+            f = parse_rational(s)
+            return f.numerator, f.denominator
+    p, q = int(a), int(b)
+    if q == 0:
+        raise ZeroDivisionError
+    return (p, q) if q > 0 else (-p, -q)
+
+
+def _fast_pq_fraction(s: str) -> Fraction:
+    p, q = _fast_pq(s)
+    return Fraction(p, q)
+
+
+def _diagnose(path, body, stride):
+    for j, (ln, s) in enumerate(body):
+        what = "label" if j % stride == 0 else f"feature {j % stride}"
+        _cell(path, s, ln, what)
+    raise InputError(path, "unparseable value")
+
+
+_EXT = {".csv": "csv", ".tsv": "csv", ".npz": "npz", ".svm": "libsvm", ".libsvm": "libsvm",
+        ".svmlight": "libsvm", ".dat": "coq", ".coq": "coq"}
+
+
+def _sniff(path: str) -> str:
+    ext = os.path.splitext(path)[1].lower()
+    if ext in _EXT:
+        return _EXT[ext]
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror or e}") from None
+    if head.startswith(b"PK"):
+        return "npz"
+    first = [ln.split(b"#", 1)[0].strip() for ln in head.splitlines()]
+    first = [ln for ln in first if ln][:2]
+    if len(first) == 2 and all(ln.isdigit() for ln in first):
+        return "coq"
+    if first and b":" in first[0]:
+        return "libsvm"
+    return "csv"
+
+
+def read_dataset(path: str, fmt: str | None = None, *, label_set: str | None = None, dim: int | None = None) -> Dataset:
+    """Read a dataset file; ``fmt`` is one of FORMATS or None to infer it from the name/content.
+
+    ``label_set`` forces the label mapping: ``"01"`` (0 -> -1) or ``"pm1"``.
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise InputError(path, "no such file")
+    fmt = fmt or _sniff(path)
+    if fmt == "csv":
+        return _read_csv(path, label_set)
+    if fmt == "npz":
+        return _read_npz(path, label_set)
+    if fmt == "libsvm":
+        return _read_libsvm(path, label_set, dim)
+    if fmt == "coq":
+        return _read_coq(path, label_set)
+    raise InputError(path, f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def write_csv(ds: Dataset, path: str) -> None:
+    """Write a dataset as CSV with exact 'p/q' cells and labels -1/+1."""
+    from ._numbers import format_rational
+
+    with open(path, "w") as fh:
+        for row, y in zip(ds.fractions(), ds.y):
+            fh.write(",".join(format_rational(v) for v in row) + f",{int(y)}\n")

@@ -1,0 +1,631 @@
+"""One run loop for every variant: exact (scaled integers) or float64.
+
+Exact runs keep every quantity as an integer numerator over a denominator fixed for the whole
+run: features x = X/D, weights w = W/S, bias b = B/(S D), so a score w.x + b = (X.W + B)/(S D).
+S is chosen once so that every update is an integer step; the signs of scores, which decide
+mistakes, are read off the integer numerators.  int64 arithmetic is used while a bound proves
+it cannot wrap; past that, the arrays become Python integers.
+
+Points between two updates are scored in blocks (one matrix-vector product), because w does
+not change between them; the scores are the same numbers a one-point-at-a-time loop computes.
+Float sums are taken in index order (like scikit-learn's sequential dot), so float runs
+reproduce scikit-learn bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ._numbers import INT64_SAFE, common_denominator, format_rational, to_int_array
+from .datasets import Dataset
+from .variants import VARIANTS
+
+__all__ = ["Params", "Result", "train", "prepare_inputs"]
+
+#: Largest block of points scored by one product; bounds temporary memory to BLOCK_MAX rows.
+BLOCK_MAX = 16384
+#: Smallest block; below this a product costs more in call overhead than it saves.
+BLOCK_MIN = 8
+#: Rows per block above which float scores are summed column by column (contiguous columns)
+#: rather than with a row-wise cumulative sum.
+COLUMN_SUM_ROWS = 256
+
+
+@dataclass(frozen=True)
+class Params:
+    """Everything that determines a run.  Rationals are Fractions; ``arithmetic`` is
+    ``"exact"`` or ``"float"``."""
+
+    variant: str = "rosenblatt"
+    eta: Fraction = Fraction(1)
+    order: str = "cyclic"
+    augment: str | None = None  # None, "first", "last"
+    sign0: int = 0  # value of sign(0) for the variants where it is a parameter
+    form: str = "yx"  # sign variant: "yx" (eta y x) or "half" (1/2 eta (y - out) x)
+    w0: tuple | None = None
+    b0: Fraction | None = None
+    max_epochs: int = 1000
+    max_updates: int = 1_000_000
+    max_visits: int | None = None
+    patience: int | None = None  # slides/pocket: stop once w is unchanged for this many visits
+    ratchet: bool = False  # pocket: Gallant's ratchet
+    kernel: str = "linear"  # linear, poly, rbf
+    degree: int = 2
+    offset: Fraction = Fraction(1)
+    rbf_gamma: Fraction = Fraction(1)
+    arithmetic: str = "exact"
+
+    def to_json(self) -> dict:
+        out = {}
+        for k, v in self.__dict__.items():
+            if isinstance(v, Fraction):
+                v = format_rational(v) if self.arithmetic == "exact" else float(v)
+            elif isinstance(v, tuple):
+                v = [format_rational(x) if self.arithmetic == "exact" else float(x) for x in v]
+            out[k] = v
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Params":
+        kw = dict(obj)
+        for k in ("eta", "offset", "rbf_gamma", "b0"):
+            if kw.get(k) is not None:
+                kw[k] = Fraction(kw[k])
+        if kw.get("w0") is not None:
+            kw["w0"] = tuple(Fraction(x) for x in kw["w0"])
+        return cls(**kw)
+
+
+@dataclass
+class Result:
+    """What a run ends with.  Exact runs give Fractions; float runs give floats."""
+
+    variant: str
+    arithmetic: str
+    w: list | None
+    b: object
+    alpha: list | None
+    updates: int
+    epochs: int
+    visits: int
+    converged: bool
+    stop: str
+    dataset_sha256: str
+    w_pocket: list | None = None
+    extra: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        fmt = format_rational if self.arithmetic == "exact" else float
+        out = {
+            "variant": self.variant,
+            "arithmetic": self.arithmetic,
+            "updates": self.updates,
+            "epochs": self.epochs,
+            "visits": self.visits,
+            "converged": self.converged,
+            "stop": self.stop,
+            "w": None if self.w is None else [fmt(v) for v in self.w],
+            "b": None if self.b is None else fmt(self.b),
+            "dataset_sha256": self.dataset_sha256,
+        }
+        if self.alpha is not None:
+            out["alpha"] = [int(a) for a in self.alpha]
+        if self.w_pocket is not None:
+            out["w_pocket"] = [fmt(v) for v in self.w_pocket]
+        out.update(self.extra)
+        return out
+
+
+class ParamError(ValueError):
+    """A parameter combination that the variant does not allow."""
+
+
+# --------------------------------------------------------------------------- inputs
+
+def prepare_inputs(ds: Dataset, params: Params):
+    """The inputs the learner sees, after augmentation and (unit variant) normalisation.
+
+    Exact: ``(X_num, D)`` with x = X_num / D.  Float: ``(X_float, 1)``.
+    """
+    var = VARIANTS[params.variant]
+    if params.arithmetic == "exact":
+        X, D = ds.exact()
+        if params.augment:
+            ones = np.full((ds.n, 1), D, dtype=X.dtype)
+            X = np.hstack([ones, X] if params.augment == "first" else [X, ones])
+        if var.unit:
+            X, D = _unit_rows_exact(X, D)
+        return X, D
+    X = ds.as_float()
+    if params.augment:
+        ones = np.ones((ds.n, 1))
+        X = np.hstack([ones, X] if params.augment == "first" else [X, ones])
+    if var.unit:
+        norms = np.sqrt(np.cumsum(X * X, axis=1)[:, -1])
+        if (norms == 0).any():
+            raise ParamError(f"the unit variant cannot scale the zero vector (point {int(np.argmax(norms == 0))})")
+        X = X / norms[:, None]
+    return np.ascontiguousarray(X), 1
+
+
+def _unit_rows_exact(X, D):
+    rows = []
+    for i, row in enumerate(X):
+        sq = sum(int(v) * int(v) for v in row)
+        r = math.isqrt(sq)
+        if sq == 0:
+            raise ParamError(f"the unit variant cannot scale the zero vector (point {i})")
+        if r * r != sq:
+            raise ParamError(
+                f"point {i} has |x|^2 = {format_rational(Fraction(sq, D * D))}, not the square of a rational, "
+                "so x/|x| is irrational: run the unit variant with --float, or give unit-norm data")
+        rows.append([Fraction(int(v), r) for v in row])
+    den = common_denominator(f.denominator for row in rows for f in row)
+    return to_int_array([[f.numerator * (den // f.denominator) for f in row] for row in rows]), den
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+def _seq_dot_rows(X: np.ndarray, w: np.ndarray, XF: np.ndarray | None = None, lo: int = 0) -> np.ndarray:
+    """Row-wise dot products summed in index order (float), as a sequential C loop does."""
+    m = X.shape[0]
+    if m == 0:
+        return np.zeros(0)
+    if XF is not None and m >= COLUMN_SUM_ROWS:
+        acc = np.zeros(m)
+        tmp = np.empty(m)
+        for j in range(X.shape[1]):
+            np.multiply(XF[lo:lo + m, j], w[j], out=tmp)
+            acc += tmp
+        return acc
+    return np.cumsum(X * w, axis=1)[:, -1]
+
+
+def _fits(maxabs_x: int, maxabs_w: int, d: int, maxabs_b: int) -> bool:
+    return maxabs_x * maxabs_w * d + maxabs_b < INT64_SAFE
+
+
+def _maxabs(a) -> int:
+    if a.size == 0:
+        return 0
+    return int(max(a.max(), -a.min()))
+
+
+class _Primal:
+    """State w (and b) of a primal variant, with scores and updates in one arithmetic."""
+
+    def __init__(self, ds: Dataset, params: Params, X, D):
+        var = VARIANTS[params.variant]
+        self.exact = params.arithmetic == "exact"
+        self.X = X
+        self.n, self.d = X.shape
+        self.has_bias = var.bias is not None
+        self.half = params.form == "half"
+        self.tie = var.tie if var.tie is not None else params.sign0
+        w0 = params.w0 if params.w0 is not None else (0,) * self.d
+        if len(w0) != self.d:
+            raise ParamError(f"initial weights have {len(w0)} entries; the model has {self.d} (after augmentation)")
+        b0 = params.b0 or 0
+        if self.exact:
+            eta = Fraction(params.eta)
+            a, c = eta.numerator, eta.denominator
+            mult = 2 if self.half else 1
+            S = math.lcm(mult * c * D, *[Fraction(v).denominator for v in w0], Fraction(b0).denominator)
+            self.S, self.D = S, D
+            q = S // (c * D)
+            self.w_step = q * a if not self.half else None
+            self.half_step = (q // 2) * a  # multiplies (y - out)
+            self.W = to_int_array([int(Fraction(v) * S) for v in w0])
+            self.B = int(Fraction(b0) * S * D)
+            if var.bias == "R2":
+                r2n = max(int(sum(int(v) * int(v) for v in row)) for row in X)
+                self.b_step = q * a * r2n
+            elif var.bias == "one":
+                self.b_step = q * D * D * a
+            else:
+                self.b_step = 0
+            self.maxabs_x = _maxabs(X) if X.dtype != object else None
+            self.big = X.dtype == object
+            if not self.big and not _fits(self.maxabs_x, _maxabs(self.W) if self.W.dtype != object else INT64_SAFE, self.d, abs(self.B)):
+                self._to_big()
+            self.score_den = S * D
+        else:
+            self.eta = float(params.eta)
+            self.W = np.array([float(v) for v in w0], dtype=np.float64)
+            self.B = float(b0)
+            if var.bias == "R2":
+                self.b_step = float(np.max(np.cumsum(X * X, axis=1)[:, -1]))
+            elif var.bias == "one":
+                self.b_step = 1.0
+            else:
+                self.b_step = 0.0
+            self.XF = np.asfortranarray(X)
+            self.big = False
+
+    def _to_big(self):
+        self.X = self.X.astype(object)
+        self.W = self.W.astype(object)
+        self.big = True
+
+    def scores(self, idx, lo=None) -> np.ndarray:
+        """Scores (exact: numerators over S D) of the points idx (an index array or, with lo,
+        the contiguous range lo:lo+len)."""
+        if self.exact:
+            rows = self.X[lo:lo + len(idx)] if lo is not None else self.X[idx]
+            s = rows @ self.W
+            if self.has_bias:
+                s = s + self.B
+            return s
+        if lo is not None:
+            s = _seq_dot_rows(self.X[lo:lo + len(idx)], self.W, self.XF, lo)
+        else:
+            s = _seq_dot_rows(self.X[idx], self.W)
+        return s + self.B if self.has_bias else s
+
+    def all_scores(self):
+        return self.scores(np.arange(self.n), lo=0)
+
+    def update(self, i: int, y: int, out: int):
+        if self.exact:
+            step = self.w_step * y if not self.half else self.half_step * (y - out)
+            self.W = self.W + step * self.X[i]
+            if self.has_bias:
+                self.B += self.b_step * y
+            if not self.big:
+                if not _fits(self.maxabs_x, _maxabs(self.W), self.d, abs(self.B) + abs(self.b_step)):
+                    self._to_big()
+        else:
+            c = self.eta * y if not self.half else 0.5 * self.eta * (y - out)
+            self.W += self.X[i] * c
+            if self.has_bias:
+                # b += eta y R^2 (novikoff) or b += eta y (sklearn, as its intercept update)
+                self.B += self.eta * y * self.b_step if self.b_step != 1.0 else self.eta * y
+
+    def weights(self):
+        """(w, b) as the recorder stores them: exact numerators or floats."""
+        return self.W.copy(), (self.B if self.has_bias else None)
+
+    def errors(self, W, B) -> int:
+        saveW, saveB = self.W, self.B
+        self.W, self.B = W, B
+        s = self.all_scores()
+        self.W, self.B = saveW, saveB
+        return int(np.count_nonzero(_outs(s, self.tie) != self._y))
+
+    def final(self):
+        if self.exact:
+            w = [Fraction(int(v), self.S) for v in self.W]
+            b = Fraction(int(self.B), self.S * self.D) if self.has_bias else None
+        else:
+            w = [float(v) for v in self.W]
+            b = float(self.B) if self.has_bias else None
+        return w, b
+
+
+class _Dual:
+    """Kernel perceptron: counts alpha_i; scores kept for all points, updated per step."""
+
+    def __init__(self, ds: Dataset, params: Params, X, D):
+        self.exact = params.arithmetic == "exact"
+        self.n = X.shape[0]
+        self.tie = 0
+        y = ds.y.astype(np.int64)
+        if self.exact:
+            K_num, K_den = _gram_exact(X, D, params)
+            eta = Fraction(params.eta)
+            self.K = K_num
+            self.score_den = K_den * eta.denominator
+            self.eta_num = eta.numerator
+            self.F = np.zeros(self.n, dtype=K_num.dtype)
+        else:
+            self.K = _gram_float(X, params)
+            self.eta = float(params.eta)
+            self.F = np.zeros(self.n)
+        self.alpha = np.zeros(self.n, dtype=np.int64)
+        self.y = y
+        self.has_bias = False
+        self.linear = params.kernel == "linear"
+        self.X, self.D, self.eta_q = X, D, params.eta
+
+    def scores(self, idx, lo=None):
+        idx = np.arange(lo, lo + len(idx)) if lo is not None else idx
+        return self.F[idx] * self.eta_num if self.exact else self.F[idx] * self.eta
+
+    def all_scores(self):
+        return self.scores(np.arange(self.n))
+
+    def update(self, i, y, out):
+        self.alpha[i] += 1
+        self.F = self.F + y * self.K[i]
+
+    def weights(self):
+        return self.alpha.copy(), None
+
+    def final(self):
+        """w = eta sum_i alpha_i y_i x_i for the linear kernel (the primal weights the note
+        writes as its solution); None for other kernels, whose feature space is implicit."""
+        if not self.linear:
+            return None, None
+        coef = self.alpha * self.y
+        if self.exact:
+            eta = Fraction(self.eta_q)
+            acc = coef.astype(object) @ self.X.astype(object)
+            return [eta * Fraction(int(v), self.D) for v in acc], None
+        return [float(v) for v in float(self.eta_q) * (coef.astype(np.float64) @ self.X)], None
+
+
+def _gram_exact(X, D, params):
+    G = X.astype(object) @ X.astype(object).T  # x_i.x_j = G / D^2
+    if params.kernel == "linear":
+        return to_int_array(G), D * D
+    if params.kernel == "poly":
+        off = Fraction(params.offset)
+        e, f = off.numerator, off.denominator
+        base = G * f + e * D * D  # (x.x' + offset) = base / (f D^2)
+        return to_int_array(base ** params.degree), (f * D * D) ** params.degree
+    raise ParamError("the RBF kernel is irrational (exp); run it with --float")
+
+
+def _gram_float(X, params):
+    G = X @ X.T
+    if params.kernel == "linear":
+        return G
+    if params.kernel == "poly":
+        return (G + float(params.offset)) ** params.degree
+    if params.kernel == "rbf":
+        sq = np.sum(X * X, axis=1)
+        dist = sq[:, None] + sq[None, :] - 2 * G
+        return np.exp(-float(params.rbf_gamma) * np.maximum(dist, 0))
+    raise ParamError(f"unknown kernel {params.kernel!r}")
+
+
+def _outs(s, tie: int) -> np.ndarray:
+    out = np.sign(s).astype(np.int64) if s.dtype != object else np.array([(v > 0) - (v < 0) for v in s], dtype=np.int64)
+    if tie != 0:
+        out[out == 0] = tie
+    return out
+
+
+# --------------------------------------------------------------------------- the loop
+
+def _check_params(params: Params, var):
+    if params.variant not in VARIANTS:
+        raise ParamError(f"unknown variant {params.variant!r}; choose one of {', '.join(VARIANTS)}")
+    if params.arithmetic not in ("exact", "float"):
+        raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
+    if Fraction(params.eta) <= 0:
+        raise ParamError(f"eta must be positive, got {params.eta}")
+    if params.variant in ("slides", "pocket") and Fraction(params.eta) > 1:
+        raise ParamError(f"the {params.variant} variant takes eta in (0, 1], got {params.eta}")
+    if params.sign0 not in (-1, 0, 1):
+        raise ParamError(f"sign0 must be -1, 0 or +1, got {params.sign0}")
+    if params.form == "half" and not var.half_form:
+        raise ParamError(f"the 1/2 eta (y - out) x form belongs to the sign variant, not {params.variant}")
+    if params.form not in ("yx", "half"):
+        raise ParamError(f"form must be yx or half, got {params.form!r}")
+    if params.augment not in (None, "first", "last"):
+        raise ParamError(f"augment must be first or last, got {params.augment!r}")
+    if params.variant == "sklearn" and params.order != "cyclic":
+        raise ParamError("the sklearn variant runs in data order: use --order cyclic")
+    if var.dual and (params.w0 is not None or params.b0 is not None):
+        raise ParamError("the kernel variant starts from alpha = 0; initial weights do not apply")
+    _parse_order(params.order)
+    for name in ("max_epochs", "max_updates"):
+        if getattr(params, name) < 0:
+            raise ParamError(f"{name} must be >= 0")
+
+
+def _parse_order(order: str):
+    if order in ("first", "cyclic", "max-violation"):
+        return order, None
+    if order.startswith("random:"):
+        seed = order.split(":", 1)[1]
+        if not seed.isdigit():
+            raise ParamError(f"random order needs an integer seed, as random:SEED; got {order!r}")
+        return "random", int(seed)
+    raise ParamError(f"unknown order {order!r}; choose first, cyclic, random:SEED or max-violation")
+
+
+def train(ds: Dataset, params: Params, recorder=None) -> Result:
+    """Run ``params.variant`` on ``ds``.  ``recorder`` (see perceptron.trace) receives every
+    visit; with none, nothing is recorded."""
+    var = VARIANTS.get(params.variant)
+    _check_params(params, var)
+    X, D = prepare_inputs(ds, params)
+    model = _Dual(ds, params, X, D) if var.dual else _Primal(ds, params, X, D)
+    y = ds.y.astype(np.int64)
+    model._y = y
+    n = ds.n
+    tie = model.tie
+    exact = params.arithmetic == "exact"
+    order, seed = _parse_order(params.order)
+    rng = np.random.default_rng(seed) if order == "random" else None
+
+    if recorder is not None:
+        recorder.begin(_header(ds, params, model, X))
+
+    k = 0
+    t = 0  # visits so far
+    epoch = 0
+    converged = False
+    stop = None
+    unchanged = 0  # visits since w last changed
+    # pocket state
+    run = run_pocket = 0
+    pocket_W, pocket_B = (model.weights() if var.pocket else (None, None))
+    max_visits = params.max_visits
+
+    def do_update(i, s_i):
+        nonlocal k, run, run_pocket, pocket_W, pocket_B
+        out = _sgn(s_i, tie)
+        replaced = False
+        if var.pocket and run > run_pocket:
+            cand_W, cand_B = model.weights()
+            if not params.ratchet or model.errors(cand_W, cand_B) < model.errors(pocket_W, pocket_B):
+                pocket_W, pocket_B, run_pocket = cand_W, cand_B, run
+                replaced = True
+        model.update(i, int(y[i]), out)
+        k += 1
+        run = 0
+        return replaced
+
+    def emit(idx, s, mist, upd, replaced=False):
+        if recorder is None:
+            return
+        ks = np.full(len(idx), k, dtype=np.int64)
+        if upd:
+            ks[:-1] = k - 1
+        w, b = model.weights() if upd else (None, None)
+        recorder.visits(t - len(idx) + 1, epoch, idx, y[idx], s, mist, ks, (w, b) if upd else None, replaced)
+
+    if order in ("cyclic", "random"):
+        block = BLOCK_MIN * 4
+        while True:
+            if epoch >= params.max_epochs:
+                stop = "max_epochs"
+                break
+            if k >= params.max_updates:
+                stop = "max_updates"
+                break
+            epoch += 1
+            perm = rng.permutation(n) if rng is not None else None
+            pos = 0
+            epoch_mistakes = 0
+            while pos < n:
+                m = min(block, n - pos)
+                if max_visits is not None:
+                    m = min(m, max_visits - t)
+                    if m <= 0:
+                        stop = "max_visits"
+                        break
+                idx = perm[pos:pos + m] if perm is not None else np.arange(pos, pos + m)
+                s = model.scores(idx) if perm is not None else model.scores(idx, lo=pos)
+                outs = _outs(s, tie)
+                mist = outs != y[idx]
+                hits = np.flatnonzero(mist)
+                if params.patience is not None:
+                    room = params.patience - unchanged
+                    if hits.size == 0 or hits[0] >= room:
+                        if m >= room:
+                            j = room
+                            t += j
+                            unchanged += j
+                            run += j
+                            emit(idx[:j], s[:j], mist[:j], False)
+                            stop = "unchanged"
+                            break
+                if hits.size == 0:
+                    t += m
+                    unchanged += m
+                    run += m
+                    emit(idx, s, mist, False)
+                    pos += m
+                    block = min(block * 2, BLOCK_MAX)
+                    continue
+                j = int(hits[0])
+                t += j + 1
+                run += j
+                i = int(idx[j])
+                replaced = do_update(i, s[j])
+                unchanged = 0
+                epoch_mistakes += 1
+                emit(idx[:j + 1], s[:j + 1], mist[:j + 1], True, replaced)
+                pos += j + 1
+                block = max(BLOCK_MIN, 2 * (j + 1))
+                if k >= params.max_updates:
+                    stop = "max_updates"
+                    break
+            if stop is not None:
+                break
+            if epoch_mistakes == 0:
+                converged = True
+                stop = "converged"
+                break
+    else:  # first, max-violation: every step looks at all points
+        while True:
+            s = model.all_scores()
+            outs = _outs(s, tie)
+            mist = outs != y
+            hits = np.flatnonzero(mist)
+            epoch += 1
+            if hits.size == 0:
+                m = n if max_visits is None else max(0, min(n, max_visits - t))
+                t += m
+                run += m
+                emit(np.arange(m), s[:m], mist[:m], False)
+                if m == n:
+                    converged, stop = True, "converged"
+                else:
+                    stop = "max_visits"
+                break
+            if k >= params.max_updates:
+                stop = "max_updates"
+                break
+            if epoch > params.max_epochs:
+                stop = "max_epochs"
+                epoch -= 1
+                break
+            if order == "first":
+                j = int(hits[0])
+                if max_visits is not None and t + j + 1 > max_visits:
+                    stop = "max_visits"
+                    break
+                t += j + 1
+                run += j
+                replaced = do_update(j, s[j])
+                emit(np.arange(j + 1), s[:j + 1], mist[:j + 1], True, replaced)
+            else:
+                margins = s[hits] * y[hits]
+                j = int(hits[int(np.argmin(margins))])
+                if max_visits is not None and t + 1 > max_visits:
+                    stop = "max_visits"
+                    break
+                t += 1
+                replaced = do_update(j, s[j])
+                emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, replaced)
+
+    if stop in ("unchanged",) or (stop != "converged" and var.pocket):
+        s = model.all_scores()
+        converged = bool(np.all(_outs(s, tie) == y))
+    w_pocket = None
+    if var.pocket:
+        if run > run_pocket:
+            pocket_W, pocket_B = model.weights()
+            run_pocket = run
+        w_pocket = ([Fraction(int(v), model.S) for v in pocket_W] if exact else [float(v) for v in pocket_W])
+    w, b = model.final()
+    alpha = [int(a) for a in model.alpha] if var.dual else None
+    res = Result(params.variant, params.arithmetic, w, b, alpha, k, epoch, t, converged, stop,
+                 ds.sha256, w_pocket)
+    if var.pocket:
+        res.extra["run_pocket"] = int(run_pocket)
+    if recorder is not None:
+        recorder.end(res)
+    return res
+
+
+def _sgn(v, tie):
+    return 1 if v > 0 else -1 if v < 0 else tie
+
+
+def _header(ds: Dataset, params: Params, model, X) -> dict:
+    exact = params.arithmetic == "exact"
+    h = {
+        "variant": params.variant,
+        "params": params.to_json(),
+        "arithmetic": params.arithmetic,
+        "dataset": {"sha256": ds.sha256, "name": ds.name, "n": ds.n, "d": ds.d,
+                    "label_map": ds.label_map},
+        "model_dim": int(X.shape[1]),
+        "dual": isinstance(model, _Dual),
+    }
+    if exact:
+        if isinstance(model, _Dual):
+            h["scale"] = {"score": str(model.score_den)}
+        else:
+            h["scale"] = {"score": str(model.score_den), "w": str(model.S), "b": str(model.S * model.D)}
+    return h
