@@ -116,13 +116,20 @@ def _map_labels(path: str, labels: list[Fraction], lines: list[int], label_set: 
         allowed = {Fraction(0): -1, Fraction(1): 1}
     else:
         allowed = None
+    if allowed is None:
+        firsts = []
+        for v, ln in zip(labels, lines):
+            if v not in firsts:
+                firsts.append(v)
+                if len(firsts) == 3:
+                    raise InputError(path, f"a third label {v} (labels must be two of {{-1,+1}} or {{0,1}}; "
+                                           f"seen {', '.join(map(str, firsts))})", ln)
+        for v, ln in zip(labels, lines):
+            if v not in (-1, 0, 1):
+                raise InputError(path, f"label {v} is not in {{-1,+1}} or {{0,1}}", ln)
     for v, ln in zip(labels, lines):
-        if allowed is None or v not in allowed:
-            if len(seen) > 2:
-                msg = f"a third label {v} (labels must be two of {{-1,+1}} or {{0,1}}; seen {', '.join(map(str, seen[:3]))})"
-            else:
-                msg = f"label {v} is not in {{-1,+1}} or {{0,1}}"
-            raise InputError(path, msg, ln)
+        if v not in allowed:
+            raise InputError(path, f"label {v} is not in {{{', '.join(map(str, allowed))}}} (forced by --labels)", ln)
     y = np.array([allowed[v] for v in labels], dtype=np.int8)
     label_map = {str(k): v for k, v in allowed.items() if k in set(seen)}
     return y, label_map

@@ -51,8 +51,8 @@ __all__ = ["Trace", "MemoryTrace", "JsonlWriter", "NpzWriter", "open_writer", "r
 
 SCHEMA = "proof-audit/trace"
 VERSION = 1
-#: Visits buffered before a flush to disk in the streaming writers.
-FLUSH_ROWS = 65536
+#: Values buffered per column before a flush to disk in the NPZ writer (bounds memory).
+FLUSH_VALUES = 1 << 18
 
 
 @dataclass
@@ -118,8 +118,13 @@ class _Base:
         self.dual = header.get("dual", False)
         self._begin()
 
-    def visits(self, t0, epoch, idx, y, s, mist, ks, upd, pocket):
+    def visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
+        """A batch of consecutive visits of one epoch; k0 is the update count before them and
+        ``upd`` the weights after an update at the last visit (None when there is none)."""
         m = len(idx)
+        ks = np.full(m, k0, dtype=np.int64)
+        if upd is not None:
+            ks[-1] += 1
         if self.record == "updates":
             if upd is None:
                 return
@@ -231,35 +236,63 @@ class JsonlWriter(_Base):
 # ------------------------------------------------------------------------- NPZ (streamed)
 
 class _Column:
-    """A column written to a temporary file as raw int64/float64/bool/int8 rows, switching to
-    decimal text if a value outgrows int64."""
+    """A column spooled to a temporary file as raw int64/float64/bool/int8 rows, through a
+    preallocated buffer of FLUSH_VALUES values; switches to decimal text if a value outgrows
+    int64 (exact runs past int64 hand over object arrays of Python integers)."""
 
     def __init__(self, path: str, dtype, width: int | None = None):
         self.path, self.dtype, self.width, self.rows = path, np.dtype(dtype), width, 0
         self.text = False
         self.fh = open(path, "wb")
+        cap = max(1, FLUSH_VALUES // (width or 1))
+        self.buf = np.empty((cap,) if width is None else (cap, width), dtype=self.dtype)
+        self.nbuf = 0
+        self.spill: list = []  # object arrays waiting for the text path
 
     def append(self, a):
-        a = np.asarray(a)
-        if self.dtype == np.int64 and not self.text:
+        m = len(a)
+        if getattr(a, "dtype", None) == object and self.dtype.kind == "i":
             a = _ints(a)
             if a.dtype == object:
+                self.flush()
                 self._to_text()
+                self._write_text(a)
+                self.rows += m
+                return
         if self.text:
-            self.fh.write(("\n".join(str(int(v)) for v in a.ravel()) + "\n").encode())
-        else:
-            self.fh.write(np.ascontiguousarray(a, dtype=self.dtype).tobytes())
-        self.rows += a.shape[0] if a.ndim else 1
+            self._write_text(np.asarray(a))
+            self.rows += m
+            return
+        if self.nbuf + m > len(self.buf):
+            self.flush()
+            if m > len(self.buf):
+                np.ascontiguousarray(a, dtype=self.dtype).tofile(self.fh)
+                self.rows += m
+                return
+        self.buf[self.nbuf:self.nbuf + m] = a
+        self.nbuf += m
+
+    def flush(self):
+        if self.nbuf:
+            self.buf[:self.nbuf].tofile(self.fh)
+            self.rows += self.nbuf
+            self.nbuf = 0
+
+    def _write_text(self, a):
+        self.fh.write(("\n".join(str(int(v)) for v in a.ravel()) + "\n").encode())
 
     def _to_text(self):
+        if self.text:
+            return
         self.fh.close()
-        old = np.fromfile(self.path, dtype=np.int64)
+        old = np.fromfile(self.path, dtype=self.dtype)
         self.fh = open(self.path, "wb")
         self.text = True
         if old.size:
-            self.fh.write(("\n".join(str(int(v)) for v in old) + "\n").encode())
+            self._write_text(old)
 
     def write_into(self, zf: zipfile.ZipFile, name: str):
+        self.flush()
         self.fh.close()
         shape = (self.rows,) if self.width is None else (self.rows, self.width)
         if self.text:
@@ -287,7 +320,9 @@ class NpzWriter(_Base):
         self.tmp = tempfile.mkdtemp(prefix="proof-audit-trace-")
         fdt = np.int64 if self.exact else np.float64
         dim = self.header["dataset"]["n"] if self.dual else self.header["model_dim"]
-        c = {"t": np.int64, "epoch": np.int64, "i": np.int64, "y": np.int8, "mistake": np.bool_, "k": np.int64}
+        idt = np.int32 if self.header["dataset"]["n"] < 2**31 else np.int64
+        c = {"i": idt, "y": np.int8, "mistake": np.bool_,
+             "seg_t0": np.int64, "seg_len": np.int64, "seg_epoch": np.int64, "seg_k": np.int64}
         self.cols = {name: _Column(os.path.join(self.tmp, name), dt) for name, dt in c.items()}
         self.cols["score_num" if self.exact else "score"] = _Column(os.path.join(self.tmp, "score"), fdt)
         self.cols["upd_t"] = _Column(os.path.join(self.tmp, "upd_t"), np.int64)
@@ -297,17 +332,28 @@ class NpzWriter(_Base):
         self.bname = None
         self.cols["pocket_t"] = _Column(os.path.join(self.tmp, "pocket_t"), np.int64)
 
-    def _visits(self, ts, epoch, idx, y, s, mist, ks, upd, pocket):
+    def visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
+        if self.record == "updates":
+            if upd is None:
+                return
+            m = len(idx)
+            t0, idx, y, s, mist = t0 + m - 1, idx[m - 1:], y[m - 1:], s[m - 1:], mist[m - 1:]
+        self._visits(t0, epoch, idx, y, s, mist, k0, upd, pocket)
+
+    def _visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
         c = self.cols
-        c["t"].append(ts)
-        c["epoch"].append(np.full(len(ts), epoch, dtype=np.int64))
+        # t, epoch and k are counting or constant within a batch: stored once per segment
+        c["seg_t0"].append((t0,))
+        c["seg_len"].append((len(idx),))
+        c["seg_epoch"].append((epoch,))
+        c["seg_k"].append((k0,))
+        ts = (t0 + len(idx) - 1,)
         c["i"].append(idx)
         c["y"].append(y)
         c["mistake"].append(mist)
-        c["k"].append(ks)
         c["score_num" if self.exact else "score"].append(s)
         if upd is not None:
-            c["upd_t"].append(ts[-1:])
+            c["upd_t"].append(ts)
             c[self.wname].append(np.asarray(upd[0]).reshape(1, -1))
             if upd[1] is not None:
                 if self.bname is None:
@@ -315,7 +361,7 @@ class NpzWriter(_Base):
                     self.cols[self.bname] = _Column(os.path.join(self.tmp, "b"), np.int64 if self.exact else np.float64)
                 self.cols[self.bname].append(np.array([upd[1]], dtype=object if self.exact else np.float64))
             if pocket:
-                c["pocket_t"].append(ts[-1:])
+                c["pocket_t"].append(ts)
 
     def _end(self, summary):
         try:
@@ -378,9 +424,30 @@ def _read_npz(path) -> Trace:
 
     exact = h["arithmetic"] == "exact"
     w = num("alpha") if h.get("dual") else num("w_num" if exact else "w")
-    return Trace(h, data["t"], data["epoch"], data["i"], data["y"], data["mistake"], data["k"],
+    try:
+        t, epoch, k = _expand_segments(data)
+    except (KeyError, ValueError) as e:
+        raise InputError(path, f"bad visit segments: {e}") from None
+    return Trace(h, t, epoch, data["i"].astype(np.int64), data["y"], data["mistake"], k,
                  num("score_num" if exact else "score"), data["upd_t"], w, num("b_num" if exact else "b"),
                  data.get("pocket_t", np.zeros(0, dtype=np.int64)), end)
+
+
+def _expand_segments(data):
+    """t, epoch, k per visit from the per-segment columns (a segment is the visits between
+    two updates: consecutive t, one epoch, k constant but for a final update)."""
+    lens = data["seg_len"]
+    total = int(lens.sum())
+    if total != data["i"].shape[0]:
+        raise ValueError(f"segments cover {total} visits, columns hold {data['i'].shape[0]}")
+    starts = np.repeat(data["seg_t0"] - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+    t = starts + np.arange(total)
+    epoch = np.repeat(data["seg_epoch"], lens)
+    k = np.repeat(data["seg_k"], lens)
+    last = np.cumsum(lens) - 1
+    upd_last = last[lens > 0][data["mistake"][last[lens > 0]]]
+    k[upd_last] += 1
+    return t, epoch, k
 
 
 def _read_jsonl(path) -> Trace:

@@ -1,0 +1,100 @@
+"""Dataset readers: exact values, label mapping, and one clear line for every bad input."""
+
+import os
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from perceptron import InputError, read_dataset
+from perceptron.datasets import write_csv
+from perceptron.generators import builtin
+from verify.cli import main
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_csv_exact_values_and_labels(tmp_path):
+    """Decimals, p/q and integers are read as the rationals they spell; {0,1} maps 0 -> -1."""
+    p = _write(tmp_path, "a.csv", "x1,x2,label\n0.1,-1/3,1\n2,1e-2,0\n")
+    ds = read_dataset(p)
+    assert ds.fractions() == [[Fraction(1, 10), Fraction(-1, 3)], [Fraction(2), Fraction(1, 100)]]
+    assert list(ds.y) == [1, -1] and ds.label_map == {"0": -1, "1": 1}
+
+
+def test_libsvm_and_npz(tmp_path):
+    """LIBSVM rows fill missing indices with 0; NPZ integer arrays are exact, floats kept as float64."""
+    p = _write(tmp_path, "a.svm", "+1 1:0.5 3:2\n-1 2:1/4\n")
+    ds = read_dataset(p)
+    assert ds.fractions() == [[Fraction(1, 2), 0, 2], [0, Fraction(1, 4), 0]]
+    q = str(tmp_path / "a.npz")
+    np.savez(q, X=np.array([[1, 2], [3, -4]]), y=np.array([1, -1]))
+    assert read_dataset(q).fractions() == [[1, 2], [3, -4]]
+    np.savez(q, X=np.array([[0.1, 2.0]]), y=np.array([1]))
+    ds = read_dataset(q)
+    assert not ds.is_rational and ds.fractions() == [[Fraction(0.1), 2]]
+
+
+def test_coq_format_with_comments(tmp_path):
+    """The CoqPerceptron layout, with '#' comments, 'p % q' and decimals."""
+    p = _write(tmp_path, "a.dat", "2 # vectors\n2\n1\n-3 % 7\n1.5\n0 # label\n1/2\n0\n")
+    ds = read_dataset(p)
+    assert ds.fractions() == [[Fraction(-3, 7), Fraction(3, 2)], [Fraction(1, 2), 0]]
+    assert list(ds.y) == [1, -1]
+
+
+def test_csv_round_trip_keeps_the_hash(tmp_path):
+    """Writing a dataset as CSV and reading it back gives the same SHA-256."""
+    ds = builtin("separable-d3-g1_10")
+    p = str(tmp_path / "s.csv")
+    write_csv(ds, p)
+    assert read_dataset(p).sha256 == ds.sha256
+
+
+BAD = [
+    ("ragged.csv", "1,2,1\n3,1\n", 2, "ragged row"),
+    ("nan.csv", "1,2,1\nnan,1,-1\n", 2, "not a finite number"),
+    ("inf.csv", "1,2,1\n1,-inf,-1\n", 2, "not a finite number"),
+    ("word.csv", "1,2,1\n1,abc,-1\n", 2, "not a number"),
+    ("third.csv", "1,2,1\n1,3,-1\n2,2,0\n", 3, "a third label"),
+    ("empty.csv", "", None, "empty file"),
+    ("short.dat", "2\n2\n1\n1\n2\n", 5, "dimension mismatch"),
+    ("zero.dat", "1\n2\n1\n1/0\n2\n", 4, "zero denominator"),
+    ("bad.svm", "1 1:2 x\n", 1, "INDEX:VALUE"),
+]
+
+
+@pytest.mark.parametrize("name,text,line,msg", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_one_line_exit_2(tmp_path, capsys, name, text, line, msg):
+    """Bad files give exit code 2 and one line: FILE:LINE: problem, no traceback."""
+    p = _write(tmp_path, name, text)
+    with pytest.raises(InputError) as ei:
+        read_dataset(p)
+    assert ei.value.line == line and msg in ei.value.message
+    assert main(["train", "--data", p]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"proof-audit: {p}" + (f":{line}:" if line else ":"))
+
+
+def test_unreadable_paths(tmp_path, capsys):
+    """A missing path and a directory are reported, exit 2."""
+    assert main(["train", "--data", str(tmp_path / "nope.csv")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["train", "--data", str(tmp_path), "--format", "csv"]) == 2
+    assert "directory" in capsys.readouterr().err
+
+
+def test_npz_mismatch(tmp_path):
+    """An NPZ whose X and y disagree in length is a dimension mismatch."""
+    q = str(tmp_path / "m.npz")
+    np.savez(q, X=np.zeros((3, 2)), y=np.array([1, -1]))
+    with pytest.raises(InputError, match="dimension mismatch"):
+        read_dataset(q)
+    np.savez(q, X=np.array([[np.nan, 1.0]]), y=np.array([1]))
+    with pytest.raises(InputError, match="NaN"):
+        read_dataset(q)

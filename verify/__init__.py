@@ -1,0 +1,3 @@
+"""Checkers for the proofs of the five notes: claims, replay, certificates, CLI."""
+
+__all__: list[str] = []
