@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from fractions import Fraction
 
@@ -106,6 +107,141 @@ def cmd_train(args) -> int:
     return 0
 
 
+def _claim_paths(args):
+    from .claims import builtin_claim_files
+
+    return args.claims or builtin_claim_files()
+
+
+def _load_all_claims(paths):
+    from .claims import ClaimError, load_claims
+
+    claims = []
+    for p in paths:
+        try:
+            claims += load_claims(p).claims
+        except ClaimError as e:
+            raise InputError(e.path, e.message, e.line, e.col) from None
+    return claims
+
+
+def cmd_lint(args) -> int:
+    from .claims import lint
+
+    problems = lint(args.files)
+    for p in problems:
+        print(p)
+    if not problems:
+        print(f"{len(args.files)} claim file(s): no problems")
+    return 2 if problems else 0
+
+
+def cmd_certify(args) -> int:
+    from perceptron.run import prepare_inputs
+
+    from .certificates import certify_points
+
+    ds = load(args.data, args.format, args.labels)
+    params = Params(variant=args.variant, augment=args.augment, arithmetic="exact")
+    bias = VARIANTS[args.variant].bias is not None
+    try:
+        X, D = prepare_inputs(ds, params)
+    except ParamError as e:
+        raise UsageError(str(e)) from None
+    rows = [[Fraction(int(v), D) for v in r] for r in X]
+    cert = certify_points(rows, [int(v) for v in ds.y], bias=bias)
+    out = {"dataset": ds.name, "sha256": ds.sha256, "variant": args.variant, "augment": args.augment, **cert.to_json()}
+    if args.json:
+        print(json.dumps(out, separators=(",", ":"), sort_keys=True))
+    else:
+        print(f"{ds.name}: {cert.kind} ({cert.method}), inputs {'with bias' if bias else 'through the origin'}"
+              + (f", augmented {args.augment}" if args.augment else ""))
+        if cert.kind == "separable":
+            print(f"  w_opt = ({', '.join(format_rational(v) for v in cert.w_opt[:12])}{', ...' if len(cert.w_opt) > 12 else ''}), |w_opt| = 1 exactly")
+            if bias:
+                print(f"  b_opt = {format_rational(cert.b_opt)}")
+            print(f"  gamma = {format_rational(cert.gamma)} (~{float(cert.gamma):.6g}), exact for this separator"
+                  + (f"; numerical maximum {cert.gamma_numeric:.6g} (ratio {float(cert.gamma) / cert.gamma_numeric:.6f})" if cert.gamma_numeric else ""))
+        elif cert.kind == "nonseparable":
+            sup = [i for i, v in enumerate(cert.lam) if v]
+            print(f"  lambda >= 0 on points {sup}: " + ", ".join(f"{format_rational(cert.lam[i])}" for i in sup[:12])
+                  + "; sum lambda_i y_i x_i = 0 exactly")
+        else:
+            print(f"  {cert.reason}")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from perceptron.trace import read_trace
+
+    from .replay import replay
+    from .verdicts import Verdict
+
+    ds = load(args.data, args.format, args.labels)
+    tr = read_trace(args.trace)
+    claims = _load_all_claims(_claim_paths(args))
+    ctx, bad, tallies = replay(ds, tr, claims)
+    if bad is not None:
+        print(f"{args.trace}: INCONSISTENT with {ds.name}: {bad}")
+        return 1
+    print(f"{args.trace}: consistent with {ds.name} ({len(tr.t)} visits recorded, {tr.end.get('updates')} updates, "
+          f"variant {tr.header['variant']}, {tr.header['arithmetic']})")
+    if ctx is not None and ctx.cert.kind != "separable":
+        print(f"  dataset certificate: {ctx.cert.kind} ({ctx.cert.method})")
+    unexpected = 0
+    for c in claims:
+        t = tallies.get(c.id)
+        if t is None or t.not_applicable or (t.evaluations == 0 and not t.violation and not t.unknown):
+            continue
+        if t.violation:
+            v = Verdict.REFUTED
+        elif t.unknown:
+            v = Verdict.UNKNOWN
+        else:
+            v = Verdict.HOLDS_ON_EVIDENCE
+        ok = (v == Verdict.REFUTED) == (c.expect == "refuted") and v != Verdict.UNKNOWN
+        unexpected += not ok
+        line = f"  {c.id}: {v.label}, {t.evaluations} evaluations, expect {c.expect} -> {'ok' if ok else 'UNEXPECTED'}"
+        print(line)
+        if t.violation:
+            viol = t.violation
+            print(f"      first violation at " + ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point", "end") if k in viol))
+            if "sides" in viol:
+                print(f"      sides: {viol['sides']} ops {viol['ops']}")
+        elif t.min_slack is not None:
+            from .audit import _num
+
+            print(f"      smallest slack {_num(t.min_slack)['exact']} at {t.min_slack_at}")
+        if t.unknown:
+            print(f"      unknown: {t.unknown}")
+    return 1 if unexpected else 0
+
+
+def cmd_run(args) -> int:
+    from .audit import audit
+    from .report import print_table, write_results
+
+    paths = _claim_paths(args)
+    claims = _load_all_claims(paths)
+    for d in args.data or ():
+        if not os.path.isdir(d):
+            raise InputError(d, "not a directory of datasets")
+    findings, corpus, run_info = audit(paths, data_dirs=args.data or (), include_coq=not args.no_coq, quiet=args.quiet)
+    by_id = {c.id: c for c in claims}
+    path = write_results(args.out, findings, by_id, corpus, run_info)
+    if not args.quiet or any(f.as_expected is False for f in findings):
+        print_table(findings, by_id, verbose=args.verbose)
+    unexpected = [f for f in findings if f.as_expected is False]
+    pending = [f for f in findings if f.as_expected is None]
+    bad_traces = corpus["inconsistent_traces"]
+    print(f"\n{len(findings)} claims over {len(corpus['datasets'])} datasets, {corpus['runs']} runs: "
+          f"{len(findings) - len(unexpected) - len(pending)} as expected, {len(unexpected)} unexpected, "
+          f"{len(pending)} not yet checked (symbolic). Results: {path}")
+    for b in bad_traces:
+        print(f"INCONSISTENT TRACE: {b}")
+    return 1 if unexpected or bad_traces else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -117,6 +253,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", choices=["visits", "updates"], default="visits", help="record every visit (default) or updates only")
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("run", help="audit the claim files over the corpus (the main job)")
+    p.add_argument("--data", action="append", help="also audit every dataset file in this directory (repeatable)")
+    p.add_argument("--claims", nargs="+", help="claim files (default: the built-in audits of the five notes)")
+    p.add_argument("--out", default="reports", help="output directory (default reports/)")
+    p.add_argument("--no-coq", action="store_true", help="skip the CoqPerceptron benchmark files even if present")
+    p.add_argument("--quiet", action="store_true", help="no progress, no table unless something is unexpected")
+    p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("check", help="replay a trace against its dataset and evaluate claims")
+    _add_data_args(p)
+    p.add_argument("--trace", required=True, help="trace file (.jsonl or .npz)")
+    p.add_argument("--claims", nargs="+", help="claim files (default: the built-in ones)")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("certify", help="separability or non-separability certificate, exactly verified")
+    _add_data_args(p)
+    p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS), help="bias variants certify (w, b) on raw inputs")
+    p.add_argument("--augment", choices=["first", "last"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_certify)
+
+    p = sub.add_parser("claims", help="claim file tools")
+    csub = p.add_subparsers(dest="claims_command", required=True)
+    q = csub.add_parser("lint", help="validate claim files; problems as FILE:LINE:COL: message")
+    q.add_argument("files", nargs="+")
+    q.set_defaults(func=cmd_lint)
     return ap
 
 

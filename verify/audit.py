@@ -1,0 +1,256 @@
+"""The main job: audit claim files over a corpus of datasets and runs.
+
+For every dataset of the corpus and every run configuration that applies to it, run the
+reference perceptron with a complete trace, replay the trace against the dataset (so the trace
+is checked before any claim uses it), evaluate every applicable claim, and aggregate the
+evaluations of each claim into one finding with a verdict.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from perceptron import MemoryTrace, ParamError, Params, builtin, read_dataset, train
+from perceptron._numbers import format_rational
+from perceptron.generators import BUILTIN
+
+from . import _exact as X
+from .certificates import certify_points
+from .claims import load_claims
+from .replay import ClaimTally, RunContext, replay
+from .verdicts import Finding, Verdict
+
+__all__ = ["Run", "corpus_runs", "audit", "RESULTS_SCHEMA", "RESULTS_VERSION"]
+
+RESULTS_SCHEMA = "proof-audit/results"
+RESULTS_VERSION = 1
+
+#: Epoch budget for corpus runs; separable corpus sets converge in far fewer, and
+#: non-separable ones (XOR) must stop.
+CORPUS_MAX_EPOCHS = 200
+#: Built-in sets separable through the origin: run without augmentation.
+HOMOGENEOUS = {"worked-example", "separable-d2-g1_5", "separable-d2-g1_20", "separable-d3-g1_10",
+               "separable-d5-g1_10", "unit-d3-g1_5"}
+
+
+@dataclass(frozen=True)
+class Run:
+    dataset: str  # corpus name
+    params: Params
+
+    def describe(self) -> str:
+        p = self.params
+        parts = [f"--variant {p.variant}", f"--order {p.order}"]
+        if p.augment:
+            parts.append(f"--augment {p.augment}")
+        if p.eta != 1:
+            parts.append(f"--eta {format_rational(p.eta)}")
+        if p.variant in ("sign", "unit"):
+            parts.append(f"--sign0 {p.sign0}")
+        if p.form != "yx":
+            parts.append(f"--form {p.form}")
+        if p.ratchet:
+            parts.append("--ratchet")
+        if p.variant == "kernel" and p.kernel != "linear":
+            parts.append(f"--kernel {p.kernel} --degree {p.degree} --offset {format_rational(p.offset)}")
+        parts.append(f"--max-epochs {p.max_epochs}")
+        return " ".join(parts)
+
+
+def _configs(name: str, coq: bool = False):
+    """Run parameters for one dataset of the corpus."""
+    E = CORPUS_MAX_EPOCHS
+    if coq:
+        yield Params(variant="rosenblatt", augment="first", order="cyclic", max_epochs=E)
+        return
+    aug = None if name in HOMOGENEOUS else "last"
+    for order in ("first", "cyclic", "random:1", "max-violation"):
+        yield Params(variant="rosenblatt", augment=aug, order=order, max_epochs=E)
+    for order in ("cyclic", "first", "random:2", "max-violation"):
+        yield Params(variant="novikoff", order=order, max_epochs=E)
+    yield Params(variant="novikoff", order="cyclic", eta=Fraction(1, 2), max_epochs=E)
+    for sign0 in (0, 1):
+        for form in ("yx", "half"):
+            for order in ("cyclic", "first"):
+                yield Params(variant="sign", augment=aug, order=order, sign0=sign0, form=form, max_epochs=E)
+    for eta in (Fraction(1), Fraction(1, 2)):
+        yield Params(variant="slides", augment=aug, order="cyclic", eta=eta, max_epochs=E)
+    yield Params(variant="slides", augment=aug, order="random:3", max_epochs=E)
+    for ratchet in (False, True):
+        yield Params(variant="pocket", augment=aug, order="cyclic", ratchet=ratchet, max_epochs=30)
+    yield Params(variant="pocket", augment=aug, order="random:4", max_epochs=30)
+    yield Params(variant="kernel", augment=aug, order="cyclic", max_epochs=E)
+    yield Params(variant="kernel", augment=aug, order="first", max_epochs=E)
+    yield Params(variant="kernel", augment=aug, order="cyclic", kernel="poly", degree=2, offset=Fraction(1), max_epochs=E)
+    for order in ("first", "cyclic", "max-violation"):
+        yield Params(variant="unit", augment=aug, order=order, max_epochs=E)
+    yield Params(variant="sklearn", order="cyclic", max_epochs=E)
+
+
+def corpus_datasets(data_dirs=(), include_coq=True):
+    """(name, loader, is_coq) for the built-in corpus plus dataset files of the given dirs."""
+    out = [(name, (lambda n=name: builtin(n)), False) for name in BUILTIN]
+    dirs = list(data_dirs)
+    if include_coq:
+        here = os.path.dirname(os.path.abspath(__file__))
+        coq = os.path.normpath(os.path.join(here, "..", "..", "shared", "data", "coqperceptron", "data"))
+        if os.path.isdir(coq) and coq not in [os.path.normpath(d) for d in dirs]:
+            dirs.append(coq)
+    for d in dirs:
+        for path in sorted(glob.glob(os.path.join(d, "*"))):
+            base = os.path.basename(path)
+            if os.path.isdir(path) or base == "input_description" or base.startswith("."):
+                continue
+            out.append((base, (lambda p=path: read_dataset(p)), True))
+    return out
+
+
+class _Progress:
+    def __init__(self, total, quiet):
+        self.total, self.done = total, 0
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def step(self, what):
+        self.done += 1
+        if self.quiet:
+            return
+        now = time.monotonic()
+        if self.tty:
+            sys.stderr.write(f"\r[{self.done}/{self.total}] {what[:70]:<70}")
+            sys.stderr.flush()
+        elif now - self.last > 5 or self.done == self.total:
+            sys.stderr.write(f"[{self.done}/{self.total}] {what}\n")
+            self.last = now
+
+    def close(self):
+        if self.tty and not self.quiet:
+            sys.stderr.write("\n")
+
+
+def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None):
+    """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
+    run info); findings are in claim-file order."""
+    t0 = time.perf_counter()
+    files = [load_claims(p) for p in claim_files]
+    claims = [c for f in files for c in f.claims]
+    datasets = corpus_datasets(data_dirs, include_coq)
+    agg: dict[str, dict] = {c.id: {"evals": 0, "traces": 0, "violation": None, "unknown": None, "slack": None,
+                                   "slack_at": None, "not_applicable": 0, "na_reason": None} for c in claims}
+    corpus_info = []
+    plan = []
+    for name, load, coq in datasets:
+        ds = load()
+        corpus_info.append({"name": name, "n": ds.n, "d": ds.d, "sha256": ds.sha256,
+                            "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name})
+        for p in _configs(name, coq):
+            plan.append((name, ds, p))
+    progress = _Progress(len(plan), quiet)
+    certs: dict = {}
+    seen_dataset_ctx: set = set()
+    runs_done = 0
+    inconsistent = []
+    for name, ds, params in plan:
+        progress.step(f"{name} {params.variant} {params.order}")
+        rec = MemoryTrace()
+        try:
+            train(ds, params, rec)
+        except ParamError:
+            continue  # e.g. the unit variant on data whose norms are irrational
+        runs_done += 1
+        var_bias = params.variant in ("novikoff", "sklearn")
+        key = (ds.sha256, var_bias, params.augment, params.variant == "unit")
+        if key not in certs:
+            ctx0 = RunContext(ds, params)
+            certs[key] = ctx0.cert
+        dkey = (ds.sha256, params.variant, params.augment)
+        ctx, bad, tallies = replay(ds, rec.trace, claims, dataset_name=name, cert=certs[key],
+                                   dataset_claims=dkey not in seen_dataset_ctx)
+        seen_dataset_ctx.add(dkey)
+        if bad is not None:
+            inconsistent.append({"dataset": name, "run": Run(name, params).describe(), "problem": str(bad)})
+            continue
+        for cid, tally in tallies.items():
+            _merge(agg[cid], tally, Run(name, params))
+    for c in claims:
+        if c.when == "once":
+            tally = ClaimTally()
+            from .replay import _eval_claim, _Env
+
+            _eval_claim(c, _Env(None, {}), tally, {"once": True})
+            _merge(agg[c.id], tally, None)
+    progress.close()
+    findings = [_finding(c, agg[c.id]) for c in claims]
+    cert_info = {}
+    for (sha, bias, aug, unit), cert in sorted(certs.items(), key=lambda kv: (kv[0][0], kv[0][1], str(kv[0][2]), kv[0][3])):
+        name = next(d["name"] for d in corpus_info if d["sha256"] == sha)
+        form = ("bias" if bias else "homogeneous") + (f", augmented {aug}" if aug else "") + (", unit-normalised" if unit else "")
+        cert_info.setdefault(name, []).append({"inputs": form, **cert.to_json()})
+    for d in corpus_info:
+        d["certificates"] = cert_info.get(d["name"], [])
+    info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent}
+    run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done}
+    return findings, info, run_info
+
+
+def _merge(a: dict, t: ClaimTally, run: Run | None):
+    if t.not_applicable:
+        a["not_applicable"] += 1
+        a["na_reason"] = a["na_reason"] or t.not_applicable
+        return
+    a["traces"] += 1
+    a["evals"] += t.evaluations
+    if t.violation and a["violation"] is None:
+        a["violation"] = {**t.violation, **({"run": run.describe(), "data": f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.dataset} if run else {})}
+    if t.unknown and a["unknown"] is None:
+        a["unknown"] = t.unknown
+    if t.min_slack is not None and (a["slack"] is None or X.compare(t.min_slack, a["slack"]) < 0):
+        a["slack"] = t.min_slack
+        a["slack_at"] = {**(t.min_slack_at or {}), **({"run": run.describe()} if run else {})}
+
+
+def _finding(c, a) -> Finding:
+    ev: dict = {"evaluations": a["evals"], "applicable_runs": a["traces"], "not_applicable_runs": a["not_applicable"]}
+    if c.when == "symbolic":
+        v = Verdict.NOT_YET_CHECKED
+        ev = {"reason": "symbolic statement: checked by the symbolic engine (issue 4), not yet built"}
+    elif a["violation"] is not None:
+        v = Verdict.REFUTED
+        ev["counterexample"] = a["violation"]
+        ev["replay"] = _replay_command(c, a["violation"])
+    elif a["unknown"] is not None:
+        v = Verdict.UNKNOWN
+        ev["reason"] = a["unknown"]
+    elif a["evals"] == 0:
+        v = Verdict.UNKNOWN
+        ev["reason"] = "no applicable evaluation in the corpus" + (f" (e.g. {a['na_reason']})" if a["na_reason"] else "")
+    elif c.when == "once":
+        v = Verdict.PROVED
+        ev["method"] = "exact evaluation (rationals and square roots)"
+    else:
+        v = Verdict.HOLDS_ON_EVIDENCE
+        ev["corpus"] = "built-in corpus and the CoqPerceptron benchmark where present (see corpus)"
+    if a["slack"] is not None and v != Verdict.REFUTED:
+        ev["min_slack"] = _num(a["slack"])
+        ev["min_slack_at"] = a["slack_at"]
+    return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
+
+
+def _num(v):
+    if isinstance(v, X.Surd):
+        return {"exact": repr(v), "approx": round(X.to_float(v), 12)}
+    return {"exact": format_rational(v), "approx": round(float(v), 12)}
+
+
+def _replay_command(c, viol) -> str | None:
+    if "run" not in viol:
+        return None
+    claims_file = os.path.basename(c.path)
+    return (f"proof-audit train --data {viol['data']} {viol['run']} --trace ce.jsonl && "
+            f"proof-audit check --data {viol['data']} --trace ce.jsonl --claims {claims_file}")

@@ -1,0 +1,300 @@
+"""Claim files: proofs as data.  One TOML file per source document.
+
+    [document]
+    file = "000_498759e4a63d39ab.txt"        # the note the claims come from
+    title = "The Perceptron"
+
+    [[claim]]
+    id = "000.numerator.bound"               # unique, [A-Za-z0-9_.-]
+    section = "4.1 Bound for numerator"       # where in the note (with file: the citation)
+    statement = "w* . w_{k+1} > k gamma"      # as written in the note
+    expr = "dot(w_opt, w) > k*gamma"          # the machine form (see verify.expr)
+    variants = ["rosenblatt"]                 # the algorithms it speaks about
+    when = "update"                           # visit | update | end | dataset | once | symbolic
+    assume = ["separable", "w0_zero"]         # see ASSUMPTIONS
+    expect = "holds"                          # or "refuted"
+    corrects = "000.some.claim"               # optional: this is the corrected form of that one
+    datasets = ["worked-example"]             # optional: only these datasets (corpus names)
+    orders = ["first"]                        # optional: only runs with these orders
+    note = "why it is wrong, or anything else" # optional
+
+Files are untrusted: size, count and every expression are bounded, nothing in them is run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+
+from perceptron.variants import VARIANTS
+
+from .expr import ExprError, compile_expr, Compiled
+
+__all__ = ["Claim", "ClaimFile", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+
+#: Largest claim file read (bytes).
+MAX_FILE_BYTES = 1 << 20
+#: Most claims in one file.
+MAX_CLAIMS = 2000
+
+WHEN = {
+    "visit": "every visit of every applicable trace",
+    "update": "every update (prev(...) refers to the values before it)",
+    "end": "once at the end of every applicable run",
+    "dataset": "once per dataset (with its certificate)",
+    "once": "once: a closed statement about numbers",
+    "symbolic": "for all dimensions, by the symbolic engine (issue 4: reported as not yet checked)",
+}
+
+ASSUMPTIONS = {
+    "separable": "the dataset has a separability certificate",
+    "nonseparable": "the dataset has a non-separability certificate",
+    "nontrivial": "both labels occur",
+    "unit_norm": "every input the learner sees has norm exactly 1",
+    "w0_zero": "the run starts from w = 0 (and b = 0)",
+    "eta_one": "eta = 1",
+    "eta_le_one": "0 < eta <= 1",
+    "strict_margin": "gamma is taken strictly below the certified margin (y w*.x > gamma)",
+    "converged": "the run converged",
+    "sign0_nonzero": "the run's sign(0) is +1 or -1",
+    "sign0_zero": "the run's sign(0) is 0",
+    "form_yx": "the sign variant updates with eta y x",
+    "form_half": "the sign variant updates with 1/2 eta (y - out) x",
+    "kernel_linear": "the kernel variant uses the linear kernel",
+    "ratchet": "the pocket variant uses Gallant's ratchet",
+    "no_ratchet": "the pocket variant runs without the ratchet",
+}
+
+_FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
+           "datasets", "orders", "note"}
+_REQUIRED = ("id", "section", "statement", "when", "expect")
+_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,120}$")
+
+#: Quantities that exist only at some evaluation points.
+_STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
+_RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0",
+              "w_pocket", "pocket_errors", "min_visited_errors"}
+
+
+class ClaimError(ValueError):
+    """A problem in a claim file, located as FILE:LINE:COL."""
+
+    def __init__(self, path, line, col, message):
+        self.path, self.line, self.col, self.message = path, line, col, message
+        super().__init__(f"{path}:{line or 1}:{col or 1}: {message}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    document: str
+    section: str
+    statement: str
+    when: str
+    expect: str
+    path: str
+    line: int
+    expr: str | None = None
+    compiled: Compiled | None = None
+    variants: tuple = ()
+    assume: tuple = ()
+    corrects: str | None = None
+    datasets: tuple | None = None
+    orders: tuple | None = None
+    note: str = ""
+
+    @property
+    def citation(self) -> str:
+        return f"{self.document}, {self.section}"
+
+
+@dataclass
+class ClaimFile:
+    path: str
+    document: str
+    title: str
+    claims: list = field(default_factory=list)
+
+
+def _locate(text: str):
+    """Line of each [[claim]] header and of each key within it (tomllib gives no positions)."""
+    blocks = []
+    doc_keys = {}
+    cur = None
+    for ln, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if re.match(r"^\[\[\s*claim\s*\]\]", s):
+            cur = {"__line__": ln}
+            blocks.append(cur)
+            continue
+        if s.startswith("["):
+            cur = None
+            continue
+        m = re.match(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*", line)
+        if m:
+            target = cur if cur is not None else doc_keys
+            target.setdefault(m.group(1), (ln, m.end() + 1))
+    return blocks, doc_keys
+
+
+def _decode_error_position(msg: str):
+    m = re.search(r"at line (\d+), column (\d+)", msg)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
+    """Read and validate one claim file.  Problems raise ClaimError; with ``collect`` (a list),
+    every problem is appended there instead and the valid claims are still returned."""
+    problems = [] if collect is None else collect
+
+    def problem(line, col, msg):
+        err = ClaimError(path, line, col, msg)
+        if collect is None:
+            raise err
+        problems.append(err)
+
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            problem(1, 1, f"file is {size} bytes; claim files are limited to {MAX_FILE_BYTES}")
+            return ClaimFile(path, "", "")
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        text = raw.decode("utf-8")
+    except OSError as e:
+        problem(None, None, f"cannot read: {e.strerror or e}")
+        return ClaimFile(path, "", "")
+    except UnicodeDecodeError as e:
+        problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
+        return ClaimFile(path, "", "")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        line, col = _decode_error_position(str(e))
+        problem(line, col, f"TOML syntax error: {str(e).split(' (at line')[0]}")
+        return ClaimFile(path, "", "")
+    blocks, doc_keys = _locate(text)
+    doc = data.get("document")
+    if not isinstance(doc, dict) or not isinstance(doc.get("file"), str):
+        problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)")
+        doc = {"file": "?", "title": ""}
+    for key in data:
+        if key not in ("document", "claim"):
+            problem(1, 1, f"unknown top-level key {key!r} (expected [document] and [[claim]])")
+    raw_claims = data.get("claim", [])
+    if not isinstance(raw_claims, list):
+        problem(1, 1, "'claim' must be an array of tables: [[claim]]")
+        raw_claims = []
+    if len(raw_claims) > MAX_CLAIMS:
+        problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
+        raw_claims = raw_claims[:MAX_CLAIMS]
+    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")))
+    seen = {}
+    for j, c in enumerate(raw_claims):
+        pos = blocks[j] if j < len(blocks) else {"__line__": 1}
+        line = pos["__line__"]
+
+        def where(key):
+            return pos.get(key, (line, 1))
+
+        before = len(problems)
+        for key in c:
+            if key not in _FIELDS:
+                problem(*where(key), f"unknown field {key!r}; fields are {', '.join(sorted(_FIELDS))}")
+        for key in _REQUIRED:
+            if key not in c:
+                problem(line, 1, f"claim lacks required field {key!r}")
+        cid = c.get("id")
+        if cid is not None and (not isinstance(cid, str) or not _ID.match(cid)):
+            problem(*where("id"), f"bad id {cid!r}: use letters, digits, '.', '_', '-'")
+        elif cid in seen:
+            problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
+        elif cid:
+            seen[cid] = line
+        for key in ("section", "statement", "note", "expr", "corrects"):
+            if key in c and not isinstance(c[key], str):
+                problem(*where(key), f"{key} must be a string")
+        when = c.get("when")
+        if when is not None and when not in WHEN:
+            problem(*where("when"), f"when = {when!r}; choose one of {', '.join(WHEN)}")
+        expect = c.get("expect")
+        if expect is not None and expect not in ("holds", "refuted"):
+            problem(*where("expect"), f"expect = {expect!r}; choose \"holds\" or \"refuted\"")
+        lists = {}
+        for key in ("variants", "assume", "datasets", "orders"):
+            v = c.get(key)
+            if v is None:
+                continue
+            if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+                problem(*where(key), f"{key} must be a list of strings")
+                continue
+            lists[key] = tuple(v)
+        for v in lists.get("variants", ()):
+            if v not in VARIANTS:
+                problem(*where("variants"), f"unknown variant {v!r}; choose from {', '.join(VARIANTS)}")
+        for a in lists.get("assume", ()):
+            if a not in ASSUMPTIONS:
+                problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
+        if when in ("visit", "update", "end") and not lists.get("variants"):
+            problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
+        compiled = None
+        src = c.get("expr")
+        if isinstance(src, str):
+            if when == "symbolic":
+                pass  # the symbolic engine's own syntax (issue 4); kept as text
+            else:
+                try:
+                    compiled = compile_expr(src)
+                    _check_availability(compiled, when)
+                except ExprError as e:
+                    ln, col = where("expr")
+                    problem(ln, col + (e.col or 1), f"in expr: {e.message}")
+        elif when in WHEN and when != "symbolic" and "expr" not in c:
+            problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
+        if compiled is not None and compiled.type != "bool":
+            problem(*where("expr"), "expr must be a condition (a comparison), not a number or vector")
+            compiled = None
+        if len(problems) > before:
+            continue
+        cf.claims.append(Claim(
+            id=cid, document=cf.document, section=c["section"], statement=c["statement"], when=when,
+            expect=expect, path=path, line=line, expr=src, compiled=compiled,
+            variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
+            datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", "")))
+    ids = {c.id for c in cf.claims}
+    for c in cf.claims:
+        if c.corrects and c.corrects not in ids:
+            problem(c.line, 1, f"corrects = {c.corrects!r}, which is not a claim id in this file")
+    return cf
+
+
+def _check_availability(c: Compiled, when: str):
+    names = set(c.names)
+    if when in ("dataset", "once"):
+        bad = names & _RUN_NAMES
+        if bad:
+            raise ExprError(f"{', '.join(sorted(bad))} describe a run; a claim with when = {when!r} has none")
+        if not c.uses_points and names & _STEP_NAMES:
+            raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update, "
+                            "or inside min_i/max_i/sum_i/all_i/any_i")
+    if when == "once" and names:
+        raise ExprError(f"a claim with when = 'once' is about numbers only; it uses {', '.join(sorted(names))}")
+    if when == "end" and not c.uses_points and names & _STEP_NAMES:
+        raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update")
+    if c.uses_prev and when != "update":
+        raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
+
+
+def lint(paths) -> list[ClaimError]:
+    """Every problem in the given claim files (an empty list when they are all valid)."""
+    problems: list[ClaimError] = []
+    for p in paths:
+        load_claims(p, collect=problems)
+    return problems
+
+
+def builtin_claim_files() -> list[str]:
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "claims")
+    return sorted(os.path.join(here, f) for f in os.listdir(here) if f.endswith(".toml"))

@@ -1,0 +1,651 @@
+"""Replay: recompute a trace from its dataset, check every step against the variant's rule,
+and evaluate claims wherever they apply.
+
+Nothing in the trace is trusted.  The replay re-runs the algorithm named in the trace header,
+one visit at a time, in exact arithmetic (float traces: in float, with the run's own rounding),
+and compares each recorded field with what the rule requires.  The first disagreement makes
+the trace inconsistent, and claims are then not evaluated on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from perceptron import Params
+from perceptron._numbers import format_rational
+from perceptron.run import prepare_inputs
+from perceptron.variants import VARIANTS
+
+from . import _exact as X
+from .certificates import Certificate, certify_points
+from .expr import MAX_PREV, evaluate
+
+__all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
+
+
+@dataclass
+class Inconsistency:
+    t: int | None
+    message: str
+
+    def __str__(self):
+        return (f"visit {self.t}: " if self.t is not None else "") + self.message
+
+
+@dataclass
+class ClaimTally:
+    """Evaluations of one claim on one trace (or dataset)."""
+
+    evaluations: int = 0
+    violation: dict | None = None
+    unknown: str | None = None
+    min_slack: object = None
+    min_slack_at: dict | None = None
+    not_applicable: str | None = None
+
+
+def _fmt(v) -> str:
+    if isinstance(v, X.Vec):
+        return "(" + ", ".join(_fmt(c) for c in v.components()) + ")"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, X.Surd):
+        return f"{v!r} (~{X.to_float(v):.6g})"
+    return format_rational(v)
+
+
+# --------------------------------------------------------------------------- context
+
+class RunContext:
+    """Everything about one (dataset, run parameters) pair that claims may use."""
+
+    def __init__(self, ds, params: Params, cert: Certificate | None = None):
+        self.ds, self.params = ds, params
+        self.var = VARIANTS[params.variant]
+        self.bias = self.var.bias is not None
+        self.exact = params.arithmetic == "exact"
+        Xn, D = prepare_inputs(ds, params.__class__(**{**params.__dict__, "arithmetic": "exact"}))
+        self.rows = [X.Vec(np.asarray(r), D) for r in Xn]
+        self.rows_frac = [[Fraction(int(v), D) for v in r] for r in Xn]
+        self.y = [int(v) for v in ds.y]
+        self.n, self.d = len(self.rows), len(self.rows_frac[0])
+        self.R2 = max(X.vdot(r, r) for r in self.rows)
+        self.R = X.sqrt(self.R2)
+        self.eta = Fraction(params.eta)
+        self.tie = self.var.tie if self.var.tie is not None else params.sign0
+        self.cert = cert if cert is not None else certify_points(self.rows_frac, self.y, bias=self.bias)
+        w0 = params.w0 if params.w0 is not None else (0,) * self.d
+        self.w0 = X.vec_from_fractions(w0) if not self.var.dual else X.vec_from_fractions([0] * self.d)
+        self.b0 = Fraction(params.b0 or 0)
+        self.consts = {
+            "eta": self.eta, "R2": self.R2, "R": self.R, "n": Fraction(self.n), "d": Fraction(self.d),
+            "w0": self.w0, "sign0": Fraction(self.tie),
+            "separable": Fraction(1 if self.cert.kind == "separable" else 0),
+        }
+        if self.cert.kind == "separable":
+            w_opt = X.vec_from_fractions(self.cert.w_opt)
+            self.consts.update({"w_opt": w_opt, "b_opt": self.cert.b_opt, "gamma": self.cert.gamma})
+            self.consts["w_hat_opt"] = X.vconcat(w_opt, [X.div(self.cert.b_opt, self.R)])
+
+    def strict_gamma(self):
+        g = self.consts.get("gamma")
+        return None if g is None else g * (1 - Fraction(1, 2**32))
+
+
+def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_name: str | None = None) -> str | None:
+    """None if the claim applies to this run, else the reason it does not."""
+    p = ctx.params
+    if claim.variants and p.variant not in claim.variants:
+        return f"variant {p.variant} not in {list(claim.variants)}"
+    if claim.orders and p.order not in claim.orders:
+        return f"order {p.order} not in {list(claim.orders)}"
+    if claim.datasets and dataset_name not in claim.datasets:
+        return f"dataset {dataset_name} not in {list(claim.datasets)}"
+    for a in claim.assume:
+        why = _assumption_fails(a, ctx, converged)
+        if why:
+            return why
+    return None
+
+
+def _assumption_fails(a, ctx: RunContext, converged) -> str | None:
+    p = ctx.params
+    if a == "separable":
+        return None if ctx.cert.kind == "separable" else f"dataset is not certified separable ({ctx.cert.kind})"
+    if a == "nonseparable":
+        return None if ctx.cert.kind == "nonseparable" else "dataset is not certified non-separable"
+    if a == "nontrivial":
+        return None if len(set(ctx.y)) == 2 else "all labels are equal"
+    if a == "unit_norm":
+        return None if all(X.vdot(r, r) == 1 for r in ctx.rows) else "inputs are not all of norm 1"
+    if a == "w0_zero":
+        zero = not ctx.w0.num.any() and ctx.b0 == 0
+        return None if zero else "initial weights are not zero"
+    if a == "eta_one":
+        return None if ctx.eta == 1 else f"eta = {ctx.eta}"
+    if a == "eta_le_one":
+        return None if 0 < ctx.eta <= 1 else f"eta = {ctx.eta}"
+    if a == "strict_margin":
+        return None
+    if a == "converged":
+        return None if converged in (None, True) else "the run did not converge"
+    if a == "sign0_nonzero":
+        return None if ctx.tie != 0 else "sign(0) = 0"
+    if a == "sign0_zero":
+        return None if ctx.tie == 0 else f"sign(0) = {ctx.tie}"
+    if a == "form_yx":
+        return None if p.form == "yx" else "update form is 1/2 eta (y - out) x"
+    if a == "form_half":
+        return None if p.form == "half" else "update form is eta y x"
+    if a == "kernel_linear":
+        return None if p.kernel == "linear" else f"kernel is {p.kernel}"
+    if a == "ratchet":
+        return None if p.ratchet else "no ratchet"
+    if a == "no_ratchet":
+        return None if not p.ratchet else "with ratchet"
+    return f"unknown assumption {a}"
+
+
+# --------------------------------------------------------------------------- envs
+
+class _Env:
+    __slots__ = ("vals", "ctx", "history", "lazy")
+
+    def __init__(self, ctx: RunContext, vals: dict, history=None):
+        self.ctx, self.vals, self.history = ctx, vals, history
+
+    def get(self, name):
+        v = self.vals.get(name)
+        if v is not None:
+            return v
+        if name == "w_hat":
+            v = X.vconcat(self.get("w"), [X.div(self.get("b"), self.ctx.R)])
+        elif name == "x_hat":
+            v = X.vconcat(self.get("x"), [self.ctx.R])
+        elif name in self.ctx.consts:
+            v = self.ctx.consts[name]
+        else:
+            raise _Unavailable(name)
+        self.vals[name] = v
+        return v
+
+    def prev(self, j):
+        if not self.history or len(self.history) < j:
+            raise _NotHere(f"prev(..., {j})")
+        w, b, k, sumsq = self.history[-j]
+        vals = dict(self.vals)
+        for key in ("w_hat",):
+            vals.pop(key, None)
+        vals.update({"w": w, "b": b, "k": Fraction(k), "sumsq": sumsq})
+        return _Env(self.ctx, vals, list(self.history)[:-j])
+
+    def points(self):
+        for x, y in zip(self.ctx.rows, self.ctx.y):
+            vals = dict(self.vals)
+            vals.update({"x": x, "y": Fraction(y)})
+            vals.pop("x_hat", None)
+            yield _Env(self.ctx, vals, self.history)
+
+
+class _Unavailable(KeyError):
+    """A quantity the claim needs does not exist for this run (makes the verdict unknown)."""
+
+
+class _NotHere(LookupError):
+    """The claim does not speak about this step (prev(e, j) before the j-th update): skipped."""
+
+
+def _slack(tree, env):
+    """The exact slack of a top-level comparison a op b (>= 0 when it holds), else None."""
+    if tree[0] != "cmp" or len(tree[1]) != 1 or tree[1][0] in ("==", "!="):
+        return None
+    a, b = evaluate(tree[2][0], env), evaluate(tree[2][1], env)
+    if isinstance(a, X.Vec):
+        return None
+    return X.sub(b, a) if tree[1][0] in ("<", "<=") else X.sub(a, b)
+
+
+def _sides(tree, env) -> dict:
+    if tree[0] != "cmp":
+        return {}
+    try:
+        vals = [evaluate(p, env) for p in tree[2]]
+    except Exception:  # noqa: BLE001 - only for display; the verdict came from evaluate
+        return {}
+    return {"sides": [_fmt(v) for v in vals], "ops": list(tree[1])}
+
+
+def _eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):
+    if tally.unknown is not None and tally.violation is not None:
+        return
+    if gamma_strict is not None:
+        env.vals["gamma"] = gamma_strict
+    try:
+        ok = evaluate(claim.compiled.tree, env)
+        slack = _slack(claim.compiled.tree, env) if ok else None
+    except _NotHere:
+        return
+    except _Unavailable as e:
+        if tally.unknown is None:
+            tally.unknown = f"{e.args[0]} is not available here ({where})"
+        return
+    except (X.ExactError, ArithmeticError) as e:
+        if tally.unknown is None:
+            tally.unknown = f"{e} ({where})"
+        return
+    tally.evaluations += 1
+    if not ok:
+        if tally.violation is None:
+            tally.violation = {**where, **_sides(claim.compiled.tree, env)}
+        return
+    if slack is not None and (tally.min_slack is None or X.compare(slack, tally.min_slack) < 0):
+        tally.min_slack = slack
+        tally.min_slack_at = dict(where)
+
+
+def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies: dict):
+    for c in claims:
+        if c.when != "dataset":
+            continue
+        why = applicable(c, ctx, None, dataset_name)
+        if why:
+            tallies.setdefault(c.id, ClaimTally()).not_applicable = why
+            continue
+        env = _Env(ctx, {})
+        g = ctx.strict_gamma() if "strict_margin" in c.assume else None
+        _eval_claim(c, env, tallies.setdefault(c.id, ClaimTally()), {"dataset": dataset_name}, g)
+
+
+# --------------------------------------------------------------------------- replay
+
+def _sgn(v, tie):
+    s = X.sign(v)
+    return s if s != 0 else tie
+
+
+def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims=True):
+    """Re-run the trace's algorithm on ds, compare with every record, evaluate claims.
+
+    Returns (ctx, inconsistency or None, {claim_id: ClaimTally}).
+    """
+    h = trace.header
+    name = dataset_name or ds.name
+    if h["dataset"]["sha256"] != ds.sha256:
+        return None, Inconsistency(None, f"the trace was written for dataset {h['dataset']['sha256'][:16]}... "
+                                         f"({h['dataset'].get('name')}), not this one ({ds.sha256[:16]}..., {ds.name})"), {}
+    try:
+        params = Params.from_json(h["params"])
+    except (TypeError, ValueError) as e:
+        return None, Inconsistency(None, f"trace parameters unreadable: {e}"), {}
+    ctx = RunContext(ds, params, cert)
+    if not ctx.exact:
+        claims = ()  # claims are evaluated on exact traces only (float rounding is not the notes' algebra)
+    tallies: dict = {}
+    step_claims = [c for c in claims if c.when in ("visit", "update", "end") and c.compiled is not None]
+    live = []
+    for c in step_claims:
+        why = applicable(c, ctx, None, name)
+        if why:
+            tallies.setdefault(c.id, ClaimTally()).not_applicable = why
+        else:
+            live.append(c)
+            tallies.setdefault(c.id, ClaimTally())
+    visit_claims = [c for c in live if c.when == "visit"]
+    update_claims = [c for c in live if c.when == "update"]
+    end_claims = [c for c in live if c.when == "end"]
+    bad = (_replay_exact if ctx.exact else _replay_float)(ctx, trace, visit_claims, update_claims, end_claims, tallies, name)
+    if bad is not None:
+        return ctx, bad, {}
+    if dataset_claims:
+        evaluate_dataset_claims(claims, ctx, name, tallies)
+    return ctx, None, tallies
+
+
+def _kernel_value(ctx, a, b):
+    p = ctx.params
+    g = X.vdot(a, b)
+    if p.kernel == "linear":
+        return g
+    if p.kernel == "poly":
+        return (g + Fraction(p.offset)) ** p.degree
+    raise X.ExactError("the RBF kernel has no exact value")
+
+
+def _order_iter(ctx, order: str):
+    """Visit sequence for cyclic / random orders: yields (epoch, index)."""
+    n = ctx.n
+    rng = np.random.default_rng(int(order.split(":")[1])) if order.startswith("random:") else None
+    epoch = 0
+    while True:
+        epoch += 1
+        perm = rng.permutation(n) if rng is not None else range(n)
+        for i in perm:
+            yield epoch, int(i)
+
+
+def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
+    p, var = ctx.params, ctx.var
+    n = ctx.n
+    recorded_all = tr.header.get("record", "visits") == "visits"
+    w = ctx.w0
+    b = ctx.b0
+    alpha = [0] * n
+    k = 0
+    sumsq = Fraction(0)
+    history = deque(maxlen=MAX_PREV)
+    sden = int(tr.header["scale"]["score"]) if "scale" in tr.header else None
+    rec = 0  # index into recorded visits
+    nrec = len(tr.t)
+    upd_index = 0
+    run = run_pocket = 0
+    w_pocket, b_pocket = w, b
+    held = [(w, b)]
+    gam_strict = ctx.strict_gamma()
+
+    def score_of(i):
+        if var.dual:
+            s = Fraction(0)
+            for j in range(n):
+                if alpha[j]:
+                    s = X.add(s, X.mul(alpha[j] * ctx.y[j], _kernel_value(ctx, ctx.rows[j], ctx.rows[i])))
+            return X.mul(ctx.eta, s)
+        s = X.vdot(w, ctx.rows[i])
+        return X.add(s, b) if ctx.bias else s
+
+    def current_w():
+        if var.dual:
+            if p.kernel != "linear":
+                return None
+            acc = X.vec_from_fractions([0] * ctx.d)
+            for j in range(n):
+                if alpha[j]:
+                    acc = X.vadd(acc, X.vscale(alpha[j] * ctx.y[j], ctx.rows[j]))
+            return X.vscale(ctx.eta, acc)
+        return w
+
+    def check_record(t, epoch, i, s, mistake):
+        nonlocal rec
+        if rec >= nrec:
+            return Inconsistency(t, f"the rule requires a visit to point {i} (epoch {epoch}); the trace has ended")
+        rt = int(tr.t[rec])
+        if rt != t:
+            what = "a visit" if rt > t else "a repeated or out-of-order visit"
+            return Inconsistency(t, f"the trace records visit number {rt} where the rule requires visit {t} ({what} is missing or extra)")
+        ri = int(tr.i[rec])
+        if ri != i:
+            return Inconsistency(t, f"the rule ({p.order} order) requires point {i}; the trace has point {ri}")
+        if int(tr.epoch[rec]) != epoch:
+            return Inconsistency(t, f"epoch should be {epoch}; the trace has {int(tr.epoch[rec])}")
+        if int(tr.y[rec]) != ctx.y[i]:
+            return Inconsistency(t, f"point {i} has label {ctx.y[i]} in the dataset; the trace records {int(tr.y[rec])}")
+        if sden is not None:
+            rs = Fraction(int(tr.score[rec]), sden)
+            if X.compare(rs, s) != 0:
+                return Inconsistency(t, f"score of point {i} recomputed from the data is {_fmt(s)}; the trace has {_fmt(rs)}")
+        if bool(tr.mistake[rec]) != mistake:
+            if mistake:
+                return Inconsistency(t, f"point {i} is misclassified (score {_fmt(s)}, y = {ctx.y[i]}): the rule requires an update, the trace records none")
+            return Inconsistency(t, f"point {i} is correctly classified (score {_fmt(s)}, y = {ctx.y[i]}): the rule forbids an update, the trace records one")
+        expect_k = k + (1 if mistake else 0)
+        if int(tr.k[rec]) != expect_k:
+            return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(tr.k[rec])}")
+        rec += 1
+        return None
+
+    def check_update(t, i):
+        nonlocal upd_index
+        if upd_index >= len(tr.upd_t) or int(tr.upd_t[upd_index]) != t:
+            return Inconsistency(t, "the rule requires an update here; the trace records no weights for it")
+        rw, rb = tr.weights_after(upd_index)
+        upd_index += 1
+        if var.dual:
+            if rw != alpha:
+                return Inconsistency(t, f"alpha after the update should be {alpha}; the trace has {rw}")
+            return None
+        wf = w.components()
+        if [Fraction(v) for v in rw] != wf:
+            bad_j = next(j for j, (a, c) in enumerate(zip(rw, wf)) if Fraction(a) != c)
+            return Inconsistency(t, f"w after the update on point {i} should be {_fmt(w)}; the trace has "
+                                    f"w[{bad_j}] = {format_rational(Fraction(rw[bad_j]))} instead of {format_rational(wf[bad_j])}")
+        if ctx.bias and Fraction(rb) != b:
+            return Inconsistency(t, f"b after the update should be {_fmt(b)}; the trace has {format_rational(Fraction(rb))}")
+        return None
+
+    def visit(t, epoch, i):
+        """Score point i, check the record, update; returns (mistake, inconsistency)."""
+        nonlocal w, b, k, sumsq, run, run_pocket, w_pocket, b_pocket
+        s = score_of(i)
+        out = _sgn(s, ctx.tie)
+        mistake = out != ctx.y[i]
+        if recorded_all or mistake:
+            bad = check_record(t, epoch, i, s, mistake)
+            if bad:
+                return mistake, bad
+        x = ctx.rows[i]
+        yi = Fraction(ctx.y[i])
+        if visit_claims:
+            env = _Env(ctx, {"w": current_w(), "b": b, "k": Fraction(k), "t": Fraction(t), "i": Fraction(i), "x": x,
+                             "y": yi, "score": s, "out": Fraction(out), "sumsq": sumsq})
+            for c in visit_claims:
+                _eval_claim(c, env, tallies[c.id], {"dataset": name, "t": t, "point": i},
+                            gam_strict if "strict_margin" in c.assume else None)
+        if not mistake:
+            run += 1
+            return False, None
+        if var.pocket and run > run_pocket:
+            w_pocket, b_pocket, run_pocket = w, b, run
+        history.append((current_w(), b, k, sumsq))
+        if var.dual:
+            alpha[i] += 1
+        else:
+            c = ctx.eta * yi if p.form == "yx" else ctx.eta * (yi - out) / 2
+            w = X.vadd(w, X.vscale(c, x))
+            if var.bias == "R2":
+                b = b + ctx.eta * yi * ctx.R2
+            elif var.bias == "one":
+                b = b + ctx.eta * yi
+        k += 1
+        run = 0
+        sumsq = sumsq + X.vdot(x, x)
+        if var.pocket:
+            held.append((w, b))
+        bad = check_update(t, i)
+        if bad:
+            return True, bad
+        if update_claims:
+            env = _Env(ctx, {"w": current_w(), "b": b, "k": Fraction(k), "t": Fraction(t), "i": Fraction(i), "x": x,
+                             "y": yi, "score": s, "out": Fraction(out), "sumsq": sumsq}, history)
+            for c in update_claims:
+                _eval_claim(c, env, tallies[c.id], {"dataset": name, "t": t, "point": i, "k": k},
+                            gam_strict if "strict_margin" in c.assume else None)
+        return True, None
+
+    end = tr.end or {}
+    max_visits = p.max_visits if p.max_visits is not None else float("inf")
+    t = 0
+    epochs = 0
+    converged = False
+    order = p.order
+    unchanged = 0
+    if order in ("cyclic",) or order.startswith("random:"):
+        clean = True
+        cur_epoch = 0
+        stopped_unchanged = False
+        for epoch, i in _order_iter(ctx, order):
+            if epoch != cur_epoch:
+                if cur_epoch and clean:
+                    converged = True
+                    break
+                if epoch > p.max_epochs or k >= p.max_updates:
+                    break
+                cur_epoch, clean = epoch, True
+            if t >= max_visits:
+                break
+            t += 1
+            epochs = epoch
+            mistake, bad = visit(t, epoch, i)
+            if bad:
+                return bad
+            if mistake:
+                clean = False
+                unchanged = 0
+                if k >= p.max_updates:
+                    break
+            else:
+                unchanged += 1
+                if p.patience is not None and unchanged >= p.patience:
+                    stopped_unchanged = True
+                    break
+        if not converged and (stopped_unchanged or var.pocket):
+            converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
+    else:
+        epoch = 0
+        while True:
+            scores = [score_of(i) for i in range(n)]
+            mist = [_sgn(s, ctx.tie) != ctx.y[i] for i, s in enumerate(scores)]
+            epoch += 1
+            if not any(mist):
+                m = n if max_visits == float("inf") else max(0, min(n, int(max_visits) - t))
+                for i in range(m):
+                    t += 1
+                    _, bad = visit(t, epoch, i)
+                    if bad:
+                        return bad
+                converged = m == n
+                epochs = epoch
+                break
+            if k >= p.max_updates or epoch > p.max_epochs:
+                epochs = epoch - 1
+                break
+            if order == "first":
+                j = mist.index(True)
+                if t + j + 1 > max_visits:
+                    epochs = epoch
+                    break
+                for i in range(j + 1):
+                    t += 1
+                    _, bad = visit(t, epoch, i)
+                    if bad:
+                        return bad
+            else:
+                cand = [i for i in range(n) if mist[i]]
+                best = cand[0]
+                for i in cand[1:]:
+                    if X.compare(X.mul(scores[i], ctx.y[i]), X.mul(scores[best], ctx.y[best])) < 0:
+                        best = i
+                if t + 1 > max_visits:
+                    epochs = epoch
+                    break
+                t += 1
+                _, bad = visit(t, epoch, best)
+                if bad:
+                    return bad
+            epochs = epoch
+        if var.pocket and not converged:
+            converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
+    if recorded_all and rec != len(tr.t):
+        return Inconsistency(t + 1, f"the trace has {len(tr.t)} visits; the rule ends the run after {t}")
+    if not recorded_all and upd_index != len(tr.upd_t):
+        return Inconsistency(int(tr.upd_t[upd_index]), "the trace records an update the rule never makes")
+    if end:
+        if int(end.get("updates", k)) != k:
+            return Inconsistency(None, f"the run makes {k} updates; the trace's end record says {end.get('updates')}")
+        if bool(end.get("converged", converged)) != converged:
+            return Inconsistency(None, f"the run {'converges' if converged else 'does not converge'}; the trace's end record says converged = {end.get('converged')}")
+    if end_claims:
+        vals = {"w": current_w(), "b": b, "k": Fraction(k), "mistakes": Fraction(k), "epochs": Fraction(epochs),
+                "converged": Fraction(1 if converged else 0), "sumsq": sumsq,
+                "stopped_by_budget": Fraction(0 if converged else 1)}
+        if var.pocket:
+            if run > run_pocket:
+                w_pocket, b_pocket = w, b
+            vals["w_pocket"] = w_pocket
+            vals["pocket_errors"] = Fraction(_errors(ctx, w_pocket, b_pocket))
+            if len(held) <= 5000:
+                vals["min_visited_errors"] = Fraction(min(_errors(ctx, hw, hb) for hw, hb in held))
+        env = _Env(ctx, vals, history)
+        for c in end_claims:
+            if "converged" in c.assume and not converged:
+                continue
+            _eval_claim(c, env, tallies[c.id], {"dataset": name, "end": True, "k": k},
+                        gam_strict if "strict_margin" in c.assume else None)
+    return None
+
+
+def _errors(ctx, w, b) -> int:
+    errs = 0
+    for x, y in zip(ctx.rows, ctx.y):
+        s = X.vdot(w, x)
+        if ctx.bias:
+            s = s + b
+        if _sgn(s, ctx.tie) != y:
+            errs += 1
+    return errs
+
+
+def _replay_float(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
+    """Float traces: decisions must be those of index-order float sums, weights bit-identical
+    to the float update, recorded scores within the rounding bound of the exact score."""
+    p, var = ctx.params, ctx.var
+    if var.dual or var.unit or var.pocket or p.patience is not None or tr.header.get("record") != "visits" \
+            or not (p.order == "cyclic" or p.order.startswith("random:")):
+        return Inconsistency(None, "cannot verify: float traces are replayed for cyclic and random orders of the "
+                                   "primal variants, recorded visit by visit; re-run with --exact to check this one")
+    Xf = np.array([[float(v) for v in r] for r in ctx.rows_frac])
+    y = ctx.y
+    w = np.array([float(v) for v in ctx.w0.components()])
+    b = float(ctx.b0)
+    eta = float(ctx.eta)
+    R2f = float(np.max(np.cumsum(Xf * Xf, axis=1)[:, -1]))
+    d = Xf.shape[1]
+    gamma = (d + 2) * 2.0**-53 / (1 - (d + 2) * 2.0**-53)
+    rec = 0
+    k = 0
+    upd = 0
+    t = 0
+    clean_epoch = None
+    for epoch, i in _order_iter(ctx, p.order):
+        if clean_epoch is not None and epoch != clean_epoch:
+            break
+        if epoch > p.max_epochs:
+            break
+        if rec >= len(tr.t):
+            break
+        t += 1
+        s_seq = float(np.cumsum(Xf[i] * w)[-1]) if d else 0.0
+        s_seq = s_seq + b if ctx.bias else s_seq
+        out = 1 if s_seq > 0 else -1 if s_seq < 0 else ctx.tie
+        mistake = out != y[i]
+        if int(tr.t[rec]) != t or int(tr.i[rec]) != i:
+            return Inconsistency(t, f"the rule requires visit {t} to point {i}; the trace has visit {int(tr.t[rec])} to point {int(tr.i[rec])}")
+        rs = float(tr.score[rec])
+        bound = 2.02 * gamma * float(np.linalg.norm(Xf[i])) * float(np.linalg.norm(w)) + 4 * 2.0**-53 * abs(b) + 1e-300
+        if abs(rs - s_seq) > bound:
+            return Inconsistency(t, f"score of point {i} recomputed is {s_seq!r}; the trace has {rs!r} (beyond the rounding bound {bound:.3g})")
+        if bool(tr.mistake[rec]) != mistake:
+            return Inconsistency(t, f"point {i} {'is' if mistake else 'is not'} misclassified (score {s_seq!r}); the trace says mistake = {bool(tr.mistake[rec])}")
+        rec += 1
+        if mistake:
+            clean_epoch = None
+            c = eta * y[i] if p.form == "yx" else 0.5 * eta * (y[i] - out)
+            w = w + Xf[i] * c
+            if var.bias == "R2":
+                b += eta * y[i] * R2f
+            elif var.bias == "one":
+                b += eta * y[i]
+            k += 1
+            if upd >= len(tr.upd_t) or int(tr.upd_t[upd]) != t:
+                return Inconsistency(t, "the rule requires an update here; the trace records no weights")
+            if not np.array_equal(np.asarray(tr.w[upd], dtype=float), w):
+                return Inconsistency(t, "w after the update differs from w + eta y x in float64")
+            if ctx.bias and float(tr.b[upd]) != b:
+                return Inconsistency(t, "b after the update differs from the float64 update")
+            upd += 1
+    if rec != len(tr.t):
+        return Inconsistency(t, f"the trace has {len(tr.t)} visits; the replay consumed {rec}")
+    return None

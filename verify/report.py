@@ -1,0 +1,124 @@
+"""Serialisations of findings: results.json (versioned, deterministic) and the terminal table.
+
+This is the only module that prints audit results.
+
+results.json, schema ``proof-audit/results`` version 1::
+
+    {"schema": "proof-audit/results", "version": 1,
+     "claims": [{"id", "document", "citation", "statement", "expr", "when", "expect",
+                 "verdict", "as_expected" (true/false/null), "evidence": {...},
+                 "file", "line"}, ...],          # claim-file order
+     "summary": {"<document>": {"<verdict>": count, ..., "unexpected": count}},
+     "corpus": {"datasets": [{name, n, d, sha256, source, certificates}], "runs": N,
+                "inconsistent_traces": [...]}}
+
+Evidence holds: evaluations, applicable_runs, not_applicable_runs; for refuted claims the
+counterexample (dataset, run, step, both sides exactly) and the command that replays it;
+min_slack (exact and approximate) and where; for unknown claims the reason.  Nothing volatile
+(timing, versions, paths of this machine) is written to results.json: that goes to
+run_info.json beside it, so two audits of the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+
+from .verdicts import Verdict
+
+__all__ = ["write_results", "print_table", "results_dict"]
+
+
+def results_dict(findings, claims_by_id, corpus) -> dict:
+    rows = []
+    summary: dict = {}
+    for f in findings:
+        c = claims_by_id[f.claim_id]
+        rows.append({
+            "id": f.claim_id, "document": c.document, "citation": f.citation, "statement": f.statement,
+            "expr": c.expr, "when": c.when, "expect": f.expect, "verdict": f.verdict.label,
+            "as_expected": f.as_expected, "evidence": f.evidence,
+            "file": os.path.join("verify", "claims", os.path.basename(f.path)) if _builtin(f.path) else f.path,
+            "line": f.line, **({"corrects": c.corrects} if c.corrects else {}), **({"note": c.note} if c.note else {}),
+        })
+        s = summary.setdefault(c.document, {})
+        s[f.verdict.label] = s.get(f.verdict.label, 0) + 1
+        if f.as_expected is False:
+            s["unexpected"] = s.get("unexpected", 0) + 1
+    return {"schema": "proof-audit/results", "version": 1, "claims": rows, "summary": summary, "corpus": corpus}
+
+
+def _builtin(path: str) -> bool:
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "claims")
+    return os.path.dirname(os.path.abspath(path)) == here
+
+
+def write_results(out_dir, findings, claims_by_id, corpus, run_info) -> str:
+    os.makedirs(out_dir, exist_ok=True)
+    data = results_dict(findings, claims_by_id, corpus)
+    path = os.path.join(out_dir, "results.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True, ensure_ascii=False)
+        fh.write("\n")
+    info = dict(run_info)
+    info.update({"python": sys.version.split()[0], "platform": platform.platform()})
+    try:
+        import numpy, scipy, sympy, z3  # noqa: E401
+
+        info["versions"] = {"numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
+                            "z3": z3.get_version_string()}
+    except ImportError:  # pragma: no cover
+        pass
+    with open(os.path.join(out_dir, "run_info.json"), "w", encoding="utf-8") as fh:
+        json.dump(info, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    return path
+
+
+_MARK = {True: "ok", False: "UNEXPECTED", None: "--"}
+
+
+def print_table(findings, claims_by_id, file=sys.stdout, verbose=False):
+    by_doc: dict = {}
+    for f in findings:
+        by_doc.setdefault(claims_by_id[f.claim_id].document, []).append(f)
+    for doc, fs in by_doc.items():
+        print(f"\n{doc}", file=file)
+        w = max(len(f.claim_id) for f in fs)
+        print(f"  {'claim':<{w}}  {'verdict':<28} {'expect':<8} {'evals':>7}  result", file=file)
+        for f in fs:
+            ev = f.evidence.get("evaluations", "")
+            print(f"  {f.claim_id:<{w}}  {f.verdict.label:<28} {f.expect:<8} {ev!s:>7}  {_MARK[f.as_expected]}", file=file)
+            if verbose or f.as_expected is False:
+                for line in _details(f):
+                    print(f"      {line}", file=file)
+        counts: dict = {}
+        for f in fs:
+            counts[f.verdict.label] = counts.get(f.verdict.label, 0) + 1
+        unexpected = sum(1 for f in fs if f.as_expected is False)
+        print("  " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + f"; unexpected: {unexpected}", file=file)
+
+
+def _details(f):
+    ev = f.evidence
+    if "counterexample" in ev:
+        ce = ev["counterexample"]
+        yield f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')} at " + \
+              ", ".join(f"{k} = {ce[k]}" for k in ("t", "k", "point") if k in ce)
+        if "sides" in ce:
+            yield "sides: " + f" {' '.join(ce['ops'])} ".join(ce["sides"]) if len(ce["ops"]) == 1 else "sides: " + str(list(zip(ce["sides"], ce["ops"] + [""])))
+        if ev.get("replay"):
+            yield f"replay: {ev['replay']}"
+    if "reason" in ev:
+        yield f"reason: {ev['reason']}"
+    if "min_slack" in ev:
+        yield f"smallest slack {ev['min_slack']['exact']} (~{ev['min_slack']['approx']:.3g}) at {ev.get('min_slack_at')}"
+
+
+def verdict_counts(findings):
+    out: dict = {}
+    for f in findings:
+        out[f.verdict] = out.get(f.verdict, 0) + 1
+    return {Verdict(k).label: v for k, v in sorted(out.items())}
