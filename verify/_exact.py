@@ -216,23 +216,23 @@ def compare(a, b) -> int:
 _SAFE = 2**62
 
 
-def _fits(a: np.ndarray, b: np.ndarray) -> bool:
-    if a.dtype == object or b.dtype == object or a.size == 0:
-        return a.size == 0
-    ma = int(np.abs(a).max())
-    mb = int(np.abs(b).max())
-    return ma * mb * max(1, a.size) < _SAFE and ma < _SAFE and mb < _SAFE
-
-
 class Vec:
     """core_num / core_den (integer numpy array) followed by ``extra`` scalar components."""
 
-    __slots__ = ("num", "den", "extra")
+    __slots__ = ("num", "den", "extra", "_maxabs")
 
     def __init__(self, num: np.ndarray, den: int, extra: tuple = ()):
         self.num = num
         self.den = int(den)
         self.extra = tuple(extra)
+        self._maxabs = None
+
+    def maxabs(self) -> int:
+        """max |core numerator| (cached; the core never changes)."""
+        if self._maxabs is None:
+            a = self.num
+            self._maxabs = 0 if a.size == 0 else (max(abs(int(v)) for v in a) if a.dtype == object else int(np.abs(a).max()))
+        return self._maxabs
 
     @property
     def dim(self) -> int:
@@ -264,15 +264,14 @@ def _align(a: Vec, b: Vec) -> tuple[Vec, Vec]:
     return Vec(empty, 1, tuple(a.components())), Vec(empty, 1, tuple(b.components()))
 
 
-def _int_dot(a: np.ndarray, b: np.ndarray) -> int:
-    if _fits(a, b):
-        return int(np.dot(a, b))
-    return int(np.dot(a.astype(object), b.astype(object)))
-
-
 def vdot(a: Vec, b: Vec):
     a, b = _align(a, b)
-    s = Fraction(_int_dot(a.num, b.num), a.den * b.den)
+    an, bn = a.num, b.num
+    if an.dtype != object and bn.dtype != object and a.maxabs() * b.maxabs() * max(1, an.size) < _SAFE:
+        dot = int(np.dot(an, bn))
+    else:
+        dot = int(np.dot(an.astype(object), bn.astype(object)))
+    s = Fraction(dot, a.den * b.den)
     for x, y in zip(a.extra, b.extra):
         s = add(s, mul(x, y))
     return s

@@ -140,7 +140,22 @@ def compile_expr(source: str) -> Compiled:
         raise ExprError(f"expression has {count} syntax nodes; the limit is {MAX_NODES}")
     c = _Compiler(source.strip())
     t, ty = c.node(tree.body, 0)
-    return Compiled(source, t, ty, frozenset(c.names), c.prev_depth, c.points)
+    return Compiled(source, _intern(t), ty, frozenset(c.names), c.prev_depth, c.points)
+
+
+#: Structurally equal subtrees of all compiled claims share one object, so evaluate() can
+#: cache a subtree's value per environment by identity (claims repeat dot(prev(w), x) etc.).
+_INTERNED: dict = {}
+
+
+def _intern(t):
+    if isinstance(t, tuple):
+        t = tuple(_intern(x) for x in t)
+        try:
+            return _INTERNED.setdefault(t, t)
+        except TypeError:
+            return t
+    return t
 
 
 class _Compiler:
@@ -313,10 +328,30 @@ class EvalError(ArithmeticError):
     """A value the environment cannot supply, or arithmetic outside the exact domain."""
 
 
+_CACHED = frozenset(("bin", "call", "pow", "neg", "prev", "agg"))
+
+
 def evaluate(tree: tuple, env) -> object:
     """Evaluate a compiled tree.  ``env`` supplies ``get(name)``, ``prev(j)`` (an env) and
-    ``points()`` (envs with x, y bound to each point)."""
+    ``points()`` (envs with x, y bound to each point); an env with a ``cache`` dict gets
+    subtree values memoised in it."""
     op = tree[0]
+    cache = getattr(env, "cache", None)
+    if cache is not None and op in _CACHED:
+        key = id(tree)
+        hit = cache.get(key, _MISS)
+        if hit is not _MISS:
+            return hit
+        val = _evaluate(tree, env, op)
+        cache[key] = val
+        return val
+    return _evaluate(tree, env, op)
+
+
+_MISS = object()
+
+
+def _evaluate(tree, env, op):
     if op == "num":
         return tree[1]
     if op == "name":

@@ -154,10 +154,12 @@ def _assumption_fails(a, ctx: RunContext, converged) -> str | None:
 # --------------------------------------------------------------------------- envs
 
 class _Env:
-    __slots__ = ("vals", "ctx", "history", "lazy")
+    __slots__ = ("vals", "ctx", "history", "cache", "_prev")
 
     def __init__(self, ctx: RunContext, vals: dict, history=None):
         self.ctx, self.vals, self.history = ctx, vals, history
+        self.cache: dict = {}
+        self._prev: dict = {}
 
     def get(self, name):
         v = self.vals.get(name)
@@ -175,6 +177,8 @@ class _Env:
         return v
 
     def prev(self, j):
+        if j in self._prev:
+            return self._prev[j]
         if not self.history or len(self.history) < j:
             raise _NotHere(f"prev(..., {j})")
         w, b, k, sumsq = self.history[-j]
@@ -182,7 +186,9 @@ class _Env:
         for key in ("w_hat",):
             vals.pop(key, None)
         vals.update({"w": w, "b": b, "k": Fraction(k), "sumsq": sumsq})
-        return _Env(self.ctx, vals, list(self.history)[:-j])
+        env = _Env(self.ctx, vals, list(self.history)[:-j])
+        self._prev[j] = env
+        return env
 
     def points(self):
         for x, y in zip(self.ctx.rows, self.ctx.y):
@@ -224,7 +230,9 @@ def _eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):
     if tally.unknown is not None and tally.violation is not None:
         return
     if gamma_strict is not None:
-        env.vals["gamma"] = gamma_strict
+        env = _Env(env.ctx, {**env.vals, "gamma": gamma_strict}, env.history)
+    elif "gamma" in env.vals:
+        env = _Env(env.ctx, {k: v for k, v in env.vals.items() if k != "gamma"}, env.history)
     try:
         ok = evaluate(claim.compiled.tree, env)
         slack = _slack(claim.compiled.tree, env) if ok else None

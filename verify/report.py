@@ -80,7 +80,8 @@ def write_results(out_dir, findings, claims_by_id, corpus, run_info) -> str:
 _MARK = {True: "ok", False: "UNEXPECTED", None: "--"}
 
 
-def print_table(findings, claims_by_id, file=sys.stdout, verbose=False):
+def print_table(findings, claims_by_id, file=None, verbose=False):
+    file = file or sys.stdout
     by_doc: dict = {}
     for f in findings:
         by_doc.setdefault(claims_by_id[f.claim_id].document, []).append(f)

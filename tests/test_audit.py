@@ -1,0 +1,135 @@
+"""The main job: proof-audit run over the built-in corpus, and claims written by a user."""
+
+import json
+import os
+import textwrap
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from perceptron import MemoryTrace, Params, train
+from verify.claims import builtin_claim_files, load_claims
+from verify.cli import main
+from verify.replay import replay
+
+from .strategies import orders, separable_datasets
+
+ALL_CLAIMS = [c for f in builtin_claim_files() for c in load_claims(f).claims]
+
+
+def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
+    """proof-audit run: exit 0, a per-note table, every claim in results.json; same bytes twice."""
+    out1, out2 = tmp_path / "a", tmp_path / "b"
+    assert main(["run", "--no-coq", "--out", str(out1), "--quiet"]) == 0
+    assert main(["run", "--no-coq", "--out", str(out2), "--quiet"]) == 0
+    b1 = (out1 / "results.json").read_bytes()
+    assert b1 == (out2 / "results.json").read_bytes()
+    data = json.loads(b1)
+    assert data["schema"] == "proof-audit/results" and data["version"] == 1
+    ids = [c["id"] for c in data["claims"]]
+    assert ids == [c.id for c in ALL_CLAIMS]
+    by_id = {c["id"]: c for c in data["claims"]}
+    for c in data["claims"]:
+        assert c["as_expected"] in (True, None), c
+        assert c["citation"] and c["verdict"]
+    # wrong statements are refuted with a replayable counterexample
+    ce = by_id["001.theorem.final-as-written"]
+    assert ce["verdict"] == "refuted" and "counterexample" in ce["evidence"]
+    assert by_id["001.lemma3.negative"]["evidence"]["replay"].startswith("proof-audit train")
+    assert by_id["000.iterations"]["verdict"] == "holds on evidence"
+    assert by_id["003.distance.example1.point"]["verdict"] == "proved"
+    assert by_id["001.lemma2.line5"]["verdict"] == "not yet checked"
+    assert os.path.exists(out1 / "run_info.json")
+
+
+USER_CLAIMS = '''
+    [document]
+    file = "my_notes.md"
+    title = "My perceptron notes"
+
+    [[claim]]
+    id = "mine.bound"
+    section = "Theorem 2"
+    statement = "the perceptron makes at most R/gamma mistakes"
+    expr = "mistakes <= R/gamma"
+    variants = ["rosenblatt"]
+    when = "end"
+    assume = ["separable", "w0_zero", "eta_one"]
+    expect = "holds"
+
+    [[claim]]
+    id = "mine.norm"
+    section = "Lemma 1"
+    statement = "|w_k|^2 <= k R^2"
+    expr = "norm2(w) <= k*R2"
+    variants = ["rosenblatt", "slides"]
+    when = "update"
+    assume = ["w0_zero", "eta_one"]
+    expect = "holds"
+
+    [[claim]]
+    id = "mine.growth"
+    section = "Lemma 2"
+    statement = "the margin of the updated point grows by at least |x|^2"
+    expr = "y*dot(w, x) >= y*dot(prev(w), x) + norm2(x)"
+    variants = ["rosenblatt"]
+    when = "update"
+    assume = ["eta_one"]
+    expect = "holds"
+'''
+
+
+def test_user_claim_file_from_the_readme(tmp_path, capsys):
+    """A user's own claims: the true one holds, the wrong bound R/gamma is refuted, exit 1."""
+    p = tmp_path / "my_claims.toml"
+    p.write_text(textwrap.dedent(USER_CLAIMS))
+    out = tmp_path / "r"
+    assert main(["run", "--claims", str(p), "--no-coq", "--out", str(out), "--quiet"]) == 1
+    data = json.loads((out / "results.json").read_text())
+    v = {c["id"]: c for c in data["claims"]}
+    assert v["mine.bound"]["verdict"] == "refuted"
+    assert "sides" in v["mine.bound"]["evidence"]["counterexample"]
+    assert v["mine.norm"]["verdict"] == "holds on evidence"
+    assert v["mine.growth"]["verdict"] == "holds on evidence"
+    assert "UNEXPECTED" in capsys.readouterr().out
+
+
+VARIANT_ORDERS = st.sampled_from(["rosenblatt", "novikoff", "sign", "slides", "pocket", "kernel", "sklearn"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ds=separable_datasets(max_n=6, max_d=3), variant=VARIANT_ORDERS, order=orders,
+       sign0=st.sampled_from([0, 1]), form=st.sampled_from(["yx", "half"]))
+def test_holds_claims_hold_on_random_separable_data(ds, variant, order, sign0, form):
+    """Every claim expected to hold holds (is never refuted) on random separable datasets."""
+    if variant == "sklearn":
+        order = "cyclic"
+    params = Params(variant=variant, order=order, max_epochs=100,
+                    sign0=sign0 if variant == "sign" else 0, form=form if variant == "sign" else "yx")
+    rec = MemoryTrace()
+    train(ds, params, rec)
+    ctx, bad, tallies = replay(ds, rec.trace, ALL_CLAIMS, dataset_name="hypothesis")
+    assert bad is None
+    for c in ALL_CLAIMS:
+        t = tallies.get(c.id)
+        if c.expect == "holds" and t is not None:
+            assert t.violation is None, (c.id, t.violation)
+            assert t.unknown is None, (c.id, t.unknown)
+
+
+def test_unit_claims_on_unit_data():
+    """The 004 claims hold on seeded unit-norm sets for every order."""
+    from perceptron.generators import unit_sphere_points
+
+    for seed in range(3):
+        ds = unit_sphere_points(10, 3, Fraction(1, 4), seed=seed)
+        for order in ("first", "cyclic", "max-violation"):
+            rec = MemoryTrace()
+            train(ds, Params(variant="unit", order=order), rec)
+            _, bad, tallies = replay(ds, rec.trace, ALL_CLAIMS)
+            assert bad is None
+            for c in ALL_CLAIMS:
+                t = tallies.get(c.id)
+                if c.id.startswith("004") and c.expect == "holds" and t and not t.not_applicable:
+                    assert t.violation is None and t.unknown is None, (c.id, t.violation, t.unknown)

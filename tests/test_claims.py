@@ -1,0 +1,155 @@
+"""Claim files: the built-in transcriptions, lint messages, and hostile files."""
+
+import os
+import textwrap
+
+import pytest
+
+from verify.claims import ClaimError, builtin_claim_files, lint, load_claims
+from verify.cli import main
+
+
+def _write(tmp_path, text, name="c.toml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return str(p)
+
+
+def test_builtin_files_are_clean_and_cover_the_notes():
+    """Five files, one per note, lint-clean; every claim cites its note and section."""
+    files = builtin_claim_files()
+    assert len(files) == 5
+    assert lint(files) == []
+    docs = set()
+    for f in files:
+        cf = load_claims(f)
+        docs.add(cf.document)
+        for c in cf.claims:
+            assert c.section and c.statement and c.document in c.citation
+    assert docs == {"000_498759e4a63d39ab.txt", "001_4bd9d34a28090ba4.txt", "002_a62594a0d59ae7dd.txt",
+                    "003_42f814f55e0b3de4.txt", "004_aaffe0f0b005f89e.txt"}
+
+
+def test_required_transcriptions_present():
+    """The proofs' inequalities named in DESIGN.md are each their own claim."""
+    ids = {c.id for f in builtin_claim_files() for c in load_claims(f).claims}
+    for cid in ["000.numerator.step", "000.numerator.bound", "000.denominator.step", "000.denominator.bound",
+                "000.denominator.norm", "000.cos.bound", "000.iterations", "001.lemma1", "001.lemma1.b-opt",
+                "001.lemma2", "001.lemma2.line3", "001.lemma3", "001.lemma3.line5", "001.theorem.chain4",
+                "001.theorem.final-as-written", "001.theorem.bound", "002.lower.cauchy-schwarz",
+                "002.upper.step", "002.conclusion.bound", "004.proof.norm-step", "004.proof.sandwich",
+                "004.theorem1", "003.distance.example3.point", "003.pocket.minimizes", "003.kernel.solution"]:
+        assert cid in ids, cid
+
+
+def test_corrected_claims_point_at_wrong_ones():
+    """Every claim expected to be refuted on evidence has a corrected statement beside it or a note."""
+    for f in builtin_claim_files():
+        cf = load_claims(f)
+        corrected = {c.corrects for c in cf.claims if c.corrects}
+        for c in cf.claims:
+            if c.expect == "refuted":
+                assert c.note, c.id
+                assert c.id in corrected or c.when in ("symbolic", "end", "dataset", "update"), c.id
+
+
+def test_lint_reports_file_line_col(tmp_path, capsys):
+    """Problems come out as FILE:LINE:COL: message, exit code 2."""
+    p = _write(tmp_path, '''
+        [document]
+        file = "n.md"
+
+        [[claim]]
+        id = "a"
+        section = "s"
+        statement = "t"
+        expr = "k <= R/gama"
+        variants = ["rosenblatt"]
+        when = "end"
+        expect = "holds"
+
+        [[claim]]
+        id = "a"
+        section = "s"
+        statement = "t"
+        expr = "k <= 1"
+        variants = ["perceptronx"]
+        when = "sometimes"
+        expect = "maybe"
+        ''')
+    assert main(["claims", "lint", p]) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith(f"{p}:9:") and "unknown name 'gama'" in line for line in out), out
+    assert any(line.startswith(f"{p}:15:") and "duplicate id" in line for line in out), out
+    assert any(line.startswith(f"{p}:19:") and "unknown variant" in line for line in out), out
+    assert any(line.startswith(f"{p}:20:") and "when" in line for line in out), out
+    assert any(line.startswith(f"{p}:21:") and "expect" in line for line in out), out
+
+
+def test_toml_syntax_error_located(tmp_path):
+    """A TOML syntax error names its line."""
+    p = _write(tmp_path, '[document]\nfile = "x"\n[[claim]]\nid = "a\n')
+    errs = lint([p])
+    assert len(errs) == 1 and errs[0].line == 4
+
+
+def test_hostile_claim_file_runs_nothing(tmp_path, capsys):
+    """A claim whose expression would create a file if evaluated is rejected; no file appears."""
+    target = tmp_path / "pwned"
+    p = _write(tmp_path, f'''
+        [document]
+        file = "evil.md"
+
+        [[claim]]
+        id = "evil"
+        section = "s"
+        statement = "t"
+        expr = "__import__('os').system('touch {target}') == 0"
+        variants = ["rosenblatt"]
+        when = "end"
+        expect = "holds"
+
+        [[claim]]
+        id = "evil2"
+        section = "s"
+        statement = "t"
+        expr = "open('{target}', 'w').write('x') > 0"
+        variants = ["rosenblatt"]
+        when = "end"
+        expect = "holds"
+        ''')
+    trace = str(tmp_path / "t.jsonl")
+    assert main(["train", "--data", "builtin:worked-example", "--trace", trace]) == 0
+    assert main(["claims", "lint", p]) == 2
+    assert capsys.readouterr().out.count("in expr:") == 2
+    assert main(["run", "--claims", p, "--no-coq", "--out", str(tmp_path / "r"), "--quiet"]) == 2
+    assert main(["check", "--data", "builtin:worked-example", "--trace", trace, "--claims", p]) == 2
+    assert not target.exists()
+
+
+def test_oversized_claim_file(tmp_path):
+    """A file over the size limit is refused before parsing."""
+    p = tmp_path / "big.toml"
+    p.write_text("# " + "x" * (1 << 20) + "\n")
+    errs = lint([str(p)])
+    assert errs and "limited" in errs[0].message
+
+
+def test_huge_exponent_in_file(tmp_path):
+    """10**10**10 in a claim is refused by the checker, located at its column."""
+    p = _write(tmp_path, '''
+        [document]
+        file = "n.md"
+
+        [[claim]]
+        id = "pow"
+        section = "s"
+        statement = "t"
+        expr = "k <= 10**10**10"
+        variants = ["rosenblatt"]
+        when = "end"
+        expect = "holds"
+        ''')
+    with pytest.raises(ClaimError) as ei:
+        load_claims(p)
+    assert ei.value.line == 9 and "exponent" in ei.value.message
