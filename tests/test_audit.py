@@ -31,7 +31,7 @@ def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
     assert ids == [c.id for c in ALL_CLAIMS]
     by_id = {c["id"]: c for c in data["claims"]}
     for c in data["claims"]:
-        assert c["as_expected"] in (True, None), c
+        assert c["as_expected"] is True, c
         assert c["citation"] and c["verdict"]
     # wrong statements are refuted with a replayable counterexample
     ce = by_id["001.theorem.final-as-written"]
@@ -39,7 +39,10 @@ def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
     assert by_id["001.lemma3.negative"]["evidence"]["replay"].startswith("proof-audit train")
     assert by_id["000.iterations"]["verdict"] == "holds on evidence"
     assert by_id["003.distance.example1.point"]["verdict"] == "proved"
-    assert by_id["001.lemma2.line5"]["verdict"] == "not yet checked"
+    assert by_id["001.lemma2.line5"]["verdict"] == "proved"
+    steps = by_id["001.theorem.proof"]["evidence"]["steps"]
+    assert [s["verdict"] for s in steps] == ["proved"] * 6 + ["refuted"]
+    assert by_id["001.theorem.proof"]["evidence"]["first_failing_step"] == "k == (2*R/gamma)**2"
     assert os.path.exists(out1 / "run_info.json")
 
 

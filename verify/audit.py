@@ -218,9 +218,8 @@ def _merge(a: dict, t: ClaimTally, run: Run | None):
 def _finding(c, a) -> Finding:
     ev: dict = {"evaluations": a["evals"], "applicable_runs": a["traces"], "not_applicable_runs": a["not_applicable"]}
     if c.when == "symbolic":
-        v = Verdict.NOT_YET_CHECKED
-        ev = {"reason": "symbolic statement: checked by the symbolic engine (issue 4), not yet built"}
-    elif a["violation"] is not None:
+        return _symbolic_finding(c)
+    if a["violation"] is not None:
         v = Verdict.REFUTED
         ev["counterexample"] = a["violation"]
         ev["replay"] = _replay_command(c, a["violation"])
@@ -239,6 +238,21 @@ def _finding(c, a) -> Finding:
     if a["slack"] is not None and v != Verdict.REFUTED:
         ev["min_slack"] = _num(a["slack"])
         ev["min_slack_at"] = a["slack_at"]
+    return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
+
+
+def _symbolic_finding(c) -> Finding:
+    from .symbolic import check_symbolic
+
+    sym = c.symbolic
+    steps = check_symbolic(sym["vectors"], sym["scalars"], sym["hypotheses"], sym["steps"])
+    verdicts = [s.verdict for s in steps]
+    v = min(verdicts) if verdicts else Verdict.UNKNOWN
+    ev = {"method": "symbolic: sympy identities, z3 over inner products (Gram abstraction)",
+          "steps": [{k: val for k, val in s.to_json().items() if k != "seconds"} for s in steps]}
+    failing = [s for s in steps if s.verdict != Verdict.PROVED]
+    if failing:
+        ev["first_failing_step"] = failing[0].step
     return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
 
 

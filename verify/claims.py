@@ -18,6 +18,9 @@
     orders = ["first"]                        # optional: only runs with these orders
     note = "why it is wrong, or anything else" # optional
 
+A symbolic claim (when = "symbolic") has no expr; it declares vectors = [...] and
+scalars = [...] and lists hypotheses = [...] and steps = [...] (see verify.symbolic).
+
 Files are untrusted: size, count and every expression are bounded, nothing in them is run.
 """
 
@@ -45,7 +48,7 @@ WHEN = {
     "end": "once at the end of every applicable run",
     "dataset": "once per dataset (with its certificate)",
     "once": "once: a closed statement about numbers",
-    "symbolic": "for all dimensions, by the symbolic engine (issue 4: reported as not yet checked)",
+    "symbolic": "for all dimensions: steps checked by sympy and z3 over inner products",
 }
 
 ASSUMPTIONS = {
@@ -68,7 +71,7 @@ ASSUMPTIONS = {
 }
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
-           "datasets", "orders", "note"}
+           "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps"}
 _REQUIRED = ("id", "section", "statement", "when", "expect")
 _ID = re.compile(r"^[A-Za-z0-9_.\-]{1,120}$")
 
@@ -104,6 +107,7 @@ class Claim:
     datasets: tuple | None = None
     orders: tuple | None = None
     note: str = ""
+    symbolic: dict | None = None  # vectors, scalars, hypotheses, steps (compiled)
 
     @property
     def citation(self) -> str:
@@ -223,7 +227,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         if expect is not None and expect not in ("holds", "refuted"):
             problem(*where("expect"), f"expect = {expect!r}; choose \"holds\" or \"refuted\"")
         lists = {}
-        for key in ("variants", "assume", "datasets", "orders"):
+        for key in ("variants", "assume", "datasets", "orders", "vectors", "scalars", "hypotheses", "steps"):
             v = c.get(key)
             if v is None:
                 continue
@@ -240,17 +244,19 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         if when in ("visit", "update", "end") and not lists.get("variants"):
             problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
         compiled = None
+        symbolic = None
         src = c.get("expr")
-        if isinstance(src, str):
-            if when == "symbolic":
-                pass  # the symbolic engine's own syntax (issue 4); kept as text
-            else:
-                try:
-                    compiled = compile_expr(src)
-                    _check_availability(compiled, when)
-                except ExprError as e:
-                    ln, col = where("expr")
-                    problem(ln, col + (e.col or 1), f"in expr: {e.message}")
+        if when == "symbolic":
+            symbolic = _compile_symbolic(c, lists, where, problem)
+        if isinstance(src, str) and when == "symbolic":
+            problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
+        elif isinstance(src, str):
+            try:
+                compiled = compile_expr(src)
+                _check_availability(compiled, when)
+            except ExprError as e:
+                ln, col = where("expr")
+                problem(ln, col + (e.col or 1), f"in expr: {e.message}")
         elif when in WHEN and when != "symbolic" and "expr" not in c:
             problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
         if compiled is not None and compiled.type != "bool":
@@ -262,12 +268,36 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             id=cid, document=cf.document, section=c["section"], statement=c["statement"], when=when,
             expect=expect, path=path, line=line, expr=src, compiled=compiled,
             variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
-            datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", "")))
+            datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic))
     ids = {c.id for c in cf.claims}
     for c in cf.claims:
         if c.corrects and c.corrects not in ids:
             problem(c.line, 1, f"corrects = {c.corrects!r}, which is not a claim id in this file")
     return cf
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,30}$")
+
+
+def _compile_symbolic(c, lists, where, problem):
+    """Compile a symbolic claim's hypotheses and steps against its declared names."""
+    from .symbolic import compile_symbolic
+
+    if not lists.get("steps"):
+        problem(*where("when"), "a symbolic claim needs steps = [\"lhs <= rhs\", ...] (and optionally "
+                                "vectors, scalars, hypotheses)")
+        return None
+    for key in ("vectors", "scalars"):
+        for nm in lists.get(key, ()):
+            if not _NAME.match(nm) or nm in ("dot", "norm", "norm2", "sqrt", "exp", "diff", "cat"):
+                problem(*where(key), f"bad name {nm!r} in {key}")
+                return None
+    try:
+        _, hyps, steps = compile_symbolic({k: list(lists.get(k, ())) for k in ("vectors", "scalars", "hypotheses", "steps")})
+    except ExprError as e:
+        problem(*where("steps"), f"in a step or hypothesis: {e.message}")
+        return None
+    return {"vectors": lists.get("vectors", ()), "scalars": lists.get("scalars", ()), "hypotheses": hyps, "steps": steps}
 
 
 def _check_availability(c: Compiled, when: str):

@@ -229,14 +229,12 @@ def cmd_run(args) -> int:
     findings, corpus, run_info = audit(paths, data_dirs=args.data or (), include_coq=not args.no_coq, quiet=args.quiet)
     by_id = {c.id: c for c in claims}
     path = write_results(args.out, findings, by_id, corpus, run_info)
-    if not args.quiet or any(f.as_expected is False for f in findings):
+    if not args.quiet or any(not f.as_expected for f in findings):
         print_table(findings, by_id, verbose=args.verbose)
-    unexpected = [f for f in findings if f.as_expected is False]
-    pending = [f for f in findings if f.as_expected is None]
+    unexpected = [f for f in findings if not f.as_expected]
     bad_traces = corpus["inconsistent_traces"]
     print(f"\n{len(findings)} claims over {len(corpus['datasets'])} datasets, {corpus['runs']} runs: "
-          f"{len(findings) - len(unexpected) - len(pending)} as expected, {len(unexpected)} unexpected, "
-          f"{len(pending)} not yet checked (symbolic). Results: {path}")
+          f"{len(findings) - len(unexpected)} as expected, {len(unexpected)} unexpected. Results: {path}")
     for b in bad_traces:
         print(f"INCONSISTENT TRACE: {b}")
     return 1 if unexpected or bad_traces else 0

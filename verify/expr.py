@@ -87,6 +87,7 @@ _FUNCS = {
     "ceil": ((S,), S), "floor": ((S,), S), "abs": ((S,), S), "sign": ((S,), S),
     "min": (None, S), "max": (None, S), "vec": (None, V),
 }
+_SYMBOLIC_FUNCS = {"exp": ((S,), S), "diff": ((S, S), S), "cat": ((V, S), V)}
 _AGG = {"min_i": S, "max_i": S, "sum_i": S, "all_i": B, "any_i": B}
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
@@ -115,8 +116,12 @@ def _col(node) -> int | None:
     return getattr(node, "col_offset", -1) + 1 if hasattr(node, "col_offset") else None
 
 
-def compile_expr(source: str) -> Compiled:
-    """Parse and type-check one expression; raises ExprError (never runs anything)."""
+def compile_expr(source: str, names: dict | None = None, symbolic: bool = False) -> Compiled:
+    """Parse and type-check one expression; raises ExprError (never runs anything).
+
+    ``names`` (name -> "scalar"/"vector") replaces the quantities of QUANTITIES (the free
+    symbols of a symbolic proof step); ``symbolic`` also allows exp(s), diff(e, s) and
+    cat(v, s) (v with the scalar s appended), which only the symbolic engine evaluates."""
     if not isinstance(source, str):
         raise ExprError("expression must be a string")
     if len(source) > MAX_LENGTH:
@@ -138,7 +143,7 @@ def compile_expr(source: str) -> Compiled:
     count = sum(1 for _ in ast.walk(tree))
     if count > MAX_NODES:
         raise ExprError(f"expression has {count} syntax nodes; the limit is {MAX_NODES}")
-    c = _Compiler(source.strip())
+    c = _Compiler(source.strip(), names, symbolic)
     t, ty = c.node(tree.body, 0)
     return Compiled(source, _intern(t), ty, frozenset(c.names), c.prev_depth, c.points)
 
@@ -159,8 +164,10 @@ def _intern(t):
 
 
 class _Compiler:
-    def __init__(self, src):
+    def __init__(self, src, names=None, symbolic=False):
         self.src = src
+        self.table = {k: (v, "") for k, v in names.items()} if names is not None else QUANTITIES
+        self.symbolic = symbolic
         self.names: set[str] = set()
         self.prev_depth = 0
         self.points = False
@@ -176,10 +183,10 @@ class _Compiler:
         if isinstance(n, ast.Constant):
             return self.const(n)
         if isinstance(n, ast.Name):
-            if n.id not in QUANTITIES:
-                self.fail(n, f"unknown name {n.id!r}; known quantities: {', '.join(sorted(QUANTITIES))}")
+            if n.id not in self.table:
+                self.fail(n, f"unknown name {n.id!r}; known: {', '.join(sorted(self.table))}")
             self.names.add(n.id)
-            return ("name", n.id), QUANTITIES[n.id][0]
+            return ("name", n.id), self.table[n.id][0]
         if isinstance(n, ast.UnaryOp):
             a, ta = self.node(n.operand, d)
             if isinstance(n.op, ast.Not):
@@ -300,6 +307,14 @@ class _Compiler:
             if ta != want:
                 self.fail(n, f"{name} needs a {'condition' if want == B else 'number'}")
             return ("agg", name, a), _AGG[name]
+        if self.symbolic and name in _SYMBOLIC_FUNCS:
+            sig, rt = _SYMBOLIC_FUNCS[name]
+            args = [self.node(a, d) for a in n.args]
+            if len(args) != len(sig) or any(t != want for (_, t), want in zip(args, sig)):
+                self.fail(n, f"{name}() takes ({', '.join(sig)})")
+            if name == "diff" and args[1][0][0] != "name":
+                self.fail(n, "diff(e, s) differentiates with respect to a name")
+            return ("call", name, tuple(a[0] for a in args)), rt
         if name not in _FUNCS:
             self.fail(n, f"unknown function {name!r}; allowed: {', '.join(sorted(list(_FUNCS) + list(_AGG) + ['prev']))}")
         sig, rt = _FUNCS[name]

@@ -6,7 +6,7 @@ results.json, schema ``proof-audit/results`` version 1::
 
     {"schema": "proof-audit/results", "version": 1,
      "claims": [{"id", "document", "citation", "statement", "expr", "when", "expect",
-                 "verdict", "as_expected" (true/false/null), "evidence": {...},
+                 "verdict", "as_expected" (true/false), "evidence": {...},
                  "file", "line"}, ...],          # claim-file order
      "summary": {"<document>": {"<verdict>": count, ..., "unexpected": count}},
      "corpus": {"datasets": [{name, n, d, sha256, source, certificates}], "runs": N,
@@ -45,7 +45,7 @@ def results_dict(findings, claims_by_id, corpus) -> dict:
         })
         s = summary.setdefault(c.document, {})
         s[f.verdict.label] = s.get(f.verdict.label, 0) + 1
-        if f.as_expected is False:
+        if not f.as_expected:
             s["unexpected"] = s.get("unexpected", 0) + 1
     return {"schema": "proof-audit/results", "version": 1, "claims": rows, "summary": summary, "corpus": corpus}
 
@@ -77,7 +77,7 @@ def write_results(out_dir, findings, claims_by_id, corpus, run_info) -> str:
     return path
 
 
-_MARK = {True: "ok", False: "UNEXPECTED", None: "--"}
+_MARK = {True: "ok", False: "UNEXPECTED"}
 
 
 def print_table(findings, claims_by_id, file=None, verbose=False):
@@ -92,13 +92,13 @@ def print_table(findings, claims_by_id, file=None, verbose=False):
         for f in fs:
             ev = f.evidence.get("evaluations", "")
             print(f"  {f.claim_id:<{w}}  {f.verdict.label:<28} {f.expect:<8} {ev!s:>7}  {_MARK[f.as_expected]}", file=file)
-            if verbose or f.as_expected is False:
+            if verbose or not f.as_expected:
                 for line in _details(f):
                     print(f"      {line}", file=file)
         counts: dict = {}
         for f in fs:
             counts[f.verdict.label] = counts.get(f.verdict.label, 0) + 1
-        unexpected = sum(1 for f in fs if f.as_expected is False)
+        unexpected = sum(1 for f in fs if not f.as_expected)
         print("  " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + f"; unexpected: {unexpected}", file=file)
 
 
@@ -114,6 +114,9 @@ def _details(f):
             yield f"replay: {ev['replay']}"
     if "reason" in ev:
         yield f"reason: {ev['reason']}"
+    for st in ev.get("steps", []):
+        if st["verdict"] != "proved":
+            yield f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})"
     if "min_slack" in ev:
         yield f"smallest slack {ev['min_slack']['exact']} (~{ev['min_slack']['approx']:.3g}) at {ev.get('min_slack_at')}"
 

@@ -15,25 +15,21 @@ class Verdict(enum.IntEnum):
     #: The exact evaluation could not decide (a solver or arithmetic limit), or no applicable
     #: evaluation existed.  Never a pass.
     UNKNOWN = 1
-    #: A symbolic statement awaiting the symbolic engine (issue 4).  Never a pass.
-    NOT_YET_CHECKED = 2
     #: True at every evaluated step of every applicable trace of the corpus named.
-    HOLDS_ON_EVIDENCE = 3
-    #: No counterexample in a stated, exhaustively searched domain (issue 4).
-    NO_COUNTEREXAMPLE_IN_DOMAIN = 4
-    #: Proved: a closed statement computed exactly, or a symbolic step for all dimensions.
-    PROVED = 5
+    HOLDS_ON_EVIDENCE = 2
+    #: No counterexample in a stated, exhaustively searched domain (see verify.search).
+    NO_COUNTEREXAMPLE_IN_DOMAIN = 3
+    #: Proved: a closed statement computed exactly, or every step of a symbolic proof for all
+    #: dimensions.
+    PROVED = 4
 
     @property
     def label(self) -> str:
         return self.name.lower().replace("_", " ")
 
 
-def meets(verdict: Verdict, expect: str) -> bool | None:
-    """Whether a verdict is what the claim file expects; None when the claim is not yet
-    checked (it neither passes nor fails)."""
-    if verdict == Verdict.NOT_YET_CHECKED:
-        return None
+def meets(verdict: Verdict, expect: str) -> bool:
+    """Whether a verdict is what the claim file expects."""
     if expect == "refuted":
         return verdict == Verdict.REFUTED
     return verdict in (Verdict.HOLDS_ON_EVIDENCE, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, Verdict.PROVED)
@@ -53,5 +49,5 @@ class Finding:
     line: int = 0
 
     @property
-    def as_expected(self) -> bool | None:
+    def as_expected(self) -> bool:
         return meets(self.verdict, self.expect)
