@@ -463,12 +463,21 @@ def _check_params(params: Params, var):
 def _parse_order(order: str):
     if order in ("first", "cyclic", "max-violation"):
         return order, None
+    if order.startswith("sequence:"):
+        body = order.split(":", 1)[1]
+        try:
+            seq = [int(v) for v in body.split(",")] if body else []
+        except ValueError:
+            raise ParamError(f"sequence order needs comma-separated point indices, as sequence:0,2,1; got {order!r}") from None
+        if any(v < 0 for v in seq):
+            raise ParamError("sequence indices are 0-based and non-negative")
+        return "sequence", seq
     if order.startswith("random:"):
         seed = order.split(":", 1)[1]
         if not seed.isdigit():
             raise ParamError(f"random order needs an integer seed, as random:SEED; got {order!r}")
         return "random", int(seed)
-    raise ParamError(f"unknown order {order!r}; choose first, cyclic, random:SEED or max-violation")
+    raise ParamError(f"unknown order {order!r}; choose first, cyclic, random:SEED, max-violation or sequence:I,J,...")
 
 
 def train(ds: Dataset, params: Params, recorder=None) -> Result:
@@ -485,6 +494,8 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
     exact = params.arithmetic == "exact"
     order, seed = _parse_order(params.order)
     rng = np.random.default_rng(seed) if order == "random" else None
+    if order == "sequence" and any(j >= ds.n for j in seed):
+        raise ParamError(f"sequence names point {max(seed)}; the dataset has {ds.n} points (0-based)")
 
     if recorder is not None:
         recorder.begin(_header(ds, params, model, X))
@@ -595,6 +606,20 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
                 converged = True
                 stop = "converged"
                 break
+    elif order == "sequence":  # the updates are given: each must be on a misclassified point
+        for step, j in enumerate(seed, 1):
+            s = model.all_scores()
+            mist = _mistakes(s, y, tie)
+            if not mist[j]:
+                raise ParamError(f"sequence step {step}: point {j} is correctly classified (score {s[j]}, y = {int(y[j])}); "
+                                 "the algorithm only updates on a misclassified point")
+            epoch = step
+            t += 1
+            run_replaced = do_update(j, s[j])
+            emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, run_replaced)
+        s = model.all_scores()
+        converged = not _mistakes(s, y, tie).any()
+        stop = "converged" if converged else "sequence_end"
     else:  # first, max-violation: every step looks at all points
         while True:
             s = model.all_scores()

@@ -217,14 +217,19 @@ _SAFE = 2**62
 
 
 class Vec:
-    """core_num / core_den (integer numpy array) followed by ``extra`` scalar components."""
+    """mult * (core_num / core_den followed by ``extra`` scalar components).
 
-    __slots__ = ("num", "den", "extra", "_maxabs")
+    The core is an integer numpy array; ``mult`` is 1 or an irrational Surd (a rational
+    multiplier is always folded into the core), which represents w / |w| for an integer w
+    exactly."""
 
-    def __init__(self, num: np.ndarray, den: int, extra: tuple = ()):
+    __slots__ = ("num", "den", "extra", "mult", "_maxabs")
+
+    def __init__(self, num: np.ndarray, den: int, extra: tuple = (), mult=None):
         self.num = num
         self.den = int(den)
         self.extra = tuple(extra)
+        self.mult = Fraction(1) if mult is None else mult
         self._maxabs = None
 
     def maxabs(self) -> int:
@@ -238,8 +243,13 @@ class Vec:
     def dim(self) -> int:
         return int(self.num.shape[0]) + len(self.extra)
 
+    @property
+    def plain(self) -> bool:
+        return not isinstance(self.mult, Surd) and self.mult == 1
+
     def components(self) -> list:
-        return [Fraction(int(v), self.den) for v in self.num] + list(self.extra)
+        comps = [Fraction(int(v), self.den) for v in self.num] + list(self.extra)
+        return comps if self.plain else [mul(self.mult, c) for c in comps]
 
     def __repr__(self):
         return f"Vec({self.components()})"
@@ -254,14 +264,35 @@ def vec_from_fractions(vals, extra=()) -> Vec:
     return Vec(arr, den, extra)
 
 
+def unit_direction(v) -> Vec:
+    """v / |v| exactly, for a nonzero integer or rational vector v."""
+    base = vec_from_fractions(v)
+    n2 = vdot(base, base)
+    if n2 == 0:
+        raise ExactError("the zero vector has no direction")
+    m = div(Fraction(1), sqrt(n2))
+    if not isinstance(m, Surd):
+        return vscale(m, base)
+    return Vec(base.num, base.den, base.extra, m)
+
+
+def _flat(a: Vec) -> Vec:
+    return Vec(np.zeros(0, dtype=np.int64), 1, tuple(a.components()))
+
+
+def _same_mult(a: Vec, b: Vec) -> bool:
+    if a.plain and b.plain:
+        return True
+    return isinstance(a.mult, Surd) and isinstance(b.mult, Surd) and a.mult.terms == b.mult.terms
+
+
 def _align(a: Vec, b: Vec) -> tuple[Vec, Vec]:
     """The same split into integer core and extra components for both (same total dim)."""
     if a.num.shape == b.num.shape and len(a.extra) == len(b.extra):
         return a, b
     if a.dim != b.dim:
         raise ExactError(f"vectors of different dimensions ({a.dim} and {b.dim})")
-    empty = np.zeros(0, dtype=np.int64)
-    return Vec(empty, 1, tuple(a.components())), Vec(empty, 1, tuple(b.components()))
+    return _flat(a), _flat(b)
 
 
 def vdot(a: Vec, b: Vec):
@@ -274,7 +305,9 @@ def vdot(a: Vec, b: Vec):
     s = Fraction(dot, a.den * b.den)
     for x, y in zip(a.extra, b.extra):
         s = add(s, mul(x, y))
-    return s
+    if a.plain and b.plain:
+        return s
+    return mul(mul(a.mult, b.mult), s)
 
 
 def _int_lin(ca: int, a: np.ndarray, cb: int, b: np.ndarray) -> np.ndarray:
@@ -289,22 +322,23 @@ def _int_lin(ca: int, a: np.ndarray, cb: int, b: np.ndarray) -> np.ndarray:
 
 def vadd(a: Vec, b: Vec, sb: int = 1) -> Vec:
     a, b = _align(a, b)
+    if not _same_mult(a, b):
+        a, b = _flat(a), _flat(b)
     den = math.lcm(a.den, b.den)
     num = _int_lin(den // a.den, a.num, sb * (den // b.den), b.num)
     extra = tuple(add(x, y) if sb == 1 else sub(x, y) for x, y in zip(a.extra, b.extra))
-    return _reduce(Vec(num, den, extra))
+    return _reduce(Vec(num, den, extra, a.mult))
 
 
 def vscale(c, a: Vec) -> Vec:
-    if isinstance(c, Surd):
-        if a.num.size and a.num.any():
-            raise ExactError("an irrational multiple of a vector is not supported")
-        return Vec(a.num, a.den, tuple(mul(c, x) for x in a.extra))
-    c = Fraction(c)
-    if c == 0:
+    m = mul(c, a.mult) if not a.plain else c
+    if isinstance(m, Surd):
+        return Vec(a.num, a.den, a.extra, m)
+    m = Fraction(m)
+    if m == 0:
         return Vec(np.zeros_like(a.num), 1, tuple(Fraction(0) for _ in a.extra))
-    num = _int_lin(c.numerator, a.num, 0, a.num)
-    return _reduce(Vec(num, a.den * c.denominator, tuple(mul(c, x) for x in a.extra)))
+    num = _int_lin(m.numerator, a.num, 0, a.num)
+    return _reduce(Vec(num, a.den * m.denominator, tuple(mul(m, x) for x in a.extra)))
 
 
 def _reduce(v: Vec) -> Vec:
@@ -319,16 +353,20 @@ def _reduce(v: Vec) -> Vec:
     else:
         g = math.gcd(g, int(np.gcd.reduce(v.num)))
     if g > 1:
-        return Vec(v.num // g, v.den // g, v.extra)
+        return Vec(v.num // g, v.den // g, v.extra, v.mult)
     return v
 
 
 def veq(a: Vec, b: Vec) -> bool:
     a, b = _align(a, b)
+    if not _same_mult(a, b):
+        return all(sign(sub(x, y)) == 0 for x, y in zip(a.components(), b.components()))
     if not np.array_equal(_int_lin(b.den, a.num, 0, a.num), _int_lin(a.den, b.num, 0, b.num)):
         return False
     return all(sign(sub(x, y)) == 0 for x, y in zip(a.extra, b.extra))
 
 
 def vconcat(a: Vec, extra) -> Vec:
-    return Vec(a.num, a.den, a.extra + tuple(extra))
+    if a.plain:
+        return Vec(a.num, a.den, a.extra + tuple(extra))
+    return Vec(a.num, a.den, a.extra + tuple(div(e, a.mult) for e in extra), a.mult)

@@ -180,7 +180,13 @@ def cmd_check(args) -> int:
     ds = load(args.data, args.format, args.labels)
     tr = read_trace(args.trace)
     claims = _load_all_claims(_claim_paths(args))
-    ctx, bad, tallies = replay(ds, tr, claims)
+    if args.only:
+        missing = set(args.only) - {c.id for c in claims}
+        if missing:
+            raise UsageError(f"no claim {sorted(missing)[0]!r} in the claim files")
+        claims = [c for c in claims if c.id in args.only]
+    sep = (args.separator, args.separator_bias) if args.separator else None
+    ctx, bad, tallies = replay(ds, tr, claims, separator=sep)
     if bad is not None:
         print(f"{args.trace}: INCONSISTENT with {ds.name}: {bad}")
         return 1
@@ -240,6 +246,64 @@ def cmd_run(args) -> int:
     return 1 if unexpected or bad_traces else 0
 
 
+def cmd_search(args) -> int:
+    from .search import Domain, SearchError, search, worst
+
+    claims = _load_all_claims(_claim_paths(args))
+    match = [c for c in claims if c.id == args.claim_id]
+    if not match:
+        raise UsageError(f"no claim {args.claim_id!r} in the claim files")
+    claim = match[0]
+    for name in ("points", "dim", "box", "max_updates", "sep_box"):
+        if getattr(args, name) < (0 if name == "max_updates" else 1):
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
+                 sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt", sign0=args.sign0)
+    try:
+        if args.worst:
+            res = worst(claim, dom, timeout=args.timeout)
+            print(json.dumps(res, indent=1, sort_keys=True, default=str) if args.json else _worst_text(res))
+            return 0
+        res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out)
+    except SearchError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        print(json.dumps(res.to_json(), sort_keys=True, default=str))
+    else:
+        print(_search_text(claim, res))
+    return 0 if (res.verdict.name == "REFUTED") == (claim.expect == "refuted") and res.verdict.name != "UNKNOWN" else 1
+
+
+def _search_text(claim, res) -> str:
+    lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
+             f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
+    d = res.domain
+    lines.append(f"  domain: {d['datasets']}; {d['runs']}; separators {d['separators']}")
+    if res.counterexample:
+        ce = res.counterexample
+        lines.append(f"  dataset: " + ", ".join(f"{tuple(p)} -> {y:+d}" for p, y in zip(ce["points"], ce["labels"])))
+        lines.append(f"  updates (0-based points, in order): {ce['updates']}")
+        if ce["separator"]:
+            lines.append(f"  separator: v = {tuple(ce['separator']['v'])}" + (f", c = {ce['separator']['b']}" if ce['separator']['b'] else "")
+                         + " (w_opt = v/|v|)")
+        viol = ce["violation"]
+        where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
+        where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
+        lines.append(f"  violated {where}: " + (f" {viol['ops'][0]} ".join(viol["sides"]) if "sides" in viol else "false"))
+        if res.files:
+            lines.append(f"  replay: {res.files['replay']}")
+    if res.reason:
+        lines.append(f"  {res.reason}")
+    return "\n".join(lines)
+
+
+def _worst_text(res) -> str:
+    lines = [f"{res['claim']}: worst ratio updates / bound = {res['ratio']:.4f} ({res['updates']} updates, bound {res['bound']:.4f})",
+             f"  dataset: {res.get('points')} labels {res.get('labels')} separator {res.get('separator')}",
+             f"  domain: {res['domain']['datasets']}; {res['domain']['runs']}"]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -265,7 +329,29 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_args(p)
     p.add_argument("--trace", required=True, help="trace file (.jsonl or .npz)")
     p.add_argument("--claims", nargs="+", help="claim files (default: the built-in ones)")
+    p.add_argument("--only", action="append", help="evaluate only this claim id (repeatable)")
+    p.add_argument("--separator", type=_vector_arg, help="use w_opt = v/|v| for this integer/rational v instead of a certificate")
+    p.add_argument("--separator-bias", type=_rational_arg, default=Fraction(0), help="b_opt = c/|v| with --separator")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("search", help="search small integer datasets for a counterexample to a claim")
+    p.add_argument("claim_id")
+    p.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
+    p.add_argument("--points", type=int, default=3)
+    p.add_argument("--dim", type=int, default=2)
+    p.add_argument("--box", type=int, default=3, help="coordinates in [-BOX, BOX]")
+    p.add_argument("--max-updates", type=int, default=6)
+    p.add_argument("--order", choices=["any", "first", "cyclic"], default="any")
+    p.add_argument("--sep-box", type=int, default=6, help="integer separators in [-SEP_BOX, SEP_BOX]^dim")
+    p.add_argument("--separators", choices=["best", "all"], default="best")
+    p.add_argument("--variant", choices=list(__import__("verify.search", fromlist=["x"]).SEARCHABLE_VARIANTS))
+    p.add_argument("--sign0", type=int, choices=[-1, 0, 1], default=0)
+    p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds (a hard limit)")
+    p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")
+    p.add_argument("--out", default="counterexamples", help="where counterexample datasets and traces are written")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("certify", help="separability or non-separability certificate, exactly verified")
     _add_data_args(p)

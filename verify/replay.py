@@ -64,7 +64,9 @@ def _fmt(v) -> str:
 class RunContext:
     """Everything about one (dataset, run parameters) pair that claims may use."""
 
-    def __init__(self, ds, params: Params, cert: Certificate | None = None):
+    def __init__(self, ds, params: Params, cert: Certificate | None = None, separator=None):
+        """``separator`` = (v, b): use w_opt = v/|v|, b_opt = b/|v| exactly (an integer or
+        rational separator, as the search quantifies over) instead of a certificate."""
         self.ds, self.params = ds, params
         self.var = VARIANTS[params.variant]
         self.bias = self.var.bias is not None
@@ -78,6 +80,8 @@ class RunContext:
         self.R = X.sqrt(self.R2)
         self.eta = Fraction(params.eta)
         self.tie = self.var.tie if self.var.tie is not None else params.sign0
+        if separator is not None:
+            cert = _separator_certificate(self.rows_frac, self.y, separator, self.bias)
         self.cert = cert if cert is not None else certify_points(self.rows_frac, self.y, bias=self.bias)
         w0 = params.w0 if params.w0 is not None else (0,) * self.d
         self.w0 = X.vec_from_fractions(w0) if not self.var.dual else X.vec_from_fractions([0] * self.d)
@@ -88,13 +92,34 @@ class RunContext:
             "separable": Fraction(1 if self.cert.kind == "separable" else 0),
         }
         if self.cert.kind == "separable":
-            w_opt = X.vec_from_fractions(self.cert.w_opt)
-            self.consts.update({"w_opt": w_opt, "b_opt": self.cert.b_opt, "gamma": self.cert.gamma})
-            self.consts["w_hat_opt"] = X.vconcat(w_opt, [X.div(self.cert.b_opt, self.R)])
+            if separator is not None:
+                v, b = separator
+                w_opt = X.unit_direction(v)
+                nv = X.sqrt(sum(Fraction(c) ** 2 for c in v))
+                b_opt, gamma = X.div(Fraction(b), nv), X.div(self.cert.gamma, nv)
+            else:
+                w_opt, b_opt, gamma = X.vec_from_fractions(self.cert.w_opt), self.cert.b_opt, self.cert.gamma
+            self.consts.update({"w_opt": w_opt, "b_opt": b_opt, "gamma": gamma})
+            if X.sign(self.R) != 0:  # (w_opt, b_opt/R) is undefined when every point is 0
+                self.consts["w_hat_opt"] = X.vconcat(w_opt, [X.div(b_opt, self.R)])
 
     def strict_gamma(self):
         g = self.consts.get("gamma")
-        return None if g is None else g * (1 - Fraction(1, 2**32))
+        return None if g is None else X.mul(g, 1 - Fraction(1, 2**32))
+
+
+def _separator_certificate(rows, y, separator, bias) -> Certificate:
+    """The given separator as a certificate: kind separable iff its margin is positive; the
+    certificate's gamma holds the unnormalised margin min_i y_i (v.x_i + b)."""
+    v, b = separator
+    v = [Fraction(c) for c in v]
+    b = Fraction(b) if bias else Fraction(0)
+    if len(v) != len(rows[0]):
+        return Certificate("unknown", bias, reason=f"separator has {len(v)} coordinates, inputs have {len(rows[0])}")
+    m = min(yi * (sum(a * c for a, c in zip(v, x)) + b) for x, yi in zip(rows, y))
+    if m <= 0 or not any(v):
+        return Certificate("unknown", bias, method="given separator", reason=f"the given separator does not separate (margin {m})")
+    return Certificate("separable", bias, w_opt=v, b_opt=b, gamma=m, method="given separator")
 
 
 def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_name: str | None = None) -> str | None:
@@ -276,7 +301,7 @@ def _sgn(v, tie):
     return s if s != 0 else tie
 
 
-def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims=True):
+def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims=True, separator=None):
     """Re-run the trace's algorithm on ds, compare with every record, evaluate claims.
 
     Returns (ctx, inconsistency or None, {claim_id: ClaimTally}).
@@ -290,7 +315,7 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
         params = Params.from_json(h["params"])
     except (TypeError, ValueError) as e:
         return None, Inconsistency(None, f"trace parameters unreadable: {e}"), {}
-    ctx = RunContext(ds, params, cert)
+    ctx = RunContext(ds, params, cert, separator)
     if not ctx.exact:
         claims = ()  # claims are evaluated on exact traces only (float rounding is not the notes' algebra)
     tallies: dict = {}
@@ -511,6 +536,21 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                     break
         if not converged and (stopped_unchanged or var.pocket):
             converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
+    elif order.startswith("sequence:"):
+        body = order.split(":", 1)[1]
+        for step, j in enumerate([int(v) for v in body.split(",")] if body else [], 1):
+            if not 0 <= j < n:
+                return Inconsistency(t + 1, f"the sequence names point {j}; the dataset has {n}")
+            s = score_of(j)
+            if _sgn(s, ctx.tie) == ctx.y[j]:
+                return Inconsistency(t + 1, f"point {j} is correctly classified (score {_fmt(s)}, y = {ctx.y[j]}): "
+                                            "the rule forbids an update on it")
+            t += 1
+            epochs = step
+            _, bad = visit(t, step, j)
+            if bad:
+                return bad
+        converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
     else:
         epoch = 0
         while True:
