@@ -1,0 +1,144 @@
+"""The counterexample search: planted false bounds are refuted (confirmed by replay), true
+bounds are not, and the statement of 'no counterexample' names its domain."""
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from verify.claims import builtin_claim_files, load_claims
+from verify.cli import main
+from verify.search import Domain, search, worst
+from verify.verdicts import Verdict
+
+HERE = os.path.dirname(__file__)
+PLANTED = os.path.join(HERE, "data", "planted_claims.toml")
+BUILTIN = {c.id: c for f in builtin_claim_files() for c in load_claims(f).claims}
+PLANTED_CLAIMS = {c.id: c for c in load_claims(PLANTED).claims}
+SMALL = Domain(points=3, dim=2, box=2, max_updates=5, sep_box=4)
+
+
+@pytest.mark.parametrize("cid", sorted(PLANTED_CLAIMS))
+def test_planted_false_bounds_are_refuted(cid, tmp_path):
+    """Each planted bound is refuted by the complete search, with a replayed counterexample."""
+    res = search(PLANTED_CLAIMS[cid], SMALL, engine="enumerate", timeout=60, out_dir=str(tmp_path))
+    assert res.verdict == Verdict.REFUTED, res.to_json()
+    ce = res.counterexample
+    assert ce["violation"] and len(ce["points"]) <= 2
+    assert os.path.exists(res.files["data"]) and os.path.exists(res.files["trace"])
+
+
+@pytest.mark.parametrize("cid", ["000.iterations", "001.theorem.bound", "002.conclusion.bound",
+                                 "000.numerator.bound", "000.denominator.bound", "001.lemma2", "001.lemma1"])
+def test_true_bounds_have_no_counterexample_in_domain(cid):
+    """The notes' true bounds: none in the (small) domain, stated exactly."""
+    res = search(BUILTIN[cid], Domain(points=2, dim=2, box=2, max_updates=5, sep_box=4), engine="enumerate", timeout=60)
+    assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.to_json()
+    d = res.domain
+    assert d["points"] == 2 and d["box"] == 2 and d["max_updates"] == 5 and d["engine"] == "enumerate"
+    assert "z3" in d["versions"]
+
+
+NEW_CLAIMS = '''
+    [document]
+    file = "someone_else.md"
+
+    [[claim]]
+    id = "new.norm-no-R"
+    section = "s"
+    statement = "|w_k|^2 <= k"
+    expr = "norm2(w) <= k"
+    variants = ["rosenblatt"]
+    when = "update"
+    assume = ["w0_zero", "eta_one"]
+    expect = "refuted"
+
+    [[claim]]
+    id = "new.linear-bound"
+    section = "s"
+    statement = "k <= R / (2 gamma)"
+    expr = "mistakes <= R/(2*gamma)"
+    variants = ["rosenblatt"]
+    when = "end"
+    assume = ["separable", "w0_zero", "eta_one"]
+    expect = "refuted"
+
+    [[claim]]
+    id = "new.margin-grows"
+    section = "s"
+    statement = "after an update the updated point is classified correctly"
+    expr = "y*dot(w, x) > 0"
+    variants = ["rosenblatt"]
+    when = "update"
+    expect = "refuted"
+
+    [[claim]]
+    id = "new.bias-bounded"
+    section = "s"
+    statement = "|b| <= k R^2 for the bias variant"
+    expr = "abs(b) <= k*R2"
+    variants = ["novikoff"]
+    when = "update"
+    expect = "holds"
+'''
+
+
+def test_claims_it_was_not_tuned_to(tmp_path):
+    """Claims written as a new user would: the wrong ones are refuted, the true one is not."""
+    p = tmp_path / "new.toml"
+    p.write_text(textwrap.dedent(NEW_CLAIMS))
+    claims = {c.id: c for c in load_claims(str(p)).claims}
+    for cid, c in claims.items():
+        res = search(c, SMALL, engine="enumerate", timeout=60)
+        want = Verdict.REFUTED if c.expect == "refuted" else Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+        assert res.verdict == want, (cid, res.to_json())
+
+
+def test_z3_engine_refutes_and_is_replayed():
+    """z3 finds a counterexample to 1/gamma^2 on data that is not unit-norm; it is replayed."""
+    res = search(PLANTED_CLAIMS["planted.one-over-gamma2"], SMALL, engine="z3", timeout=30)
+    assert res.verdict == Verdict.REFUTED and res.engine == "z3"
+    assert res.counterexample["violation"]
+
+
+def test_hypothesis_engine_refutes():
+    res = search(PLANTED_CLAIMS["planted.no-square"], SMALL, engine="hypothesis", timeout=60)
+    assert res.verdict == Verdict.REFUTED and res.engine == "hypothesis"
+
+
+def test_hypothesis_never_concludes_none():
+    """A true bound searched by Hypothesis alone is 'unknown', never 'no counterexample'."""
+    res = search(BUILTIN["000.iterations"], Domain(points=2, dim=2, box=2, max_updates=3), engine="hypothesis", timeout=20)
+    assert res.verdict == Verdict.UNKNOWN and "does not mean none exists" in res.reason
+
+
+def test_search_cli_and_replay_command(tmp_path, capsys):
+    """The CLI prints the dataset, updates, both sides and a check command that reproduces it."""
+    out = str(tmp_path / "ce")
+    rc = main(["search", "planted.no-square", "--claims", PLANTED, "--points", "3", "--box", "2", "--max-updates", "5",
+               "--engine", "enumerate", "--out", out])
+    text = capsys.readouterr().out
+    assert rc == 0 and "refuted" in text and "dataset:" in text and "replay: proof-audit check" in text
+    cmd = text.split("replay: ")[1].strip().split()
+    assert main(cmd[1:]) == 0
+    assert "planted.no-square: refuted" in capsys.readouterr().out
+
+
+def test_search_rejects_unsearchable(capsys):
+    assert main(["search", "001.hat.score"]) == 2
+    assert "handles update, end and dataset claims" in capsys.readouterr().err
+
+
+def test_worst_ratio_of_true_bound_is_at_most_one():
+    """Tightness: updates / (R^2/gamma^2) stays <= 1 for the true bound and is reported."""
+    res = worst(BUILTIN["000.iterations"], Domain(points=2, dim=2, box=2, max_updates=5, sep_box=4), timeout=60)
+    assert 0 < res["ratio"] <= 1 and res["complete"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", ["000.iterations", "001.theorem.bound", "002.conclusion.bound"])
+def test_true_bounds_issue_domain(cid):
+    """The domain of the issue: 3 points, 2 dimensions, box 3, 6 updates, separators in [-6, 6]^2."""
+    res = search(BUILTIN[cid], Domain(points=3, dim=2, box=3, max_updates=6, sep_box=6), engine="enumerate", timeout=120)
+    assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
