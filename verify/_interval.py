@@ -143,7 +143,14 @@ def _is_vec(v):
 
 def ieval(tree, env, m: int):
     """Evaluate a compiled tree over M candidates.  ``env.get(name)`` returns intervals,
-    ``env.prev(j)`` an env, ``env.points()`` per-point envs (for the _i aggregates)."""
+    ``env.prev(j)`` an env, ``env.points()`` per-point envs (for the _i aggregates).
+    Undefined operations (0/0, inf - inf) give NaN bounds, which compare as undecided."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return _ieval(tree, env, m)
+
+
+def _ieval(tree, env, m: int):
+    ieval = _ieval
     op = tree[0]
     if op == "num":
         return const(tree[1], m)
@@ -185,8 +192,14 @@ def ieval(tree, env, m: int):
         vals = [ieval(p, env, m) for p in tree[2]]
         res = np.full(m, TRUE)
         for o, a, b in zip(tree[1], vals, vals[1:]):
-            if _is_vec(a):
-                raise IntervalError("vector comparison")
+            if _is_vec(a):  # == / != componentwise
+                eq = np.full(m, TRUE)
+                for j in range(a[0].shape[1]):
+                    eq = _and(eq, _cmp("==", (a[0][:, j], a[1][:, j]), (b[0][:, j], b[1][:, j])))
+                if o == "!=":
+                    eq = np.where(eq == TRUE, FALSE, np.where(eq == FALSE, TRUE, UNDECIDED))
+                res = _and(res, eq)
+                continue
             res = _and(res, _cmp(o, a, b))
         return res
     if op == "and":

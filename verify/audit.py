@@ -129,6 +129,13 @@ class _Progress:
             sys.stderr.write(f"[{self.done}/{self.total}] {what}\n")
             self.last = now
 
+    def note(self, what):
+        if self.quiet:
+            return
+        if self.tty:
+            sys.stderr.write(f"\r{what[:80]:<80}")
+            sys.stderr.flush()
+
     def close(self):
         if self.tty and not self.quiet:
             sys.stderr.write("\n")
@@ -185,8 +192,9 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
 
             _eval_claim(c, _Env(None, {}), tally, {"once": True})
             _merge(agg[c.id], tally, None)
-    progress.close()
     findings = [_finding(c, agg[c.id]) for c in claims]
+    findings, tightness = _searches(claims, findings, progress if not quiet else None)
+    progress.close()
     cert_info = {}
     for (sha, bias, aug, unit), cert in sorted(certs.items(), key=lambda kv: (kv[0][0], kv[0][1], str(kv[0][2]), kv[0][3])):
         name = next(d["name"] for d in corpus_info if d["sha256"] == sha)
@@ -194,9 +202,73 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
         cert_info.setdefault(name, []).append({"inputs": form, **cert.to_json()})
     for d in corpus_info:
         d["certificates"] = cert_info.get(d["name"], [])
-    info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent}
+    info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent, "tightness": tightness,
+            "search_domain": {k: v for k, v in AUDIT_DOMAIN.__dict__.items()}}
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done}
     return findings, info, run_info
+
+
+#: The domain every searchable claim is searched in by `proof-audit run`: small enough that
+#: the whole audit stays around a minute; `proof-audit search` explores larger ones.
+AUDIT_DOMAIN = None  # set below (import cycle)
+
+
+def _searches(claims, findings, progress):
+    """Search each searchable claim in AUDIT_DOMAIN; a confirmed counterexample refutes it, and
+    a complete search without one strengthens 'holds on evidence' to 'no counterexample in D'.
+    Bounds of the form mistakes <= B also get a tightness entry (worst updates / bound)."""
+    from .search import SearchError, search, worst, _bound_tree
+
+    out = []
+    tight = []
+    for c, f in zip(claims, findings):
+        if c.when not in ("update", "end", "dataset") or c.compiled is None or f.verdict == Verdict.UNKNOWN \
+                or _has_equality(c.compiled.tree):
+            # identities ('==') are the symbolic engine's work: intervals cannot certify them
+            out.append(f)
+            continue
+        try:
+            res = search(c, AUDIT_DOMAIN, engine="enumerate", timeout=SEARCH_SECONDS)
+        except SearchError as e:
+            out.append(Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
+                               {**f.evidence, "search": {"not searched": str(e)}}, f.path, f.line))
+            continue
+        ev = dict(f.evidence)
+        srch = {k: v for k, v in res.to_json().items() if k not in ("seconds", "files")}
+        srch.pop("domain", None)
+        ev["search"] = srch
+        v = f.verdict
+        if res.verdict == Verdict.REFUTED and v != Verdict.REFUTED:
+            v = Verdict.REFUTED
+            ev["counterexample"] = {"search": res.counterexample}
+        elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v == Verdict.HOLDS_ON_EVIDENCE:
+            v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+        out.append(Finding(f.claim_id, f.citation, f.statement, v, f.expect, ev, f.path, f.line))
+        if c.when == "end" and _bound_tree(c) is not None and v != Verdict.REFUTED:
+            try:
+                w = worst(c, AUDIT_DOMAIN, timeout=SEARCH_SECONDS)
+            except SearchError:
+                continue
+            tight.append({"claim": c.id, "citation": c.citation, "bound": c.expr, "worst_ratio": round(w["ratio"], 9),
+                          "updates": w["updates"], "bound_value": round(w["bound"], 9), "dataset": w.get("points"),
+                          "labels": w.get("labels"), "updates_taken": w.get("path"), "separator": w.get("separator"),
+                          "complete": w["complete"]})
+        if progress is not None:
+            progress.note(f"searched {c.id}")
+    return out, tight
+
+
+#: Time limit of each search in the audit (seconds); a search that runs out says unknown and
+#: leaves the claim's verdict as the corpus gave it.
+SEARCH_SECONDS = 2.0
+
+
+def _has_equality(tree) -> bool:
+    if not isinstance(tree, tuple):
+        return False
+    if tree[0] == "cmp" and ("==" in tree[1] or "!=" in tree[1]):
+        return True
+    return any(_has_equality(t) for t in tree[1:] if isinstance(t, tuple))
 
 
 def _merge(a: dict, t: ClaimTally, run: Run | None):
@@ -268,3 +340,12 @@ def _replay_command(c, viol) -> str | None:
     claims_file = os.path.basename(c.path)
     return (f"proof-audit train --data {viol['data']} {viol['run']} --trace ce.jsonl && "
             f"proof-audit check --data {viol['data']} --trace ce.jsonl --claims {claims_file}")
+
+
+def _audit_domain():
+    from .search import Domain
+
+    return Domain(points=2, dim=2, box=2, max_updates=4, sep_box=3)
+
+
+AUDIT_DOMAIN = _audit_domain()

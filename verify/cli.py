@@ -225,7 +225,7 @@ def cmd_check(args) -> int:
 
 def cmd_run(args) -> int:
     from .audit import audit
-    from .report import print_table, write_results
+    from .report import print_table, print_tightness, write_results
 
     paths = _claim_paths(args)
     claims = _load_all_claims(paths)
@@ -237,6 +237,7 @@ def cmd_run(args) -> int:
     path = write_results(args.out, findings, by_id, corpus, run_info)
     if not args.quiet or any(not f.as_expected for f in findings):
         print_table(findings, by_id, verbose=args.verbose)
+        print_tightness(corpus.get("tightness"))
     unexpected = [f for f in findings if not f.as_expected]
     bad_traces = corpus["inconsistent_traces"]
     print(f"\n{len(findings)} claims over {len(corpus['datasets'])} datasets, {corpus['runs']} runs: "

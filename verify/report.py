@@ -102,6 +102,17 @@ def print_table(findings, claims_by_id, file=None, verbose=False):
         print("  " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + f"; unexpected: {unexpected}", file=file)
 
 
+def print_tightness(tightness, file=None):
+    file = file or sys.stdout
+    if not tightness:
+        return
+    print("\nTightness (worst updates / bound over the search domain)", file=file)
+    w = max(len(t["claim"]) for t in tightness)
+    for t in tightness:
+        print(f"  {t['claim']:<{w}}  {t['worst_ratio']:.4f}  ({t['updates']} updates against {t['bound_value']:.4g}; "
+              f"points {t['dataset']}, labels {t['labels']})", file=file)
+
+
 def _details(f):
     ev = f.evidence
     if "counterexample" in ev:

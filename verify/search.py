@@ -75,7 +75,7 @@ class Domain:
 
         d = asdict(self)
         d.update({
-            "datasets": f"up to {self.points} points in [-{self.box}, {self.box}]^{self.dim}, labels -1/+1"
+            "datasets": f"up to {self.points} points in [-{self.box}, {self.box}]^{self.dim} (not all zero), labels -1/+1"
                         + (" (labels folded into the points: the claim is label-symmetric)" if fold else ""),
             "runs": f"{self.variant} from w = 0, eta = 1, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
@@ -131,6 +131,8 @@ def _claim_variant(claim, wanted):
 def _check_searchable(claim):
     if claim.when not in ("update", "end", "dataset") or claim.compiled is None:
         raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles update, end and dataset claims")
+    if claim.datasets or claim.orders:
+        raise SearchError(f"claim {claim.id} is about particular datasets or orders, not a search domain")
     bad = set(claim.compiled.names) & _UNSUPPORTED_NAMES
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
@@ -282,6 +284,8 @@ class _Enumerator:
     def _search_n(self, n):
         dom = self.dom
         X, Y = _datasets(n, dom.dim, dom.box, self.fold, ordered=dom.order != "any")
+        nonzero = (X != 0).any(axis=(1, 2))  # R = 0 leaves b/R and x/R undefined: not in D
+        X, Y = X[nonzero], Y[nonzero]
         if "nontrivial" in self.claim.assume:
             keep = (Y == 1).any(axis=1) & (Y == -1).any(axis=1)
             X, Y = X[keep], Y[keep]
@@ -454,7 +458,7 @@ class _Enumerator:
         try:
             env = self._env(inst, ins, state, edge, depth)
             res = I.ieval(self.claim.compiled.tree, env, m)
-        except I.IntervalError:
+        except (I.IntervalError, IndexError, ValueError):
             res = np.full(m, I.UNDECIDED)
         cand = np.nonzero(res != I.TRUE)[0]
         if len(cand) == 0:
@@ -463,6 +467,8 @@ class _Enumerator:
         X = inst["X"][ins[cand]]
         size = np.abs(X).reshape(len(cand), -1).max(axis=1) * 10**6 + np.abs(X).reshape(len(cand), -1).sum(axis=1)
         for j in cand[np.argsort(size, kind="stable")]:
+            if time.monotonic() > self.deadline:
+                return "timeout"
             found = self._confirm(inst, int(ins[j]), state, j, depth)
             if found is not None:
                 return found
