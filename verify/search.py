@@ -247,8 +247,9 @@ def _with_hats(vals, R):
 # --------------------------------------------------------------------------- enumerate
 
 class _Enumerator:
-    def __init__(self, claim, dom: Domain, deadline):
+    def __init__(self, claim, dom: Domain, deadline, max_exact=None):
         self.claim, self.dom, self.deadline = claim, dom, deadline
+        self.max_exact, self.exact = max_exact, 0
         self.var = VARIANTS[dom.variant]
         self.bias = self.var.bias is not None
         self.tie = self.var.tie if self.var.tie is not None else dom.sign0
@@ -469,6 +470,9 @@ class _Enumerator:
         for j in cand[np.argsort(size, kind="stable")]:
             if time.monotonic() > self.deadline:
                 return "timeout"
+            self.exact += 1
+            if self.max_exact is not None and self.exact > self.max_exact:
+                return "budget"
             found = self._confirm(inst, int(ins[j]), state, j, depth)
             if found is not None:
                 return found
@@ -592,8 +596,10 @@ def _hypothesis_search(claim, dom: Domain, deadline, examples=300):
 
 # --------------------------------------------------------------------------- entry point
 
-def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_dir: str | None = None) -> SearchResult:
-    """Search for a counterexample to ``claim`` in ``dom``."""
+def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_dir: str | None = None,
+           max_exact: int | None = None) -> SearchResult:
+    """Search for a counterexample to ``claim`` in ``dom``.  ``max_exact`` bounds the
+    candidates the enumeration may evaluate exactly (a deterministic budget, unlike time)."""
     _check_searchable(claim)
     variant = _claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
     dom = Domain(**{**asdict(dom), "variant": variant})
@@ -610,11 +616,14 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
             reasons.append(f"{eng}: not started (time limit)")
             continue
         if eng == "enumerate":
-            en = _Enumerator(claim, dom, deadline)
+            en = _Enumerator(claim, dom, deadline, max_exact)
             got = en.run()
             checked += en.checked
             if got == "timeout":
                 reasons.append(f"enumerate: time limit of {timeout:g} s reached")
+                continue
+            if got == "budget":
+                reasons.append(f"enumerate: more than {max_exact} candidates needed exact evaluation (the budget)")
                 continue
             if got is None:
                 return SearchResult(claim.id, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, eng, dom.describe(fold, eng),
