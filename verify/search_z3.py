@@ -39,7 +39,7 @@ def _build(claim, dom, n):
             s.add(X[i][j] >= -B, X[i][j] <= B)
     n2 = [z3.Sum([X[i][j] * X[i][j] for j in range(d)]) for i in range(n)]
     R2 = z3.Int("R2")
-    s.add(*[R2 >= q for q in n2], z3.Or(*[R2 == q for q in n2]))
+    s.add(*[R2 >= q for q in n2], z3.Or(*[R2 == q for q in n2]), R2 > 0)  # not all points zero, as in D
     R = z3.Real("R")
     s.add(R >= 0, R * R == z3.ToReal(R2))
     aux = [0]
@@ -267,12 +267,15 @@ def _real(z3, e):
     return z3.ToReal(e) if z3.is_int(e) else e
 
 
-def _child(smt, keys, timeout, conn):
+def _child(claim, dom, n, timeout, conn):
     import z3
 
-    s = z3.Solver()
+    try:
+        s, keys = _build(claim, dom, n)
+    except _Unsupported as e:
+        conn.send(("unsupported", str(e)))
+        return
     s.set("timeout", int(timeout * 1000))
-    s.from_string(smt)
     r = s.check()
     if r != z3.sat:
         conn.send((str(r), s.reason_unknown() if r == z3.unknown else ""))
@@ -292,14 +295,16 @@ def _child(smt, keys, timeout, conn):
     conn.send(("sat", out))
 
 
-def _solve(smt, keys, timeout):
-    ctx = mp.get_context("fork")
+def _solve(claim, dom, n, timeout):
+    # A fresh interpreter per query: z3's term sharing (and so its search) depends on what the
+    # process built before, and a forked child would inherit that; spawn keeps runs repeatable.
+    ctx = mp.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_child, args=(smt, keys, timeout, send), daemon=True)
+    p = ctx.Process(target=_child, args=(claim, dom, n, timeout, send), daemon=True)
     p.start()
     send.close()
     got = None
-    if recv.poll(timeout + 0.5):
+    if recv.poll(timeout + 3.0):  # + interpreter start-up
         try:
             got = recv.recv()
         except EOFError:
@@ -320,11 +325,9 @@ def z3_search(claim, dom, deadline):
         if left <= 0.2:
             reasons.append("time limit reached")
             break
-        try:
-            s, keys = _build(claim, dom, n)
-        except _Unsupported as e:
-            return None, f"not encodable: {e}"
-        r, model = _solve(s.to_smt2(), keys, left)
+        r, model = _solve(claim, dom, n, left)
+        if r == "unsupported":
+            return None, f"not encodable: {model}"
         if r == "unsat":
             reasons.append(f"{n} point(s): unsat")
             continue
