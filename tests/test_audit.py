@@ -24,7 +24,8 @@ def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
     assert main(["run", "--no-coq", "--out", str(out1), "--quiet"]) == 0
     assert main(["run", "--no-coq", "--out", str(out2), "--quiet"]) == 0
     b1 = (out1 / "results.json").read_bytes()
-    assert b1 == (out2 / "results.json").read_bytes()
+    for name in ("results.json", "report.md", "junit.xml", "results.sarif"):
+        assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name
     data = json.loads(b1)
     assert data["schema"] == "proof-audit/results" and data["version"] == 1
     ids = [c["id"] for c in data["claims"]]

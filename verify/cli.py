@@ -235,6 +235,10 @@ def cmd_run(args) -> int:
     findings, corpus, run_info = audit(paths, data_dirs=args.data or (), include_coq=not args.no_coq, quiet=args.quiet)
     by_id = {c.id: c for c in claims}
     path = write_results(args.out, findings, by_id, corpus, run_info)
+    from .artefacts import write_artefacts
+
+    with open(path, encoding="utf-8") as fh:
+        write_artefacts(args.out, json.load(fh))
     if not args.quiet or any(not f.as_expected for f in findings):
         print_table(findings, by_id, verbose=args.verbose)
         print_tightness(corpus.get("tightness"))
@@ -245,6 +249,24 @@ def cmd_run(args) -> int:
     for b in bad_traces:
         print(f"INCONSISTENT TRACE: {b}")
     return 1 if unexpected or bad_traces else 0
+
+
+def cmd_report(args) -> int:
+    from .artefacts import write_artefacts
+
+    path = os.path.join(args.out, "results.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            results = json.load(fh)
+    except OSError as e:
+        raise InputError(path, f"cannot read: {e.strerror or e} (run proof-audit run first)") from None
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"not JSON: {e.msg}", e.lineno, e.colno) from None
+    if results.get("schema") != "proof-audit/results" or results.get("version") != 1:
+        raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
+    for p in write_artefacts(args.out, results):
+        print(p)
+    return 0 if all(c["as_expected"] for c in results["claims"]) else 1
 
 
 def cmd_search(args) -> int:
@@ -325,6 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress, no table unless something is unexpected")
     p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="rebuild report.md, junit.xml, results.sarif from results.json")
+    p.add_argument("--out", default="reports", help="directory holding results.json (default reports/)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("check", help="replay a trace against its dataset and evaluate claims")
     _add_data_args(p)

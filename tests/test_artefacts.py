@@ -1,0 +1,119 @@
+"""Reports for people and CI: report.md, junit.xml, results.sarif, GitHub annotations, the
+`report` command, and the pytest plugin."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+
+from verify.artefacts import github_annotations, junit_xml, markdown, sarif, write_artefacts
+from verify.cli import main
+
+FALSE_CLAIM = '''
+    [document]
+    file = "my_notes.md"
+
+    [[claim]]
+    id = "mine.bound"
+    section = "Theorem 2"
+    statement = "the perceptron makes at most R/gamma mistakes"
+    expr = "mistakes <= R/gamma"
+    variants = ["rosenblatt"]
+    when = "end"
+    assume = ["separable", "w0_zero", "eta_one"]
+    expect = "{expect}"
+
+    [[claim]]
+    id = "mine.norm"
+    section = "Lemma 1"
+    statement = "|w_k|^2 <= k R^2"
+    expr = "norm2(w) <= k*R2"
+    variants = ["rosenblatt"]
+    when = "update"
+    assume = ["w0_zero", "eta_one"]
+    expect = "holds"
+'''
+
+
+def _audit(tmp_path, expect="holds"):
+    p = tmp_path / "claims_mine.toml"
+    p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect=expect)))
+    out = tmp_path / "r"
+    rc = main(["run", "--claims", str(p), "--no-coq", "--out", str(out), "--quiet"])
+    return rc, p, out, json.loads((out / "results.json").read_text())
+
+
+def test_artefacts_of_a_failing_audit(tmp_path, capsys, monkeypatch):
+    """A false claim: report.md details it, JUnit fails it, SARIF points at its line."""
+    rc, p, out, results = _audit(tmp_path)
+    assert rc == 1
+    md = (out / "report.md").read_text()
+    assert "mine.bound" in md and "UNEXPECTED" in md and "sides:" in md and "replay: proof-audit" in md
+    root = ET.fromstring((out / "junit.xml").read_text())
+    cases = root.findall(".//testcase")
+    assert len(cases) == 2
+    failed = [c for c in cases if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["mine.bound"]
+    assert "counterexample" in failed[0].find("failure").text
+    s = json.loads((out / "results.sarif").read_text())
+    assert s["version"] == "2.1.0" and s["runs"][0]["tool"]["driver"]["name"] == "proof-audit"
+    (r,) = s["runs"][0]["results"]
+    loc = r["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"].endswith("claims_mine.toml")
+    line = next(i for i, text in enumerate(p.read_text().splitlines(), 1) if "[[claim]]" in text)
+    assert loc["region"]["startLine"] == line
+    assert r["ruleId"] in {rule["id"] for rule in s["runs"][0]["tool"]["driver"]["rules"]}
+    # GitHub Actions
+    summary = tmp_path / "summary.md"
+    capsys.readouterr()
+    write_artefacts(str(out), results, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"::error file={p},line={line},title=proof-audit mine.bound::")
+    assert "# Proof audit" in summary.read_text()
+
+
+def test_refuted_as_expected_passes_everywhere(tmp_path):
+    """With expect = "refuted" the same claim passes: exit 0, no JUnit failure, no SARIF result."""
+    rc, _, out, results = _audit(tmp_path, expect="refuted")
+    assert rc == 0
+    assert ET.fromstring((out / "junit.xml").read_text()).get("failures") == "0"
+    assert json.loads((out / "results.sarif").read_text())["runs"][0]["results"] == []
+    assert github_annotations(results) == []
+
+
+def test_report_command_rebuilds_the_same_bytes(tmp_path, capsys):
+    """proof-audit report rebuilds the artefacts from results.json, byte for byte."""
+    _, _, out, results = _audit(tmp_path, expect="refuted")
+    before = {n: (out / n).read_bytes() for n in ("report.md", "junit.xml", "results.sarif")}
+    for n in before:
+        (out / n).unlink()
+    assert main(["report", "--out", str(out)]) == 0
+    assert {n: (out / n).read_bytes() for n in before} == before
+    assert main(["report", "--out", str(tmp_path / "missing")]) == 2
+
+
+def test_pure_functions_are_deterministic(tmp_path):
+    _, _, _, results = _audit(tmp_path)
+    assert markdown(results) == markdown(json.loads(json.dumps(results)))
+    assert junit_xml(results) == junit_xml(json.loads(json.dumps(results)))
+    assert sarif(results) == sarif(json.loads(json.dumps(results)))
+
+
+def test_pytest_plugin(tmp_path):
+    """pytest --proof-audit FILE: the false claim fails with its counterexample; marked
+    refuted, it passes."""
+    p = tmp_path / "claims_mine.toml"
+    p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="holds")))
+    cmd = [sys.executable, "-m", "pytest", "--proof-audit", str(p), "-q", "-p", "no:cacheprovider",
+           "-W", "ignore::DeprecationWarning", "--rootdir", str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "claim mine.bound" in r.stdout and "counterexample" in r.stdout and "1 failed, 1 passed" in r.stdout
+    p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="refuted")))
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
+    # a directory: its claims_*.toml files are collected
+    r = subprocess.run(cmd[:4] + [str(tmp_path)] + cmd[5:], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
