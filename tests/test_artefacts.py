@@ -117,3 +117,32 @@ def test_pytest_plugin(tmp_path):
     # a directory: its claims_*.toml files are collected
     r = subprocess.run(cmd[:4] + [str(tmp_path)] + cmd[5:], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
+
+
+def test_html_report_is_self_contained(tmp_path):
+    """index.html: inline SVG plots, no external resources, no scripts."""
+    _, _, out, _ = _audit(tmp_path)
+    page = (out / "index.html").read_text()
+    assert page.count("<svg") >= 2  # bounds along k, updates against the bound
+    # namespaces (xmlns="http://www.w3.org/...") are names, not fetches: no resource is loaded
+    assert 'src="http' not in page and 'href="http' not in page and "<link" not in page and "url(http" not in page
+    assert "<script" not in page and "mine.bound" in page
+
+
+def test_html_opens_in_headless_chromium(tmp_path):
+    """The page renders in headless Chromium with its plots and no console errors."""
+    import shutil
+
+    import pytest
+
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chrome is None:
+        pytest.skip("Chromium is not installed (Debian packages chromium, chromium-driver)")
+    _, _, out, _ = _audit(tmp_path)
+    r = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr",
+                        "--v=0", f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", (out / "index.html").as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.count("<svg") >= 2
+    assert "Uncaught" not in r.stderr and "CONSOLE(" not in r.stderr

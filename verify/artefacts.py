@@ -1,5 +1,6 @@
 """Reports people and CI tools read, all built from results.json (so `proof-audit report`
-rebuilds them without re-running anything): report.md, junit.xml, results.sarif, and, under
+rebuilds them without re-running anything): report.md, junit.xml, results.sarif, index.html
+(self-contained, matplotlib SVG plots inline), and, under
 GitHub Actions, error annotations and a step summary.  Deterministic: same results, same bytes.
 """
 
@@ -9,7 +10,7 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-__all__ = ["write_artefacts", "markdown", "junit_xml", "sarif", "github_annotations"]
+__all__ = ["write_artefacts", "markdown", "junit_xml", "sarif", "github_annotations", "html"]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "proof-audit"
@@ -186,7 +187,8 @@ def write_artefacts(out_dir: str, results: dict, env=None) -> list[str]:
     paths = []
     md = markdown(results)
     for name, text in (("report.md", md + "\n"), ("junit.xml", junit_xml(results)),
-                       ("results.sarif", json.dumps(sarif(results), indent=1, sort_keys=True) + "\n")):
+                       ("results.sarif", json.dumps(sarif(results), indent=1, sort_keys=True) + "\n"),
+                       ("index.html", html(results))):
         p = os.path.join(out_dir, name)
         with open(p, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -199,3 +201,115 @@ def write_artefacts(out_dir: str, results: dict, env=None) -> list[str]:
             with open(summary, "a", encoding="utf-8") as fh:
                 fh.write(md + "\n")
     return paths
+
+
+# ----------------------------------------------------------------------------- HTML
+
+def _svg(fig) -> str:
+    import io
+
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _figures(results) -> list[tuple[str, str]]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams["svg.hashsalt"] = "proof-audit"  # stable ids: same results, same file
+    figs = []
+    plots = results["corpus"].get("plots") or {}
+    for s in plots.get("series", []):
+        rows = s["rows"]
+        if not rows:
+            continue
+        k = [r[0] for r in rows]
+        fig, ax = plt.subplots(1, 3, figsize=(12, 3.2))
+        ax[0].plot(k, [r[1] for r in rows], "o-", label="w_opt . w_k")
+        ax[0].plot(k, [r[2] for r in rows], "--", label="k gamma")
+        ax[0].set_title("numerator (000, 4.1)")
+        ax[1].plot(k, [r[3] for r in rows], "o-", label="|w_k|^2")
+        ax[1].plot(k, [r[4] for r in rows], "--", label="k R^2")
+        ax[1].set_title("denominator (000, 4.2)")
+        ax[2].plot(k, [r[5] for r in rows], "o-", label="cos theta_k")
+        ax[2].plot(k, [r[6] for r in rows], "--", label="sqrt(k) gamma / R")
+        ax[2].set_title("angle (000, 4.3)")
+        for a in ax:
+            a.set_xlabel("k (updates)")
+            a.legend(fontsize=8)
+        fig.suptitle(f"Rosenblatt, cyclic order, on {s['dataset']}: both sides of each bound along k", y=1.06)
+        figs.append((f"Bounds along k: {s['dataset']}", _svg(fig)))
+        plt.close(fig)
+    b = plots.get("bounds", [])
+    if b:
+        fig, ax = plt.subplots(figsize=(5, 4))
+        xs = [max(p["bound"], 1e-3) for p in b]
+        ys = [max(p["mistakes"], 0.5) for p in b]
+        ax.loglog(xs, ys, "o", alpha=0.6)
+        lim = [min(xs + ys), max(xs + ys)]
+        ax.loglog(lim, lim, "k--", label="updates = R^2/gamma^2")
+        ax.set_xlabel("R^2 / gamma^2 (certified gamma)")
+        ax.set_ylabel("updates until convergence")
+        ax.legend(fontsize=8)
+        ax.set_title("Updates against the bound, whole corpus")
+        figs.append(("Updates against the bound across the corpus", _svg(fig)))
+        plt.close(fig)
+    for c in results["claims"]:
+        ce = (c["evidence"].get("counterexample") or {}).get("search")
+        if not ce or len(ce["points"][0]) != 2:
+            continue
+        fig, ax = plt.subplots(figsize=(4, 4))
+        for p, y in zip(ce["points"], ce["labels"]):
+            ax.plot(p[0], p[1], "o" if y > 0 else "x", color="tab:blue" if y > 0 else "tab:red", markersize=9)
+        ax.axhline(0, color="0.8")
+        ax.axvline(0, color="0.8")
+        if ce.get("separator"):
+            v, b0 = ce["separator"]["v"], ce["separator"]["b"]
+            lim = max(3, max(abs(t) for p in ce["points"] for t in p) + 1)
+            if v[1] != 0:
+                xs = [-lim, lim]
+                ax.plot(xs, [-(v[0] * x + b0) / v[1] for x in xs], "g-", label=f"separator v = {tuple(v)}")
+            else:
+                ax.axvline(-b0 / v[0], color="g", label=f"separator v = {tuple(v)}")
+            ax.set_xlim(-lim, lim)
+            ax.set_ylim(-lim, lim)
+            ax.legend(fontsize=7)
+        ax.set_title(f"{c['id']}: updates {ce['updates']}", fontsize=9)
+        ax.set_aspect("equal")
+        figs.append((f"Counterexample to {c['id']}", _svg(fig)))
+        plt.close(fig)
+    return figs
+
+
+def html(results: dict) -> str:
+    """One self-contained page (inline SVG plots, no scripts, no external resources)."""
+    import html as H
+
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>Proof audit</title>',
+             "<style>body{font-family:sans-serif;margin:2em;max-width:1300px}table{border-collapse:collapse;margin:1em 0}"
+             "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}"
+             ".bad{background:#fdd}.ok{background:#efe}figure{margin:1em 0}</style></head><body>",
+             "<h1>Proof audit</h1>"]
+    claims = results["claims"]
+    bad = [c for c in claims if not c["as_expected"]]
+    parts.append(f"<p>{len(claims)} claims, {len(claims) - len(bad)} as expected, {len(bad)} unexpected.</p>")
+    parts.append("<h2>Plots</h2>")
+    for title, svg in _figures(results):
+        parts.append(f"<figure>{svg}<figcaption>{H.escape(title)}</figcaption></figure>")
+    docs: dict = {}
+    for c in claims:
+        docs.setdefault(c["document"], []).append(c)
+    for doc, cs in docs.items():
+        parts.append(f"<h2>{H.escape(doc)}</h2><table><tr><th>claim</th><th>statement as written</th><th>verdict</th>"
+                     "<th>expected</th><th>details</th></tr>")
+        for c in cs:
+            detail = "" if c["verdict"] not in ("refuted", "unknown") else f"<pre>{H.escape(_failure_text(c))}</pre>"
+            parts.append(f'<tr class="{"ok" if c["as_expected"] else "bad"}"><td><code>{H.escape(c["id"])}</code></td>'
+                         f"<td>{H.escape(c['statement'])}</td><td>{H.escape(c['verdict'])}</td><td>{c['expect']}</td><td>{detail}</td></tr>")
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -163,6 +163,7 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
     seen_dataset_ctx: set = set()
     runs_done = 0
     inconsistent = []
+    plots: dict = {"series": [], "bounds": []}
     for name, ds, params in plan:
         progress.step(f"{name} {params.variant} {params.order}")
         rec = MemoryTrace()
@@ -185,6 +186,8 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
             continue
         for cid, tally in tallies.items():
             _merge(agg[cid], tally, Run(name, params))
+        if params.variant == "rosenblatt" and ctx.cert.kind == "separable" and params.order == "cyclic":
+            _plot_data(plots, name, params, ctx, rec.trace)
     for c in claims:
         if c.when == "once":
             tally = ClaimTally()
@@ -203,6 +206,7 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
     for d in corpus_info:
         d["certificates"] = cert_info.get(d["name"], [])
     info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent, "tightness": tightness,
+            "plots": plots,
             "search_domain": {k: v for k, v in AUDIT_DOMAIN.__dict__.items() if k not in ("variant", "sign0")}
                              | {"exact_evaluation_budget": SEARCH_EXACT_BUDGET}}
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done}
@@ -276,6 +280,36 @@ def _has_equality(tree) -> bool:
     if tree[0] == "cmp" and ("==" in tree[1] or "!=" in tree[1]):
         return True
     return any(_has_equality(t) for t in tree[1:] if isinstance(t, tuple))
+
+
+#: Datasets whose Rosenblatt runs are drawn along k in the HTML report.
+PLOTTED = ("worked-example", "separable-d2-g1_20", "separable-d3-g1_10")
+
+
+def _plot_data(plots, name, params, ctx, trace):
+    """Both sides of 000's bounds along k (for PLOTTED sets), and mistakes against R^2/gamma^2
+    for every run: floats rounded to 10 significant digits (drawing only; verdicts are exact)."""
+    gamma, R2 = ctx.consts["gamma"], ctx.R2
+    k_end = len(trace.upd_t)
+    plots["bounds"].append({"dataset": name, "augment": params.augment, "mistakes": k_end,
+                            "bound": _r(X.to_float(X.div(R2, X.mul(gamma, gamma))))})
+    if name not in PLOTTED:
+        return
+    w_opt = ctx.consts["w_opt"]
+    rows = []
+    for u in range(k_end):
+        w = X.vec_from_fractions(trace.weights_after(u)[0])
+        k = u + 1
+        num = X.vdot(w_opt, w)
+        n2 = X.vdot(w, w)
+        rows.append([k, _r(X.to_float(num)), _r(float(k * gamma)), _r(float(n2)), _r(float(k * R2)),
+                     _r(X.to_float(num) / float(n2) ** 0.5), _r(float(k) ** 0.5 * float(gamma) / X.to_float(ctx.R))])
+    plots["series"].append({"dataset": name, "columns": ["k", "w_opt.w", "k gamma", "|w|^2", "k R^2", "cos theta",
+                                                          "sqrt(k) gamma / R"], "rows": rows})
+
+
+def _r(v: float) -> float:
+    return float(f"{v:.10g}")
 
 
 def _merge(a: dict, t: ClaimTally, run: Run | None):
