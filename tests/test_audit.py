@@ -18,6 +18,17 @@ from .strategies import orders, separable_datasets
 ALL_CLAIMS = [c for f in builtin_claim_files() for c in load_claims(f).claims]
 
 
+REPO_REPORTS = os.path.join(os.path.dirname(__file__), "..", "reports", "results.json")
+
+
+def _projection(results):
+    """What the committed audit must agree on: every claim's verdict and its evidence counts
+    (not slacks or margins, which depend on the numerical solver's separator)."""
+    return [(c["id"], c["statement"], c["citation"], c["verdict"], c["expect"], c["as_expected"],
+             c["evidence"].get("evaluations"), [s["verdict"] for s in c["evidence"].get("steps", [])])
+            for c in results["claims"]]
+
+
 def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
     """proof-audit run: exit 0, a per-note table, every claim in results.json; same bytes twice."""
     out1, out2 = tmp_path / "a", tmp_path / "b"
@@ -47,6 +58,11 @@ def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
     assert [s["verdict"] for s in steps] == ["proved"] * 6 + ["refuted"]
     assert by_id["001.theorem.proof"]["evidence"]["first_failing_step"] == "k == (2*R/gamma)**2"
     assert os.path.exists(out1 / "run_info.json")
+    # the repository's own audit (reports/) is up to date; regenerate with
+    #   proof-audit run --no-coq --out reports
+    with open(REPO_REPORTS) as fh:
+        committed = json.load(fh)
+    assert _projection(committed) == _projection(data), "reports/ is out of date: run proof-audit run --no-coq --out reports"
 
 
 USER_CLAIMS = '''
