@@ -244,6 +244,25 @@ def _figures(results) -> list[tuple[str, str]]:
         fig.suptitle(f"Rosenblatt, cyclic order, on {s['dataset']}: both sides of each bound along k", y=1.06)
         figs.append((f"Bounds along k: {s['dataset']}", _svg(fig)))
         plt.close(fig)
+    for s in plots.get("other", []):
+        rows = s["rows"]
+        if not rows:
+            continue
+        k = [r[0] for r in rows]
+        c = s["columns"]
+        fig, ax = plt.subplots(1, 2, figsize=(8, 3.2))
+        ax[0].plot(k, [r[1] for r in rows], "o-", label=c[1])
+        ax[0].plot(k, [r[2] for r in rows], "--", label=c[2])
+        ax[0].set_title("lower bound")
+        ax[1].plot(k, [r[3] for r in rows], "o-", label=c[3])
+        ax[1].plot(k, [r[4] for r in rows], "--", label=c[4])
+        ax[1].set_title("upper bound")
+        for a_ in ax:
+            a_.set_xlabel("k (updates)")
+            a_.legend(fontsize=8)
+        fig.suptitle(f"{s['title']} on {s['dataset']}: both sides along k", y=1.06)
+        figs.append((f"{s['title']}: {s['dataset']}", _svg(fig)))
+        plt.close(fig)
     b = plots.get("bounds", [])
     if b:
         fig, ax = plt.subplots(figsize=(5, 4))

@@ -188,6 +188,10 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
             _merge(agg[cid], tally, Run(name, params))
         if params.variant == "rosenblatt" and ctx.cert.kind == "separable" and params.order == "cyclic":
             _plot_data(plots, name, params, ctx, rec.trace)
+        elif (params.variant, name, params.order, params.eta) in (("novikoff", "separable-d3-bias", "cyclic", 1),
+                                                                   ("unit", "unit-d3-g1_5", "cyclic", 1)) \
+                and ctx.cert.kind == "separable":
+            _plot_other(plots, name, params, ctx, rec.trace)
     for c in claims:
         if c.when == "once":
             tally = ClaimTally()
@@ -306,6 +310,30 @@ def _plot_data(plots, name, params, ctx, trace):
                      _r(X.to_float(num) / float(n2) ** 0.5), _r(float(k) ** 0.5 * float(gamma) / X.to_float(ctx.R))])
     plots["series"].append({"dataset": name, "columns": ["k", "w_opt.w", "k gamma", "|w|^2", "k R^2", "cos theta",
                                                           "sqrt(k) gamma / R"], "rows": rows})
+
+
+def _plot_other(plots, name, params, ctx, trace):
+    """Both sides along k of 001's Lemmas 2 and 3 (Novikoff) or 004's proof (unit variant)."""
+    gamma, R2, eta = ctx.consts["gamma"], ctx.R2, ctx.eta
+    rows = []
+    for u in range(len(trace.upd_t)):
+        w, b = trace.weights_after(u)
+        k = u + 1
+        wv = X.vec_from_fractions(w)
+        if params.variant == "novikoff":
+            w_hat = X.vconcat(wv, [X.div(b, ctx.R)])
+            lhs1 = X.to_float(X.vdot(w_hat, ctx.consts["w_hat_opt"]))
+            rhs1 = float(k * eta * gamma)
+            lhs2 = X.to_float(X.vdot(w_hat, w_hat))
+            rhs2 = float(2 * k * eta * eta * R2)
+        else:
+            lhs1, rhs1 = X.to_float(X.vdot(ctx.consts["w_opt"], wv)), float(k * gamma)
+            lhs2, rhs2 = float(X.vdot(wv, wv)), float(k)
+        rows.append([k, _r(lhs1), _r(rhs1), _r(lhs2), _r(rhs2)])
+    cols = (["k", "w_hat.w_hat_opt", "k eta gamma", "|w_hat|^2", "2 k eta^2 R^2"] if params.variant == "novikoff"
+            else ["k", "w*.w_t", "t gamma", "|w_t|^2", "t"])
+    title = "001, Lemmas 2 and 3 (Novikoff)" if params.variant == "novikoff" else "004, Theorem 1 proof (unit-norm data)"
+    plots.setdefault("other", []).append({"dataset": name, "title": title, "columns": cols, "rows": rows})
 
 
 def _r(v: float) -> float:
