@@ -217,9 +217,6 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
     return findings, info, run_info
 
 
-#: The domain every searchable claim is searched in by `proof-audit run`: small enough that
-#: the whole audit stays around a minute; `proof-audit search` explores larger ones.
-AUDIT_DOMAIN = None  # set below (import cycle)
 
 
 def _searches(claims, findings, progress):
@@ -406,15 +403,19 @@ def _num(v):
 def _replay_command(c, viol) -> str | None:
     if "run" not in viol:
         return None
-    claims_file = os.path.basename(c.path)
+    from .report import _builtin
+
+    claims = "" if _builtin(c.path) else f" --claims {c.path}"  # check uses the built-in files by default
     return (f"proof-audit train --data {viol['data']} {viol['run']} --trace ce.jsonl && "
-            f"proof-audit check --data {viol['data']} --trace ce.jsonl --claims {claims_file}")
+            f"proof-audit check --data {viol['data']} --trace ce.jsonl{claims} --only {c.id}")
 
 
 def _audit_domain():
-    from .search import Domain
+    from .search import Domain  # search imports replay, which this module also uses
 
     return Domain(points=2, dim=2, box=2, max_updates=4, sep_box=3)
 
 
+#: The domain every searchable claim is searched in by `proof-audit run`: small enough that
+#: the whole audit stays around a minute; `proof-audit search` explores larger ones.
 AUDIT_DOMAIN = _audit_domain()
