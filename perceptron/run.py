@@ -237,6 +237,7 @@ class _Primal:
         var = VARIANTS[params.variant]
         self.exact = params.arithmetic == "exact"
         self.X = X
+        self._y = ds.y.astype(np.int64)
         self.n, self.d = X.shape
         self.has_bias = var.bias is not None
         self.half = params.form == "half"
@@ -488,7 +489,6 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
     X, D = prepare_inputs(ds, params)
     model = _Dual(ds, params, X, D) if var.dual else _Primal(ds, params, X, D)
     y = ds.y.astype(np.int64)
-    model._y = y
     n = ds.n
     tie = model.tie
     exact = params.arithmetic == "exact"

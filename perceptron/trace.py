@@ -247,7 +247,6 @@ class _Column:
         cap = max(1, FLUSH_VALUES // (width or 1))
         self.buf = np.empty((cap,) if width is None else (cap, width), dtype=self.dtype)
         self.nbuf = 0
-        self.spill: list = []  # object arrays waiting for the text path
 
     def append(self, a):
         m = len(a)
@@ -455,7 +454,6 @@ def _read_jsonl(path) -> Trace:
         fh = open(path, encoding="utf-8")
     except OSError as e:
         raise InputError(path, f"cannot read: {e.strerror or e}") from None
-    rec = MemoryTrace()
     header = None
     end = None
     cols = {c: [] for c in ("t", "epoch", "i", "y", "mistake", "k", "score")}
@@ -515,7 +513,6 @@ def _read_jsonl(path) -> Trace:
     if exact:
         score, w = _ints(score), _ints(w)
         b = _ints(b) if b is not None else None
-    del rec
     return Trace(header, np.array(cols["t"], dtype=np.int64), np.array(cols["epoch"], dtype=np.int64),
                  np.array(cols["i"], dtype=np.int64), np.array(cols["y"], dtype=np.int8),
                  np.array(cols["mistake"], dtype=bool), np.array(cols["k"], dtype=np.int64), score,

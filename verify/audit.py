@@ -22,7 +22,7 @@ from perceptron.generators import BUILTIN
 from . import _exact as X
 from .certificates import certify_points
 from .claims import load_claims
-from .replay import ClaimTally, RunContext, replay
+from .replay import ClaimTally, replay
 from .verdicts import Finding, Verdict
 
 __all__ = ["Run", "corpus_runs", "audit", "RESULTS_SCHEMA", "RESULTS_VERSION"]
@@ -141,7 +141,7 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None):
+def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order."""
     t0 = time.perf_counter()
@@ -174,12 +174,12 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, log=None)
         runs_done += 1
         var_bias = params.variant in ("novikoff", "sklearn")
         key = (ds.sha256, var_bias, params.augment, params.variant == "unit")
-        if key not in certs:
-            ctx0 = RunContext(ds, params)
-            certs[key] = ctx0.cert
         dkey = (ds.sha256, params.variant, params.augment)
-        ctx, bad, tallies = replay(ds, rec.trace, claims, dataset_name=name, cert=certs[key],
+        # the first replay of a key certifies the inputs; later ones reuse that certificate
+        ctx, bad, tallies = replay(ds, rec.trace, claims, dataset_name=name, cert=certs.get(key),
                                    dataset_claims=dkey not in seen_dataset_ctx)
+        if ctx is not None:
+            certs.setdefault(key, ctx.cert)
         seen_dataset_ctx.add(dkey)
         if bad is not None:
             inconsistent.append({"dataset": name, "run": Run(name, params).describe(), "problem": str(bad)})

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import linprog, minimize
 
 from perceptron.generators import rational_unit_vector
 
@@ -86,6 +85,8 @@ def _unit_rational(u: np.ndarray, limit: int) -> list[Fraction]:
 
 def certify_points(rows: list[list[Fraction]], y: list[int], *, bias: bool) -> Certificate:
     """Certificate for points ``rows`` (exact) with labels ``y`` in {-1, +1}."""
+    from scipy.optimize import linprog  # imported here: the CLI's start-up stays light
+
     n, d = len(rows), len(rows[0])
     Xf = np.array([[float(v) for v in r] for r in rows])
     yf = np.array(y, dtype=float)
@@ -119,6 +120,8 @@ def certify_points(rows: list[list[Fraction]], y: list[int], *, bias: bool) -> C
 
 def _max_margin(Xs, yf, bias, v0):
     """Hard-margin SVM: min |w|^2 / 2 s.t. y_i (w.x_i + b) >= 1; margin 1/|w|."""
+    from scipy.optimize import minimize
+
     n, d = Xs.shape
     Y = yf[:, None] * (np.hstack([Xs, np.ones((n, 1))]) if bias else Xs)
     nw = d
@@ -159,6 +162,8 @@ def _round_separator(rows, y, v, bias, scale):
 
 
 def _gordan(rows, y, bias) -> Certificate:
+    from scipy.optimize import linprog
+
     n, d = len(rows), len(rows[0])
     M = np.array([[float(yi * v) for v in r] + ([float(yi)] if bias else []) for r, yi in zip(rows, y)]).T
     A_eq = np.vstack([M, np.ones((1, n))])

@@ -28,7 +28,7 @@ from fractions import Fraction
 
 from . import _exact as X
 
-__all__ = ["QUANTITIES", "ExprError", "compile_expr", "evaluate", "Compiled", "free_names"]
+__all__ = ["QUANTITIES", "ExprError", "compile_expr", "evaluate", "Compiled"]
 
 #: Longest expression accepted (characters).  Claims are one-line formulas; anything longer is
 #: almost certainly not a claim, and bounding it bounds parse time.
@@ -331,10 +331,6 @@ class _Compiler:
                 if t != want:
                     self.fail(n, f"{name}() needs a {want}, got a {t}")
         return ("call", name, tuple(a[0] for a in args)), rt
-
-
-def free_names(c: Compiled) -> frozenset:
-    return c.names
 
 
 # ---------------------------------------------------------------------------- evaluation

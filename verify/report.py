@@ -26,7 +26,6 @@ import os
 import platform
 import sys
 
-from .verdicts import Verdict
 
 __all__ = ["write_results", "print_table", "results_dict"]
 
@@ -130,10 +129,3 @@ def _details(f):
             yield f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})"
     if "min_slack" in ev:
         yield f"smallest slack {ev['min_slack']['exact']} (~{ev['min_slack']['approx']:.3g}) at {ev.get('min_slack_at')}"
-
-
-def verdict_counts(findings):
-    out: dict = {}
-    for f in findings:
-        out[f.verdict] = out.get(f.verdict, 0) + 1
-    return {Verdict(k).label: v for k, v in sorted(out.items())}

@@ -197,11 +197,21 @@ def _choose_separators(X, Y, V, C, mode):
     if mode == "all":
         mi, si = np.nonzero(valid)
         return mi, si, margins[mi, si]
-    norms = np.sqrt((V * V).sum(axis=1))
-    score = np.where(valid, margins / norms[None, :], -np.inf)
-    # exact ties (same margin^2/|v|^2) go to the first, i.e. the smallest separator
-    score = np.round(score, 12)
+    norms2 = (V * V).sum(axis=1)
+    score = np.where(valid, margins / np.sqrt(norms2)[None, :], -np.inf)
     best = np.argmax(score, axis=1)
+    # The float score only shortlists: among separators within rounding of the best, the
+    # widest is picked exactly (margin^2/|v|^2 compared as integers); ties go to the first,
+    # i.e. the smallest separator.
+    near = valid & (score >= score[np.arange(len(X)), best][:, None] * (1 - 1e-9))
+    for m in np.nonzero(near.sum(axis=1) > 1)[0]:
+        cands = np.nonzero(near[m])[0]
+        top = int(cands[0])
+        for s in cands[1:]:
+            s = int(s)
+            if int(margins[m, s]) ** 2 * int(norms2[top]) > int(margins[m, top]) ** 2 * int(norms2[s]):
+                top = s
+        best[m] = top
     ok = valid[np.arange(len(X)), best]
     mi = np.nonzero(ok)[0]
     return mi, best[mi], margins[mi, best[mi]]
@@ -515,10 +525,6 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0):
     return {"points": [[int(c) for c in p] for p in points], "labels": [int(v) for v in labels],
             "updates": path, "separator": None if separator is None else {"v": separator[0], "b": separator[1]},
             "violation": t.violation, "variant": variant, "order": params.order, "summary": res.summary()}
-
-
-def _smallest_key(ce):
-    return (len(ce["points"]), len(ce["updates"]), max(abs(c) for p in ce["points"] for c in p), ce["points"], ce["updates"])
 
 
 # --------------------------------------------------------------------------- hypothesis

@@ -10,11 +10,12 @@ a model is only a candidate: the caller replays it exactly before reporting anyt
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from fractions import Fraction
 
 from perceptron.variants import VARIANTS
+
+from ._child import run_in_child
 
 __all__ = ["z3_search"]
 
@@ -298,20 +299,7 @@ def _child(claim, dom, n, timeout, conn):
 def _solve(claim, dom, n, timeout):
     # A fresh interpreter per query: z3's term sharing (and so its search) depends on what the
     # process built before, and a forked child would inherit that; spawn keeps runs repeatable.
-    ctx = mp.get_context("spawn")
-    recv, send = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_child, args=(claim, dom, n, timeout, send), daemon=True)
-    p.start()
-    send.close()
-    got = None
-    if recv.poll(timeout + 3.0):  # + interpreter start-up
-        try:
-            got = recv.recv()
-        except EOFError:
-            got = None
-    if p.is_alive():
-        p.kill()
-    p.join(1.0)
+    got = run_in_child(_child, (claim, dom, n, timeout), timeout + 3.0, method="spawn")  # + start-up
     return got or ("unknown", f"killed at the hard limit ({timeout:.1f} s)")
 
 

@@ -21,13 +21,13 @@ Each step ``a op b`` is decided:
 from __future__ import annotations
 
 import itertools
-import multiprocessing as mp
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import sympy
 
+from ._child import run_in_child
 from .expr import ExprError, compile_expr
 from .verdicts import Verdict
 
@@ -280,21 +280,7 @@ def _z3_check(assertions, timeout=Z3_TIMEOUT):
 
     s = z3.Solver()
     s.add(*assertions)
-    smt = s.to_smt2()
-    ctx = mp.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_z3_child, args=(smt, timeout, send), daemon=True)
-    p.start()
-    send.close()
-    got = None
-    if recv.poll(timeout + 1.0):
-        try:
-            got = recv.recv()
-        except EOFError:
-            got = None
-    if p.is_alive():
-        p.kill()
-    p.join(1.0)
+    got = run_in_child(_z3_child, (s.to_smt2(), timeout), timeout + 1.0)
     if got is None:
         return "unknown", f"z3 killed at the hard limit of {timeout + 1:.0f} s"
     return got
