@@ -198,20 +198,23 @@ def _choose_separators(X, Y, V, C, mode):
         mi, si = np.nonzero(valid)
         return mi, si, margins[mi, si]
     norms2 = (V * V).sum(axis=1)
-    score = np.where(valid, margins / np.sqrt(norms2)[None, :], -np.inf)
-    best = np.argmax(score, axis=1)
-    # The float score only shortlists: among separators within rounding of the best, the
-    # widest is picked exactly (margin^2/|v|^2 compared as integers); ties go to the first,
-    # i.e. the smallest separator.
-    near = valid & (score >= score[np.arange(len(X)), best][:, None] * (1 - 1e-9))
-    for m in np.nonzero(near.sum(axis=1) > 1)[0]:
-        cands = np.nonzero(near[m])[0]
-        top = int(cands[0])
-        for s in cands[1:]:
-            s = int(s)
-            if int(margins[m, s]) ** 2 * int(norms2[top]) > int(margins[m, top]) ** 2 * int(norms2[s]):
-                top = s
-        best[m] = top
+    # The widest separator maximises margin^2/|v|^2, a ratio of small integers.  Two different
+    # such ratios p/q, r/s differ by at least 1/(q s); when that exceeds the rounding of the
+    # quotients (max margin^2 * max |v|^4 < 2^50), the float quotients order them exactly and
+    # equal ratios give equal floats, so argmax picks the widest, ties going to the first
+    # (smallest) separator.  Outside that range the comparison is done in integers.
+    mmax = int(np.abs(margins).max(initial=0))
+    nmax = int(norms2.max(initial=1))
+    if mmax * mmax * nmax * nmax < 2**50:
+        score = np.where(valid, (margins.astype(np.float64) ** 2) / norms2[None, :], -1.0)
+        best = np.argmax(score, axis=1)
+    else:
+        best = np.argmax(valid, axis=1)
+        for m in range(len(X)):
+            for s in np.nonzero(valid[m])[0]:
+                t = int(best[m])
+                if int(margins[m, s]) ** 2 * int(norms2[t]) > int(margins[m, t]) ** 2 * int(norms2[s]):
+                    best[m] = int(s)
     ok = valid[np.arange(len(X)), best]
     mi = np.nonzero(ok)[0]
     return mi, best[mi], margins[mi, best[mi]]
