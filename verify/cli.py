@@ -217,7 +217,9 @@ def cmd_check(args) -> int:
         elif t.min_slack is not None:
             from .audit import _num
 
-            print(f"      smallest slack {_num(t.min_slack)['exact']} at {t.min_slack_at}")
+            sl = _num(t.min_slack)
+            shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx']:.6g} (exact: a rational of {len(sl['exact'])} characters)"
+            print(f"      smallest slack {shown} at {t.min_slack_at}")
         if t.unknown:
             print(f"      unknown: {t.unknown}")
     return 1 if unexpected else 0
