@@ -128,6 +128,10 @@ def _corpus():
         "separable-d5-g1_10": lambda: separable(60, 5, Fraction(1, 10), 2, seed=4),
         "separable-d3-bias": lambda: separable(40, 3, Fraction(1, 10), 1, seed=5, bias=True),
         "unit-d3-g1_5": lambda: unit_sphere_points(30, 3, Fraction(1, 5), seed=6),
+        # 004's setting (exactly unit-norm points, rational: Pythagorean / stereographic)
+        "unit-d2-g1_10": lambda: unit_sphere_points(24, 2, Fraction(1, 10), seed=7),
+        "unit-d3-g1_20": lambda: unit_sphere_points(30, 3, Fraction(1, 20), seed=8),
+        "unit-d4-g1_8": lambda: unit_sphere_points(30, 4, Fraction(1, 8), seed=9),
     }
 
 

@@ -18,10 +18,12 @@ from fractions import Fraction
 from perceptron import MemoryTrace, ParamError, Params, builtin, read_dataset, train
 from perceptron._numbers import format_rational
 from perceptron.generators import BUILTIN
+from perceptron.variants import VARIANTS
 
 from . import _exact as X
-from .certificates import certify_points
+from .certificates import alternative_separator
 from .claims import load_claims
+from .quantifiers import RUN_WHENS, VARIANT_ETA, Coverage, quantifiers, ranging, uses_separator
 from .replay import ClaimTally, replay
 from .verdicts import Finding, Verdict
 
@@ -50,10 +52,14 @@ class Run:
             parts.append(f"--augment {p.augment}")
         if p.eta != 1:
             parts.append(f"--eta {format_rational(p.eta)}")
-        if p.variant in ("sign", "unit"):
+        if p.variant in ("sign", "unit") and p.sign0 != 0:
             parts.append(f"--sign0 {p.sign0}")
         if p.form != "yx":
             parts.append(f"--form {p.form}")
+        if p.w0 is not None:
+            parts.append("--w0=" + ",".join(format_rational(v) for v in p.w0))
+        if p.b0 is not None:
+            parts.append(f"--b0={format_rational(p.b0)}")
         if p.ratchet:
             parts.append("--ratchet")
         if p.variant == "kernel" and p.kernel != "linear":
@@ -62,7 +68,7 @@ class Run:
         return " ".join(parts)
 
 
-def _configs(name: str, coq: bool = False):
+def _base_configs(name: str, coq: bool = False):
     """Run parameters for one dataset of the corpus."""
     E = CORPUS_MAX_EPOCHS
     if coq:
@@ -90,6 +96,93 @@ def _configs(name: str, coq: bool = False):
     for order in ("first", "cyclic", "max-violation"):
         yield Params(variant="unit", augment=aug, order=order, max_epochs=E)
     yield Params(variant="sklearn", order="cyclic", max_epochs=E)
+
+
+#: Learning rates the corpus adds for claims that range over eta: below and above 1 (in
+#: (0, 1] only for the variants whose note allows no more).
+CORPUS_ETAS = (Fraction(1, 2), Fraction(2))
+#: Variants whose runs use the data augmented (when the dataset is not homogeneous).
+_AUGMENTED = ("rosenblatt", "sign", "slides", "pocket", "kernel", "unit")
+#: Datasets for 004's unit-norm setting: only the variants they are for run on them.
+UNIT_ONLY = {"unit-d2-g1_10", "unit-d3-g1_20", "unit-d4-g1_8"}
+
+
+def _initial_weights(dim: int) -> tuple:
+    """A fixed non-zero w0 for the runs that vary w0: alternating -1, 1/2 (points against the
+    data's usual direction, so the run from it differs from the run from 0)."""
+    return tuple(Fraction(-1) if j % 2 == 0 else Fraction(1, 2) for j in range(dim))
+
+
+def _profiles(v: str):
+    """The settings of a variant that claims may fix (sign(0), update form): extra runs cover each."""
+    if v == "sign":
+        return [{"sign0": s0, "form": f} for s0 in (0, 1) for f in ("yx", "half")]
+    if v == "unit":
+        return [{"sign0": 0}, {"sign0": 1}]
+    return [{}]
+
+
+def _configs(name: str, coq: bool, needs: dict, d: int):
+    """(params, quantity varied or None) for the base runs, plus runs that vary each quantity
+    some claim ranges over (needs: quantity -> variants whose claims range over it)."""
+    if name in UNIT_ONLY:
+        E = CORPUS_MAX_EPOCHS
+        for order in ("first", "cyclic", "max-violation"):
+            for sign0 in (0, 1):
+                yield Params(variant="unit", order=order, sign0=sign0, max_epochs=E), None
+        yield Params(variant="rosenblatt", order="cyclic", max_epochs=E), None
+    else:
+        for p in _base_configs(name, coq):
+            yield p, None
+    if coq:
+        return
+    E = CORPUS_MAX_EPOCHS
+    aug_default = None if name in HOMOGENEOUS or name in UNIT_ONLY else "last"
+
+    def aug(v):
+        return aug_default if v in _AUGMENTED else None
+
+    def ok(v):
+        return name not in UNIT_ONLY or v == "unit"
+
+    for v in sorted(needs.get("eta", ())):
+        if not ok(v):
+            continue
+        etas = [e for e in CORPUS_ETAS if e <= 1] if v in VARIANT_ETA else CORPUS_ETAS
+        for prof in _profiles(v):
+            have = {p.eta for p in _base_configs(name, coq) if p.variant == v
+                    and all(getattr(p, k) == val for k, val in prof.items())}
+            for eta in etas:
+                if any((e < 1) == (eta < 1) and e != 1 for e in have):
+                    continue  # the base runs already have an eta on this side of 1
+                yield Params(variant=v, augment=aug(v), order="cyclic", eta=eta, max_epochs=30 if v == "pocket" else E,
+                             **prof), "eta"
+    for v in sorted(needs.get("w0", ())):
+        if VARIANTS[v].dual or not ok(v):
+            continue
+        dim = d + (1 if aug(v) else 0)
+        b0 = Fraction(-1) if VARIANTS[v].bias else None
+        for prof in _profiles(v):
+            yield Params(variant=v, augment=aug(v), order="cyclic", w0=_initial_weights(dim), b0=b0,
+                         max_epochs=30 if v == "pocket" else E, **prof), "w0"
+    for v in sorted(needs.get("sign0", ())):
+        if not ok(v):
+            continue
+        for sign0 in ((-1,) if v == "sign" else (1, -1)):
+            if v == "unit" and sign0 == 1:
+                continue  # a base run already
+            yield Params(variant=v, augment=aug(v), order="cyclic", sign0=sign0, max_epochs=E), "sign0"
+
+
+def _needs(claims) -> dict:
+    """quantity -> variants of the claims that range over it (the corpus varies those)."""
+    needs: dict = {}
+    for c in claims:
+        r = ranging(c)
+        for q in ("eta", "w0", "sign0"):
+            if q in r:
+                needs.setdefault(q, set()).update(c.variants)
+    return needs
 
 
 def corpus_datasets(data_dirs=(), include_coq=True):
@@ -149,26 +242,34 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
     claims = [c for f in files for c in f.claims]
     datasets = corpus_datasets(data_dirs, include_coq)
     agg: dict[str, dict] = {c.id: {"evals": 0, "traces": 0, "violation": None, "unknown": None, "slack": None,
-                                   "slack_at": None, "not_applicable": 0, "na_reason": None} for c in claims}
+                                   "slack_at": None, "not_applicable": 0, "na_reason": None, "coverage": Coverage()}
+                            for c in claims}
+    needs = _needs(claims)
+    sep_claims = [c for c in claims if c.when in RUN_WHENS + ("dataset",) and uses_separator(c) and c.separator == "any"]
+    pair_claims = [c for c in claims if c.when == "pair"]
     corpus_info = []
     plan = []
     for name, load, coq in datasets:
         ds = load()
         corpus_info.append({"name": name, "n": ds.n, "d": ds.d, "sha256": ds.sha256,
                             "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name})
-        for p in _configs(name, coq):
-            plan.append((name, ds, p))
+        for p, varied in _configs(name, coq, needs, ds.d):
+            plan.append((name, ds, p, varied))
     progress = _Progress(len(plan), quiet)
     certs: dict = {}
+    alts: dict = {}
     seen_dataset_ctx: set = set()
     runs_done = 0
     inconsistent = []
     plots: dict = {"series": [], "bounds": []}
-    for name, ds, params in plan:
+    by_quantity = {q: [c for c in claims if q in ranging(c)] for q in ("eta", "w0", "sign0")}
+    for name, ds, params, varied in plan:
         progress.step(f"{name} {params.variant} {params.order}")
+        # a run added to vary one quantity is evaluated for the claims that range over it
+        run_claims = claims if varied is None else by_quantity[varied]
         rec = MemoryTrace()
         try:
-            train(ds, params, rec)
+            result = train(ds, params, rec)
         except ParamError:
             continue  # e.g. the unit variant on data whose norms are irrational
         runs_done += 1
@@ -176,21 +277,37 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
         key = (ds.sha256, var_bias, params.augment, params.variant == "unit")
         dkey = (ds.sha256, params.variant, params.augment)
         # the first replay of a key certifies the inputs; later ones reuse that certificate
-        ctx, bad, tallies = replay(ds, rec.trace, claims, dataset_name=name, cert=certs.get(key),
+        ctx, bad, tallies = replay(ds, rec.trace, run_claims, dataset_name=name, cert=certs.get(key),
                                    dataset_claims=dkey not in seen_dataset_ctx)
         if ctx is not None:
             certs.setdefault(key, ctx.cert)
+        first_of_dkey = dkey not in seen_dataset_ctx
         seen_dataset_ctx.add(dkey)
         if bad is not None:
             inconsistent.append({"dataset": name, "run": Run(name, params).describe(), "problem": str(bad)})
             continue
+        run = Run(name, params)
         for cid, tally in tallies.items():
-            _merge(agg[cid], tally, Run(name, params))
-        if params.variant == "rosenblatt" and ctx.cert.kind == "separable" and params.order == "cyclic":
+            _merge(agg[cid], tally, run, ctx, "max-margin (certified)")
+        # claims that range over every separator: also at a second, different one
+        if sep_claims and first_of_dkey and varied is None and ctx.kind == "separable" and ctx.cert is not None:
+            if key not in alts:
+                alts[key] = alternative_separator(ctx.cert, ctx.Xn, ctx.D, ctx.y)
+            alt = alts[key]
+            if alt is not None:
+                actx, abad, atallies = replay(ds, rec.trace, sep_claims, dataset_name=name, cert=ctx.cert,
+                                              separator=(alt.v, alt.c))
+                if abad is None:
+                    for cid, tally in atallies.items():
+                        _merge(agg[cid], tally, run, actx, "another separator (LP vertex)", separator=(alt.v, alt.c))
+        for c in (pair_claims if varied is None else [c for c in pair_claims if c in run_claims]):
+            _pair(c, agg[c.id], ds, run, ctx, rec.trace, result)
+        if params.variant == "rosenblatt" and ctx.kind == "separable" and params.order == "cyclic" \
+                and params.eta == 1 and params.w0 is None:
             _plot_data(plots, name, params, ctx, rec.trace)
-        elif (params.variant, name, params.order, params.eta) in (("novikoff", "separable-d3-bias", "cyclic", 1),
-                                                                   ("unit", "unit-d3-g1_5", "cyclic", 1)) \
-                and ctx.cert.kind == "separable":
+        elif (params.variant, name, params.order, params.eta, params.w0) in (
+                ("novikoff", "separable-d3-bias", "cyclic", 1, None), ("unit", "unit-d3-g1_5", "cyclic", 1, None)) \
+                and ctx.kind == "separable":
             _plot_other(plots, name, params, ctx, rec.trace)
     for c in claims:
         if c.when == "once":
@@ -198,8 +315,10 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
             from .replay import _eval_claim, _Env
 
             _eval_claim(c, _Env(None, {}), tally, {"once": True})
-            _merge(agg[c.id], tally, None)
-    findings = [_finding(c, agg[c.id]) for c in claims]
+            _merge(agg[c.id], tally, None, None, None)
+    corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
+                   f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
+    findings = [_finding(c, agg[c.id], corpus_desc) for c in claims]
     findings, tightness = _searches(claims, findings, progress if not quiet else None)
     progress.close()
     cert_info = {}
@@ -211,12 +330,33 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
         d["certificates"] = cert_info.get(d["name"], [])
     info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent, "tightness": tightness,
             "plots": plots,
-            "search_domain": {k: v for k, v in AUDIT_DOMAIN.__dict__.items() if k not in ("variant", "sign0")}
-                             | {"exact_evaluation_budget": SEARCH_EXACT_BUDGET}}
+            "search_domain": "per claim: see each claim's evidence.search.domain",
+            "exact_evaluation_budget": SEARCH_EXACT_BUDGET}
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done}
     return findings, info, run_info
 
 
+def _pair(c, a, ds, run, ctx, trace, result):
+    """Evaluate a pair claim on one corpus run (if it applies)."""
+    from .pairs import compare_runs
+    from .replay import applicable
+
+    why = applicable(c, ctx, result.converged, run.dataset)
+    if why:
+        a["not_applicable"] += 1
+        a["na_reason"] = a["na_reason"] or why
+        return
+    holds, detail = compare_runs(c, ds, run.params, trace, result)
+    if holds is None:
+        a["not_applicable"] += 1
+        a["na_reason"] = a["na_reason"] or detail
+        return
+    a["traces"] += 1
+    a["evals"] += 1
+    _cover(a["coverage"], run, ctx, None)
+    if not holds and a["violation"] is None:
+        a["violation"] = {**detail, "run": run.describe(),
+                          "data": f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.dataset}
 
 
 def _searches(claims, findings, progress):
@@ -294,6 +434,7 @@ def _plot_data(plots, name, params, ctx, trace):
     k_end = len(trace.upd_t)
     plots["bounds"].append({"dataset": name, "augment": params.augment, "mistakes": k_end,
                             "bound": _r(X.to_float(X.div(R2, X.mul(gamma, gamma))))})
+    gamma_f = X.to_float(gamma)
     if name not in PLOTTED:
         return
     w_opt = ctx.consts["w_opt"]
@@ -303,8 +444,8 @@ def _plot_data(plots, name, params, ctx, trace):
         k = u + 1
         num = X.vdot(w_opt, w)
         n2 = X.vdot(w, w)
-        rows.append([k, _r(X.to_float(num)), _r(float(k * gamma)), _r(float(n2)), _r(float(k * R2)),
-                     _r(X.to_float(num) / float(n2) ** 0.5), _r(float(k) ** 0.5 * float(gamma) / X.to_float(ctx.R))])
+        rows.append([k, _r(X.to_float(num)), _r(k * gamma_f), _r(float(n2)), _r(float(k * R2)),
+                     _r(X.to_float(num) / float(n2) ** 0.5), _r(float(k) ** 0.5 * gamma_f / X.to_float(ctx.R))])
     plots["series"].append({"dataset": name, "columns": ["k", "w_opt.w", "k gamma", "|w|^2", "k R^2", "cos theta",
                                                           "sqrt(k) gamma / R"], "rows": rows})
 
@@ -320,11 +461,11 @@ def _plot_other(plots, name, params, ctx, trace):
         if params.variant == "novikoff":
             w_hat = X.vconcat(wv, [X.div(b, ctx.R)])
             lhs1 = X.to_float(X.vdot(w_hat, ctx.consts["w_hat_opt"]))
-            rhs1 = float(k * eta * gamma)
+            rhs1 = float(k * eta) * X.to_float(gamma)
             lhs2 = X.to_float(X.vdot(w_hat, w_hat))
             rhs2 = float(2 * k * eta * eta * R2)
         else:
-            lhs1, rhs1 = X.to_float(X.vdot(ctx.consts["w_opt"], wv)), float(k * gamma)
+            lhs1, rhs1 = X.to_float(X.vdot(ctx.consts["w_opt"], wv)), k * X.to_float(gamma)
             lhs2, rhs2 = float(X.vdot(wv, wv)), float(k)
         rows.append([k, _r(lhs1), _r(rhs1), _r(lhs2), _r(rhs2)])
     cols = (["k", "w_hat.w_hat_opt", "k eta gamma", "|w_hat|^2", "2 k eta^2 R^2"] if params.variant == "novikoff"
@@ -337,15 +478,29 @@ def _r(v: float) -> float:
     return float(f"{v:.10g}")
 
 
-def _merge(a: dict, t: ClaimTally, run: Run | None):
+def _cover(cov: Coverage, run: Run | None, ctx, separator_kind):
+    if run is None:
+        return
+    p = run.params
+    w0 = "non-zero" if (p.w0 is not None and any(p.w0)) or (p.b0 is not None and p.b0 != 0) else "zero"
+    cov.add(dataset=run.dataset, order=p.order, eta=format_rational(p.eta), w0=w0, separator=separator_kind,
+            sign0=(ctx.tie if ctx is not None else None), form=p.form)
+
+
+def _merge(a: dict, t: ClaimTally, run: Run | None, ctx, separator_kind, separator=None):
     if t.not_applicable:
         a["not_applicable"] += 1
         a["na_reason"] = a["na_reason"] or t.not_applicable
         return
     a["traces"] += 1
     a["evals"] += t.evaluations
+    if t.evaluations:
+        _cover(a["coverage"], run, ctx, separator_kind)
     if t.violation and a["violation"] is None:
         a["violation"] = {**t.violation, **({"run": run.describe(), "data": f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.dataset} if run else {})}
+        if separator is not None:
+            a["violation"]["separator"] = {"v": [str(int(x)) for x in separator[0]], "c": format_rational(separator[1]),
+                                           "kind": separator_kind}
     if t.unknown and a["unknown"] is None:
         a["unknown"] = t.unknown
     if t.min_slack is not None and (a["slack"] is None or X.compare(t.min_slack, a["slack"]) < 0):
@@ -353,10 +508,16 @@ def _merge(a: dict, t: ClaimTally, run: Run | None):
         a["slack_at"] = {**(t.min_slack_at or {}), **({"run": run.describe()} if run else {})}
 
 
-def _finding(c, a) -> Finding:
+def _finding(c, a, corpus_desc="the corpus") -> Finding:
     ev: dict = {"evaluations": a["evals"], "applicable_runs": a["traces"], "not_applicable_runs": a["not_applicable"]}
     if c.when == "symbolic":
         return _symbolic_finding(c)
+    cov: Coverage = a["coverage"]
+    quant = quantifiers(c)
+    if quant:
+        ev["quantifiers"] = {q: {"range": rng, "values_evaluated": cov.summary().get(q, []),
+                                 "varied": q in ranging(c) and cov.varied(q, c)}
+                             for q, rng in quant.items() if q not in (c.free or {})}
     if a["violation"] is not None:
         v = Verdict.REFUTED
         ev["counterexample"] = a["violation"]
@@ -370,13 +531,35 @@ def _finding(c, a) -> Finding:
     elif c.when == "once":
         v = Verdict.PROVED
         ev["method"] = "exact evaluation (rationals and square roots)"
+    elif c.free:
+        from .free import describe
+
+        v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+        ev["domain"] = {"datasets": f"every dataset of the corpus ({corpus_desc}) with the claim's assumptions",
+                        "free": describe(c.free), "engine": "exact evaluation of every assignment"}
+        ev["domain_text"] = _free_domain_text(c, corpus_desc)
     else:
         v = Verdict.HOLDS_ON_EVIDENCE
-        ev["corpus"] = "built-in corpus and the CoqPerceptron benchmark where present (see corpus)"
+        ev["corpus"] = corpus_desc
+        never = [q for q in ranging(c) if q not in (c.free or {}) and not cov.varied(q, c)]
+        if never:
+            v = Verdict.UNKNOWN
+            ev["reason"] = ("the evidence never varied " + ", ".join(
+                f"{q} (claim ranges over {quant[q]}; evaluated only at {', '.join(cov.summary().get(q, ['nothing']))})"
+                for q in never) + ": not 'holds'")
+            ev["unvaried"] = never
+        else:
+            ev["varied"] = [q for q in ranging(c)]
     if a["slack"] is not None and v != Verdict.REFUTED:
         ev["min_slack"] = _num(a["slack"])
         ev["min_slack_at"] = a["slack_at"]
     return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
+
+
+def _free_domain_text(c, corpus_desc) -> str:
+    from .free import describe
+
+    return f"corpus datasets ({corpus_desc}) x free names ({describe(c.free)}), exact"
 
 
 def _symbolic_finding(c) -> Finding:

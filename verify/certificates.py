@@ -1,12 +1,21 @@
-"""Separability certificates, computed numerically and re-verified exactly.
+"""Separability certificates: a tight, certified interval [gamma_lo, gamma_hi] around the
+maximum margin, or a verified proof that no separator exists.
 
-Separable: a separator (w_opt, b_opt) with |w_opt| = 1 exactly (a rational point of the unit
-sphere, by inverse stereographic projection of the numerical optimum) and the exact margin
-gamma = min_i y_i (w_opt.x_i + b_opt) > 0.  gamma is exact for this separator and a certified
-lower bound on the maximum margin; ``gamma_numeric`` is the solver's maximum, for comparison.
+The maximum margin gamma* of points x_i with labels y_i (through the origin:
+max_{|w|=1} min_i y_i w.x_i; with a bias: max_{|w|=1, b} min_i y_i (w.x_i + b)) is, by
+minimax duality, the distance from 0 to the convex hull of the y_i x_i (with a bias: half the
+distance between the two classes' hulls).  One QP (clarabel, an interior-point conic solver)
+solves that dual for the weights lambda; everything after it is exact:
 
-Non-separable (Gordan): lambda >= 0, not all zero, with sum_i lambda_i y_i x_i = 0 (x_i
-augmented by 1 for the bias form), exact rationals, verified.
+* gamma_hi: lambda rounded to rationals (>= 0, summing exactly to 1 per hull) gives a point z
+  of the hull(s) and gamma* <= |z| (with a bias |z|/2): for any unit w,
+  min_i y_i w.x_i <= sum_i lambda_i y_i w.x_i = w.z <= |z|.  gamma_hi = sqrt(|z|^2) exactly.
+* gamma_lo: the direction of z rounded to an integer vector v; its exact unnormalised margin
+  m = min_i y_i (v.x_i + c) (with a bias, c centred exactly between the classes) gives the
+  separator w_opt = v/|v|, b_opt = c/|v| and gamma = gamma_lo = m/|v| <= gamma*.  Exact:
+  |w_opt| = 1 holds as a surd identity, gamma_lo is m (rational) over sqrt(|v|^2).
+* Non-separable (Gordan): lambda >= 0, not all zero, with sum_i lambda_i y_i x_i = 0 (x_i
+  augmented by 1 for the bias form), exact rationals, verified.
 
 Anything the exact check does not confirm is reported as ``unknown``, never as either.
 """
@@ -20,15 +29,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from perceptron.generators import rational_unit_vector
+from . import _exact as X
 
-__all__ = ["Certificate", "certify_points"]
+__all__ = ["Certificate", "certify", "certify_points", "alternative_separator"]
 
-#: Largest n * d for which the maximum-margin QP (SLSQP) is solved; above it the LP separator
-#: is used as is (still a valid, exactly checked separator, just not the widest).
-QP_MAX_SIZE = 20000
-#: Denominator limits tried, in order, when rounding the separator to rationals.
-DENOMINATORS = (10**4, 10**6, 10**9, 10**12)
+#: Most points whose n x n Gram matrix the dual QP builds (n^2 doubles: 200 MB at the limit).
+#: Above it the certificate is "unknown: limit reached" rather than an unbounded allocation.
+MAX_QP_POINTS = 5000
+#: Bits of the integer separator v tried in turn until gamma_lo/gamma_hi >= TARGET_RATIO.
+SEPARATOR_BITS = (16, 24, 32, 44)
+#: The tightness the rounding aims for (the interval is reported whatever it is).
+TARGET_RATIO = 0.9999
+#: lambda is rounded to integers over 2**LAMBDA_BITS before exact normalisation.
+LAMBDA_BITS = 40
 #: lambda_i below this (relative to max lambda) are taken as outside the support.
 SUPPORT_TOL = 1e-9
 
@@ -37,25 +50,53 @@ SUPPORT_TOL = 1e-9
 class Certificate:
     kind: str  # "separable", "nonseparable", "unknown"
     bias: bool
-    w_opt: list | None = None
-    b_opt: Fraction | None = None
-    gamma: Fraction | None = None
-    gamma_numeric: float | None = None
+    v: list | None = None  # integer separator (scaled inputs): w_opt = v/|v|
+    c: Fraction | None = None  # its bias in the same units: b_opt = c/|v|
+    m: Fraction | None = None  # its unnormalised margin min_i y_i (v.x_i + c)
+    gamma_hi: object = None  # a Surd or Fraction: certified upper bound on the maximum margin
+    unit: list | None = None  # optional: v rescaled to an exactly unit-norm rational vector (then |v| = 1)
     method: str = ""
     lam: list | None = None
     reason: str = ""
     extra: dict = field(default_factory=dict)
+
+    # the separator normalised (exact; w_opt a Vec whose norm is 1 as a surd identity)
+    @property
+    def norm_v(self):
+        return X.sqrt(Fraction(sum(Fraction(a) * Fraction(a) for a in self.v)))
+
+    @property
+    def w_opt(self):
+        return X.vec_from_fractions(self.v) if self.unit else X.unit_direction(self.v)
+
+    @property
+    def b_opt(self):
+        return X.div(self.c, self.norm_v)
+
+    @property
+    def gamma(self):
+        """gamma_lo: the exact margin of (w_opt, b_opt), a lower bound on the maximum margin."""
+        return X.div(self.m, self.norm_v)
+
+    def ratio(self) -> float | None:
+        """gamma_lo / gamma_hi (<= 1), from exact squares."""
+        if self.kind != "separable" or self.gamma_hi is None:
+            return None
+        lo2 = X.mul(self.gamma, self.gamma)
+        hi2 = X.mul(self.gamma_hi, self.gamma_hi)
+        return math.sqrt(X.to_float(X.div(lo2, hi2)))
 
     def to_json(self) -> dict:
         from perceptron._numbers import format_rational as f
 
         out = {"kind": self.kind, "bias": self.bias, "method": self.method}
         if self.kind == "separable":
-            out.update({"w_opt": [f(v) for v in self.w_opt], "b_opt": f(self.b_opt), "gamma": f(self.gamma),
-                        "gamma_float": float(self.gamma)})
-            if self.gamma_numeric:
-                out["gamma_numeric_max"] = self.gamma_numeric
-                out["gamma_ratio_to_numeric_max"] = float(self.gamma) / self.gamma_numeric
+            out.update({"v_opt": [f(Fraction(a)) for a in self.v], "c_opt": f(self.c), "m_opt": f(self.m),
+                        "w_opt": "v_opt (exactly unit-norm)" if self.unit else "v_opt/|v_opt|",
+                        "gamma_lo": repr(self.gamma), "gamma_lo_float": X.to_float(self.gamma)})
+            if self.gamma_hi is not None:
+                out.update({"gamma_hi": repr(self.gamma_hi), "gamma_hi_float": X.to_float(self.gamma_hi),
+                            "gamma_lo_over_gamma_hi": round(self.ratio(), 9)})
         elif self.kind == "nonseparable":
             out["lambda"] = [f(v) for v in self.lam]
             out["support"] = [i for i, v in enumerate(self.lam) if v]
@@ -64,107 +105,233 @@ class Certificate:
         return out
 
 
-def _exact_margin(rows, y, w, b) -> Fraction:
-    return min(yi * (sum(a * c for a, c in zip(w, x)) + b) for x, yi in zip(rows, y))
+# --------------------------------------------------------------------------- exact helpers
+
+def _as_int_matrix(Xn) -> np.ndarray:
+    return Xn if Xn.dtype == object else Xn.astype(object)
 
 
-def _unit_rational(u: np.ndarray, limit: int) -> list[Fraction]:
-    """A rational vector of norm exactly 1 near the float unit vector u."""
-    d = len(u)
-    if d == 1:
-        return [Fraction(1 if u[0] >= 0 else -1)]
-    last = u[-1]
-    flip = last > 0  # project from the pole farther from u, for accuracy
-    denom = 1 + last if flip else 1 - last
-    t = [Fraction(float(v / denom)).limit_denominator(limit) for v in u[:-1]]
-    w = rational_unit_vector(t)
-    if flip:
-        w[-1] = -w[-1]
-    return w
+def _products(Xn, v) -> list[int]:
+    """Exact v.x_i for every row of the integer matrix Xn (Python integers)."""
+    vo = np.array([int(a) for a in v], dtype=object)
+    return [int(s) for s in _as_int_matrix(Xn).dot(vo)]
 
 
-def certify_points(rows: list[list[Fraction]], y: list[int], *, bias: bool) -> Certificate:
-    """Certificate for points ``rows`` (exact) with labels ``y`` in {-1, +1}."""
-    from scipy.optimize import linprog  # imported here: the CLI's start-up stays light
+def _margin(s: list[int], y, bias: bool, D: int):
+    """Unnormalised margin of the integer separator with products s_i = v.Xn_i: (c, m) in the
+    inputs' units (x = Xn / D), c centred exactly between the classes when ``bias``."""
+    if not bias:
+        return Fraction(0), Fraction(min(yi * si for yi, si in zip(y, s)), D)
+    pos = [si for yi, si in zip(y, s) if yi > 0]
+    neg = [si for yi, si in zip(y, s) if yi < 0]
+    if not pos or not neg:  # one class: the plane can be put beyond every point
+        sigma = 1 if pos else -1
+        t = min(yi * si for yi, si in zip(y, s))
+        shift = max(0, 1 - t)
+        return Fraction(sigma * shift, D), Fraction(t + shift, D)
+    c = -Fraction(min(pos) + max(neg), 2)
+    return c / D, (Fraction(min(pos) - max(neg), 2)) / D
 
-    n, d = len(rows), len(rows[0])
-    Xf = np.array([[float(v) for v in r] for r in rows])
-    yf = np.array(y, dtype=float)
-    scale = float(np.abs(Xf).max()) or 1.0
-    Xs = Xf / scale
-    # LP feasibility: y_i (w.x_i + b) >= 1 with w, b free
-    A = -(yf[:, None] * (np.hstack([Xs, np.ones((n, 1))]) if bias else Xs))
-    nv = d + (1 if bias else 0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        lp = linprog(np.zeros(nv), A_ub=A, b_ub=-np.ones(n), bounds=[(None, None)] * nv, method="highs")
-    if lp.status == 0:
-        v = lp.x
-        method = "LP (HiGHS)"
-        gnum = None
-        if n * d <= QP_MAX_SIZE:
-            v, gnum, ok = _max_margin(Xs, yf, bias, v)
-            if ok:
-                method = "max-margin QP (SLSQP)"
-        cert = _round_separator(rows, y, v, bias, scale)
+
+# --------------------------------------------------------------------------- certify
+
+def certify(Xn: np.ndarray, D: int, y, *, bias: bool) -> Certificate:
+    """Certificate for the points x_i = Xn[i] / D (Xn an integer array) with labels y (+-1)."""
+    y = [int(v) for v in y]
+    n, d = Xn.shape
+    if n > MAX_QP_POINTS:
+        return Certificate("unknown", bias, method="limit", reason=f"unknown: limit reached: {n} points; the max-margin QP "
+                           f"is limited to {MAX_QP_POINTS} (MAX_QP_POINTS: its Gram matrix has n^2 entries)")
+    if not any(int(a) for a in np.asarray(Xn).ravel()) and not bias:
+        return _gordan(Xn, D, y, bias)
+    lam, status = _dual_qp(Xn, D, y, bias)
+    if lam is not None:
+        cert = _separable_from_dual(Xn, D, y, bias, lam)
         if cert is not None:
-            cert.method = method
-            if gnum is not None:
-                cert.gamma_numeric = gnum * scale
             return cert
-        return Certificate("unknown", bias, method=method, reason="the numerical separator did not survive rounding to rationals")
-    if lp.status == 2:
-        return _gordan(rows, y, bias)
-    return Certificate("unknown", bias, method="LP (HiGHS)", reason=f"LP solver status {lp.status}: {lp.message}")
+    g = _gordan(Xn, D, y, bias)
+    if g.kind == "unknown" and status:
+        g.reason += f" (QP: {status})"
+    return g
 
 
-def _max_margin(Xs, yf, bias, v0):
-    """Hard-margin SVM: min |w|^2 / 2 s.t. y_i (w.x_i + b) >= 1; margin 1/|w|."""
-    from scipy.optimize import minimize
+def certify_points(rows, y, *, bias: bool) -> Certificate:
+    """The same for rows of Fractions."""
+    den = math.lcm(*[Fraction(v).denominator for r in rows for v in r]) if rows else 1
+    nums = [[int(Fraction(v) * den) for v in r] for r in rows]
+    return certify(np.array(nums, dtype=object).reshape(len(rows), -1), den, y, bias=bias)
 
-    n, d = Xs.shape
-    Y = yf[:, None] * (np.hstack([Xs, np.ones((n, 1))]) if bias else Xs)
-    nw = d
 
-    def f(v):
-        return 0.5 * float(np.dot(v[:nw], v[:nw]))
+def _dual_qp(Xn, D, y, bias):
+    """lambda minimising |sum lambda_i y_i x_i| over the simplex (per class with a bias)."""
+    import clarabel
+    import scipy.sparse as sp
 
-    def g(v):
-        out = np.zeros_like(v)
-        out[:nw] = v[:nw]
-        return out
-
-    cons = {"type": "ineq", "fun": lambda v: Y @ v - 1.0, "jac": lambda v: Y}
+    Xf = np.array([[float(Fraction(int(a), D)) for a in r] for r in Xn]) if Xn.dtype == object else Xn.astype(float) / D
+    scale = float(np.abs(Xf).max()) or 1.0
+    yf = np.array(y, dtype=float)
+    Z = yf[:, None] * (Xf / scale)
+    n = len(y)
+    G = Z @ Z.T
+    if bias:
+        groups = [yf > 0, yf < 0]
+        if not all(g.any() for g in groups):
+            groups = [g for g in groups if g.any()]
+    else:
+        groups = [np.ones(n, dtype=bool)]
+    Aeq = np.vstack([g.astype(float) for g in groups])
+    A = sp.csc_matrix(np.vstack([Aeq, -np.eye(n)]))
+    b = np.concatenate([np.ones(len(groups)), np.zeros(n)])
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = 1e-12
+    settings.tol_feas = 1e-12
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = minimize(f, v0, jac=g, constraints=[cons], method="SLSQP", options={"maxiter": 500, "ftol": 1e-12})
-    v = res.x if res.success and np.min(Y @ res.x) > 0 else v0
-    wn = float(np.linalg.norm(v[:nw]))
-    return v, (1.0 / wn if res.success and wn > 0 else None), bool(res.success)
+        sol = clarabel.DefaultSolver(sp.csc_matrix(np.triu(G)), np.zeros(n), A, b,
+                                     [clarabel.ZeroConeT(len(groups)), clarabel.NonnegativeConeT(n)], settings).solve()
+    status = str(sol.status)
+    if "Solved" not in status:
+        return None, status
+    return np.maximum(np.array(sol.x), 0.0), status
 
 
-def _round_separator(rows, y, v, bias, scale):
-    d = len(rows[0])
-    w = np.asarray(v[:d], dtype=float)
-    wn = float(np.linalg.norm(w))
-    if wn == 0:
+def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
+    n, d = Xn.shape
+    yi = np.array(y)
+    groups = [yi > 0, yi < 0] if bias else [np.ones(n, dtype=bool)]
+    groups = [g for g in groups if g.any()]
+    # lambda rounded: integer weights l_i, normalised exactly per group: lambda_i = l_i / L_g
+    top = float(lam_f.max()) or 1.0
+    l = [int(round(v / top * 2**LAMBDA_BITS)) for v in lam_f]
+    Xo = _as_int_matrix(Xn)
+    sums = []
+    for g in groups:
+        L = sum(l[i] for i in range(n) if g[i])
+        if L == 0:
+            return None
+        sums.append(L)
+    # z = sum_g sign_g * (1/L_g) sum_{i in g} l_i x_i  (with a bias: positives minus negatives)
+    Lall = math.prod(sums)
+    coef = np.zeros(n, dtype=object)
+    for g, L in zip(groups, sums):
+        for i in np.nonzero(g)[0]:
+            coef[i] = int(y[i]) * l[i] * (Lall // L)
+    znum = coef.dot(Xo)  # integer vector; z = znum / (Lall * D)
+    z2 = Fraction(sum(int(a) * int(a) for a in znum), (Lall * D) ** 2)
+    if bias and len(groups) == 2:
+        z2 /= 4
+    # with a bias and one class only, the margin is unbounded: no upper bound
+    gamma_hi = X.sqrt(z2) if (not bias or len(groups) == 2) else None
+    zf = np.array([float(a) for a in znum])
+    zmax = float(np.abs(zf).max())
+    if zmax == 0:
         return None
-    u = w / wn
-    b = (float(v[d]) / wn * scale) if bias else 0.0  # unscale: w.x/scale + b' = (w.x + b' scale)/scale
-    for limit in DENOMINATORS:
-        w_opt = _unit_rational(u, limit)
-        b_opt = Fraction(b).limit_denominator(limit) if bias else Fraction(0)
-        gamma = _exact_margin(rows, y, w_opt, b_opt)
-        if gamma > 0:
-            assert sum(c * c for c in w_opt) == 1
-            return Certificate("separable", bias, w_opt=w_opt, b_opt=b_opt, gamma=gamma)
+    best = None
+    for bits in SEPARATOR_BITS:
+        v = [int(round(a / zmax * 2**bits)) for a in zf]
+        g = math.gcd(*v)
+        if g == 0:
+            continue
+        v = [a // g for a in v]
+        s = _products(Xn, v)
+        c, m = _margin(s, y, bias, D)
+        if m <= 0:
+            continue
+        cert = Certificate("separable", bias, v=v, c=c, m=m, gamma_hi=gamma_hi,
+                           method="max-margin dual QP (clarabel), rounded and verified exactly")
+        best = cert
+        r = cert.ratio()
+        if r is None or r >= TARGET_RATIO:
+            break
+    if best is not None and d <= RATIONAL_UNIT_MAX_DIM:
+        unit = _rational_unit(best, Xn, D, y, bias)
+        if unit is not None:
+            return unit
+    return best
+
+
+#: Up to this dimension the separator is also offered as an exactly unit-norm *rational* vector
+#: (inverse stereographic projection), whose margin is rational: claims evaluate faster on it
+#: than on v/|v| (a surd).  Used only when it is as tight (ratio >= TARGET_RATIO).
+RATIONAL_UNIT_MAX_DIM = 16
+
+
+def _rational_unit(cert, Xn, D, y, bias):
+    from perceptron.generators import rational_unit_vector
+
+    u = np.array([float(a) for a in cert.v])
+    u = u / np.linalg.norm(u)
+    if len(u) == 1:
+        return None
+    for limit in (10**4, 10**6):
+        last = u[-1]
+        flip = last > 0  # project from the pole farther from u, for accuracy
+        denom = 1 + last if flip else 1 - last
+        t = [Fraction(float(a / denom)).limit_denominator(limit) for a in u[:-1]]
+        w = rational_unit_vector(t)
+        if flip:
+            w[-1] = -w[-1]
+        den = math.lcm(*[a.denominator for a in w])
+        s = _products(Xn, [int(a * den) for a in w])
+        c, m = _margin(s, y, bias, D)
+        c, m = c / den, m / den
+        if m <= 0:
+            continue
+        out = Certificate("separable", bias, v=w, c=c, m=m, gamma_hi=cert.gamma_hi, unit=True,
+                          method=cert.method + "; separator as an exactly unit-norm rational vector")
+        if out.gamma_hi is None or out.ratio() >= TARGET_RATIO:
+            return out
     return None
 
 
-def _gordan(rows, y, bias) -> Certificate:
+def alternative_separator(cert: Certificate, Xn, D, y) -> Certificate | None:
+    """A second, different separator of the same data (not the widest): the LP feasibility
+    separator (HiGHS), rounded to integers and verified exactly.  The audit evaluates claims
+    that range over every separator at it as well as at the certified max-margin one."""
     from scipy.optimize import linprog
 
-    n, d = len(rows), len(rows[0])
+    if cert.kind != "separable":
+        return None
+    n, d = Xn.shape
+    Xf = np.array([[float(Fraction(int(a), D)) for a in r] for r in Xn])
+    scale = float(np.abs(Xf).max()) or 1.0
+    yf = np.array(y, dtype=float)
+    A = -(yf[:, None] * (np.hstack([Xf / scale, np.ones((n, 1))]) if cert.bias else Xf / scale))
+    nv = d + (1 if cert.bias else 0)
+    # a vertex of {y_i (w.x_i + b) >= 1, |w_j| <= 100}, pulled towards the first axis
+    cost = np.zeros(nv)
+    cost[0] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lp = linprog(cost, A_ub=A, b_ub=-np.ones(n), bounds=[(-100, 100)] * nv, method="highs")
+    if lp.status != 0:
+        return None
+    w = lp.x[:d]
+    wmax = float(np.abs(w).max())
+    if wmax == 0:
+        return None
+    for bits in (8, 16, 24, 32):
+        v = [int(round(a / wmax * 2**bits)) for a in w]
+        g = math.gcd(*v)
+        if g == 0:
+            continue
+        v = [a // g for a in v]
+        if v == [int(a) for a in cert.v]:
+            return None  # the same direction: nothing new
+        c, m = _margin(_products(Xn, v), y, cert.bias, D)
+        if m > 0:
+            return Certificate("separable", cert.bias, v=v, c=c, m=m, method="LP feasibility separator (HiGHS), verified exactly")
+    return None
+
+
+# --------------------------------------------------------------------------- non-separable
+
+def _gordan(Xn, D, y, bias) -> Certificate:
+    from scipy.optimize import linprog
+
+    rows = [[Fraction(int(a), D) for a in r] for r in Xn]
+    n = len(rows)
     M = np.array([[float(yi * v) for v in r] + ([float(yi)] if bias else []) for r, yi in zip(rows, y)]).T
     A_eq = np.vstack([M, np.ones((1, n))])
     b_eq = np.concatenate([np.zeros(M.shape[0]), [1.0]])
@@ -172,7 +339,8 @@ def _gordan(rows, y, bias) -> Certificate:
         warnings.simplefilter("ignore")
         lp = linprog(np.zeros(n), A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * n, method="highs-ds")
     if lp.status != 0:
-        return Certificate("unknown", bias, method="Gordan LP (HiGHS)", reason=f"no separator and no Gordan certificate found ({lp.message})")
+        return Certificate("unknown", bias, method="Gordan LP (HiGHS)",
+                           reason=f"no exactly verified separator and no Gordan certificate found ({lp.message})")
     lam = lp.x
     support = [i for i in range(n) if lam[i] > SUPPORT_TOL * max(lam.max(), 1e-300)]
     exact = _exact_null_combination(rows, y, bias, support, lam)
@@ -222,11 +390,15 @@ def _verify_gordan(rows, y, bias, lam) -> bool:
     return True
 
 
-def verify(cert: Certificate, rows, y) -> bool:
+def verify(cert: Certificate, Xn, D, y) -> bool:
     """Re-check a certificate exactly against the points (used before any claim relies on it)."""
     if cert.kind == "separable":
-        return (sum(c * c for c in cert.w_opt) == 1 and cert.gamma > 0
-                and _exact_margin(rows, y, cert.w_opt, cert.b_opt) == cert.gamma)
+        den = math.lcm(*[Fraction(a).denominator for a in cert.v])
+        s = _products(Xn, [int(Fraction(a) * den) for a in cert.v])
+        real = min(int(yi) * (Fraction(si, D * den) + cert.c) for yi, si in zip(y, s))
+        unit_ok = not cert.unit or sum(Fraction(a) ** 2 for a in cert.v) == 1
+        return any(cert.v) and unit_ok and real == cert.m and real > 0
     if cert.kind == "nonseparable":
-        return _verify_gordan(rows, y, cert.bias, cert.lam)
+        rows = [[Fraction(int(a), D) for a in r] for r in Xn]
+        return _verify_gordan(rows, [int(v) for v in y], cert.bias, cert.lam)
     return False

@@ -17,6 +17,18 @@
     datasets = ["worked-example"]             # optional: only these datasets (corpus names)
     orders = ["first"]                        # optional: only runs with these orders
     note = "why it is wrong, or anything else" # optional
+    separator = "any"                         # optional: "any" (every separator of the data, the
+                                              # default) or "max-margin" (only the widest one)
+    free = ["w", "c:positive"]                # optional: names the statement quantifies over
+                                              # ("for all w"): vector (default), scalar, positive, label
+
+What a claim ranges over follows from these fields by the rule of verify.quantifiers.
+
+A pair claim (when = "pair") compares two runs on the same data: the claim's run and the run
+``pair`` names, which differs in one setting -- "eta" (eta = 2 eta), "arithmetic" (the float
+run), or "variant:NAME" (the same data, order and settings with another variant) -- and
+``relation`` = "same_mistakes" (the same sequence of updated points) or "same_decisions"
+(the same mistake flag at every visit).
 
 A symbolic claim (when = "symbolic") has no expr; it declares vectors = [...] and
 scalars = [...] and lists hypotheses = [...] and steps = [...] (see verify.symbolic).
@@ -49,7 +61,18 @@ WHEN = {
     "dataset": "once per dataset (with its certificate)",
     "once": "once: a closed statement about numbers",
     "symbolic": "for all dimensions: steps checked by sympy and z3 over inner products",
+    "pair": "once per applicable run: the run against the run `pair` names (see RELATIONS)",
 }
+
+#: Relations a pair claim may state between its two runs.
+RELATIONS = {
+    "same_mistakes": "the two runs update on the same points in the same order",
+    "same_decisions": "the two runs make the same mistake decision at every visit",
+}
+#: What a pair claim's second run changes.
+PAIRS = ("eta", "arithmetic", "variant:NAME")
+#: Most free names in one claim (each multiplies the values evaluated).
+MAX_FREE = 3
 
 ASSUMPTIONS = {
     "separable": "the dataset has a separability certificate",
@@ -71,7 +94,8 @@ ASSUMPTIONS = {
 }
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
-           "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps"}
+           "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
+           "relation"}
 _REQUIRED = ("id", "section", "statement", "when", "expect")
 _ID = re.compile(r"^[A-Za-z0-9_.\-]{1,120}$")
 
@@ -108,6 +132,10 @@ class Claim:
     orders: tuple | None = None
     note: str = ""
     symbolic: dict | None = None  # vectors, scalars, hypotheses, steps (compiled)
+    separator: str = "any"  # "any" or "max-margin"
+    free: dict | None = None  # name -> type (see verify.quantifiers.FREE_TYPES)
+    pair: str | None = None
+    relation: str | None = None
 
     @property
     def citation(self) -> str:
@@ -217,7 +245,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
         elif cid:
             seen[cid] = line
-        for key in ("section", "statement", "note", "expr", "corrects"):
+        for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation"):
             if key in c and not isinstance(c[key], str):
                 problem(*where(key), f"{key} must be a string")
         when = c.get("when")
@@ -227,7 +255,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         if expect is not None and expect not in ("holds", "refuted"):
             problem(*where("expect"), f"expect = {expect!r}; choose \"holds\" or \"refuted\"")
         lists = {}
-        for key in ("variants", "assume", "datasets", "orders", "vectors", "scalars", "hypotheses", "steps"):
+        for key in ("variants", "assume", "datasets", "orders", "vectors", "scalars", "hypotheses", "steps", "free"):
             v = c.get(key)
             if v is None:
                 continue
@@ -241,7 +269,27 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         for a in lists.get("assume", ()):
             if a not in ASSUMPTIONS:
                 problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
-        if when in ("visit", "update", "end") and not lists.get("variants"):
+        sep = c.get("separator", "any")
+        if isinstance(sep, str) and sep not in ("any", "max-margin"):
+            problem(*where("separator"), f"separator = {sep!r}; choose \"any\" or \"max-margin\"")
+        free = _free_names(lists.get("free", ()), where, problem)
+        pair = c.get("pair")
+        if when == "pair":
+            if not isinstance(pair, str) or not (pair in ("eta", "arithmetic") or
+                                                 (pair.startswith("variant:") and pair[8:] in VARIANTS)):
+                problem(*where("pair" if "pair" in c else "when"),
+                        f"pair = {pair!r}; a pair claim needs pair = \"eta\", \"arithmetic\" or \"variant:NAME\" "
+                        f"(NAME one of {', '.join(VARIANTS)})")
+            if c.get("relation") not in RELATIONS:
+                problem(*where("relation" if "relation" in c else "when"),
+                        f"relation = {c.get('relation')!r}; choose one of {', '.join(RELATIONS)}")
+            if "expr" in c:
+                problem(*where("expr"), "a pair claim states a relation between two runs, not an expr")
+        elif "pair" in c or "relation" in c:
+            problem(*where("pair" if "pair" in c else "relation"), "pair and relation belong to when = \"pair\" claims")
+        if free and when != "dataset":
+            problem(*where("free"), f"free names are evaluated once per dataset (when = \"dataset\"), not with when = {when!r}")
+        if when in ("visit", "update", "end", "pair") and not lists.get("variants"):
             problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
         compiled = None
         symbolic = None
@@ -250,25 +298,29 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             symbolic = _compile_symbolic(c, lists, where, problem)
         if isinstance(src, str) and when == "symbolic":
             problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
-        elif isinstance(src, str):
+        elif isinstance(src, str) and when != "pair":
             try:
-                compiled = compile_expr(src)
-                _check_availability(compiled, when)
+                compiled = compile_expr(src, _names_with(free))
+                _check_availability(compiled, when, free)
             except ExprError as e:
                 ln, col = where("expr")
                 problem(ln, col + (e.col or 1), f"in expr: {e.message}")
-        elif when in WHEN and when != "symbolic" and "expr" not in c:
+        elif when in WHEN and when not in ("symbolic", "pair") and "expr" not in c:
             problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
         if compiled is not None and compiled.type != "bool":
             problem(*where("expr"), "expr must be a condition (a comparison), not a number or vector")
             compiled = None
+        if compiled is not None and free and not (set(free) & set(compiled.names)):
+            problem(*where("free"), f"free names {', '.join(free)} do not occur in expr")
         if len(problems) > before:
             continue
         cf.claims.append(Claim(
             id=cid, document=cf.document, section=c["section"], statement=c["statement"], when=when,
             expect=expect, path=path, line=line, expr=src, compiled=compiled,
             variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
-            datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic))
+            datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
+            separator=sep, free=free or None, pair=pair if when == "pair" else None,
+            relation=c.get("relation") if when == "pair" else None))
     ids = {c.id for c in cf.claims}
     for c in cf.claims:
         if c.corrects and c.corrects not in ids:
@@ -277,6 +329,35 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,30}$")
+
+
+def _free_names(items, where, problem) -> dict:
+    """``free = ["w", "c:scalar"]`` -> {"w": "vector", "c": "scalar"}."""
+    from .quantifiers import FREE_TYPES
+
+    out = {}
+    if len(items) > MAX_FREE:
+        problem(*where("free"), f"{len(items)} free names; a claim may have at most {MAX_FREE}")
+        return out
+    for item in items:
+        name, _, ty = item.partition(":")
+        ty = ty or "vector"
+        if not _NAME.match(name) or ty not in FREE_TYPES:
+            problem(*where("free"), f"bad free name {item!r}: write NAME or NAME:TYPE, TYPE one of {', '.join(FREE_TYPES)}")
+            continue
+        out[name] = ty
+    return out
+
+
+def _names_with(free: dict | None):
+    """The expression language's names with the claim's free names (which shadow quantities)."""
+    if not free:
+        return None
+    from .expr import QUANTITIES
+
+    names = {k: v[0] for k, v in QUANTITIES.items()}
+    names.update({k: ("vector" if ty == "vector" else "scalar") for k, ty in free.items()})
+    return names
 
 
 def _compile_symbolic(c, lists, where, problem):
@@ -300,8 +381,8 @@ def _compile_symbolic(c, lists, where, problem):
     return {"vectors": lists.get("vectors", ()), "scalars": lists.get("scalars", ()), "hypotheses": hyps, "steps": steps}
 
 
-def _check_availability(c: Compiled, when: str):
-    names = set(c.names)
+def _check_availability(c: Compiled, when: str, free=()):
+    names = set(c.names) - set(free or ())
     if when in ("dataset", "once"):
         bad = names & _RUN_NAMES
         if bad:

@@ -137,9 +137,10 @@ def cmd_lint(args) -> int:
 
 
 def cmd_certify(args) -> int:
+    from . import _exact as X_
     from perceptron.run import prepare_inputs
 
-    from .certificates import certify_points
+    from .certificates import certify
 
     ds = load(args.data, args.format, args.labels)
     params = Params(variant=args.variant, augment=args.augment, arithmetic="exact")
@@ -148,8 +149,7 @@ def cmd_certify(args) -> int:
         X, D = prepare_inputs(ds, params)
     except ParamError as e:
         raise UsageError(str(e)) from None
-    rows = [[Fraction(int(v), D) for v in r] for r in X]
-    cert = certify_points(rows, [int(v) for v in ds.y], bias=bias)
+    cert = certify(X, D, [int(v) for v in ds.y], bias=bias)
     out = {"dataset": ds.name, "sha256": ds.sha256, "variant": args.variant, "augment": args.augment, **cert.to_json()}
     if args.json:
         print(json.dumps(out, separators=(",", ":"), sort_keys=True))
@@ -157,11 +157,14 @@ def cmd_certify(args) -> int:
         print(f"{ds.name}: {cert.kind} ({cert.method}), inputs {'with bias' if bias else 'through the origin'}"
               + (f", augmented {args.augment}" if args.augment else ""))
         if cert.kind == "separable":
-            print(f"  w_opt = ({', '.join(format_rational(v) for v in cert.w_opt[:12])}{', ...' if len(cert.w_opt) > 12 else ''}), |w_opt| = 1 exactly")
+            v = [str(int(a)) for a in cert.v]
+            print(f"  w_opt = v/|v|, v = ({', '.join(v[:8])}{', ...' if len(v) > 8 else ''}) (integers), |w_opt| = 1 exactly")
             if bias:
-                print(f"  b_opt = {format_rational(cert.b_opt)}")
-            print(f"  gamma = {format_rational(cert.gamma)} (~{float(cert.gamma):.6g}), exact for this separator"
-                  + (f"; numerical maximum {cert.gamma_numeric:.6g} (ratio {float(cert.gamma) / cert.gamma_numeric:.6f})" if cert.gamma_numeric else ""))
+                print(f"  b_opt = c/|v|, c = {format_rational(cert.c)}")
+            print(f"  maximum margin in [gamma_lo, gamma_hi] = [{X_.to_float(cert.gamma):.9g}, "
+                  + (f"{X_.to_float(cert.gamma_hi):.9g}]" if cert.gamma_hi is not None else "unbounded]")
+                  + (f", gamma_lo/gamma_hi = {cert.ratio():.6f}" if cert.gamma_hi is not None else "")
+                  + " (both ends exact: gamma_lo the margin of w_opt, gamma_hi the norm of a dual point)")
         elif cert.kind == "nonseparable":
             sup = [i for i, v in enumerate(cert.lam) if v]
             print(f"  lambda >= 0 on points {sup}: " + ", ".join(f"{format_rational(cert.lam[i])}" for i in sup[:12])
@@ -192,8 +195,9 @@ def cmd_check(args) -> int:
         return 1
     print(f"{args.trace}: consistent with {ds.name} ({len(tr.t)} visits recorded, {tr.end.get('updates')} updates, "
           f"variant {tr.header['variant']}, {tr.header['arithmetic']})")
-    if ctx is not None and ctx.cert.kind != "separable":
-        print(f"  dataset certificate: {ctx.cert.kind} ({ctx.cert.method})")
+    if ctx is not None and ctx.kind != "separable":
+        why = ctx.sep.reason if ctx.sep is not None else (ctx.cert.method if ctx.cert is not None else "")
+        print(f"  dataset certificate: {ctx.kind} ({why})")
     unexpected = 0
     for c in claims:
         t = tallies.get(c.id)
@@ -279,11 +283,19 @@ def cmd_search(args) -> int:
     if not match:
         raise UsageError(f"no claim {args.claim_id!r} in the claim files")
     claim = match[0]
-    for name in ("points", "dim", "box", "max_updates", "sep_box"):
-        if getattr(args, name) < (0 if name == "max_updates" else 1):
+    for name in ("points", "dim", "box", "max_updates", "sep_box", "w0_box"):
+        if getattr(args, name) < (0 if name in ("max_updates", "w0_box") else 1):
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    for e in args.eta or ():
+        try:
+            if Fraction(e) <= 0 or len(e) > 20:
+                raise ValueError
+        except (ValueError, ZeroDivisionError):
+            raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
     dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
-                 sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt", sign0=args.sign0)
+                 sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt",
+                 etas=tuple(args.eta) if args.eta else ("1",), w0_box=args.w0_box,
+                 sign0s=tuple(args.sign0) if args.sign0 else (0,), unit=args.unit)
     try:
         if args.worst:
             res = worst(claim, dom, timeout=args.timeout)
@@ -303,7 +315,7 @@ def _search_text(claim, res) -> str:
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
     d = res.domain
-    lines.append(f"  domain: {d['datasets']}; {d['runs']}; separators {d['separators']}")
+    lines.append(f"  domain: {d['datasets']}; runs: {d['runs']}; separators: {d['separators']}")
     if res.counterexample:
         ce = res.counterexample
         lines.append(f"  dataset: " + ", ".join(f"{tuple(p)} -> {y:+d}" for p, y in zip(ce["points"], ce["labels"])))
@@ -372,9 +384,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-updates", type=int, default=6)
     p.add_argument("--order", choices=["any", "first", "cyclic"], default="any")
     p.add_argument("--sep-box", type=int, default=6, help="integer separators in [-SEP_BOX, SEP_BOX]^dim")
-    p.add_argument("--separators", choices=["best", "all"], default="best")
+    p.add_argument("--separators", choices=["best", "all"], default="best",
+                   help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
+                        "every separator is searched with all)")
     p.add_argument("--variant", choices=list(__import__("verify.search", fromlist=["x"]).SEARCHABLE_VARIANTS))
-    p.add_argument("--sign0", type=int, choices=[-1, 0, 1], default=0)
+    p.add_argument("--sign0", type=int, choices=[-1, 0, 1], nargs="+",
+                   help="values of sign(0) (default 0; widened to -1 0 1 when the claim ranges over sign(0))")
+    p.add_argument("--eta", nargs="+", type=str, metavar="P/Q",
+                   help="learning rates (default 1; widened to 1/2 1 2 when the claim ranges over eta)")
+    p.add_argument("--w0-box", type=int, default=0, help="initial weights: every integer vector in [-W0_BOX, W0_BOX]^dim "
+                   "(default 0; widened to 1 when the claim ranges over w0)")
+    p.add_argument("--unit", action="store_true", help="points on the unit circle (rational, dim 2) instead of the integer box")
     p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds (a hard limit)")
     p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")

@@ -22,7 +22,7 @@ from perceptron.run import prepare_inputs
 from perceptron.variants import VARIANTS
 
 from . import _exact as X
-from .certificates import Certificate, certify_points
+from .certificates import Certificate, certify
 from .expr import MAX_PREV, evaluate
 
 __all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
@@ -65,13 +65,16 @@ class RunContext:
     """Everything about one (dataset, run parameters) pair that claims may use."""
 
     def __init__(self, ds, params: Params, cert: Certificate | None = None, separator=None):
-        """``separator`` = (v, b): use w_opt = v/|v|, b_opt = b/|v| exactly (an integer or
-        rational separator, as the search quantifies over) instead of a certificate."""
+        """``separator`` = (v, c): use w_opt = v/|v|, b_opt = c/|v| exactly (an integer or
+        rational separator, as the search and the audit's second separator quantify over)
+        instead of the certified max-margin one; ``cert`` is still the dataset's certificate
+        (computed when not given) and supplies gamma_lo, gamma_hi."""
         self.ds, self.params = ds, params
         self.var = VARIANTS[params.variant]
         self.bias = self.var.bias is not None
         self.exact = params.arithmetic == "exact"
         Xn, D = prepare_inputs(ds, params.__class__(**{**params.__dict__, "arithmetic": "exact"}))
+        self.Xn, self.D = Xn, D
         self.rows = [X.Vec(np.asarray(r), D) for r in Xn]
         self.rows_frac = [[Fraction(int(v), D) for v in r] for r in Xn]
         self.y = [int(v) for v in ds.y]
@@ -80,28 +83,42 @@ class RunContext:
         self.R = X.sqrt(self.R2)
         self.eta = Fraction(params.eta)
         self.tie = self.var.tie if self.var.tie is not None else params.sign0
+        if cert is None and separator is None:
+            cert = certify(Xn, D, self.y, bias=self.bias)
+        self.cert = cert
+        sep = None
         if separator is not None:
-            cert = _separator_certificate(self.rows_frac, self.y, separator, self.bias)
-        self.cert = cert if cert is not None else certify_points(self.rows_frac, self.y, bias=self.bias)
+            sep = _separator_certificate(self.rows_frac, self.y, separator, self.bias)
+            self.separator_kind = "given"
+        elif cert is not None and cert.kind == "separable":
+            sep = cert
+            self.separator_kind = "max-margin"
+        self.sep = sep
         w0 = params.w0 if params.w0 is not None else (0,) * self.d
         self.w0 = X.vec_from_fractions(w0) if not self.var.dual else X.vec_from_fractions([0] * self.d)
         self.b0 = Fraction(params.b0 or 0)
+        kind = sep.kind if sep is not None else (cert.kind if cert is not None else "unknown")
         self.consts = {
             "eta": self.eta, "R2": self.R2, "R": self.R, "n": Fraction(self.n), "d": Fraction(self.d),
             "w0": self.w0, "sign0": Fraction(self.tie),
-            "separable": Fraction(1 if self.cert.kind == "separable" else 0),
+            "separable": Fraction(1 if kind == "separable" else 0),
         }
-        if self.cert.kind == "separable":
-            if separator is not None:
-                v, b = separator
-                w_opt = X.unit_direction(v)
-                nv = X.sqrt(sum(Fraction(c) ** 2 for c in v))
-                b_opt, gamma = X.div(Fraction(b), nv), X.div(self.cert.gamma, nv)
-            else:
-                w_opt, b_opt, gamma = X.vec_from_fractions(self.cert.w_opt), self.cert.b_opt, self.cert.gamma
-            self.consts.update({"w_opt": w_opt, "b_opt": b_opt, "gamma": gamma})
+        if cert is not None and cert.kind == "separable":
+            self.consts["gamma_lo"] = cert.gamma
+            if cert.gamma_hi is not None:
+                self.consts["gamma_hi"] = cert.gamma_hi
+        if sep is not None and sep.kind == "separable":
+            self.consts.update({"w_opt": sep.w_opt, "b_opt": sep.b_opt, "gamma": sep.gamma,
+                                "v_opt": X.vec_from_fractions([Fraction(a) for a in sep.v]), "c_opt": sep.c, "m_opt": sep.m})
             if X.sign(self.R) != 0:  # (w_opt, b_opt/R) is undefined when every point is 0
-                self.consts["w_hat_opt"] = X.vconcat(w_opt, [X.div(b_opt, self.R)])
+                self.consts["w_hat_opt"] = X.vconcat(sep.w_opt, [X.div(sep.b_opt, self.R)])
+
+    @property
+    def kind(self) -> str:
+        """separable / nonseparable / unknown: of the separator in use, else of the certificate."""
+        if self.sep is not None:
+            return self.sep.kind
+        return self.cert.kind if self.cert is not None else "unknown"
 
     def strict_gamma(self):
         g = self.consts.get("gamma")
@@ -109,17 +126,16 @@ class RunContext:
 
 
 def _separator_certificate(rows, y, separator, bias) -> Certificate:
-    """The given separator as a certificate: kind separable iff its margin is positive; the
-    certificate's gamma holds the unnormalised margin min_i y_i (v.x_i + b)."""
-    v, b = separator
-    v = [Fraction(c) for c in v]
-    b = Fraction(b) if bias else Fraction(0)
+    """The given separator (v, c) as a certificate: separable iff its margin is positive."""
+    v, c = separator
+    v = [Fraction(a) for a in v]
+    c = Fraction(c) if bias else Fraction(0)
     if len(v) != len(rows[0]):
         return Certificate("unknown", bias, reason=f"separator has {len(v)} coordinates, inputs have {len(rows[0])}")
-    m = min(yi * (sum(a * c for a, c in zip(v, x)) + b) for x, yi in zip(rows, y))
+    m = min(yi * (sum(a * x for a, x in zip(v, r)) + c) for r, yi in zip(rows, y))
     if m <= 0 or not any(v):
         return Certificate("unknown", bias, method="given separator", reason=f"the given separator does not separate (margin {m})")
-    return Certificate("separable", bias, w_opt=v, b_opt=b, gamma=m, method="given separator")
+    return Certificate("separable", bias, v=v, c=c, m=m, method="given separator")
 
 
 def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_name: str | None = None) -> str | None:
@@ -141,9 +157,9 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
 def _assumption_fails(a, ctx: RunContext, converged) -> str | None:
     p = ctx.params
     if a == "separable":
-        return None if ctx.cert.kind == "separable" else f"dataset is not certified separable ({ctx.cert.kind})"
+        return None if ctx.kind == "separable" else f"dataset is not certified separable ({ctx.kind})"
     if a == "nonseparable":
-        return None if ctx.cert.kind == "nonseparable" else "dataset is not certified non-separable"
+        return None if ctx.kind == "nonseparable" else "dataset is not certified non-separable"
     if a == "nontrivial":
         return None if len(set(ctx.y)) == 2 else "all labels are equal"
     if a == "unit_norm":
@@ -289,9 +305,22 @@ def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies:
         if why:
             tallies.setdefault(c.id, ClaimTally()).not_applicable = why
             continue
-        env = _Env(ctx, {})
         g = ctx.strict_gamma() if "strict_margin" in c.assume else None
-        _eval_claim(c, env, tallies.setdefault(c.id, ClaimTally()), {"dataset": dataset_name}, g)
+        tally = tallies.setdefault(c.id, ClaimTally())
+        if not c.free:
+            _eval_claim(c, _Env(ctx, {}), tally, {"dataset": dataset_name}, g)
+            continue
+        from .free import assignments, show
+
+        assigned = assignments(c.free, ctx.d)
+        if isinstance(assigned, str):
+            tally.not_applicable = f"free names not enumerated on {dataset_name}: {assigned}"
+            continue
+        for vals in assigned:
+            where = {"dataset": dataset_name, "free": {k: show(v) for k, v in vals.items()}}
+            _eval_claim(c, _Env(ctx, dict(vals)), tally, where, g)
+            if tally.violation is not None:
+                break
 
 
 # --------------------------------------------------------------------------- replay

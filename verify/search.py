@@ -51,11 +51,20 @@ from .verdicts import Verdict
 
 __all__ = ["Domain", "SearchResult", "search", "SEARCHABLE_VARIANTS"]
 
-SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn")
-_SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable"}
-_UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "stopped_by_budget"}
+SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn", "unit")
+_SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
+_UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "stopped_by_budget",
+                      "gamma_lo", "gamma_hi"}
 #: Largest batch of candidates screened at once (bounds memory: a few arrays of this length).
 BATCH = 200_000
+
+
+#: Most run settings (eta x sign(0) x form) one search enumerates.
+MAX_SETTINGS = 64
+#: Most initial weight vectors (w0, b0) per dataset.
+MAX_W0 = 729
+#: Rational points of the unit circle for unit-norm domains: (a/L, b/L) with a^2 + b^2 = L^2.
+UNIT_DENOMINATOR = 65
 
 
 @dataclass(frozen=True)
@@ -68,23 +77,72 @@ class Domain:
     sep_box: int = 6
     separators: str = "best"
     variant: str = "rosenblatt"
-    sign0: int = 0
+    etas: tuple = ("1",)  # learning rates, exact rationals as strings
+    w0_box: int = 0  # initial weights (and b0 for the bias variants): every integer vector in [-w0_box, w0_box]^dim
+    sign0s: tuple = (0,)  # values of sign(0) (variants with the parameter)
+    forms: tuple = ("yx",)  # update forms (the sign variant)
+    unit: bool = False  # points on the unit circle (dim 2) instead of the integer box
+
+    def settings(self):
+        """(eta, sign0, form) in the engine's order."""
+        var = VARIANTS[self.variant]
+        sign0s = self.sign0s if var.tie is None else (var.tie,)
+        forms = self.forms if var.half_form else ("yx",)
+        return [(Fraction(e), s0, f) for e in self.etas for s0 in sign0s for f in forms]
 
     def describe(self, fold: bool, engine: str) -> dict:
         import z3
 
         d = asdict(self)
+        var = VARIANTS[self.variant]
+        etas = ", ".join(self.etas)
+        w0 = "0" if self.w0_box == 0 else f"every integer vector in [-{self.w0_box}, {self.w0_box}]^{self.dim}" + (
+            " (and b0 in the same range)" if var.bias else "")
+        settings = f"eta in {{{etas}}}, w0 = {w0}"
+        if var.tie is None:
+            settings += f", sign(0) in {{{', '.join(map(str, self.sign0s))}}}"
+        if var.half_form:
+            settings += f", update form in {{{', '.join(self.forms)}}}"
+        pts = (f"points on the unit circle with denominator dividing {UNIT_DENOMINATOR}" if self.unit
+               else f"integer points in [-{self.box}, {self.box}]^{self.dim} (not all zero)")
         d.update({
-            "datasets": f"up to {self.points} points in [-{self.box}, {self.box}]^{self.dim} (not all zero), labels -1/+1"
-                        + (" (labels folded into the points: the claim is label-symmetric)" if fold else ""),
-            "runs": f"{self.variant} from w = 0, eta = 1, at most {self.max_updates} updates, order {self.order}"
+            "datasets": f"up to {self.points} {pts}, labels -1/+1"
+                        + (" (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)" if fold else ""),
+            "runs": f"{self.variant} with {settings}, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
-            "separators": f"integer v in [-{self.sep_box}, {self.sep_box}]^{self.dim}" + (" and bias c in the same range" if VARIANTS[self.variant].bias else "")
+            "separators": f"integer v in [-{self.sep_box}, {self.sep_box}]^{self.dim}" + (" and bias c in the same range" if var.bias else "")
                           + f", w_opt = v/|v|; {'the widest-margin one per dataset' if self.separators == 'best' else 'every one that separates'}",
             "engine": engine,
             "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
         })
+        d["text"] = f"{d['datasets']}; runs: {d['runs']}; separators: {d['separators']}; engine {engine}"
         return d
+
+
+def domain_for(claim, base: "Domain") -> "Domain":
+    """The domain of ``base`` widened over every quantity the claim ranges over (eta below and
+    above 1 unless eta_one / eta_le_one, w0 in a box unless w0_zero, every sign(0) and update
+    form the assumptions leave, every separator unless separator = "max-margin")."""
+    from .quantifiers import ranging
+
+    r = set(ranging(claim))
+    a = set(claim.assume)
+    kw = {}
+    if "eta_one" in a:
+        kw["etas"] = ("1",)
+    elif "eta" in r:
+        kw["etas"] = ("1/2", "1") if "eta_le_one" in a else ("1/2", "1", "2")
+    if "w0_zero" in a:
+        kw["w0_box"] = 0
+    elif "w0" in r:
+        kw["w0_box"] = max(base.w0_box, 1)
+    kw["sign0s"] = (0,) if "sign0_zero" in a else (-1, 1) if "sign0_nonzero" in a else (-1, 0, 1)
+    kw["forms"] = ("yx",) if "form_yx" in a else ("half",) if "form_half" in a else ("yx", "half")
+    if "separator" in r and base.separators == "best":
+        kw["separators"] = "all"
+    if "unit_norm" in a:
+        kw["unit"] = True
+    return Domain(**{**asdict(base), **kw})
 
 
 @dataclass
@@ -136,14 +194,15 @@ def _check_searchable(claim):
     bad = set(claim.compiled.names) & _UNSUPPORTED_NAMES
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
-    for a in claim.assume:
-        if a in ("unit_norm",):
-            raise SearchError(f"claim {claim.id} assumes {a}; integer datasets are not unit-norm (search with the assumption dropped)")
 
 
-def _label_symmetric(claim, variant) -> bool:
+def _label_symmetric(claim, variant, tie) -> bool:
+    """Whether folding labels into the points (x -> y x, y -> +1) is sound: the tie rule must be
+    label-symmetric (sign(0) = 0: a zero score is a mistake for either label; with sign(0) =
+    +-1 a zero score is correct for one label only), no bias, and the claim must not look at
+    a point or label on its own."""
     names = set(claim.compiled.names)
-    return VARIANTS[variant].bias is None and not (names & {"x", "y", "score", "out", "x_hat", "i"}) \
+    return tie == 0 and VARIANTS[variant].bias is None and not (names & {"x", "y", "score", "out", "x_hat", "i"}) \
         and not claim.compiled.uses_points and "nontrivial" not in claim.assume
 
 
@@ -151,9 +210,18 @@ def _needs_separator(claim) -> bool:
     return bool(set(claim.compiled.names) & _SEPARATOR_NAMES) or "separable" in claim.assume
 
 
-def _datasets(n, dim, box, fold, ordered):
+def unit_points(dim):
+    """Integer numerators of the rational points of the unit circle with denominator dividing
+    UNIT_DENOMINATOR: (a, b) with a^2 + b^2 = L^2 (x = (a, b) / L)."""
+    if dim != 2:
+        raise SearchError("unit-norm domains are drawn on the unit circle: use --dim 2")
+    L = UNIT_DENOMINATOR
+    return [(a, b) for a in range(-L, L + 1) for b in range(-L, L + 1) if a * a + b * b == L * L]
+
+
+def _datasets(n, dim, box, fold, ordered, unit=False):
     """Arrays X (M, n, dim) and Y (M, n) of every dataset in the domain, up to symmetry."""
-    coords = list(itertools.product(range(-box, box + 1), repeat=dim))
+    coords = unit_points(dim) if unit else list(itertools.product(range(-box, box + 1), repeat=dim))
     pts = [(c, 1) for c in coords] if fold else [(c, y) for c in coords for y in (-1, 1)]
     combos = itertools.product(range(len(pts)), repeat=n) if ordered else itertools.combinations_with_replacement(range(len(pts)), n)
     idx = np.array(list(combos), dtype=np.int64).reshape(-1, n)
@@ -260,14 +328,26 @@ def _with_hats(vals, R):
 # --------------------------------------------------------------------------- enumerate
 
 class _Enumerator:
-    def __init__(self, claim, dom: Domain, deadline, max_exact=None):
+    """Enumerates one setting (eta, sign(0), form) of the domain; initial weights are part of
+    each instance (dataset, separator, w0).  Weights are kept as integers W = S w with
+    S = q (eta = p/q), times 2 for the 1/2 eta (y - out) x form, times L for unit-circle points."""
+
+    def __init__(self, claim, dom: Domain, deadline, max_exact=None, setting=None):
         self.claim, self.dom, self.deadline = claim, dom, deadline
         self.max_exact, self.exact = max_exact, 0
         self.var = VARIANTS[dom.variant]
         self.bias = self.var.bias is not None
-        self.tie = self.var.tie if self.var.tie is not None else dom.sign0
-        self.fold = _label_symmetric(claim, dom.variant)
+        eta, sign0, form = setting if setting is not None else dom.settings()[0]
+        self.eta, self.sign0, self.form = eta, sign0, form
+        self.tie = self.var.tie if self.var.tie is not None else sign0
+        self.fold = _label_symmetric(claim, dom.variant, self.tie)
         self.need_sep = _needs_separator(claim)
+        self.L = UNIT_DENOMINATOR if dom.unit else 1  # x = X / L
+        if dom.unit and self.bias:
+            raise SearchError("unit-circle domains are for variants without a bias")
+        self.f = 2 if form == "half" else 1
+        self.S = eta.denominator * self.f * self.L  # w = W / S
+        self.p = eta.numerator
         self.checked = 0
         self.prev_depth = claim.compiled.uses_prev
         self.worst = None  # (bound tree, best record) in tightness mode
@@ -286,6 +366,7 @@ class _Enumerator:
                              "path": [int(p) for p in state["path"][j]],
                              "separator": None if inst["V"] is None else [int(v) for v in inst["V"][mi]]}
         return None
+
     def run(self):
         for n in range(1, self.dom.points + 1):
             found = self._search_n(n)
@@ -295,9 +376,19 @@ class _Enumerator:
                 return "timeout"
         return None
 
+    def _w0s(self, dim):
+        """Initial (w0, b0) pairs, integers; (0, 0) first."""
+        r = range(-self.dom.w0_box, self.dom.w0_box + 1)
+        ws = list(itertools.product(r, repeat=dim))
+        bs = list(r) if self.bias else [0]
+        pairs = sorted(((w, b) for w in ws for b in bs), key=lambda wb: (max(map(abs, wb[0] + (wb[1],))), wb))
+        if len(pairs) > MAX_W0:
+            raise SearchError(f"{len(pairs)} initial weight vectors; a search takes at most {MAX_W0} (MAX_W0)")
+        return np.array([w for w, _ in pairs], dtype=np.int64).reshape(len(pairs), dim), np.array([b for _, b in pairs], dtype=np.int64)
+
     def _search_n(self, n):
         dom = self.dom
-        X, Y = _datasets(n, dom.dim, dom.box, self.fold, ordered=dom.order != "any")
+        X, Y = _datasets(n, dom.dim, dom.box, self.fold, ordered=dom.order != "any", unit=dom.unit)
         nonzero = (X != 0).any(axis=(1, 2))  # R = 0 leaves b/R and x/R undefined: not in D
         X, Y = X[nonzero], Y[nonzero]
         if "nontrivial" in self.claim.assume:
@@ -305,6 +396,8 @@ class _Enumerator:
             X, Y = X[keep], Y[keep]
         if self.need_sep:
             V, C = _separators(dom.dim, dom.sep_box, self.bias)
+            if self.L != 1:
+                C = C * self.L
             mi, si, margins = _choose_separators(X, Y, V, C, dom.separators)
             X, Y = X[mi], Y[mi]
             sepV, sepC, marg = V[si], C[si], margins
@@ -316,22 +409,36 @@ class _Enumerator:
         inst = {"X": X, "Y": Y, "R2": R2, "V": sepV, "C": sepC, "M": marg}
         if self.claim.when == "dataset":
             return self._check_batch(inst, np.arange(len(X)), None, depth=0, n=n)
+        W0, B0 = self._w0s(dom.dim)
+        if len(W0) > 1:  # instances: every dataset (and separator) with every w0
+            M, K = len(X), len(W0)
+            rep = np.repeat(np.arange(M), K)
+            inst = {k: (v[rep] if v is not None else None) for k, v in inst.items()}
+            inst["W0"], inst["B0"] = np.tile(W0, (M, 1)), np.tile(B0, M)
+        else:
+            inst["W0"], inst["B0"] = np.repeat(W0, len(X), axis=0), np.repeat(B0, len(X))
         return self._bfs(inst, n)
 
     # ---- runs
     def _bfs(self, inst, n):
         X, Y = inst["X"], inst["Y"]
         M, d = len(X), X.shape[2]
+        S, p, f = self.S, self.p, self.f
+        # b += eta y R^2 (novikoff) or eta y (sklearn): in units of 1/S
+        # (the bias variants have neither the half form nor unit-circle points: f = L = 1)
         eta_b = {"R2": inst["R2"], "one": np.ones(M, dtype=np.int64)}.get(self.var.bias)
         # a state: instance, w, b, k, sumsq, history of (w, b, k, sumsq), path, position
-        st = {"inst": np.arange(M), "w": np.zeros((M, d), dtype=np.int64), "b": np.zeros(M, dtype=np.int64),
+        st = {"inst": np.arange(M), "w": inst["W0"] * S, "b": inst["B0"] * S,
               "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64),
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
+        if M and (np.abs(st["w"]).max(initial=0) + self.dom.max_updates * p * f * int(np.abs(X).max(initial=0))) \
+                * int(np.abs(X).max(initial=1)) * d > 2**62:
+            raise SearchError("the domain's weights would overflow 64-bit integers; use a smaller box, eta or w0 box")
         for depth in range(1, self.dom.max_updates + 1):
             if time.monotonic() > self.deadline:
                 return "timeout"
             Xi, Yi = X[st["inst"]], Y[st["inst"]]
-            scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None]
+            scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
             out = np.sign(scores)
             out[out == 0] = self.tie
             mist = out != Yi
@@ -360,9 +467,11 @@ class _Enumerator:
             ins = st["inst"][si]
             x = X[ins, pi]
             y = Y[ins, pi]
+            o = out[si, pi]
             w_prev, b_prev = st["w"][si], st["b"][si]
-            w_new = w_prev + y[:, None] * x
-            b_new = b_prev + (y * eta_b[ins] if eta_b is not None else 0)
+            coef = p * (y - o) if f == 2 else p * y  # W += S eta y x = p f y x (or p (y - out) x)
+            w_new = w_prev + coef[:, None] * x
+            b_new = b_prev + (coef * eta_b[ins] if eta_b is not None else 0)  # B += S eta y R^2 = p y R^2
             sumsq = st["sumsq"][si] + (x * x).sum(axis=1)
             new = {"inst": ins, "w": w_new, "b": b_new, "sumsq": sumsq, "pos": (pi + 1) % X.shape[1],
                    "path": np.hstack([st["path"][si], pi[:, None]]),
@@ -376,7 +485,7 @@ class _Enumerator:
             st = self._dedupe(new)
         if self.claim.when == "end":
             Xi, Yi = X[st["inst"]], Y[st["inst"]]
-            scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None]
+            scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
             out = np.sign(scores)
             out[out == 0] = self.tie
             conv = ~(out != Yi).any(axis=1)
@@ -407,13 +516,17 @@ class _Enumerator:
 
     # ---- evaluation
     def _env(self, inst, ins, state, edge, depth):
+        """Interval values of every quantity for a batch of candidates, in the data's units
+        (x = X / L, w = W / S, b = B / S, score = (W.X + B L) / (S L))."""
         m = len(ins)
+        L, S = self.L, self.S
         X, Y = inst["X"][ins], inst["Y"][ins]
-        R2 = I.point(inst["R2"][ins])
+        R2 = _scaled(I.point(inst["R2"][ins]), L * L, m)
         R = I.sqrt(R2)
-        vals = {"R2": R2, "R": R, "eta": I.const(Fraction(1), m), "n": I.point(np.full(m, X.shape[1])),
-                "d": I.point(np.full(m, X.shape[2])), "w0": _vec(np.zeros((m, X.shape[2]))),
-                "sign0": I.point(np.full(m, self.tie))}
+        vals = {"R2": R2, "R": R, "eta": I.const(self.eta, m), "n": I.point(np.full(m, X.shape[1])),
+                "d": I.point(np.full(m, X.shape[2])), "sign0": I.point(np.full(m, self.tie))}
+        if "W0" in inst:
+            vals["w0"] = _vec(inst["W0"][ins])
         if inst["V"] is not None:
             V, C, Mg = inst["V"][ins], inst["C"][ins], inst["M"][ins]
             nv = I.sqrt(I.point((V * V).sum(axis=1)))
@@ -422,8 +535,11 @@ class _Enumerator:
             for j in range(V.shape[1]):
                 lo[:, j], hi[:, j] = I.div(I.point(V[:, j]), nv)
             vals["w_opt"] = (lo, hi)
-            vals["b_opt"] = I.div(I.point(C), nv)
-            gamma = I.div(I.point(Mg), nv)
+            vals["v_opt"] = _vec(V)
+            vals["c_opt"] = _scaled(I.point(C), L, m)
+            vals["m_opt"] = _scaled(I.point(Mg), L, m)
+            vals["b_opt"] = I.div(vals["c_opt"], nv)
+            gamma = I.div(vals["m_opt"], nv)
             if "strict_margin" in self.claim.assume:
                 gamma = I.mul(gamma, I.const(1 - Fraction(1, 2**32), m))
             vals["gamma"] = gamma
@@ -432,21 +548,22 @@ class _Enumerator:
             vals["separable"] = I.point(np.ones(m))
         prevs = {}
         if state is not None:
-            vals["w"] = _vec(state["w"])
-            vals["b"] = I.point(state["b"])
+            vals["w"] = _scaled_vec(state["w"], S)
+            vals["b"] = _scaled(I.point(state["b"]), S, m)
             vals["k"] = I.point(np.full(m, depth))
             vals["mistakes"] = vals["k"]
             vals["converged"] = I.point(np.ones(m))
-            vals["sumsq"] = I.point(state["sumsq"])
+            vals["sumsq"] = _scaled(I.point(state["sumsq"]), L * L, m)
             for j, h in enumerate(reversed(state["hist"]), 1):
                 pv = dict(vals)
-                pv.update({"w": _vec(h[0]), "b": I.point(h[1]), "k": I.point(np.full(m, h[2])), "sumsq": I.point(h[3])})
+                pv.update({"w": _scaled_vec(h[0], S), "b": _scaled(I.point(h[1]), S, m), "k": I.point(np.full(m, h[2])),
+                           "sumsq": _scaled(I.point(h[3]), L * L, m)})
                 _with_hats(pv, R)
                 prevs[j] = _IEnv(pv, m)
         if edge is not None:
-            vals["x"] = _vec(edge["x"])
+            vals["x"] = _scaled_vec(edge["x"], L)
             vals["y"] = I.point(edge["y"])
-            vals["score"] = I.point(edge["score"])
+            vals["score"] = _scaled(I.point(edge["score"]), S * L, m)
             o = np.sign(edge["score"])
             o[o == 0] = self.tie
             vals["out"] = I.point(o)
@@ -455,7 +572,7 @@ class _Enumerator:
         pts = []
         for p in range(X.shape[1]):
             pv = dict(vals)
-            pv["x"], pv["y"] = _vec(X[:, p]), I.point(Y[:, p])
+            pv["x"], pv["y"] = _scaled_vec(X[:, p], L), I.point(Y[:, p])
             _with_hats(pv, R)
             pts.append(_IEnv(pv, m, prevs))
         for env in prevs.values():
@@ -496,14 +613,39 @@ class _Enumerator:
         path = [int(p) for p in state["path"][j]] if state is not None else []
         sep = None
         if inst["V"] is not None:
-            sep = ([int(v) for v in inst["V"][mi]], int(inst["C"][mi]))
-        return confirm(self.claim, self.dom.variant, X.tolist(), Y.tolist(), path, sep, self.dom.sign0)
+            sep = ([int(v) for v in inst["V"][mi]], Fraction(int(inst["C"][mi]), self.L))
+        pts = [[Fraction(int(c), self.L) for c in row] for row in X.tolist()]
+        w0 = b0 = None
+        if "W0" in inst and (inst["W0"][mi].any() or inst["B0"][mi]):
+            w0 = tuple(Fraction(int(c)) for c in inst["W0"][mi])
+            b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
+        return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
+                       form=self.form)
 
 
-def confirm(claim, variant, points, labels, path, separator, sign0=0):
+def _scaled(iv, k, m):
+    """The interval iv divided by the positive integer k (outward rounded)."""
+    return iv if k == 1 else I.div(iv, I.point(np.full(m, k)))
+
+
+def _scaled_vec(a, k):
+    if k == 1:
+        return _vec(a)
+    a = np.asarray(a)
+    lo = np.empty(a.shape, dtype=float)
+    hi = np.empty(a.shape, dtype=float)
+    kk = I.point(np.full(a.shape[0], k))
+    for j in range(a.shape[1]):
+        lo[:, j], hi[:, j] = I.div(I.point(a[:, j]), kk)
+    return lo, hi
+
+
+def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx"):
     """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it."""
     ds = from_rows("counterexample", points, labels)
-    params = Params(variant=variant, order="sequence:" + ",".join(map(str, path)), sign0=sign0 if VARIANTS[variant].tie is None else 0)
+    var = VARIANTS[variant]
+    params = Params(variant=variant, order="sequence:" + ",".join(map(str, path)), sign0=sign0 if var.tie is None else 0,
+                    eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx")
     rec = MemoryTrace()
     try:
         res = train(ds, params, rec)
@@ -525,9 +667,13 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0):
     t = tallies.get(claim.id)
     if t is None or t.not_applicable or t.violation is None:
         return None
-    return {"points": [[int(c) for c in p] for p in points], "labels": [int(v) for v in labels],
-            "updates": path, "separator": None if separator is None else {"v": separator[0], "b": separator[1]},
-            "violation": t.violation, "variant": variant, "order": params.order, "summary": res.summary()}
+    from perceptron._numbers import format_rational as fr
+
+    return {"points": [[fr(Fraction(c)) for c in p] for p in points], "labels": [int(v) for v in labels],
+            "updates": path, "separator": None if separator is None else {"v": [int(a) for a in separator[0]], "b": fr(Fraction(separator[1]))},
+            "violation": t.violation, "variant": variant, "order": params.order, "summary": res.summary(),
+            "params": {"eta": fr(params.eta), "w0": None if w0 is None else [fr(v) for v in w0],
+                       "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form}}
 
 
 # --------------------------------------------------------------------------- hypothesis
@@ -540,26 +686,34 @@ def _hypothesis_search(claim, dom: Domain, deadline, examples=300):
     from .certificates import certify_points
 
     var = VARIANTS[dom.variant]
-    tie = var.tie if var.tie is not None else dom.sign0
+    run_settings = dom.settings()
     found = {}
+    pool = unit_points(dom.dim) if dom.unit else None
+    L = UNIT_DENOMINATOR if dom.unit else 1
 
     @st.composite
     def candidates(draw):
         n = draw(st.integers(1, dom.points))
-        pts = draw(st.lists(st.lists(st.integers(-dom.box, dom.box), min_size=dom.dim, max_size=dom.dim), min_size=n, max_size=n))
+        if pool is not None:
+            pts = draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+        else:
+            pts = draw(st.lists(st.lists(st.integers(-dom.box, dom.box), min_size=dom.dim, max_size=dom.dim), min_size=n, max_size=n))
         labels = draw(st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n))
         choices = draw(st.lists(st.integers(0, 10**6), min_size=0, max_size=dom.max_updates))
-        return pts, labels, choices
+        setting = draw(st.sampled_from(run_settings))
+        w0 = draw(st.lists(st.integers(-dom.w0_box, dom.w0_box), min_size=dom.dim, max_size=dom.dim))
+        b0 = draw(st.integers(-dom.w0_box, dom.w0_box)) if var.bias else 0
+        return pts, labels, choices, setting, w0, b0
 
     def violates(c):
         if time.monotonic() > deadline:
             return False
-        pts, labels, choices = c
-        ds = from_rows("h", pts, labels)
+        pts, labels, choices, (eta, sign0, form), w0, b0 = c
+        tie = var.tie if var.tie is not None else sign0
         # build a run: at each step take the chosen misclassified point
-        fr = [[Fraction(v) for v in p] for p in pts]
-        w = [Fraction(0)] * dom.dim
-        b = Fraction(0)
+        fr = [[Fraction(v, L) for v in p] for p in pts]
+        w = [Fraction(v) for v in w0]
+        b = Fraction(b0)
         R2 = max(sum(v * v for v in p) for p in fr)
         path = []
         for ch in choices:
@@ -568,26 +722,28 @@ def _hypothesis_search(claim, dom: Domain, deadline, examples=300):
                 s = sum(a * c for a, c in zip(w, p)) + (b if var.bias else 0)
                 o = 1 if s > 0 else -1 if s < 0 else tie
                 if o != yv:
-                    mis.append(i)
+                    mis.append((i, o))
             if not mis:
                 break
-            i = mis[ch % len(mis)] if dom.order == "any" else mis[0]
+            i, o = mis[ch % len(mis)] if dom.order == "any" else mis[0]
             path.append(i)
-            w = [a + labels[i] * c for a, c in zip(w, fr[i])]
+            coef = eta * labels[i] if form == "yx" or not var.half_form else eta * Fraction(labels[i] - o, 2)
+            w = [a + coef * c for a, c in zip(w, fr[i])]
             if var.bias == "R2":
-                b += labels[i] * R2
+                b += coef * R2
             elif var.bias == "one":
-                b += labels[i]
+                b += coef
         sep = None
         if _needs_separator(claim):
             cert = certify_points(fr, labels, bias=var.bias is not None)
             if cert.kind != "separable":
                 return False
-            # scale the certified rational separator to integers for an exact, reproducible one
-            den = math.lcm(*[v.denominator for v in cert.w_opt + [cert.b_opt]])
-            v = [int(c * den) for c in cert.w_opt]
-            sep = (v, int(cert.b_opt * den))
-        ce = confirm(claim, dom.variant, pts, labels, path, sep, dom.sign0)
+            # the certified integer separator, its bias scaled to an integer with it
+            den = cert.c.denominator
+            sep = ([int(a) * den for a in cert.v], int(cert.c * den))
+        nz = any(w0) or b0
+        ce = confirm(claim, dom.variant, fr, labels, path, sep, tie, eta=eta,
+                     w0=tuple(Fraction(v) for v in w0) if nz else None, b0=Fraction(b0) if nz and var.bias else None, form=form)
         if ce is not None:
             found["ce"] = ce
             return True
@@ -606,17 +762,29 @@ def _hypothesis_search(claim, dom: Domain, deadline, examples=300):
 # --------------------------------------------------------------------------- entry point
 
 def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_dir: str | None = None,
-           max_exact: int | None = None) -> SearchResult:
-    """Search for a counterexample to ``claim`` in ``dom``.  ``max_exact`` bounds the
-    candidates the enumeration may evaluate exactly (a deterministic budget, unlike time)."""
+           max_exact: int | None = None, widen: bool = True) -> SearchResult:
+    """Search for a counterexample to ``claim`` in ``dom``, widened (``widen``) over every
+    quantity the claim ranges over (see domain_for).  ``max_exact`` bounds the candidates the
+    enumeration may evaluate exactly (a deterministic budget, unlike time).
+
+    "No counterexample in D" needs a complete enumeration in which at least one candidate
+    satisfied the claim's assumptions and was evaluated; otherwise the verdict is
+    "unknown: empty domain"."""
     _check_searchable(claim)
     variant = _claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
     dom = Domain(**{**asdict(dom), "variant": variant})
+    if widen:
+        dom = domain_for(claim, dom)
     if dom.order not in ("any", "first", "cyclic"):
         raise SearchError(f"order must be any, first or cyclic, not {dom.order!r}")
+    settings = dom.settings()
+    if len(settings) > MAX_SETTINGS:
+        raise SearchError(f"{len(settings)} run settings (eta x sign(0) x form); a search takes at most {MAX_SETTINGS}")
     t0 = time.monotonic()
     deadline = t0 + timeout
-    fold = _label_symmetric(claim, variant)
+    folds = {_label_symmetric(claim, variant, VARIANTS[variant].tie if VARIANTS[variant].tie is not None else s0)
+             for _, s0, _ in settings}
+    fold = folds == {True}
     engines = ["enumerate", "hypothesis", "z3"] if engine == "auto" else [engine]
     reasons = []
     checked = 0
@@ -625,9 +793,16 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
             reasons.append(f"{eng}: not started (time limit)")
             continue
         if eng == "enumerate":
-            en = _Enumerator(claim, dom, deadline, max_exact)
-            got = en.run()
-            checked += en.checked
+            got = None
+            exact_used = 0
+            for setting in settings:
+                budget = None if max_exact is None else max_exact - exact_used
+                en = _Enumerator(claim, dom, deadline, budget, setting)
+                got = en.run()
+                checked += en.checked
+                exact_used += en.exact
+                if got is not None:
+                    break
             if got == "timeout":
                 reasons.append(f"enumerate: time limit of {timeout:g} s reached")
                 continue
@@ -635,6 +810,10 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
                 reasons.append(f"enumerate: more than {max_exact} candidates needed exact evaluation (the budget)")
                 continue
             if got is None:
+                if checked == 0:
+                    return SearchResult(claim.id, Verdict.UNKNOWN, eng, dom.describe(fold, eng), time.monotonic() - t0, 0,
+                                        reason="unknown: empty domain: no candidate of the domain satisfied the claim's "
+                                               "assumptions and reached an evaluation (nothing was checked)")
                 return SearchResult(claim.id, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, eng, dom.describe(fold, eng),
                                     time.monotonic() - t0, checked)
         elif eng == "hypothesis":
@@ -676,7 +855,7 @@ def worst(claim, dom: Domain, timeout: float = 60.0) -> dict:
     if bound is None:
         raise SearchError(f"claim {claim.id} is not a bound of the form 'mistakes <= B' or 'k <= B'")
     variant = _claim_variant(claim, None)
-    dom = Domain(**{**asdict(dom), "variant": variant})
+    dom = domain_for(claim, Domain(**{**asdict(dom), "variant": variant}))
     t0 = time.monotonic()
     en = _Enumerator(claim, dom, t0 + timeout)
     en.worst = [bound, None]
@@ -696,7 +875,11 @@ def save_counterexample(claim, ce, out_dir) -> dict:
     data = base + ".csv"
     write_csv(ds, data)
     trace = base + ".trace.jsonl"
-    train(ds, Params(variant=ce["variant"], order=ce["order"]), open_writer(trace))
+    pr = ce.get("params") or {}
+    train(ds, Params(variant=ce["variant"], order=ce["order"], eta=Fraction(pr.get("eta", "1")),
+                     w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
+                     b0=None if pr.get("b0") is None else Fraction(pr["b0"]), sign0=pr.get("sign0", 0),
+                     form=pr.get("form", "yx")), open_writer(trace))
     sep = ""
     if ce["separator"]:
         sep = " --separator=" + ",".join(map(str, ce["separator"]["v"]))

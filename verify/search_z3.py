@@ -28,7 +28,7 @@ def _build(claim, dom, n):
     import z3
 
     var = VARIANTS[dom.variant]
-    tie = var.tie if var.tie is not None else dom.sign0
+    tie = var.tie if var.tie is not None else dom.sign0s[0]  # z3 encodes eta = 1, w0 = 0, this sign(0)
     bias = var.bias is not None
     s = z3.Solver()
     d, B, K = dom.dim, dom.box, dom.max_updates
@@ -53,6 +53,8 @@ def _build(claim, dom, n):
 
     sep = {}
     names = set(claim.compiled.names)
+    if names & {"v_opt", "c_opt", "m_opt"}:
+        raise _Unsupported("v_opt, c_opt, m_opt are not encoded")
     if names & {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable"} or "separable" in claim.assume:
         V = [z3.Int(f"v_{j}") for j in range(d)]
         C = z3.Int("c") if bias else z3.IntVal(0)
@@ -324,7 +326,7 @@ def z3_search(claim, dom, deadline):
             continue
         path = [c for c, a in zip(model["c"], model["a"]) if a]
         sep = (model["V"], model.get("C", 0)) if "V" in model else None
-        ce = confirm(claim, dom.variant, model["X"], model["Y"], path, sep, dom.sign0)
+        ce = confirm(claim, dom.variant, model["X"], model["Y"], path, sep, dom.sign0s[0])
         if ce is not None:
             return ce, None
         reasons.append(f"{n} point(s): z3's model did not survive exact replay")
