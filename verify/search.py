@@ -349,6 +349,7 @@ class _Enumerator:
         self.S = eta.denominator * self.f * self.L  # w = W / S
         self.p = eta.numerator
         self.checked = 0
+        self.max_candidates = None
         self.prev_depth = claim.compiled.uses_prev
         self.worst = None  # (bound tree, best record) in tightness mode
 
@@ -586,6 +587,8 @@ class _Enumerator:
         if self.worst is not None:
             return self._track_worst(inst, ins, state, depth, edge)
         self.checked += m
+        if self.max_candidates is not None and self.checked > self.max_candidates:
+            return "candidates"
         try:
             env = self._env(inst, ins, state, edge, depth)
             res = I.ieval(self.claim.compiled.tree, env, m)
@@ -762,7 +765,7 @@ def _hypothesis_search(claim, dom: Domain, deadline, examples=300):
 # --------------------------------------------------------------------------- entry point
 
 def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_dir: str | None = None,
-           max_exact: int | None = None, widen: bool = True) -> SearchResult:
+           max_exact: int | None = None, widen: bool = True, max_candidates: int | None = None) -> SearchResult:
     """Search for a counterexample to ``claim`` in ``dom``, widened (``widen``) over every
     quantity the claim ranges over (see domain_for).  ``max_exact`` bounds the candidates the
     enumeration may evaluate exactly (a deterministic budget, unlike time).
@@ -798,6 +801,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
             for setting in settings:
                 budget = None if max_exact is None else max_exact - exact_used
                 en = _Enumerator(claim, dom, deadline, budget, setting)
+                en.max_candidates = None if max_candidates is None else max_candidates - checked
                 got = en.run()
                 checked += en.checked
                 exact_used += en.exact
@@ -808,6 +812,9 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
                 continue
             if got == "budget":
                 reasons.append(f"enumerate: more than {max_exact} candidates needed exact evaluation (the budget)")
+                continue
+            if got == "candidates":
+                reasons.append(f"enumerate: more than {max_candidates} candidates to screen (the budget)")
                 continue
             if got is None:
                 if checked == 0:
