@@ -1,35 +1,69 @@
-"""Certificates: exact, verified, and close to the maximum margin on the built-in corpus."""
+"""Certificates: exact, verified, and a tight certified interval [gamma_lo, gamma_hi] around the
+maximum margin on every built-in set and every CoqPerceptron file."""
 
+import glob
+import os
 from fractions import Fraction
 
 import pytest
 
-from perceptron import BUILTIN, Params, builtin
+from perceptron import BUILTIN, Params, builtin, from_rows, read_dataset
 from perceptron.run import prepare_inputs
-from verify.certificates import certify_points, verify
+from verify import _exact as X
+from verify.certificates import Certificate, certify, certify_points, verify
+
+COQ = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "coqperceptron", "data")
 
 
-def _rows(ds, augment=None):
-    X, D = prepare_inputs(ds, Params(augment=augment))
-    return [[Fraction(int(v), D) for v in r] for r in X], [int(v) for v in ds.y]
+def _inputs(ds, augment=None):
+    Xn, D = prepare_inputs(ds, Params(augment=augment))
+    return Xn, D, [int(v) for v in ds.y]
+
+
+def _check_interval(cert):
+    """gamma_lo <= gamma_hi exactly, and the ratio at least 0.999."""
+    lo2 = X.mul(cert.gamma, cert.gamma)
+    hi2 = X.mul(cert.gamma_hi, cert.gamma_hi)
+    assert X.compare(lo2, hi2) <= 0
+    assert X.compare(lo2, X.mul(Fraction(999, 1000) ** 2, hi2)) >= 0, cert.ratio()
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 @pytest.mark.parametrize("bias", [False, True])
 def test_certificates_verify_exactly(name, bias):
     """Every built-in set gets a separable or non-separable certificate that checks exactly;
-    separable margins are within 1% of the numerical maximum."""
-    rows, y = _rows(builtin(name))
-    cert = certify_points(rows, y, bias=bias)
+    separable ones have |w_opt| = 1 exactly and gamma_lo/gamma_hi >= 0.999."""
+    Xn, D, y = _inputs(builtin(name))
+    cert = certify(Xn, D, y, bias=bias)
     assert cert.kind in ("separable", "nonseparable")
-    assert verify(cert, rows, y)
+    assert verify(cert, Xn, D, y)
     if cert.kind == "separable":
-        assert sum(c * c for c in cert.w_opt) == 1
-        assert cert.gamma_numeric is None or float(cert.gamma) >= 0.99 * cert.gamma_numeric
+        assert X.vdot(cert.w_opt, cert.w_opt) == 1
+        _check_interval(cert)
+
+
+def test_max_margin_known_exactly():
+    """Two points (1, 0) -> +1 and (0, 1) -> -1 through the origin: the widest separator is
+    (1, -1)/sqrt(2) with margin 1/sqrt(2); the interval must contain it and be tight."""
+    ds = from_rows("two", [[1, 0], [0, 1]], [1, -1])
+    Xn, D, y = _inputs(ds)
+    cert = certify(Xn, D, y, bias=False)
+    star = X.sqrt(Fraction(1, 2))
+    assert X.compare(cert.gamma, star) <= 0 <= X.compare(cert.gamma_hi, star)
+    assert cert.ratio() > 0.9999
+
+
+def test_a_wrong_certificate_is_rejected():
+    Xn, D, y = _inputs(builtin("worked-example"))
+    cert = certify(Xn, D, y, bias=False)
+    bad = Certificate("separable", False, v=[1, 0], c=Fraction(0), m=cert.m)
+    assert not verify(bad, Xn, D, y)
 
 
 def test_xor_is_not_separable_even_with_bias():
-    rows, y = _rows(builtin("xor-2"))
+    ds = builtin("xor-2")
+    Xn, D, y = _inputs(ds)
+    rows = [[Fraction(int(v), D) for v in r] for r in Xn]
     cert = certify_points(rows, y, bias=True)
     assert cert.kind == "nonseparable"
     lam = cert.lam
@@ -46,4 +80,23 @@ def test_certify_cli(capsys):
     import json
 
     out = json.loads(capsys.readouterr().out)
-    assert out["kind"] == "separable" and out["gamma_ratio_to_numeric_max"] > 0.99
+    assert out["kind"] == "separable" and out["gamma_lo_over_gamma_hi"] >= 0.999
+    assert out["gamma_lo_float"] <= out["gamma_hi_float"]
+
+
+def _coq_files():
+    return sorted(p for p in glob.glob(os.path.join(COQ, "*")) if os.path.basename(p) != "input_description")
+
+
+@pytest.mark.skipif(not os.path.isdir(COQ), reason="../shared/data/coqperceptron is not present in this checkout")
+@pytest.mark.parametrize("path", _coq_files(), ids=os.path.basename)
+@pytest.mark.parametrize("bias", [False, True])
+def test_coqperceptron_margins_are_tight(path, bias):
+    """gamma_lo/gamma_hi >= 0.999 on every CoqPerceptron file (as the audit runs it: augmented
+    by 1 first, through the origin; and with a bias on the raw inputs)."""
+    ds = read_dataset(path)
+    Xn, D, y = _inputs(ds, augment=None if bias else "first")
+    cert = certify(Xn, D, y, bias=bias)
+    assert cert.kind == "separable"
+    assert verify(cert, Xn, D, y)
+    _check_interval(cert)

@@ -33,7 +33,7 @@ def test_planted_false_bounds_are_refuted(cid, tmp_path):
                                  "000.numerator.bound", "000.denominator.bound", "001.lemma2", "001.lemma1"])
 def test_true_bounds_have_no_counterexample_in_domain(cid):
     """The notes' true bounds: none in the (small) domain, stated exactly."""
-    res = search(BUILTIN[cid], Domain(points=2, dim=2, box=2, max_updates=5, sep_box=4), engine="enumerate", timeout=60)
+    res = search(BUILTIN[cid], Domain(points=2, dim=2, box=2, max_updates=5, sep_box=2), engine="enumerate", timeout=120)
     assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.to_json()
     d = res.domain
     assert d["points"] == 2 and d["box"] == 2 and d["max_updates"] == 5 and d["engine"] == "enumerate"
@@ -80,6 +80,17 @@ NEW_CLAIMS = '''
     expr = "abs(b) <= k*R2"
     variants = ["novikoff"]
     when = "update"
+    expect = "refuted"
+    # without assumptions it ranges over eta and (w0, b0): false for eta = 2 or b0 != 0
+
+    [[claim]]
+    id = "new.bias-bounded-from-zero"
+    section = "s"
+    statement = "|b| <= k R^2 for the bias variant, from 0 with eta <= 1"
+    expr = "abs(b) <= k*R2"
+    variants = ["novikoff"]
+    when = "update"
+    assume = ["w0_zero", "eta_le_one"]
     expect = "holds"
 '''
 

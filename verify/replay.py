@@ -268,8 +268,8 @@ def _sides(tree, env) -> dict:
 
 
 def _eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):
-    if tally.unknown is not None and tally.violation is not None:
-        return
+    if tally.violation is not None:
+        return  # refuted on this trace: the first violation is the evidence
     if gamma_strict is not None:
         env = _Env(env.ctx, {**env.vals, "gamma": gamma_strict}, env.history)
     elif "gamma" in env.vals:
@@ -312,7 +312,7 @@ def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies:
             continue
         from .free import assignments, show
 
-        assigned = assignments(c.free, ctx.d)
+        assigned = assignments(c.free, ctx.d, ctx.n)
         if isinstance(assigned, str):
             tally.not_applicable = f"free names not enumerated on {dataset_name}: {assigned}"
             continue
