@@ -192,8 +192,9 @@ def _needs(claims) -> dict:
 
 
 def corpus_datasets(data_dirs=(), include_coq=True):
-    """(name, loader, is_coq) for the built-in corpus plus dataset files of the given dirs."""
-    out = [(name, (lambda n=name: builtin(n)), False) for name in BUILTIN]
+    """(name, spec, is_coq) for the built-in corpus plus dataset files of the given dirs; a spec
+    is ("builtin", name) or ("file", path) (see load_spec)."""
+    out = [(name, ("builtin", name), False) for name in BUILTIN]
     dirs = list(data_dirs)
     if include_coq:
         here = os.path.dirname(os.path.abspath(__file__))
@@ -205,8 +206,13 @@ def corpus_datasets(data_dirs=(), include_coq=True):
             base = os.path.basename(path)
             if os.path.isdir(path) or base == "input_description" or base.startswith("."):
                 continue
-            out.append((base, (lambda p=path: read_dataset(p)), True))
+            out.append((base, ("file", path), True))
     return out
+
+
+def load_spec(spec):
+    kind, what = spec
+    return builtin(what) if kind == "builtin" else read_dataset(what)
 
 
 class _Progress:
@@ -240,37 +246,41 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
-    """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
-    run info); findings are in claim-file order."""
-    t0 = time.perf_counter()
-    files = [load_claims(p) for p in claim_files]
-    claims = [c for f in files for c in f.claims]
-    datasets = corpus_datasets(data_dirs, include_coq)
-    agg: dict[str, dict] = {c.id: {"evals": 0, "traces": 0, "violation": None, "unknown": None, "slack": None,
-                                   "slack_at": None, "not_applicable": 0, "na_reason": None, "coverage": Coverage()}
-                            for c in claims}
-    needs = _needs(claims)
+def _new_agg(claims) -> dict:
+    return {c.id: {"evals": 0, "traces": 0, "violation": None, "unknown": None, "slack": None, "slack_at": None,
+                   "not_applicable": 0, "na_reason": None, "coverage": Coverage()} for c in claims}
+
+
+def _merge_agg(into: dict, part: dict):
+    """Fold a later dataset's aggregate into the running one: the result is the same as if its
+    evaluations had been merged one by one after the earlier ones (first violation, first
+    unknown and the earliest smallest slack win)."""
+    for cid, b in part.items():
+        a = into[cid]
+        for k in ("evals", "traces", "not_applicable"):
+            a[k] += b[k]
+        for k in ("violation", "unknown", "na_reason"):
+            if a[k] is None:
+                a[k] = b[k]
+        if b["slack"] is not None and (a["slack"] is None or X.compare(b["slack"], a["slack"]) < 0):
+            a["slack"], a["slack_at"] = b["slack"], b["slack_at"]
+        a["coverage"].merge(b["coverage"])
+
+
+def _audit_dataset(claims, name, ds, coq, needs) -> dict:
+    """Every run of one corpus dataset, replayed and evaluated: an aggregate per claim, the
+    certificates, plots and problems.  Independent of every other dataset."""
+    agg = _new_agg(claims)
     sep_claims = [c for c in claims if c.when in RUN_WHENS + ("dataset",) and uses_separator(c) and c.separator == "any"]
     pair_claims = [c for c in claims if c.when == "pair"]
-    corpus_info = []
-    plan = []
-    for name, load, coq in datasets:
-        ds = load()
-        corpus_info.append({"name": name, "n": ds.n, "d": ds.d, "sha256": ds.sha256,
-                            "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name})
-        for p, varied in _configs(name, coq, needs, ds.d, ds.n):
-            plan.append((name, ds, p, varied))
-    progress = _Progress(len(plan), quiet)
+    by_quantity = {q: [c for c in claims if q in ranging(c)] for q in ("eta", "w0", "sign0")}
     certs: dict = {}
     alts: dict = {}
     seen_dataset_ctx: set = set()
     runs_done = 0
     inconsistent = []
-    plots: dict = {"series": [], "bounds": []}
-    by_quantity = {q: [c for c in claims if q in ranging(c)] for q in ("eta", "w0", "sign0")}
-    for name, ds, params, varied in plan:
-        progress.step(f"{name} {params.variant} {params.order}")
+    plots: dict = {"series": [], "bounds": [], "other": []}
+    for params, varied in _configs(name, coq, needs, ds.d, ds.n):
         # a run added to vary one quantity is evaluated for the claims that range over it
         run_claims = claims if varied is None else by_quantity[varied]
         var_bias = params.variant in ("novikoff", "sklearn")
@@ -322,17 +332,88 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
                 ("novikoff", "separable-d3-bias", "cyclic", 1, None), ("unit", "unit-d3-g1_5", "cyclic", 1, None)) \
                 and ctx.kind == "separable":
             _plot_other(plots, name, params, ctx, rec.trace)
-    for c in claims:
-        if c.when == "once":
-            tally = ClaimTally()
-            from .replay import _eval_claim, _Env
+    info = {"name": name, "n": ds.n, "d": ds.d, "sha256": ds.sha256,
+            "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name}
+    return {"agg": agg, "certs": certs, "runs": runs_done, "inconsistent": inconsistent, "plots": plots, "info": info}
 
-            _eval_claim(c, _Env(None, {}), tally, {"once": True})
-            _merge(agg[c.id], tally, None, None, None)
-    corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
-                   f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
-    findings = [_finding(c, agg[c.id], corpus_desc) for c in claims]
-    findings, tightness = _searches(claims, findings, progress if not quiet else None)
+
+#: Worker processes of the audit (datasets, then searches, are independent units of work).
+#: The results do not depend on it: units are merged in corpus / claim-file order.
+DEFAULT_JOBS = max(1, min(4, os.cpu_count() or 1))
+
+_WORKER: dict = {}
+
+
+def _worker_init(claim_paths):
+    _WORKER["claims"] = [c for p in claim_paths for c in load_claims(p).claims]
+    _WORKER["needs"] = _needs(_WORKER["claims"])
+
+
+def _worker_dataset(task):
+    name, spec, coq = task
+    return _audit_dataset(_WORKER["claims"], name, load_spec(spec), coq, _WORKER["needs"])
+
+
+def _worker_search(task):
+    cid, finding = task
+    claim = next(c for c in _WORKER["claims"] if c.id == cid)
+    return _search_claim(claim, finding)
+
+
+def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, jobs=None):
+    """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
+    run info); findings are in claim-file order.  ``jobs`` worker processes share the work
+    (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same."""
+    t0 = time.perf_counter()
+    claim_files = list(claim_files)
+    files = [load_claims(p) for p in claim_files]
+    claims = [c for f in files for c in f.claims]
+    datasets = corpus_datasets(data_dirs, include_coq)
+    jobs = DEFAULT_JOBS if jobs is None else max(1, int(jobs))
+    agg = _new_agg(claims)
+    needs = _needs(claims)
+    progress = _Progress(len(datasets), quiet)
+    pool = None
+    if jobs > 1 and len(datasets) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_worker_init, initargs=(claim_files,))
+    try:
+        if pool is not None:
+            # the larger datasets come last in the corpus: start them first (merged in order)
+            futures = {i: pool.submit(_worker_dataset, datasets[i]) for i in reversed(range(len(datasets)))}
+            parts = (futures[i].result() for i in range(len(datasets)))
+        else:
+            parts = (_audit_dataset(claims, name, load_spec(spec), coq, needs) for name, spec, coq in datasets)
+        corpus_info, certs, inconsistent, runs_done = [], {}, [], 0
+        plots: dict = {"series": [], "bounds": [], "other": []}
+        for (name, _, _), part in zip(datasets, parts):
+            progress.step(f"dataset {name}")
+            _merge_agg(agg, part["agg"])
+            corpus_info.append(part["info"])
+            certs.update(part["certs"])
+            inconsistent += part["inconsistent"]
+            runs_done += part["runs"]
+            for k in plots:
+                plots[k] += part["plots"].get(k, [])
+        if not plots["other"]:
+            del plots["other"]
+        for c in claims:
+            if c.when == "once":
+                tally = ClaimTally()
+                from .replay import _eval_claim, _Env
+
+                _eval_claim(c, _Env(None, {}), tally, {"once": True})
+                _merge(agg[c.id], tally, None, None, None)
+        corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
+                       f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
+        findings = [_finding(c, agg[c.id], corpus_desc) for c in claims]
+        findings, tightness = _searches(claims, findings, progress if not quiet else None, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     progress.close()
     cert_info = {}
     for (sha, bias, aug, unit), cert in sorted(certs.items(), key=lambda kv: (kv[0][0], kv[0][1], str(kv[0][2]), kv[0][3])):
@@ -345,7 +426,7 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False):
             "plots": plots,
             "search_domain": "per claim: see each claim's evidence.search.domain",
             "exact_evaluation_budget": SEARCH_EXACT_BUDGET}
-    run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done}
+    run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done, "jobs": jobs}
     return findings, info, run_info
 
 
@@ -372,53 +453,75 @@ def _pair(c, a, ds, run, ctx, trace, result):
                           "data": f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.dataset}
 
 
-def _searches(claims, findings, progress):
-    """Search each searchable claim in AUDIT_DOMAIN; a confirmed counterexample refutes it, and
-    a complete search without one strengthens 'holds on evidence' to 'no counterexample in D'.
-    Bounds of the form mistakes <= B also get a tightness entry (worst updates / bound)."""
+def _searches(claims, findings, progress, pool=None):
+    """Search each searchable claim in AUDIT_DOMAIN (widened over the claim's quantifiers); a
+    confirmed counterexample refutes it, and a complete search without one turns 'holds on
+    evidence' (or 'unknown' for want of varied evidence, when the domain varies what the
+    corpus did not) into 'no counterexample in D'.  Bounds of the form mistakes <= B also get a
+    tightness entry (worst updates / bound)."""
+    todo = [(c.id, f) for c, f in zip(claims, findings) if _searchable(c, f)]
+    if pool is not None:
+        done = dict(zip([cid for cid, _ in todo], pool.map(_worker_search, todo)))
+    else:
+        by_id = {c.id: c for c in claims}
+        done = {cid: _search_claim(by_id[cid], f) for cid, f in todo}
+    out, tight = [], []
+    for c, f in zip(claims, findings):
+        if c.id in done:
+            f, t = done[c.id]
+            if t is not None:
+                tight.append(t)
+            if progress is not None:
+                progress.note(f"searched {c.id}")
+        out.append(f)
+    return out, tight
+
+
+def _searchable(c, f) -> bool:
+    # identities ('==') are the symbolic engine's work: intervals cannot certify them
+    return not (c.when not in ("update", "end", "dataset") or c.compiled is None or f.verdict == Verdict.REFUTED
+                or (f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried")) or c.free
+                or _has_equality(c.compiled.tree))
+
+
+def _search_claim(c, f):
+    """(the finding with the search's evidence, tightness entry or None) for one claim."""
     from .search import SearchError, search, worst, _bound_tree
 
-    out = []
-    tight = []
-    for c, f in zip(claims, findings):
-        if c.when not in ("update", "end", "dataset") or c.compiled is None or f.verdict == Verdict.REFUTED \
-                or (f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried")) or c.free \
-                or _has_equality(c.compiled.tree):
-            # identities ('==') are the symbolic engine's work: intervals cannot certify them
-            out.append(f)
-            continue
+    try:
+        res = search(c, AUDIT_DOMAIN, engine="enumerate", timeout=SEARCH_SECONDS, max_exact=SEARCH_EXACT_BUDGET,
+                     max_candidates=SEARCH_CANDIDATE_BUDGET)
+    except SearchError as e:
+        return Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
+                       {**f.evidence, "search": {"not searched": str(e)}}, f.path, f.line), None
+    ev = dict(f.evidence)
+    srch = {k: v for k, v in res.to_json().items() if k not in ("seconds", "files")}
+    dom = srch.pop("domain", None) or {}
+    srch["domain_text"] = dom.get("text", "")
+    ev["search"] = srch
+    v = f.verdict
+    if res.verdict == Verdict.REFUTED and v != Verdict.REFUTED:
+        v = Verdict.REFUTED
+        ev["counterexample"] = {"search": res.counterexample}
+        ev.pop("reason", None)
+    elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v in (Verdict.HOLDS_ON_EVIDENCE, Verdict.UNKNOWN):
+        v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+        ev["domain_text"] = srch["domain_text"]
+        if "reason" in ev:
+            ev["corpus_reason"] = ev.pop("reason")
+    finding = Finding(f.claim_id, f.citation, f.statement, v, f.expect, ev, f.path, f.line)
+    tight = None
+    if c.when == "end" and _bound_tree(c) is not None and v != Verdict.REFUTED:
         try:
-            res = search(c, AUDIT_DOMAIN, engine="enumerate", timeout=SEARCH_SECONDS, max_exact=SEARCH_EXACT_BUDGET,
-                         max_candidates=SEARCH_CANDIDATE_BUDGET)
-        except SearchError as e:
-            out.append(Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
-                               {**f.evidence, "search": {"not searched": str(e)}}, f.path, f.line))
-            continue
-        ev = dict(f.evidence)
-        srch = {k: v for k, v in res.to_json().items() if k not in ("seconds", "files")}
-        srch.pop("domain", None)
-        ev["search"] = srch
-        v = f.verdict
-        if res.verdict == Verdict.REFUTED and v != Verdict.REFUTED:
-            v = Verdict.REFUTED
-            ev["counterexample"] = {"search": res.counterexample}
-        elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v == Verdict.HOLDS_ON_EVIDENCE:
-            v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
-        out.append(Finding(f.claim_id, f.citation, f.statement, v, f.expect, ev, f.path, f.line))
-        if c.when == "end" and _bound_tree(c) is not None and v != Verdict.REFUTED:
-            try:
-                w = worst(c, AUDIT_DOMAIN, timeout=SEARCH_SECONDS)
-                if not w["complete"]:
-                    continue
-            except SearchError:
-                continue
-            tight.append({"claim": c.id, "citation": c.citation, "bound": c.expr, "worst_ratio": round(w["ratio"], 9),
-                          "updates": w["updates"], "bound_value": round(w["bound"], 9), "dataset": w.get("points"),
-                          "labels": w.get("labels"), "updates_taken": w.get("path"), "separator": w.get("separator"),
-                          "complete": w["complete"]})
-        if progress is not None:
-            progress.note(f"searched {c.id}")
-    return out, tight
+            w = worst(c, AUDIT_DOMAIN, timeout=SEARCH_SECONDS)
+            if w["complete"]:
+                tight = {"claim": c.id, "citation": c.citation, "bound": c.expr, "worst_ratio": round(w["ratio"], 9),
+                         "updates": w["updates"], "bound_value": round(w["bound"], 9), "dataset": w.get("points"),
+                         "labels": w.get("labels"), "updates_taken": w.get("path"), "separator": w.get("separator"),
+                         "complete": w["complete"]}
+        except SearchError:
+            pass
+    return finding, tight
 
 
 #: Budget of each search in the audit: candidates the interval screen cannot decide are

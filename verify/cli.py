@@ -238,7 +238,10 @@ def cmd_run(args) -> int:
     for d in args.data or ():
         if not os.path.isdir(d):
             raise InputError(d, "not a directory of datasets")
-    findings, corpus, run_info = audit(paths, data_dirs=args.data or (), include_coq=not args.no_coq, quiet=args.quiet)
+    if args.jobs is not None and not 1 <= args.jobs <= 64:
+        raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
+    findings, corpus, run_info = audit(paths, data_dirs=args.data or (), include_coq=not args.no_coq, quiet=args.quiet,
+                                       jobs=args.jobs)
     by_id = {c.id: c for c in claims}
     path = write_results(args.out, findings, by_id, corpus, run_info)
     from .artefacts import write_artefacts
@@ -360,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-coq", action="store_true", help="skip the CoqPerceptron benchmark files even if present")
     p.add_argument("--quiet", action="store_true", help="no progress, no table unless something is unexpected")
     p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (default: the CPU count, at most 4; 1: no workers); results do not depend on it")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="rebuild report.md, junit.xml, results.sarif from results.json")
