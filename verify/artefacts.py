@@ -29,6 +29,47 @@ def _sides(ev) -> str:
     return ""
 
 
+def coverage_text(c) -> str:
+    """What a verdict covered, in one paragraph: the domain of "no counterexample in domain",
+    the corpus and the quantifiers varied (and the values seen) of "holds on evidence", the
+    reason of "unknown", the method of "proved"."""
+    ev = c["evidence"]
+    v = c["verdict"]
+    quant = ev.get("quantifiers") or {}
+
+    def qtext():
+        parts = []
+        for q, d in quant.items():
+            vals = ", ".join(d.get("values_evaluated", [])) or "none"
+            if d["range"].startswith("fixed"):
+                parts.append(f"{q} {d['range']}")
+            else:
+                parts.append(f"{q} {'varied' if d['varied'] else 'NOT varied'} ({d['range']}; evaluated at {vals})")
+        return "; ".join(parts)
+
+    if v == "no counterexample in domain":
+        dom = ev.get("domain_text") or (ev.get("search") or {}).get("domain_text", "")
+        out = f"domain searched: {dom}" if dom else "domain: (not recorded)"
+        if ev.get("evaluations"):
+            out += f". Also {ev['evaluations']} corpus evaluations in {ev.get('applicable_runs', 0)} runs"
+            if quant:
+                out += f" ({qtext()})"
+        return out
+    if v == "holds on evidence":
+        return f"corpus: {ev.get('corpus', '?')}; {ev.get('evaluations', 0)} evaluations in {ev.get('applicable_runs', 0)} runs; " \
+               f"quantifiers: {qtext() or 'none'}"
+    if v == "unknown":
+        out = f"unknown because: {ev.get('reason') or (ev.get('search') or {}).get('reason', '?')}"
+        if quant:
+            out += f"; quantifiers: {qtext()}"
+        return out
+    if v == "proved":
+        return f"proved by: {ev.get('method', '?')}"
+    s = ev.get("search") if isinstance(ev.get("search"), dict) else {}
+    return "refuted by a replayed counterexample" + (f" (search domain: {s['domain_text']})" if s.get("domain_text") else
+                                                     " in the corpus")
+
+
 def _failure_text(c) -> str:
     """The explanation shown for a claim whose verdict is not what the file expects."""
     ev = c["evidence"]
@@ -40,13 +81,19 @@ def _failure_text(c) -> str:
     if ce:
         if "search" in ce:
             s = ce["search"]
-            lines.append("counterexample (search): points " + ", ".join(f"{tuple(p)} -> {y:+d}" for p, y in zip(s["points"], s["labels"]))
-                         + f"; updates {s['updates']}" + (f"; separator v = {tuple(s['separator']['v'])}" if s.get("separator") else ""))
+            pts = ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}" for p, y in zip(s["points"], s["labels"]))
+            prm = s.get("params") or {}
+            setting = ", ".join(f"{k} {v}" for k, v in prm.items() if v is not None and not (k == "eta" and v == "1")
+                                and not (k == "form" and v == "yx") and not (k == "sign0" and v == 0))
+            lines.append(f"counterexample (search): points {pts}; updates {s['updates']}"
+                         + (f"; separator v = {tuple(s['separator']['v'])}" if s.get("separator") else "")
+                         + (f"; {setting}" if setting else ""))
             v = s["violation"]
             if "sides" in v:
                 lines.append("sides: " + f" {v['ops'][0]} ".join(v["sides"]) + "  (false)")
         else:
-            where = ", ".join(f"{k} = {ce[k]}" for k in ("data", "run", "t", "k", "point") if k in ce)
+            where = ", ".join(f"{k} = {ce[k]}" for k in ("data", "run", "t", "k", "point", "first_difference_at_update",
+                                                            "first_difference_at_visit") if k in ce)
             lines.append(f"counterexample: {where}")
             if _sides(ev):
                 lines.append("sides: " + _sides(ev))
@@ -57,6 +104,11 @@ def _failure_text(c) -> str:
             lines.append(f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})")
     if ev.get("reason"):
         lines.append(f"reason: {ev['reason']}")
+    if ce and ce.get("free"):
+        lines.append("free names: " + ", ".join(f"{k} = {v}" for k, v in ce["free"].items()))
+    if ce and ce.get("partner"):
+        lines.append(f"partner run: {ce['partner']}")
+    lines.append("covered: " + coverage_text(c))
     return "\n".join(lines)
 
 
@@ -83,12 +135,8 @@ def markdown(results: dict) -> str:
             ev = c["evidence"]
             if "steps" in ev:
                 evid = f"{sum(s['verdict'] == 'proved' for s in ev['steps'])}/{len(ev['steps'])} steps proved"
-            elif "evaluations" in ev:
-                evid = f"{ev['evaluations']} evaluations in {ev['applicable_runs']} runs"
-                if isinstance(ev.get("search"), dict) and ev["search"].get("verdict"):
-                    evid += f"; search: {ev['search']['verdict']}"
             else:
-                evid = ev.get("method", "")
+                evid = coverage_text(c)
             slack = ""
             if isinstance(ev.get("min_slack"), dict):
                 ms = ev["min_slack"]
@@ -130,11 +178,14 @@ def junit_xml(results: dict) -> str:
         for c in cs:
             case = ET.SubElement(suite, "testcase", classname=doc, name=c["id"])
             where = f"{c['file']}:{c['line']}"
+            props = ET.SubElement(case, "properties")
+            ET.SubElement(props, "property", name="verdict", value=c["verdict"])
+            ET.SubElement(props, "property", name="covered", value=coverage_text(c))
             if not c["as_expected"]:
                 f = ET.SubElement(case, "failure", message=f"{where}: verdict {c['verdict']}, expected {c['expect']}", type="UnexpectedVerdict")
                 f.text = _failure_text(c)
             out = ET.SubElement(case, "system-out")
-            out.text = f"{where}: verdict {c['verdict']}"
+            out.text = f"{where}: verdict {c['verdict']}; covered: {coverage_text(c)}"
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -282,13 +333,16 @@ def _figures(results) -> list[tuple[str, str]]:
         if not ce or len(ce["points"][0]) != 2:
             continue
         fig, ax = plt.subplots(figsize=(4, 4))
-        for p, y in zip(ce["points"], ce["labels"]):
+        from fractions import Fraction
+
+        pts = [[float(Fraction(t)) for t in p] for p in ce["points"]]
+        for p, y in zip(pts, ce["labels"]):
             ax.plot(p[0], p[1], "o" if y > 0 else "x", color="tab:blue" if y > 0 else "tab:red", markersize=9)
         ax.axhline(0, color="0.8")
         ax.axvline(0, color="0.8")
         if ce.get("separator"):
-            v, b0 = ce["separator"]["v"], ce["separator"]["b"]
-            lim = max(3, max(abs(t) for p in ce["points"] for t in p) + 1)
+            v, b0 = ce["separator"]["v"], float(Fraction(ce["separator"]["b"]))
+            lim = max(3, max(abs(t) for p in pts for t in p) + 1)
             if v[1] != 0:
                 xs = [-lim, lim]
                 ax.plot(xs, [-(v[0] * x + b0) / v[1] for x in xs], "g-", label=f"separator v = {tuple(v)}")
@@ -311,7 +365,8 @@ def html(results: dict) -> str:
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>Proof audit</title>',
              "<style>body{font-family:sans-serif;margin:2em;max-width:1300px}table{border-collapse:collapse;margin:1em 0}"
              "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}"
-             ".bad{background:#fdd}.ok{background:#efe}figure{margin:1em 0}</style></head><body>",
+             ".bad{background:#fdd}.ok{background:#efe}figure{margin:1em 0}pre{white-space:pre-wrap;max-width:700px}"
+             ".cov{max-width:700px;font-size:12px}</style></head><body>",
              "<h1>Proof audit</h1>"]
     claims = results["claims"]
     bad = [c for c in claims if not c["as_expected"]]
@@ -326,7 +381,8 @@ def html(results: dict) -> str:
         parts.append(f"<h2>{H.escape(doc)}</h2><table><tr><th>claim</th><th>statement as written</th><th>verdict</th>"
                      "<th>expected</th><th>details</th></tr>")
         for c in cs:
-            detail = "" if c["verdict"] not in ("refuted", "unknown") else f"<pre>{H.escape(_failure_text(c))}</pre>"
+            detail = (f'<div class="cov">{H.escape(coverage_text(c))}</div>' if c["verdict"] not in ("refuted", "unknown")
+                      else f"<pre>{H.escape(_failure_text(c))}</pre>")
             parts.append(f'<tr class="{"ok" if c["as_expected"] else "bad"}"><td><code>{H.escape(c["id"])}</code></td>'
                          f"<td>{H.escape(c['statement'])}</td><td>{H.escape(c['verdict'])}</td><td>{c['expect']}</td><td>{detail}</td></tr>")
         parts.append("</table>")

@@ -14,7 +14,9 @@ import tempfile
 
 import pytest
 
-from .artefacts import _failure_text
+from .artefacts import _failure_text, coverage_text
+
+_VERDICTS: list = []  # (claim id, verdict, what it covered) of every claim item run, for the summary
 
 
 def pytest_addoption(parser):
@@ -81,6 +83,9 @@ class ClaimItem(pytest.Item):
         if self.error:
             raise ClaimFailure(self.error)
         c = self.parent.results()[self.claim_id]
+        self.user_properties.append(("verdict", c["verdict"]))
+        self.user_properties.append(("covered", coverage_text(c)))
+        _VERDICTS.append((self.claim_id, c["verdict"], coverage_text(c)))
         if not c["as_expected"]:
             raise ClaimFailure(_failure_text(c))
 
@@ -91,3 +96,13 @@ class ClaimItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"claim {self.claim_id}"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Every audited claim's verdict and what it covered (the domain searched, the corpus and
+    the quantifiers varied), so a pass says what it rests on."""
+    if not _VERDICTS:
+        return
+    terminalreporter.section("proof-audit verdicts")
+    for cid, verdict, covered in _VERDICTS:
+        terminalreporter.write_line(f"{cid}: {verdict} -- covered: {covered}")

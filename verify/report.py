@@ -94,11 +94,19 @@ def print_table(findings, claims_by_id, file=None, verbose=False):
             if verbose or not f.as_expected:
                 for line in _details(f):
                     print(f"      {line}", file=file)
+            if f.verdict.label != "refuted" and "steps" not in f.evidence:
+                print(f"      covered: {_covered(f)}", file=file)
         counts: dict = {}
         for f in fs:
             counts[f.verdict.label] = counts.get(f.verdict.label, 0) + 1
         unexpected = sum(1 for f in fs if not f.as_expected)
         print("  " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + f"; unexpected: {unexpected}", file=file)
+
+
+def _covered(f) -> str:
+    from .artefacts import coverage_text
+
+    return coverage_text({"verdict": f.verdict.label, "evidence": json.loads(json.dumps(f.evidence, default=str))})
 
 
 def print_tightness(tightness, file=None):

@@ -90,7 +90,7 @@ class Domain:
         forms = self.forms if var.half_form else ("yx",)
         return [(Fraction(e), s0, f) for e in self.etas for s0 in sign0s for f in forms]
 
-    def describe(self, fold: bool, engine: str) -> dict:
+    def describe(self, fold: bool, engine: str, claim=None) -> dict:
         import z3
 
         d = asdict(self)
@@ -115,6 +115,10 @@ class Domain:
             "engine": engine,
             "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
         })
+        if claim is not None and claim.when == "dataset":
+            d["runs"] = "none (a claim about datasets)"
+        if claim is not None and not _needs_separator(claim):
+            d["separators"] = "none (the claim uses no separator)"
         d["text"] = f"{d['datasets']}; runs: {d['runs']}; separators: {d['separators']}; engine {engine}"
         return d
 
@@ -191,6 +195,13 @@ def _check_searchable(claim):
         raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles update, end and dataset claims")
     if claim.datasets or claim.orders:
         raise SearchError(f"claim {claim.id} is about particular datasets or orders, not a search domain")
+    # every assumption must be enforced by the domain itself, or "none in D" could rest on
+    # candidates that do not satisfy it
+    if "nonseparable" in claim.assume:
+        raise SearchError(f"claim {claim.id} assumes nonseparable data; the search cannot certify non-separability "
+                          "of its candidates, so it does not search it")
+    if "converged" in claim.assume and claim.when != "end":
+        raise SearchError(f"claim {claim.id} assumes the run converges; the search's runs are cut at max_updates")
     bad = set(claim.compiled.names) & _UNSUPPORTED_NAMES
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
@@ -818,10 +829,10 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
                 continue
             if got is None:
                 if checked == 0:
-                    return SearchResult(claim.id, Verdict.UNKNOWN, eng, dom.describe(fold, eng), time.monotonic() - t0, 0,
+                    return SearchResult(claim.id, Verdict.UNKNOWN, eng, dom.describe(fold, eng, claim), time.monotonic() - t0, 0,
                                         reason="unknown: empty domain: no candidate of the domain satisfied the claim's "
                                                "assumptions and reached an evaluation (nothing was checked)")
-                return SearchResult(claim.id, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, eng, dom.describe(fold, eng),
+                return SearchResult(claim.id, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, eng, dom.describe(fold, eng, claim),
                                     time.monotonic() - t0, checked)
         elif eng == "hypothesis":
             got = _hypothesis_search(claim, dom, deadline)
@@ -837,11 +848,11 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
                 continue
         else:
             raise SearchError(f"unknown engine {eng!r}")
-        res = SearchResult(claim.id, Verdict.REFUTED, eng, dom.describe(fold, eng), time.monotonic() - t0, checked, got)
+        res = SearchResult(claim.id, Verdict.REFUTED, eng, dom.describe(fold, eng, claim), time.monotonic() - t0, checked, got)
         if out_dir:
             res.files = save_counterexample(claim, got, out_dir)
         return res
-    return SearchResult(claim.id, Verdict.UNKNOWN, engine, dom.describe(fold, engine), time.monotonic() - t0, checked,
+    return SearchResult(claim.id, Verdict.UNKNOWN, engine, dom.describe(fold, engine, claim), time.monotonic() - t0, checked,
                         reason="; ".join(reasons))
 
 
@@ -868,7 +879,7 @@ def worst(claim, dom: Domain, timeout: float = 60.0) -> dict:
     en.worst = [bound, None]
     got = en.run()
     best = en.worst[1] or {"ratio": 0.0, "updates": 0, "bound": float("nan")}
-    best.update({"claim": claim.id, "domain": dom.describe(en.fold, "enumerate"), "seconds": round(time.monotonic() - t0, 3),
+    best.update({"claim": claim.id, "domain": dom.describe(en.fold, "enumerate", claim), "seconds": round(time.monotonic() - t0, 3),
                  "complete": got != "timeout", "candidates": en.checked})
     return best
 
