@@ -178,9 +178,6 @@ def junit_xml(results: dict) -> str:
         for c in cs:
             case = ET.SubElement(suite, "testcase", classname=doc, name=c["id"])
             where = f"{c['file']}:{c['line']}"
-            props = ET.SubElement(case, "properties")
-            ET.SubElement(props, "property", name="verdict", value=c["verdict"])
-            ET.SubElement(props, "property", name="covered", value=coverage_text(c))
             if not c["as_expected"]:
                 f = ET.SubElement(case, "failure", message=f"{where}: verdict {c['verdict']}, expected {c['expect']}", type="UnexpectedVerdict")
                 f.text = _failure_text(c)
