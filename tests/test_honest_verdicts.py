@@ -379,3 +379,15 @@ def test_pytest_plugin_shows_domains(tmp_path):
     assert "proof-audit verdicts" in r.stdout, r.stdout[-2000:]
     line = next(l for l in r.stdout.splitlines() if l.startswith("x.bound:"))
     assert "no counterexample in domain" in line and "domain searched:" in line, line
+
+
+def test_free_claim_on_one_dataset_is_unknown():
+    """Enumerating w is not enough: a 'for all w' claim over every dataset needs several datasets."""
+    c = next(c for f in builtin_claim_files() for c in load_claims(f).claims if c.id == "004.rescaling")
+    agg = _new_agg([c])[c.id]
+    agg["evals"], agg["traces"] = 81, 1
+    agg["coverage"].add(dataset="unit-d2-g1_10")
+    f = _finding(c, agg)
+    assert f.verdict == Verdict.UNKNOWN and f.evidence["unvaried"] == ["dataset"]
+    agg["coverage"].add(dataset="unit-d3-g1_5")
+    assert _finding(c, agg).verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN

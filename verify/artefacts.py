@@ -65,6 +65,8 @@ def coverage_text(c) -> str:
         return out
     if v == "proved":
         return f"proved by: {ev.get('method', '?')}"
+    if ev.get("steps"):
+        return f"refuted by the symbolic check of step {ev.get('first_failing_step', '?')!r} (its counterexample re-checked exactly)"
     s = ev.get("search") if isinstance(ev.get("search"), dict) else {}
     return "refuted by a replayed counterexample" + (f" (search domain: {s['domain_text']})" if s.get("domain_text") else
                                                      " in the corpus")

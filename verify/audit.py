@@ -652,6 +652,12 @@ def _finding(c, a, corpus_desc="the corpus") -> Finding:
     elif c.when == "once":
         v = Verdict.PROVED
         ev["method"] = "exact evaluation (rationals and square roots)"
+    elif c.free and [q for q in ranging(c) if q not in c.free and not cov.varied(q, c)]:
+        never = [q for q in ranging(c) if q not in c.free and not cov.varied(q, c)]
+        v = Verdict.UNKNOWN
+        ev["reason"] = ("the free names were enumerated, but the evidence never varied " + ", ".join(
+            f"{q} (evaluated only at {', '.join(cov.summary().get(q, ['nothing']))})" for q in never) + ": not 'holds'")
+        ev["unvaried"] = never
     elif c.free:
         from .free import describe
 

@@ -26,7 +26,7 @@ MAX_FREE_DIM = 4
 MAX_ASSIGNMENTS = 2000
 #: Most (assignment, point) evaluations per dataset: a claim over the points costs n per
 #: assignment; datasets beyond it are skipped (and listed) rather than slowing the audit.
-MAX_WORK = 6000
+MAX_WORK = 10000
 #: Values of free scalars, by type: negative, zero, fractional and above 1.
 FREE_VALUES = {
     "scalar": tuple(Fraction(v) for v in ("-1", "0", "1/2", "2")),
