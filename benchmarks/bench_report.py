@@ -1,4 +1,4 @@
-"""Cost of the reports against the audit itself, in one process: `proof-audit run --no-coq`
+"""Cost of the reports against the audit itself, in one process: `proof-audit run`
 (the audit and results.json) versus building report.md, junit.xml, results.sarif and index.html
 from its results.  Prints medians and the ratio (target: reports add at most 20%).
 
@@ -31,7 +31,7 @@ def main(argv=None):
     t_audit, t_report = [], []
     for _ in range(args.repeat):
         t = time.perf_counter()
-        findings, corpus, info = audit(files, include_coq=False, quiet=True)
+        findings, corpus, info = audit(files, quiet=True)
         path = write_results(out, findings, by_id, corpus, info)
         t_audit.append(time.perf_counter() - t)
         t = time.perf_counter()

@@ -41,7 +41,7 @@ def _audit(tmp_path, expect="holds"):
     p = tmp_path / "claims_mine.toml"
     p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect=expect)))
     out = tmp_path / "r"
-    rc = main(["run", "--claims", str(p), "--no-coq", "--out", str(out), "--quiet"])
+    rc = main(["run", "--claims", str(p), "--out", str(out), "--quiet"])
     return rc, p, out, json.loads((out / "results.json").read_text())
 
 

@@ -32,8 +32,8 @@ def _projection(results):
 def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
     """proof-audit run: exit 0, a per-note table, every claim in results.json; same bytes twice."""
     out1, out2 = tmp_path / "a", tmp_path / "b"
-    assert main(["run", "--no-coq", "--out", str(out1), "--quiet"]) == 0
-    assert main(["run", "--no-coq", "--out", str(out2), "--quiet"]) == 0
+    assert main(["run", "--out", str(out1), "--quiet"]) == 0
+    assert main(["run", "--out", str(out2), "--quiet"]) == 0
     b1 = (out1 / "results.json").read_bytes()
     for name in ("results.json", "report.md", "junit.xml", "results.sarif"):
         assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name
@@ -59,10 +59,10 @@ def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
     assert by_id["001.theorem.proof"]["evidence"]["first_failing_step"] == "k == (2*R/gamma)**2"
     assert os.path.exists(out1 / "run_info.json")
     # the repository's own audit (reports/) is up to date; regenerate with
-    #   proof-audit run --no-coq --out reports
+    #   proof-audit run --out reports
     with open(REPO_REPORTS) as fh:
         committed = json.load(fh)
-    assert _projection(committed) == _projection(data), "reports/ is out of date: run proof-audit run --no-coq --out reports"
+    assert _projection(committed) == _projection(data), "reports/ is out of date: run proof-audit run --out reports"
 
 
 USER_CLAIMS = '''
@@ -107,7 +107,7 @@ def test_user_claim_file_from_the_readme(tmp_path, capsys):
     p = tmp_path / "my_claims.toml"
     p.write_text(textwrap.dedent(USER_CLAIMS))
     out = tmp_path / "r"
-    assert main(["run", "--claims", str(p), "--no-coq", "--out", str(out), "--quiet"]) == 1
+    assert main(["run", "--claims", str(p), "--out", str(out), "--quiet"]) == 1
     data = json.loads((out / "results.json").read_text())
     v = {c["id"]: c for c in data["claims"]}
     assert v["mine.bound"]["verdict"] == "refuted"

@@ -122,7 +122,7 @@ def test_hostile_claim_file_runs_nothing(tmp_path, capsys):
     assert main(["train", "--data", "builtin:worked-example", "--trace", trace]) == 0
     assert main(["claims", "lint", p]) == 2
     assert capsys.readouterr().out.count("in expr:") == 2
-    assert main(["run", "--claims", p, "--no-coq", "--out", str(tmp_path / "r"), "--quiet"]) == 2
+    assert main(["run", "--claims", p, "--out", str(tmp_path / "r"), "--quiet"]) == 2
     assert main(["check", "--data", "builtin:worked-example", "--trace", trace, "--claims", p]) == 2
     assert not target.exists()
 

@@ -191,17 +191,13 @@ def _needs(claims) -> dict:
     return needs
 
 
-def corpus_datasets(data_dirs=(), include_coq=True):
-    """(name, spec, is_coq) for the built-in corpus plus dataset files of the given dirs; a spec
-    is ("builtin", name) or ("file", path) (see load_spec)."""
+def corpus_datasets(data_dirs=()):
+    """(name, spec, is_external) for the built-in corpus (the package's own datasets) plus the
+    dataset files of the given dirs; a spec is ("builtin", name) or ("file", path) (see
+    load_spec).  Nothing outside the package is looked for: the CoqPerceptron benchmark files
+    join with --data DIR."""
     out = [(name, ("builtin", name), False) for name in BUILTIN]
-    dirs = list(data_dirs)
-    if include_coq:
-        here = os.path.dirname(os.path.abspath(__file__))
-        coq = os.path.normpath(os.path.join(here, "..", "..", "shared", "data", "coqperceptron", "data"))
-        if os.path.isdir(coq) and coq not in [os.path.normpath(d) for d in dirs]:
-            dirs.append(coq)
-    for d in dirs:
+    for d in data_dirs:
         for path in sorted(glob.glob(os.path.join(d, "*"))):
             base = os.path.basename(path)
             if os.path.isdir(path) or base == "input_description" or base.startswith("."):
@@ -360,7 +356,7 @@ def _worker_search(task):
     return _search_claim(claim, finding)
 
 
-def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, jobs=None):
+def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
     (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same."""
@@ -368,7 +364,7 @@ def audit(claim_files, *, data_dirs=(), include_coq=True, quiet=False, jobs=None
     claim_files = list(claim_files)
     files = [load_claims(p) for p in claim_files]
     claims = [c for f in files for c in f.claims]
-    datasets = corpus_datasets(data_dirs, include_coq)
+    datasets = corpus_datasets(data_dirs)
     jobs = DEFAULT_JOBS if jobs is None else max(1, int(jobs))
     agg = _new_agg(claims)
     needs = _needs(claims)

@@ -240,7 +240,7 @@ def cmd_run(args) -> int:
             raise InputError(d, "not a directory of datasets")
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
-    findings, corpus, run_info = audit(paths, data_dirs=args.data or (), include_coq=not args.no_coq, quiet=args.quiet,
+    findings, corpus, run_info = audit(paths, data_dirs=args.data or (), quiet=args.quiet,
                                        jobs=args.jobs)
     by_id = {c.id: c for c in claims}
     path = write_results(args.out, findings, by_id, corpus, run_info)
@@ -368,10 +368,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("run", help="audit the claim files over the corpus (the main job)")
-    p.add_argument("--data", action="append", help="also audit every dataset file in this directory (repeatable)")
+    p.add_argument("--data", action="append", help="also audit every dataset file in this directory (repeatable), "
+                   "e.g. ../shared/data/coqperceptron/data")
     p.add_argument("--claims", nargs="+", help="claim files (default: the built-in audits of the five notes)")
     p.add_argument("--out", default="reports", help="output directory (default reports/)")
-    p.add_argument("--no-coq", action="store_true", help="skip the CoqPerceptron benchmark files even if present")
     p.add_argument("--quiet", action="store_true", help="no progress, no table unless something is unexpected")
     p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")
     p.add_argument("--jobs", type=int, default=None,

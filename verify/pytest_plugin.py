@@ -63,7 +63,7 @@ class ClaimFileNode(pytest.File):
             from .claims import load_claims
             from .report import results_dict
 
-            findings, corpus, _ = audit([str(self.path)], include_coq=False, quiet=True)
+            findings, corpus, _ = audit([str(self.path)], quiet=True)
             by_id = {c.id: c for c in load_claims(str(self.path)).claims}
             data = results_dict(findings, by_id, corpus)
             self._results = {c["id"]: c for c in json.loads(json.dumps(data))["claims"]}
