@@ -111,6 +111,14 @@ def _as_int_matrix(Xn) -> np.ndarray:
     return Xn if Xn.dtype == object else Xn.astype(object)
 
 
+def _floats(Xn, D) -> np.ndarray:
+    """Xn / D as doubles (only for the numerical solvers: every verdict is decided exactly)."""
+    try:
+        return np.asarray(Xn, dtype=np.float64) / float(D)
+    except OverflowError:
+        return np.array([[float(Fraction(int(a), D)) for a in r] for r in Xn])
+
+
 def _products(Xn, v) -> list[int]:
     """Exact v.x_i for every row of the integer matrix Xn (Python integers)."""
     vo = np.array([int(a) for a in v], dtype=object)
@@ -167,7 +175,7 @@ def _dual_qp(Xn, D, y, bias):
     import clarabel
     import scipy.sparse as sp
 
-    Xf = np.array([[float(Fraction(int(a), D)) for a in r] for r in Xn]) if Xn.dtype == object else Xn.astype(float) / D
+    Xf = _floats(Xn, D)
     scale = float(np.abs(Xf).max()) or 1.0
     yf = np.array(y, dtype=float)
     Z = yf[:, None] * (Xf / scale)
@@ -294,7 +302,7 @@ def alternative_separator(cert: Certificate, Xn, D, y) -> Certificate | None:
     if cert.kind != "separable":
         return None
     n, d = Xn.shape
-    Xf = np.array([[float(Fraction(int(a), D)) for a in r] for r in Xn])
+    Xf = _floats(Xn, D)
     scale = float(np.abs(Xf).max()) or 1.0
     yf = np.array(y, dtype=float)
     A = -(yf[:, None] * (np.hstack([Xf / scale, np.ones((n, 1))]) if cert.bias else Xf / scale))

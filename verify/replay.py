@@ -76,9 +76,8 @@ class RunContext:
         Xn, D = prepare_inputs(ds, params.__class__(**{**params.__dict__, "arithmetic": "exact"}))
         self.Xn, self.D = Xn, D
         self.rows = [X.Vec(np.asarray(r), D) for r in Xn]
-        self.rows_frac = [[Fraction(int(v), D) for v in r] for r in Xn]
         self.y = [int(v) for v in ds.y]
-        self.n, self.d = len(self.rows), len(self.rows_frac[0])
+        self.n, self.d = len(self.rows), int(Xn.shape[1])
         self.R2 = max(X.vdot(r, r) for r in self.rows)
         self.R = X.sqrt(self.R2)
         self.eta = Fraction(params.eta)
@@ -88,7 +87,7 @@ class RunContext:
         self.cert = cert
         sep = None
         if separator is not None:
-            sep = _separator_certificate(self.rows_frac, self.y, separator, self.bias)
+            sep = _separator_certificate(Xn, D, self.y, separator, self.bias)
             self.separator_kind = "given"
         elif cert is not None and cert.kind == "separable":
             sep = cert
@@ -114,6 +113,13 @@ class RunContext:
                 self.consts["w_hat_opt"] = X.vconcat(sep.w_opt, [X.div(sep.b_opt, self.R)])
 
     @property
+    def rows_frac(self) -> list:
+        """The inputs as Fractions (built on first use: large for large datasets)."""
+        if getattr(self, "_rows_frac", None) is None:
+            self._rows_frac = [[Fraction(int(v), self.D) for v in r] for r in self.Xn]
+        return self._rows_frac
+
+    @property
     def kind(self) -> str:
         """separable / nonseparable / unknown: of the separator in use, else of the certificate."""
         if self.sep is not None:
@@ -125,14 +131,21 @@ class RunContext:
         return None if g is None else X.mul(g, 1 - Fraction(1, 2**32))
 
 
-def _separator_certificate(rows, y, separator, bias) -> Certificate:
-    """The given separator (v, c) as a certificate: separable iff its margin is positive."""
+def _separator_certificate(Xn, D, y, separator, bias) -> Certificate:
+    """The given separator (v, c) as a certificate: separable iff its margin is positive
+    (computed exactly in integers on the scaled inputs x_i = Xn_i / D)."""
+    import math
+
+    from .certificates import _products
+
     v, c = separator
     v = [Fraction(a) for a in v]
     c = Fraction(c) if bias else Fraction(0)
-    if len(v) != len(rows[0]):
-        return Certificate("unknown", bias, reason=f"separator has {len(v)} coordinates, inputs have {len(rows[0])}")
-    m = min(yi * (sum(a * x for a, x in zip(v, r)) + c) for r, yi in zip(rows, y))
+    if len(v) != Xn.shape[1]:
+        return Certificate("unknown", bias, reason=f"separator has {len(v)} coordinates, inputs have {Xn.shape[1]}")
+    den = math.lcm(*[a.denominator for a in v])
+    prods = _products(Xn, [int(a * den) for a in v])
+    m = min(yi * (Fraction(si, D * den) + c) for si, yi in zip(prods, y))
     if m <= 0 or not any(v):
         return Certificate("unknown", bias, method="given separator", reason=f"the given separator does not separate (margin {m})")
     return Certificate("separable", bias, v=v, c=c, m=m, method="given separator")
