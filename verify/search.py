@@ -144,8 +144,8 @@ def domain_for(claim, base: "Domain") -> "Domain":
     kw["forms"] = ("yx",) if "form_yx" in a else ("half",) if "form_half" in a else ("yx", "half")
     if "separator" in r and base.separators == "best":
         kw["separators"] = "all"
-    if "unit_norm" in a:
-        kw["unit"] = True
+    if "unit_norm" in a or base.variant == "unit":
+        kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
     return Domain(**{**asdict(base), **kw})
 
 
