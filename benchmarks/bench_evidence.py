@@ -86,13 +86,16 @@ def main(argv=None):
     ref = _worktree(args.ref)
     try:
         if not args.no_audit:
-            new, old = [], []
+            new, one, old = [], [], []
             for _ in range(args.repeat):
                 old.append(_run_audit(ref, ["--no-coq"]))  # the reference found ../shared by itself
                 new.append(_run_audit(ROOT))
-            mo, mn = statistics.median(old), statistics.median(new)
-            print(f"proof-audit run (built-in corpus): reference {args.ref} median {mo:.1f} s {sorted(round(v, 1) for v in old)}, "
-                  f"now median {mn:.1f} s {sorted(round(v, 1) for v in new)}; ratio {mn / mo:.2f} (target <= 1.5)")
+                one.append(_run_audit(ROOT, ["--jobs", "1"]))
+            mo, mn, m1 = statistics.median(old), statistics.median(new), statistics.median(one)
+            print(f"proof-audit run (built-in corpus): reference {args.ref} (one process) median {mo:.1f} s "
+                  f"{sorted(round(v, 1) for v in old)}; now, default jobs, median {mn:.1f} s {sorted(round(v, 1) for v in new)}, "
+                  f"ratio {mn / mo:.2f} (target <= 1.5); now, --jobs 1, median {m1:.1f} s "
+                  f"{sorted(round(v, 1) for v in one)}, ratio {m1 / mo:.2f}")
         if not args.no_certs and os.path.isdir(COQ):
             print("certificate (homogeneous, augmented first): file, seconds now / before, gamma_lo/gamma_hi now, "
                   "gamma_lo now / gamma before")

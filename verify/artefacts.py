@@ -88,7 +88,9 @@ def _failure_text(c) -> str:
             setting = ", ".join(f"{k} {v}" for k, v in prm.items() if v is not None and not (k == "eta" and v == "1")
                                 and not (k == "form" and v == "yx") and not (k == "sign0" and v == 0))
             lines.append(f"counterexample (search): points {pts}; updates {s['updates']}"
-                         + (f"; separator v = {tuple(s['separator']['v'])}" if s.get("separator") else "")
+                         + (f"; separator v = {tuple(s['separator']['v'])}" + (f", c = {s['separator']['b']}"
+                                                                                   if str(s["separator"].get("b", "0")) != "0" else "")
+                            if s.get("separator") else "")
                          + (f"; {setting}" if setting else ""))
             v = s["violation"]
             if "sides" in v:

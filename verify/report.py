@@ -122,10 +122,23 @@ def print_tightness(tightness, file=None):
 
 def _details(f):
     ev = f.evidence
-    if "counterexample" in ev:
+    if "counterexample" in ev and "search" in ev["counterexample"]:
+        from .artefacts import _failure_text
+
+        text = _failure_text({"id": f.claim_id, "citation": f.citation, "verdict": f.verdict.label, "expect": f.expect,
+                              "statement": f.statement, "evidence": json.loads(json.dumps(ev, default=str))})
+        for line in text.splitlines()[2:]:
+            if not line.startswith(("expr:", "covered:")):
+                yield line
+    elif "counterexample" in ev:
         ce = ev["counterexample"]
-        yield f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')} at " + \
-              ", ".join(f"{k} = {ce[k]}" for k in ("t", "k", "point") if k in ce)
+        where = ", ".join(f"{k} = {ce[k]}" for k in ("t", "k", "point", "first_difference_at_update",
+                                                    "first_difference_at_visit") if k in ce)
+        yield f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')}" + (f" at {where}" if where else "")
+        if ce.get("free"):
+            yield "free names: " + ", ".join(f"{k} = {v}" for k, v in ce["free"].items())
+        if ce.get("partner"):
+            yield f"partner run: {ce['partner']}"
         if "sides" in ce:
             yield "sides: " + f" {' '.join(ce['ops'])} ".join(ce["sides"]) if len(ce["ops"]) == 1 else "sides: " + str(list(zip(ce["sides"], ce["ops"] + [""])))
         if ev.get("replay"):
@@ -135,5 +148,5 @@ def _details(f):
     for st in ev.get("steps", []):
         if st["verdict"] != "proved":
             yield f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})"
-    if "min_slack" in ev:
+    if "min_slack" in ev and f.verdict.label != "refuted":
         yield f"smallest slack {ev['min_slack']['exact']} (~{ev['min_slack']['approx']:.3g}) at {ev.get('min_slack_at')}"
