@@ -72,6 +72,20 @@ def coverage_text(c) -> str:
                                                      " in the corpus")
 
 
+def run_setting(prm) -> str:
+    """The run setting of a search counterexample where it differs from eta = 1, w0 = 0,
+    sign(0) = 0 and the eta y x form ("" when it does not)."""
+    prm = prm or {}
+    out = [f"eta = {prm['eta']}"] if prm.get("eta", "1") != "1" else []
+    if prm.get("w0"):
+        out.append("w0 = (" + ", ".join(prm["w0"]) + ")" + (f", b0 = {prm['b0']}" if prm.get("b0") else ""))
+    if prm.get("sign0"):
+        out.append(f"sign(0) = {prm['sign0']}")
+    if prm.get("form", "yx") != "yx":
+        out.append(f"update form {prm['form']}")
+    return ", ".join(out)
+
+
 def _failure_text(c) -> str:
     """The explanation shown for a claim whose verdict is not what the file expects."""
     ev = c["evidence"]
@@ -84,9 +98,7 @@ def _failure_text(c) -> str:
         if "search" in ce:
             s = ce["search"]
             pts = ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}" for p, y in zip(s["points"], s["labels"]))
-            prm = s.get("params") or {}
-            setting = ", ".join(f"{k} {v}" for k, v in prm.items() if v is not None and not (k == "eta" and v == "1")
-                                and not (k == "form" and v == "yx") and not (k == "sign0" and v == 0))
+            setting = run_setting(s.get("params"))
             lines.append(f"counterexample (search): points {pts}; updates {s['updates']}"
                          + (f"; separator v = {tuple(s['separator']['v'])}" + (f", c = {s['separator']['b']}"
                                                                                    if str(s["separator"].get("b", "0")) != "0" else "")

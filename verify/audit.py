@@ -151,13 +151,13 @@ def _configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
     def ok(v):
         return name not in UNIT_ONLY or v == "unit"
 
+    base = list(_base_configs(name, coq))
     for v in sorted(needs.get("eta", ())):
         if not ok(v):
             continue
         etas = [e for e in CORPUS_ETAS if e <= 1] if v in VARIANT_ETA else CORPUS_ETAS
         for prof in _profiles(v):
-            have = {p.eta for p in _base_configs(name, coq) if p.variant == v
-                    and all(getattr(p, k) == val for k, val in prof.items())}
+            have = {p.eta for p in base if p.variant == v and all(getattr(p, k) == val for k, val in prof.items())}
             for eta in etas:
                 if any((e < 1) == (eta < 1) and e != 1 for e in have):
                     continue  # the base runs already have an eta on this side of 1
@@ -174,10 +174,8 @@ def _configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
     for v in sorted(needs.get("sign0", ())):
         if not ok(v):
             continue
-        for sign0 in ((-1,) if v == "sign" else (1, -1)):
-            if v == "unit" and sign0 == 1:
-                continue  # a base run already
-            yield Params(variant=v, augment=aug(v), order="cyclic", sign0=sign0, max_epochs=E), "sign0"
+        # the base runs (and the eta / w0 profiles) have sign(0) = 0 and +1: add -1
+        yield Params(variant=v, augment=aug(v), order="cyclic", sign0=-1, max_epochs=E), "sign0"
 
 
 def _needs(claims) -> dict:
@@ -420,7 +418,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None):
         d["certificates"] = cert_info.get(d["name"], [])
     info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent, "tightness": tightness,
             "plots": plots,
-            "search_domain": "per claim: see each claim's evidence.search.domain",
+            "search_domain": "per claim: see each claim's evidence.search.domain_text",
             "exact_evaluation_budget": SEARCH_EXACT_BUDGET}
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done, "jobs": jobs}
     return findings, info, run_info

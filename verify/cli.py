@@ -315,6 +315,8 @@ def cmd_search(args) -> int:
 
 
 def _search_text(claim, res) -> str:
+    from .artefacts import run_setting
+
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
     d = res.domain
@@ -323,16 +325,9 @@ def _search_text(claim, res) -> str:
         ce = res.counterexample
         lines.append("  dataset: " + ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}"
                                            for p, y in zip(ce["points"], ce["labels"])))
-        prm = ce.get("params") or {}
-        setting = [f"eta = {prm['eta']}"] if prm.get("eta", "1") != "1" else []
-        if prm.get("w0"):
-            setting.append("w0 = (" + ", ".join(prm["w0"]) + ")" + (f", b0 = {prm['b0']}" if prm.get("b0") else ""))
-        if prm.get("sign0"):
-            setting.append(f"sign(0) = {prm['sign0']}")
-        if prm.get("form", "yx") != "yx":
-            setting.append(f"update form {prm['form']}")
+        setting = run_setting(ce.get("params"))
         if setting:
-            lines.append("  run setting: " + ", ".join(setting))
+            lines.append(f"  run setting: {setting}")
         lines.append(f"  updates (0-based points, in order): {ce['updates']}")
         if ce["separator"]:
             lines.append(f"  separator: v = {tuple(ce['separator']['v'])}" + (f", c = {ce['separator']['b']}" if ce['separator']['b'] else "")

@@ -66,9 +66,3 @@ def describe(free: dict) -> str:
         else:
             parts.append(f"{n}: {', '.join(str(v) for v in FREE_VALUES[ty])}")
     return "; ".join(parts) + f" (datasets with d <= {MAX_FREE_DIM} and assignments x points <= {MAX_WORK})"
-
-
-def show(value) -> str:
-    if isinstance(value, X.Vec):
-        return "(" + ", ".join(str(c) for c in value.components()) + ")"
-    return str(value)

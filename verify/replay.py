@@ -323,14 +323,14 @@ def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies:
         if not c.free:
             _eval_claim(c, _Env(ctx, {}), tally, {"dataset": dataset_name}, g)
             continue
-        from .free import assignments, show
+        from .free import assignments
 
         assigned = assignments(c.free, ctx.d, ctx.n)
         if isinstance(assigned, str):
             tally.not_applicable = f"free names not enumerated on {dataset_name}: {assigned}"
             continue
         for vals in assigned:
-            where = {"dataset": dataset_name, "free": {k: show(v) for k, v in vals.items()}}
+            where = {"dataset": dataset_name, "free": {k: _fmt(v) for k, v in vals.items()}}
             _eval_claim(c, _Env(ctx, dict(vals)), tally, where, g)
             if tally.violation is not None:
                 break

@@ -55,8 +55,10 @@ SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn", "u
 _SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
 _UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "stopped_by_budget",
                       "gamma_lo", "gamma_hi"}
-#: Largest batch of candidates screened at once (bounds memory: a few arrays of this length).
-BATCH = 200_000
+#: Most instances (dataset x separator x initial weights) one enumeration level holds in memory
+#: (a few int64 arrays of this length times points x dimension): a larger domain is refused
+#: before its arrays are built, rather than exhausting memory.
+MAX_INSTANCES = 3_000_000
 
 
 #: Most run settings (eta x sign(0) x form) one search enumerates.
@@ -127,15 +129,17 @@ def domain_for(claim, base: "Domain") -> "Domain":
     """The domain of ``base`` widened over every quantity the claim ranges over (eta below and
     above 1 unless eta_one / eta_le_one, w0 in a box unless w0_zero, every sign(0) and update
     form the assumptions leave, every separator unless separator = "max-margin")."""
-    from .quantifiers import ranging
+    from .quantifiers import eta_le_one, ranging
 
     r = set(ranging(claim))
     a = set(claim.assume)
     kw = {}
     if "eta_one" in a:
         kw["etas"] = ("1",)
-    elif "eta" in r:
-        kw["etas"] = ("1/2", "1") if "eta_le_one" in a else ("1/2", "1", "2")
+    elif "eta" in r:  # the caller's rates (those in the claim's range) and the defaults
+        le_one = eta_le_one(claim)
+        mine = [e for e in base.etas if not le_one or Fraction(e) <= 1]
+        kw["etas"] = tuple(dict.fromkeys(mine + (["1/2", "1"] if le_one else ["1/2", "1", "2"])))
     if "w0_zero" in a:
         kw["w0_box"] = 0
     elif "w0" in r:
@@ -422,6 +426,10 @@ class _Enumerator:
         if self.claim.when == "dataset":
             return self._check_batch(inst, np.arange(len(X)), None, depth=0, n=n)
         W0, B0 = self._w0s(dom.dim)
+        if len(X) * len(W0) > MAX_INSTANCES:
+            raise SearchError(f"{len(X)} datasets x {len(W0)} initial weight vectors at {n} points exceed "
+                              f"{MAX_INSTANCES} instances (MAX_INSTANCES); use fewer points, a smaller box or w0 box")
+        self._check_overflow(X, R2, int(np.abs(W0).max(initial=0)), int(np.abs(B0).max(initial=0)))
         if len(W0) > 1:  # instances: every dataset (and separator) with every w0
             M, K = len(X), len(W0)
             rep = np.repeat(np.arange(M), K)
@@ -430,6 +438,18 @@ class _Enumerator:
         else:
             inst["W0"], inst["B0"] = np.repeat(W0, len(X), axis=0), np.repeat(B0, len(X))
         return self._bfs(inst, n)
+
+    def _check_overflow(self, X, R2, w0max, b0max):
+        """Refuse a setting whose integer weights, biases or scores could leave int64, bounded
+        in Python integers before any array is built: |W| <= S |w0| + K p f |x|, |B| <= S |b0| +
+        K p R^2, |score| <= |W| |x| d + |B| L."""
+        K, S, p, f = self.dom.max_updates, self.S, self.p, self.f
+        xmax = int(np.abs(X).max(initial=0))
+        wmax = S * w0max + K * p * f * xmax
+        bmax = S * b0max + K * p * int(R2.max(initial=0))
+        if wmax * xmax * X.shape[2] + bmax * self.L > 2**62:
+            raise SearchError(f"eta = {self.eta} with this box, w0 box and {K} updates would overflow 64-bit integers; "
+                              "use a smaller box, a simpler eta or a smaller w0 box")
 
     # ---- runs
     def _bfs(self, inst, n):
@@ -443,9 +463,6 @@ class _Enumerator:
         st = {"inst": np.arange(M), "w": inst["W0"] * S, "b": inst["B0"] * S,
               "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64),
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
-        if M and (np.abs(st["w"]).max(initial=0) + self.dom.max_updates * p * f * int(np.abs(X).max(initial=0))) \
-                * int(np.abs(X).max(initial=1)) * d > 2**62:
-            raise SearchError("the domain's weights would overflow 64-bit integers; use a smaller box, eta or w0 box")
         for depth in range(1, self.dom.max_updates + 1):
             if time.monotonic() > self.deadline:
                 return "timeout"
@@ -842,7 +859,9 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
         elif eng == "z3":
             from .search_z3 import z3_search
 
-            got, why = z3_search(claim, dom, deadline)
+            # z3 encodes eta = 1 from w = 0 (always in the w0 box): only a domain with eta = 1 holds its models
+            got, why = (None, "its encoding has eta = 1, w0 = 0, which this domain does not contain") \
+                if Fraction(1) not in {Fraction(e) for e in dom.etas} else z3_search(claim, dom, deadline)
             if got is None:
                 reasons.append(f"z3: {why}")
                 continue
