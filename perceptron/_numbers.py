@@ -8,6 +8,7 @@ common positive denominator, so that the learners can run in machine integers.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -24,32 +25,46 @@ class NumberError(ValueError):
     """A cell that does not spell a finite rational number."""
 
 
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_rational(text: str) -> Fraction:
     """Parse ``p``, ``p/q``, ``p % q`` or a decimal / scientific literal into a Fraction.
 
-    NaN, infinities and anything else are rejected with :class:`NumberError`.
+    NaN, infinities and anything else are rejected with :class:`NumberError`, as are numbers
+    longer than MAX_NUMBER_CHARS characters or with a decimal exponent beyond MAX_EXPONENT
+    (``1e999999999`` would be a rational of a billion digits): both are checked before any
+    conversion starts.
     """
+    from .limits import MAX_EXPONENT, MAX_NUMBER_CHARS
+
     s = text.strip()
     if not s:
         raise NumberError("empty value")
+    if len(s) > MAX_NUMBER_CHARS:
+        raise NumberError(f"a number of {len(s)} characters exceeds the limit of {MAX_NUMBER_CHARS} "
+                          "(perceptron.limits.MAX_NUMBER_CHARS)")
     if "%" in s:
         s = s.replace(" ", "").replace("%", "/")
     low = s.lower()
     if "nan" in low or "inf" in low:
         raise NumberError(f"not a finite number: {text.strip()!r}")
     if "/" in s:
-        p, _, q = s.partition("/")
-        try:
-            num, den = int(p), int(q)
-        except ValueError:
-            raise NumberError(f"not a number: {text.strip()!r}") from None
+        p, _, q = (part.strip() for part in s.partition("/"))
+        if not (_INTEGER.fullmatch(p) and _INTEGER.fullmatch(q)):
+            raise NumberError(f"not a number: {text.strip()!r}")
+        num, den = int(p), int(q)
         if den == 0:
             raise NumberError(f"zero denominator: {text.strip()!r}")
         return Fraction(num, den)
-    try:
-        return Fraction(s)
-    except (ValueError, ZeroDivisionError):
-        raise NumberError(f"not a number: {text.strip()!r}") from None
+    m = _DECIMAL.fullmatch(s)
+    if m is None:
+        raise NumberError(f"not a number: {text.strip()!r}")
+    if m.group(2) and abs(int(m.group(2)[1:])) > MAX_EXPONENT:
+        raise NumberError(f"exponent of {text.strip()!r} exceeds the limit of {MAX_EXPONENT} "
+                          "(perceptron.limits.MAX_EXPONENT)")
+    return Fraction(s)
 
 
 def format_rational(value) -> str:
@@ -61,9 +76,20 @@ def format_rational(value) -> str:
 
 
 def common_denominator(denominators) -> int:
-    """Least common multiple of positive integers (1 for none)."""
-    uniq = set(int(q) for q in denominators)
-    return math.lcm(*uniq) if uniq else 1
+    """Least common multiple of positive integers (1 for none).
+
+    Raises NumberError once it passes MAX_DENOMINATOR_BITS (checked as it grows, so that
+    1 200 cells 1/p with distinct primes p stop at the limit rather than after building a
+    15 000-bit number and everything scaled by it)."""
+    from .limits import MAX_DENOMINATOR_BITS
+
+    den = 1
+    for q in set(int(q) for q in denominators):
+        den = math.lcm(den, q)
+        if den.bit_length() > MAX_DENOMINATOR_BITS:
+            raise NumberError(f"the common denominator of the values exceeds {MAX_DENOMINATOR_BITS} bits "
+                              "(perceptron.limits.MAX_DENOMINATOR_BITS: every exact quantity of a run is scaled by it)")
+    return den
 
 
 def to_int_array(values) -> np.ndarray:

@@ -10,14 +10,15 @@ import hashlib
 import math
 import os
 import re
-import zipfile
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
 from ._numbers import INT64_SAFE, NumberError, common_denominator, parse_rational, to_int_array
+from ._npz import load_npz
 from .errors import InputError
+from .limits import MAX_CELLS, MAX_DATA_BYTES, MAX_DIM, MAX_POINTS, check_regular_file, read_bytes
 
 __all__ = ["Dataset", "read_dataset", "from_rows", "FORMATS"]
 
@@ -150,22 +151,34 @@ def _build(path, name, fr_rows, labs, lines, label_set) -> Dataset:
     d = len(fr_rows[0])
     if d == 0:
         raise InputError(path, "points have no features", lines[0])
+    _check_size(path, len(fr_rows), d)
     y, label_map = _map_labels(path, labs, lines, label_set)
-    den = common_denominator(f.denominator for row in fr_rows for f in row)
+    den = _denominator(path, (f.denominator for row in fr_rows for f in row))
     num = to_int_array([f.numerator * (den // f.denominator) for row in fr_rows for f in row])
     return Dataset(name=name, y=y, X_num=num.reshape(len(labs), d), den=den, label_map=label_map, source=path)
+
+
+def _check_size(path, n: int, d: int):
+    if n > MAX_POINTS:
+        raise InputError(path, f"{n} points exceed the limit of {MAX_POINTS} (perceptron.limits.MAX_POINTS)")
+    if d > MAX_DIM:
+        raise InputError(path, f"dimension {d} exceeds the limit of {MAX_DIM} (perceptron.limits.MAX_DIM)")
+    if n * d > MAX_CELLS:
+        raise InputError(path, f"{n} points x {d} features = {n * d} values exceed the limit of {MAX_CELLS} "
+                               "(perceptron.limits.MAX_CELLS)")
+
+
+def _denominator(path, denominators) -> int:
+    try:
+        return common_denominator(denominators)
+    except NumberError as e:
+        raise InputError(path, str(e)) from None
 
 
 # ----------------------------------------------------------------------------- readers
 
 def _read_text(path: str) -> str:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a dataset file") from None
-    except OSError as e:
-        raise InputError(path, f"cannot read: {e.strerror or e}") from None
+    raw = read_bytes(path, MAX_DATA_BYTES, "dataset")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -213,6 +226,9 @@ def _is_header_cell(c: str) -> bool:
         return bool(c) and c[0].isalpha() and c.lower() not in ("nan", "inf", "infinity")
 
 
+_INDEX = re.compile(r"[0-9]{1,12}")
+
+
 def _read_libsvm(path: str, label_set, dim: int | None = None) -> Dataset:
     text = _read_text(path)
     entries, labs, lines = [], [], []
@@ -226,8 +242,10 @@ def _read_libsvm(path: str, label_set, dim: int | None = None) -> Dataset:
         row = {}
         for tok in toks[1:]:
             k, sep, v = tok.partition(":")
-            if not sep or not k.isdigit() or int(k) < 1:
+            if not sep or not _INDEX.fullmatch(k) or int(k) < 1:
                 raise InputError(path, f"expected INDEX:VALUE with INDEX >= 1, found {tok!r}", ln)
+            if int(k) > MAX_DIM:
+                raise InputError(path, f"index {k} exceeds the limit of {MAX_DIM} features (perceptron.limits.MAX_DIM)", ln)
             if int(k) in row:
                 raise InputError(path, f"index {k} given twice", ln)
             row[int(k)] = _cell(path, v, ln, f"feature {k}")
@@ -239,6 +257,7 @@ def _read_libsvm(path: str, label_set, dim: int | None = None) -> Dataset:
     d = dim or maxidx
     if d == 0:
         raise InputError(path, "no features in any row")
+    _check_size(path, len(entries), d)
     rows = []
     for row, ln in zip(entries, lines):
         if row and max(row) > d:
@@ -248,23 +267,20 @@ def _read_libsvm(path: str, label_set, dim: int | None = None) -> Dataset:
 
 
 def _read_npz(path: str, label_set) -> Dataset:
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            keys = set(z.files)
-            xk = "X" if "X" in keys else "x" if "x" in keys else None
-            if xk is None or "y" not in keys:
-                raise InputError(path, f"NPZ needs arrays 'X' and 'y'; found {sorted(keys)}")
-            X, yraw = z[xk], z["y"]
-    except InputError:
-        raise
-    except (OSError, ValueError, zipfile.BadZipFile) as e:
-        raise InputError(path, f"not a readable NPZ file: {e}") from None
+    z = load_npz(path, MAX_DATA_BYTES, "dataset")
+    xk = "X" if "X" in z else "x" if "x" in z else None
+    if xk is None or "y" not in z:
+        raise InputError(path, f"NPZ needs arrays 'X' and 'y'; found {sorted(z)}")
+    X, yraw = z[xk], z["y"]
     if X.ndim != 2:
         raise InputError(path, f"'X' must be 2-D, has shape {X.shape}")
     if yraw.ndim != 1 or yraw.shape[0] != X.shape[0]:
         raise InputError(path, f"dimension mismatch: 'X' has {X.shape[0]} rows, 'y' has shape {yraw.shape}")
     if X.shape[0] == 0:
         raise InputError(path, "no data points")
+    if X.shape[1] == 0:
+        raise InputError(path, "points have no features ('X' has 0 columns)")
+    _check_size(path, X.shape[0], X.shape[1])
     if X.dtype.kind not in "iuf" or yraw.dtype.kind not in "iuf":
         raise InputError(path, f"arrays must be numeric, found X:{X.dtype} y:{yraw.dtype}")
     if X.dtype.kind == "f":
@@ -306,6 +322,8 @@ def _read_coq(path: str, label_set) -> Dataset:
     if len(vals) < 2:
         raise InputError(path, "empty file: expected the number of vectors and of features")
     try:
+        if not (_INDEX.fullmatch(vals[0][1]) and _INDEX.fullmatch(vals[1][1])):
+            raise ValueError
         n = int(vals[0][1])
         d = int(vals[1][1])
     except ValueError:
@@ -313,6 +331,7 @@ def _read_coq(path: str, label_set) -> Dataset:
         raise InputError(path, f"expected an integer count, found {bad[1]!r}", bad[0]) from None
     if n <= 0 or d <= 0:
         raise InputError(path, f"counts must be positive, found {n} vectors of {d} features", vals[0][0])
+    _check_size(path, n, d)
     body = vals[2:]
     need = n * (d + 1)
     if len(body) != need:
@@ -378,7 +397,10 @@ def _coq_fast(text: str):
         return None
     neg = Q < 0
     P, Q = np.where(neg, -P, P), np.where(neg, -Q, Q)
-    den = common_denominator(np.unique(Q).tolist())
+    try:
+        den = common_denominator(np.unique(Q).tolist())
+    except NumberError:
+        return None  # the line-by-line parse reports it
     scale = den // Q
     if den >= INT64_SAFE or int(np.abs(P).max(initial=0)) * int(scale.max(initial=1)) >= INT64_SAFE:
         X = to_int_array([int(p) * int(c) for p, c in zip(P.ravel().tolist(), scale.ravel().tolist())]).reshape(n, d)
@@ -388,8 +410,9 @@ def _coq_fast(text: str):
 
 
 def _build_pq(path, labs, lines, label_set, ps, qs, n, d):
+    _check_size(path, n, d)
     y, label_map = _map_labels(path, labs, lines, label_set)
-    den = common_denominator(qs)
+    den = _denominator(path, qs)
     if den == 1:
         num = to_int_array(ps)
     else:
@@ -398,21 +421,9 @@ def _build_pq(path, labs, lines, label_set, ps, qs, n, d):
 
 
 def _fast_pq(s: str) -> tuple[int, int]:
-    """(p, q) with q > 0 for 'p', 'p/q', 'p % q'; decimals go through parse_rational."""
-    if "%" in s:
-        a, _, b = s.partition("%")
-    elif "/" in s:
-        a, _, b = s.partition("/")
-    else:
-        try:
-            return int(s), 1
-        except ValueError:
-            f = parse_rational(s)
-            return f.numerator, f.denominator
-    p, q = int(a), int(b)
-    if q == 0:
-        raise ZeroDivisionError
-    return (p, q) if q > 0 else (-p, -q)
+    """(p, q) with q > 0 for 'p', 'p/q', 'p % q' or a decimal (checked by parse_rational)."""
+    f = parse_rational(s)
+    return f.numerator, f.denominator
 
 
 def _fast_pq_fraction(s: str) -> Fraction:
@@ -457,8 +468,7 @@ def read_dataset(path: str, fmt: str | None = None, *, label_set: str | None = N
     ``label_set`` forces the label mapping: ``"01"`` (0 -> -1) or ``"pm1"``.
     """
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise InputError(path, "no such file")
+    check_regular_file(path, MAX_DATA_BYTES, "dataset")
     fmt = fmt or _sniff(path)
     if fmt == "csv":
         return _read_csv(path, label_set)

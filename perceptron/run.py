@@ -22,6 +22,7 @@ import numpy as np
 
 from ._numbers import INT64_SAFE, common_denominator, format_rational, to_int_array
 from .datasets import Dataset
+from .limits import MAX_DENOMINATOR_BITS
 from .variants import VARIANTS
 
 __all__ = ["Params", "Result", "train", "prepare_inputs"]
@@ -71,13 +72,70 @@ class Params:
 
     @classmethod
     def from_json(cls, obj: dict) -> "Params":
-        kw = dict(obj)
-        for k in ("eta", "offset", "rbf_gamma", "b0"):
-            if kw.get(k) is not None:
-                kw[k] = Fraction(kw[k])
-        if kw.get("w0") is not None:
-            kw["w0"] = tuple(Fraction(x) for x in kw["w0"])
-        return cls(**kw)
+        """Parameters from a trace header, strictly typed: every field present, no other, each
+        of its type (a string "false" is not a bool, 1.9 is not an int); raises ParamError."""
+        if not isinstance(obj, dict):
+            raise ParamError("params must be a JSON object")
+        names = list(cls.__dataclass_fields__)
+        extra = sorted(set(obj) - set(names))
+        missing = [k for k in names if k not in obj]
+        if extra or missing:
+            raise ParamError(f"params {'has unknown field ' + repr(extra[0]) if extra else 'lacks ' + repr(missing[0])}")
+        kw = {}
+        for k in names:
+            v = obj[k]
+            kind = _PARAM_TYPES[k]
+            if v is None and k in _OPTIONAL:
+                kw[k] = None
+            elif kind == "int":
+                if type(v) is not int:
+                    raise ParamError(f"params.{k} must be an integer, not {v!r}"[:200])
+                kw[k] = v
+            elif kind == "bool":
+                if type(v) is not bool:
+                    raise ParamError(f"params.{k} must be true or false, not {v!r}"[:200])
+                kw[k] = v
+            elif kind == "str":
+                if type(v) is not str or len(v) > 100_000:
+                    raise ParamError(f"params.{k} must be a string, not {v!r}"[:200])
+                kw[k] = v
+            elif kind == "rational":
+                kw[k] = _rational_field(k, v)
+            elif kind == "vector":
+                if type(v) is not list:
+                    raise ParamError(f"params.{k} must be a list of numbers"[:200])
+                kw[k] = tuple(_rational_field(k, x) for x in v)
+        params = cls(**kw)
+        var = VARIANTS.get(params.variant)
+        _check_params(params, var)
+        return params
+
+
+#: JSON types of the Params fields (see Params.from_json).
+_PARAM_TYPES = {"variant": "str", "eta": "rational", "order": "str", "augment": "str", "sign0": "int", "form": "str",
+                "w0": "vector", "b0": "rational", "max_epochs": "int", "max_updates": "int", "max_visits": "int",
+                "patience": "int", "ratchet": "bool", "kernel": "str", "degree": "int", "offset": "rational",
+                "rbf_gamma": "rational", "arithmetic": "str"}
+_OPTIONAL = {"augment", "w0", "b0", "max_visits", "patience"}
+#: Largest polynomial kernel degree: (x.z + c)^degree is computed exactly, its size grows with it.
+MAX_DEGREE = 64
+
+
+def _rational_field(name: str, v) -> Fraction:
+    from ._numbers import NumberError, parse_rational
+
+    if type(v) is str:
+        try:
+            return parse_rational(v)
+        except NumberError as e:
+            raise ParamError(f"params.{name}: {e}") from None
+    if type(v) is int:
+        if len(str(abs(v))) > 1000:
+            raise ParamError(f"params.{name}: a number of more than 1000 digits")
+        return Fraction(v)
+    if type(v) is float and math.isfinite(v):
+        return Fraction(v)
+    raise ParamError(f"params.{name} must be a finite number, not {v!r}"[:200])
 
 
 @dataclass
@@ -182,42 +240,32 @@ def _unit_rows_exact(X, D):
 
 # --------------------------------------------------------------------------- arithmetic
 
-def _seq_dot_rows(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Row-wise dot products summed in index order (float), as a sequential C loop does."""
-    if X.shape[0] == 0:
-        return np.zeros(0)
-    return np.cumsum(X * w, axis=1)[:, -1]
-
-
 #: Unit roundoff of float64.
 _U = 2.0**-53
 
 
 def _error_scale(d: int) -> float:
-    """Twice gamma_{d+2}, inflated by 1% to absorb the rounding of the bound itself."""
+    """A bound on |float score - exact score| per unit of |x| |w|, for a d-term product taken
+    in any order on the correctly rounded inputs (and, for the unit variant, on the rounded
+    x/|x|): gamma_{d+2} for the product and the rounding of x, doubled for the rounding of
+    x/|x|, inflated by 1% for the rounding of the bound itself."""
     gamma = (d + 2) * _U / (1 - (d + 2) * _U)
     return 1.01 * 2 * gamma
 
 
-def _certified_scores(X: np.ndarray, err: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
-    """Scores x.w + b whose signs are those of index-order summation (scikit-learn's loop).
-
-    The product is taken by BLAS, in whatever order it likes.  Any order of a d-term float dot
-    product is within gamma_d * sum|x_j w_j| <= gamma_d |x| |w| of the exact value, so two
-    orders differ by at most twice that (``err`` = _error_scale(d) * |x| per row); a row whose
-    |score| exceeds the bound has the sign the sequential sum would give.  Rows inside the
-    bound are re-summed in index order.
-    """
-    s = X @ w
-    if b:
-        s += b
-    bound = err * float(np.sqrt(np.dot(w, w)))
-    if b:
-        bound += 4 * _U * abs(b)
-    unsure = np.flatnonzero(np.abs(s) <= bound)
-    if unsure.size:
-        s[unsure] = _seq_dot_rows(X[unsure], w) + b
-    return s
+def _float_exact_signs(Xn_rows, D: int, w: np.ndarray, b: float) -> list:
+    """Exact signs of x.w + b for exact rows x = Xn_rows / D and the float w, b (each float is
+    a binary rational: everything is scaled by a power of 2 and summed in Python integers)."""
+    ratios = [float(v).as_integer_ratio() for v in w] + [float(b).as_integer_ratio()]
+    E = max(q for _, q in ratios)  # denominators are powers of 2: the largest is their lcm
+    Wi = [p * (E // q) for p, q in ratios[:-1]]
+    Bi = ratios[-1][0] * (E // ratios[-1][1]) * D
+    nz = [j for j, v in enumerate(Wi) if v]
+    out = []
+    for row in Xn_rows:
+        v = sum(int(row[j]) * Wi[j] for j in nz) + Bi
+        out.append((v > 0) - (v < 0))
+    return out
 
 
 def _fits(maxabs_x: int, maxabs_w: int, d: int, maxabs_b: int) -> bool:
@@ -250,7 +298,12 @@ class _Primal:
             eta = Fraction(params.eta)
             a, c = eta.numerator, eta.denominator
             mult = 2 if self.half else 1
-            S = math.lcm(mult * c * D, *[Fraction(v).denominator for v in w0], Fraction(b0).denominator)
+            S = mult * c * D
+            for q_ in [1] + [Fraction(v).denominator for v in w0] + [Fraction(b0).denominator]:
+                S = math.lcm(S, q_)
+                if S.bit_length() + a.bit_length() > 2 * MAX_DENOMINATOR_BITS:
+                    raise ParamError(f"eta, w0 and b0 need a common scale of more than {2 * MAX_DENOMINATOR_BITS} bits "
+                                     "(perceptron.limits.MAX_DENOMINATOR_BITS, doubled for the run's scale)")
             self.S, self.D = S, D
             q = S // (c * D)
             self.w_step = q * a if not self.half else None
@@ -280,6 +333,7 @@ class _Primal:
             else:
                 self.b_step = 0.0
             self.err = _error_scale(self.d) * np.sqrt(np.einsum("ij,ij->i", X, X))
+            self.ds, self.params, self.Xexact = ds, params, None
             self.big = False
 
     def _to_big(self):
@@ -296,10 +350,41 @@ class _Primal:
             if self.has_bias:
                 s = s + self.B
             return s
+        sel = slice(lo, lo + len(idx)) if lo is not None else idx
+        return self._certified(self.X[sel], self.err[sel], sel)
+
+    def _certified(self, X, err, sel) -> np.ndarray:
+        """Float scores whose signs are the exact signs of x.w + b (x the exact data, w and b
+        the float weights, each a binary rational).  The product is taken by BLAS in any
+        order; a score within twice the rounding bound of zero is re-decided exactly and
+        replaced by a float of its exact sign, within the bound of the exact score."""
         b = self.B if self.has_bias else 0.0
-        if lo is not None:
-            return _certified_scores(self.X[lo:lo + len(idx)], self.err[lo:lo + len(idx)], self.W, b)
-        return _certified_scores(self.X[idx], self.err[idx], self.W, b)
+        s = X @ self.W
+        if b:
+            s += b
+        bound = 2 * (err * float(np.sqrt(np.dot(self.W, self.W))) + 4 * _U * abs(b))
+        unsure = np.flatnonzero(np.abs(s) <= bound)
+        if unsure.size:
+            if not self.W.any():
+                signs = [(b > 0) - (b < 0)] * unsure.size  # the score is b exactly
+            else:
+                if self.Xexact is None:
+                    self.Xexact = self._exact_inputs()
+                rows = np.arange(self.n)[sel][unsure]
+                signs = _float_exact_signs(self.Xexact[0][rows], self.Xexact[1], self.W, b)
+            sg = np.asarray(signs, dtype=np.float64)
+            s[unsure] = np.where(np.sign(s[unsure]) == sg, s[unsure], sg * np.maximum(np.abs(s[unsure]), 5e-324))
+            s[unsure[sg == 0]] = 0.0
+        return s
+
+    def _exact_inputs(self):
+        """The exact inputs (after augmentation; for the unit variant x itself, whose score
+        has the sign of the score of x/|x|)."""
+        X, D = self.ds.exact()
+        if self.params.augment:
+            ones = np.full((self.ds.n, 1), D, dtype=X.dtype)
+            X = np.hstack([ones, X] if self.params.augment == "first" else [X, ones])
+        return X, D
 
     def all_scores(self):
         return self.scores(np.arange(self.n), lo=0)
@@ -435,7 +520,7 @@ def _outs(s, tie: int) -> np.ndarray:
 # --------------------------------------------------------------------------- the loop
 
 def _check_params(params: Params, var):
-    if params.variant not in VARIANTS:
+    if var is None or params.variant not in VARIANTS:
         raise ParamError(f"unknown variant {params.variant!r}; choose one of {', '.join(VARIANTS)}")
     if params.arithmetic not in ("exact", "float"):
         raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
@@ -456,9 +541,20 @@ def _check_params(params: Params, var):
     if var.dual and (params.w0 is not None or params.b0 is not None):
         raise ParamError("the kernel variant starts from alpha = 0; initial weights do not apply")
     _parse_order(params.order)
-    for name in ("max_epochs", "max_updates"):
-        if getattr(params, name) < 0:
-            raise ParamError(f"{name} must be >= 0")
+    for name in ("max_epochs", "max_updates", "max_visits", "patience"):
+        v = getattr(params, name)
+        if v is not None and v < 0:
+            raise ParamError(f"{name.replace('_', '-')} must be >= 0, got {v}")
+    if params.kernel not in ("linear", "poly", "rbf"):
+        raise ParamError(f"kernel must be linear, poly or rbf, not {params.kernel!r}")
+    if params.kernel != "linear" and not var.dual:
+        raise ParamError(f"--kernel {params.kernel} needs the kernel variant")
+    if not 1 <= params.degree <= MAX_DEGREE:
+        raise ParamError(f"degree must be in 1..{MAX_DEGREE} (perceptron.run.MAX_DEGREE), got {params.degree}")
+    if Fraction(params.rbf_gamma) <= 0:
+        raise ParamError(f"rbf-gamma must be positive, got {params.rbf_gamma}")
+    if params.patience is not None and not (var.pocket or params.variant == "slides"):
+        raise ParamError("--patience belongs to the slides and pocket variants")
 
 
 def _parse_order(order: str):

@@ -41,6 +41,10 @@ def partner_params(claim, params: Params) -> Params | None:
         kw["sign0"] = 0
     if not v.half_form:
         kw["form"] = "yx"
+    if not v.dual:
+        kw["kernel"] = "linear"  # the primal perceptron has no kernel
+    if not (v.pocket or other == "slides"):
+        kw["patience"] = None
     return replace(params, **kw)
 
 

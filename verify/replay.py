@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron import Params
-from perceptron._numbers import format_rational
+from perceptron._numbers import NumberError, format_rational, parse_rational
 from perceptron.run import prepare_inputs
 from perceptron.variants import VARIANTS
 
@@ -357,9 +357,12 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
         params = Params.from_json(h["params"])
     except (TypeError, ValueError) as e:
         return None, Inconsistency(None, f"trace parameters unreadable: {e}"), {}
+    if (h["dataset"].get("n"), h["dataset"].get("d")) != (ds.n, ds.d):
+        return None, Inconsistency(None, f"the trace's header says n = {h['dataset'].get('n')}, d = {h['dataset'].get('d')}; "
+                                         f"the dataset has n = {ds.n}, d = {ds.d}"), {}
+    if params.arithmetic == "float":
+        return _replay_float_trace(ds, trace, params, claims, name, cert, dataset_claims, separator)
     ctx = RunContext(ds, params, cert, separator)
-    if not ctx.exact:
-        claims = ()  # claims are evaluated on exact traces only (float rounding is not the notes' algebra)
     tallies: dict = {}
     step_claims = [c for c in claims if c.when in ("visit", "update", "end") and c.compiled is not None]
     live = []
@@ -379,6 +382,46 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
     if dataset_claims:
         evaluate_dataset_claims(claims, ctx, name, tallies)
     return ctx, None, tallies
+
+
+#: Why claims on a float trace are evaluated on the exact re-run.
+FLOAT_CLAIMS_NOTE = ("claims evaluated on the exact re-run of the trace's parameters: the notes' algorithm "
+                     "is exact; the float run's weights are rounded")
+
+
+def _replay_float_trace(ds, trace, params, claims, name, cert, dataset_claims, separator):
+    """A float trace is first replayed as itself (complete, every decision certified); its
+    claims are then evaluated on the exact run of the same parameters, which is what the notes'
+    statements are about, never skipped: when no exact run exists (the RBF kernel, unit data
+    whose norms are irrational) each claim is unknown, saying why."""
+    from dataclasses import replace
+
+    from perceptron import MemoryTrace, ParamError, train
+
+    try:
+        ctx = RunContext(ds, params, cert, separator)
+    except (X.ExactError, ParamError) as e:
+        ctx = None
+        why = str(e)
+    if ctx is not None:
+        bad = _replay_float(ctx, trace, (), (), (), {}, name)
+        if bad is not None:
+            return ctx, bad, {}
+    else:
+        return None, Inconsistency(None, f"cannot verify a float trace of these parameters: {why}"), {}
+    if not claims:
+        return ctx, None, {}
+    rec = MemoryTrace()
+    try:
+        train(ds, replace(params, arithmetic="exact"), rec)
+    except (ParamError, X.ExactError) as e:
+        return ctx, None, {c.id: ClaimTally(unknown=f"float trace; the exact re-run is impossible: {e}") for c in claims}
+    ectx, bad, tallies = replay(ds, rec.trace, claims, dataset_name=name, cert=ctx.cert,
+                                dataset_claims=dataset_claims, separator=separator)
+    if bad is not None:  # the learner's own exact trace failed its replay: a bug, reported as such
+        return ectx, Inconsistency(bad.t, f"the exact re-run of these parameters fails its replay: {bad.message}"), {}
+    ectx.float_note = FLOAT_CLAIMS_NOTE
+    return ectx, None, tallies
 
 
 def _kernel_value(ctx, a, b):
@@ -421,6 +464,7 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     w_pocket, b_pocket = w, b
     held = [(w, b)]
     gam_strict = ctx.strict_gamma()
+    pocket_marks = set(int(v) for v in tr.pocket_t)
 
     def score_of(i):
         if var.dual:
@@ -466,6 +510,8 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             if mistake:
                 return Inconsistency(t, f"point {i} is misclassified (score {_fmt(s)}, y = {ctx.y[i]}): the rule requires an update, the trace records none")
             return Inconsistency(t, f"point {i} is correctly classified (score {_fmt(s)}, y = {ctx.y[i]}): the rule forbids an update, the trace records one")
+        if not mistake and upd_index < len(tr.upd_t) and int(tr.upd_t[upd_index]) == t:
+            return Inconsistency(t, "the trace records weights after this visit; the rule makes no update here")
         expect_k = k + (1 if mistake else 0)
         if int(tr.k[rec]) != expect_k:
             return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(tr.k[rec])}")
@@ -512,8 +558,14 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         if not mistake:
             run += 1
             return False, None
+        replaced = False
         if var.pocket and run > run_pocket:
-            w_pocket, b_pocket, run_pocket = w, b, run
+            if not p.ratchet or _errors(ctx, w, b) < _errors(ctx, w_pocket, b_pocket):
+                w_pocket, b_pocket, run_pocket = w, b, run
+                replaced = True
+        if var.pocket and replaced != (t in pocket_marks):
+            return True, Inconsistency(t, f"the pocket {'takes' if replaced else 'keeps'} its weights at this update; "
+                                          f"the trace {'does not mark' if replaced else 'marks'} it")
         history.append((current_w(), b, k, sumsq))
         if var.dual:
             alpha[i] += 1
@@ -540,26 +592,30 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                             gam_strict if "strict_margin" in c.assume else None)
         return True, None
 
-    end = tr.end or {}
     max_visits = p.max_visits if p.max_visits is not None else float("inf")
     t = 0
     epochs = 0
     converged = False
+    stop = None
     order = p.order
     unchanged = 0
     if order in ("cyclic",) or order.startswith("random:"):
         clean = True
         cur_epoch = 0
-        stopped_unchanged = False
         for epoch, i in _order_iter(ctx, order):
             if epoch != cur_epoch:
                 if cur_epoch and clean:
-                    converged = True
+                    converged, stop = True, "converged"
                     break
-                if epoch > p.max_epochs or k >= p.max_updates:
+                if epoch > p.max_epochs:
+                    stop = "max_epochs"
+                    break
+                if k >= p.max_updates:
+                    stop = "max_updates"
                     break
                 cur_epoch, clean = epoch, True
             if t >= max_visits:
+                epochs, stop = epoch, "max_visits"
                 break
             t += 1
             epochs = epoch
@@ -570,14 +626,13 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                 clean = False
                 unchanged = 0
                 if k >= p.max_updates:
+                    stop = "max_updates"
                     break
             else:
                 unchanged += 1
                 if p.patience is not None and unchanged >= p.patience:
-                    stopped_unchanged = True
+                    stop = "unchanged"
                     break
-        if not converged and (stopped_unchanged or var.pocket):
-            converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
     elif order.startswith("sequence:"):
         body = order.split(":", 1)[1]
         for step, j in enumerate([int(v) for v in body.split(",")] if body else [], 1):
@@ -593,12 +648,14 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             if bad:
                 return bad
         converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
+        stop = "converged" if converged else "sequence_end"
     else:
         epoch = 0
         while True:
             scores = [score_of(i) for i in range(n)]
             mist = [_sgn(s, ctx.tie) != ctx.y[i] for i, s in enumerate(scores)]
             epoch += 1
+            epochs = epoch
             if not any(mist):
                 m = n if max_visits == float("inf") else max(0, min(n, int(max_visits) - t))
                 for i in range(m):
@@ -607,15 +664,18 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                     if bad:
                         return bad
                 converged = m == n
-                epochs = epoch
+                stop = "converged" if converged else "max_visits"
                 break
-            if k >= p.max_updates or epoch > p.max_epochs:
-                epochs = epoch - 1
+            if k >= p.max_updates:
+                stop = "max_updates"
+                break
+            if epoch > p.max_epochs:
+                epochs, stop = epoch - 1, "max_epochs"
                 break
             if order == "first":
                 j = mist.index(True)
                 if t + j + 1 > max_visits:
-                    epochs = epoch
+                    stop = "max_visits"
                     break
                 for i in range(j + 1):
                     t += 1
@@ -629,31 +689,38 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                     if X.compare(X.mul(scores[i], ctx.y[i]), X.mul(scores[best], ctx.y[best])) < 0:
                         best = i
                 if t + 1 > max_visits:
-                    epochs = epoch
+                    stop = "max_visits"
                     break
                 t += 1
                 _, bad = visit(t, epoch, best)
                 if bad:
                     return bad
-            epochs = epoch
-        if var.pocket and not converged:
-            converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
+    if stop == "unchanged" or (stop != "converged" and var.pocket):
+        converged = all(_sgn(score_of(i), ctx.tie) == ctx.y[i] for i in range(n))
     if recorded_all and rec != len(tr.t):
-        return Inconsistency(t + 1, f"the trace has {len(tr.t)} visits; the rule ends the run after {t}")
-    if not recorded_all and upd_index != len(tr.upd_t):
+        return Inconsistency(int(tr.t[rec]), f"the rule ends the run after visit {t} ({stop}); the trace goes on "
+                                              f"to {len(tr.t)} visits")
+    if upd_index != len(tr.upd_t):
         return Inconsistency(int(tr.upd_t[upd_index]), "the trace records an update the rule never makes")
-    if end:
-        if int(end.get("updates", k)) != k:
-            return Inconsistency(None, f"the run makes {k} updates; the trace's end record says {end.get('updates')}")
-        if bool(end.get("converged", converged)) != converged:
-            return Inconsistency(None, f"the run {'converges' if converged else 'does not converge'}; the trace's end record says converged = {end.get('converged')}")
+    if var.pocket and run > run_pocket:
+        w_pocket, b_pocket, run_pocket = w, b, run
+    final_w = current_w()
+    got = {"updates": k, "epochs": epochs, "visits": t, "converged": converged, "stop": stop,
+           "w": None if final_w is None else list(final_w.components()),
+           "b": None if final_w is None else (b if ctx.bias else _augmented_bias(p, final_w.components()))}
+    if var.dual:
+        got["alpha"] = list(alpha)
+    if var.pocket:
+        got["w_pocket"] = list(w_pocket.components())
+        got["run_pocket"] = run_pocket
+    bad = _end_mismatch(tr.end, got, exact=True)
+    if bad is not None:
+        return bad
     if end_claims:
-        vals = {"w": current_w(), "b": b, "k": Fraction(k), "mistakes": Fraction(k), "epochs": Fraction(epochs),
+        vals = {"w": final_w, "b": b, "k": Fraction(k), "mistakes": Fraction(k), "epochs": Fraction(epochs),
                 "converged": Fraction(1 if converged else 0), "sumsq": sumsq,
                 "stopped_by_budget": Fraction(0 if converged else 1)}
         if var.pocket:
-            if run > run_pocket:
-                w_pocket, b_pocket = w, b
             vals["w_pocket"] = w_pocket
             vals["pocket_errors"] = Fraction(_errors(ctx, w_pocket, b_pocket))
             if len(held) <= 5000:
@@ -665,6 +732,45 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             _eval_claim(c, env, tallies[c.id], {"dataset": name, "end": True, "k": k},
                         gam_strict if "strict_margin" in c.assume else None)
     return None
+
+
+def _augmented_bias(p, w):
+    """The bias an end record states for a run without a b: the augmented coordinate, or 0."""
+    if p.augment == "first":
+        return w[0]
+    if p.augment == "last":
+        return w[-1]
+    return Fraction(0)
+
+
+def _end_mismatch(end: dict, got: dict, exact: bool):
+    """The first field where the trace's end record differs from the re-run's end."""
+    def norm(v):
+        if isinstance(v, list):
+            return [norm(x) for x in v]
+        if v is None or isinstance(v, bool):
+            return v
+        if exact:
+            return Fraction(v) if not isinstance(v, str) else parse_rational(v)
+        return float(v)
+
+    for key, want in got.items():
+        have = end.get(key)
+        try:
+            same = norm(have) == norm(want) if key in ("w", "b", "w_pocket") else (type(have) is type(want) and have == want)
+        except (ValueError, TypeError, ZeroDivisionError, NumberError):
+            same = False
+        if not same:
+            shown = lambda v: (str(v) if not isinstance(v, list) else f"a list of {len(v)}")[:60]  # noqa: E731
+            return Inconsistency(None, f"the re-run ends with {key} = {shown(_show(want))}; the trace's end record says "
+                                       f"{shown(have)}")
+    return None
+
+
+def _show(v):
+    if isinstance(v, Fraction):
+        return format_rational(v)
+    return v
 
 
 def _errors(ctx, w, b) -> int:
@@ -679,63 +785,104 @@ def _errors(ctx, w, b) -> int:
 
 
 def _replay_float(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
-    """Float traces: decisions must be those of index-order float sums, weights bit-identical
-    to the float update, recorded scores within the rounding bound of the exact score."""
+    """Float traces: the complete run re-computed in float64 by this module's own loop.  Each
+    decision is the exact sign of x.w + b for the exact data x and the float weights (a float
+    score beyond its rounding bound has that sign; one within it is decided in Fractions),
+    weights are bit-identical to the float update w + (eta y) x, recorded scores are within the
+    rounding bound of the exact score, and the end record is the re-run's end."""
     p, var = ctx.params, ctx.var
     if var.dual or var.unit or var.pocket or p.patience is not None or tr.header.get("record") != "visits" \
             or not (p.order == "cyclic" or p.order.startswith("random:")):
         return Inconsistency(None, "cannot verify: float traces are replayed for cyclic and random orders of the "
-                                   "primal variants, recorded visit by visit; re-run with --exact to check this one")
-    Xf = np.array([[float(v) for v in r] for r in ctx.rows_frac])
+                                   "primal variants (not unit, pocket or patience), recorded visit by visit; "
+                                   "re-run with --exact to check this one")
+    Xf, _ = prepare_inputs(ctx.ds, p)
+    rows = ctx.rows_frac
     y = ctx.y
     w = np.array([float(v) for v in ctx.w0.components()])
     b = float(ctx.b0)
     eta = float(ctx.eta)
     R2f = float(np.max(np.cumsum(Xf * Xf, axis=1)[:, -1]))
     d = Xf.shape[1]
-    gamma = (d + 2) * 2.0**-53 / (1 - (d + 2) * 2.0**-53)
-    rec = 0
-    k = 0
-    upd = 0
-    t = 0
-    clean_epoch = None
+    unit = 2.0**-53
+    gamma = (d + 3) * unit / (1 - (d + 3) * unit)  # the product (d terms) and the rounding of x
+    norms = np.sqrt(np.einsum("ij,ij->i", Xf, Xf))
+    rec = k = upd = t = epochs = 0
+    nrec = len(tr.t)
+    max_visits = p.max_visits if p.max_visits is not None else float("inf")
+    converged, stop, clean, cur_epoch = False, None, True, 0
+
+    def exact_sign(i):
+        v = sum((r * Fraction(float(c)) for r, c in zip(rows[i], w) if r and c), Fraction(0)) + Fraction(b)
+        return (v > 0) - (v < 0)
+
     for epoch, i in _order_iter(ctx, p.order):
-        if clean_epoch is not None and epoch != clean_epoch:
-            break
-        if epoch > p.max_epochs:
-            break
-        if rec >= len(tr.t):
+        if epoch != cur_epoch:
+            if cur_epoch and clean:
+                converged, stop = True, "converged"
+                break
+            if epoch > p.max_epochs:
+                stop = "max_epochs"
+                break
+            if k >= p.max_updates:
+                stop = "max_updates"
+                break
+            cur_epoch, clean = epoch, True
+        if t >= max_visits:
+            epochs, stop = epoch, "max_visits"
             break
         t += 1
+        epochs = epoch
         s_seq = float(np.cumsum(Xf[i] * w)[-1]) if d else 0.0
         s_seq = s_seq + b if ctx.bias else s_seq
-        out = 1 if s_seq > 0 else -1 if s_seq < 0 else ctx.tie
+        bound = 1.01 * (gamma * float(norms[i]) * float(np.linalg.norm(w)) + 4 * unit * abs(b)) + 1e-300
+        sg = (s_seq > 0) - (s_seq < 0) if abs(s_seq) > bound else exact_sign(i)
+        out = sg if sg != 0 else ctx.tie
         mistake = out != y[i]
+        if rec >= nrec:
+            return Inconsistency(t, f"the rule requires visit {t} (point {i}, epoch {epoch}); the trace has ended")
         if int(tr.t[rec]) != t or int(tr.i[rec]) != i:
-            return Inconsistency(t, f"the rule requires visit {t} to point {i}; the trace has visit {int(tr.t[rec])} to point {int(tr.i[rec])}")
+            return Inconsistency(t, f"the rule requires visit {t} to point {i}; the trace has visit {int(tr.t[rec])} "
+                                    f"to point {int(tr.i[rec])}")
+        if int(tr.epoch[rec]) != epoch:
+            return Inconsistency(t, f"epoch should be {epoch}; the trace has {int(tr.epoch[rec])}")
+        if int(tr.y[rec]) != y[i]:
+            return Inconsistency(t, f"point {i} has label {y[i]} in the dataset; the trace records {int(tr.y[rec])}")
         rs = float(tr.score[rec])
-        bound = 2.02 * gamma * float(np.linalg.norm(Xf[i])) * float(np.linalg.norm(w)) + 4 * 2.0**-53 * abs(b) + 1e-300
-        if abs(rs - s_seq) > bound:
-            return Inconsistency(t, f"score of point {i} recomputed is {s_seq!r}; the trace has {rs!r} (beyond the rounding bound {bound:.3g})")
+        if not abs(rs - s_seq) <= 2 * bound:
+            return Inconsistency(t, f"score of point {i} recomputed is {s_seq!r}; the trace has {rs!r} "
+                                    f"(beyond the rounding bound {2 * bound:.3g})")
         if bool(tr.mistake[rec]) != mistake:
-            return Inconsistency(t, f"point {i} {'is' if mistake else 'is not'} misclassified (score {s_seq!r}); the trace says mistake = {bool(tr.mistake[rec])}")
+            return Inconsistency(t, f"point {i} {'is' if mistake else 'is not'} misclassified (exact sign of its score "
+                                    f"{sg}, y = {y[i]}); the trace says mistake = {bool(tr.mistake[rec])}")
+        expect_k = k + (1 if mistake else 0)
+        if int(tr.k[rec]) != expect_k:
+            return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(tr.k[rec])}")
+        if not mistake and upd < len(tr.upd_t) and int(tr.upd_t[upd]) == t:
+            return Inconsistency(t, "the trace records weights after this visit; the rule makes no update here")
         rec += 1
-        if mistake:
-            clean_epoch = None
-            c = eta * y[i] if p.form == "yx" else 0.5 * eta * (y[i] - out)
-            w = w + Xf[i] * c
-            if var.bias == "R2":
-                b += eta * y[i] * R2f
-            elif var.bias == "one":
-                b += eta * y[i]
-            k += 1
-            if upd >= len(tr.upd_t) or int(tr.upd_t[upd]) != t:
-                return Inconsistency(t, "the rule requires an update here; the trace records no weights")
-            if not np.array_equal(np.asarray(tr.w[upd], dtype=float), w):
-                return Inconsistency(t, "w after the update differs from w + eta y x in float64")
-            if ctx.bias and float(tr.b[upd]) != b:
-                return Inconsistency(t, "b after the update differs from the float64 update")
-            upd += 1
-    if rec != len(tr.t):
-        return Inconsistency(t, f"the trace has {len(tr.t)} visits; the replay consumed {rec}")
-    return None
+        if not mistake:
+            continue
+        clean = False
+        c = eta * y[i] if p.form == "yx" else 0.5 * eta * (y[i] - out)
+        w = w + Xf[i] * c
+        if var.bias == "R2":
+            b += eta * y[i] * R2f
+        elif var.bias == "one":
+            b += eta * y[i]
+        k += 1
+        if upd >= len(tr.upd_t) or int(tr.upd_t[upd]) != t:
+            return Inconsistency(t, "the rule requires an update here; the trace records no weights")
+        if not np.array_equal(np.asarray(tr.w[upd], dtype=float), w):
+            return Inconsistency(t, "w after the update differs from w + eta y x in float64")
+        if ctx.bias and float(tr.b[upd]) != b:
+            return Inconsistency(t, "b after the update differs from the float64 update")
+        upd += 1
+        if k >= p.max_updates:
+            stop = "max_updates"
+            break
+    if rec != nrec:
+        return Inconsistency(int(tr.t[rec]), f"the rule ends the run after visit {t} ({stop}); the trace goes on to {nrec} visits")
+    got = {"updates": k, "epochs": epochs, "visits": t, "converged": converged, "stop": stop,
+           "w": [float(v) for v in w], "b": float(b) if ctx.bias else float(_augmented_bias(p, list(w)))}
+    return _end_mismatch(tr.end, got, exact=False)
