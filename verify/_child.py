@@ -1,28 +1,80 @@
-"""Run a function in a child process with a hard time limit (z3's own limits are soft on
-nonlinear problems).  The child sends one result through a pipe; past the limit it is killed."""
+"""Run a function in a child process under hard limits: wall-clock time (z3's and sympy's own
+limits are soft on nonlinear problems), address space, and the parent's life (a child never
+outlives the process that started it).  The child sends one result through a pipe; past the
+time limit it is killed."""
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 
-__all__ = ["run_in_child"]
+__all__ = ["run_in_child", "die_with_parent", "CHILD_MEMORY"]
+
+#: Address space of a solver child (bytes): sympy and z3 grow without bound on hard inputs;
+#: past this they fail with MemoryError in the child, which reports "limit reached".
+CHILD_MEMORY = 4 << 30
 
 
-def run_in_child(target, args, limit: float, method: str = "fork"):
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG); a
+    no-op elsewhere."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
+def _limit_memory(limit: int | None) -> None:
+    if not limit:
+        return
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        if soft == resource.RLIM_INFINITY or soft > want:
+            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _entry(target, args, memory, conn):
+    die_with_parent()
+    _limit_memory(memory)
+    try:
+        target(*args, conn)
+    except MemoryError:
+        try:
+            conn.send(("limit", f"the child ran out of its {memory >> 20} MiB address space"))
+        except (OSError, ValueError):
+            pass
+
+
+def run_in_child(target, args, limit: float, method: str = "fork", memory: int | None = CHILD_MEMORY,
+                 daemon: bool = True):
     """``target(*args, conn)`` in a child; its one message, or None if it was killed at
-    ``limit`` seconds (or died).  ``method`` is the multiprocessing start method."""
+    ``limit`` seconds (or died).  ``method`` is the multiprocessing start method; ``memory``
+    the child's address-space limit in bytes (it also dies with its parent); a child that starts
+    children of its own must not be a ``daemon`` (multiprocessing forbids it)."""
     ctx = mp.get_context(method)
     recv, send = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=target, args=(*args, send), daemon=True)
+    p = ctx.Process(target=_entry, args=(target, args, memory, send), daemon=daemon)
     p.start()
     send.close()
     got = None
-    if recv.poll(limit):
-        try:
-            got = recv.recv()
-        except EOFError:
-            got = None
-    if p.is_alive():
-        p.kill()
-    p.join(1.0)
+    try:
+        if recv.poll(limit):
+            try:
+                got = recv.recv()
+            except EOFError:
+                got = None
+    finally:
+        if p.is_alive():
+            p.kill()
+        p.join(1.0)
+        recv.close()
     return got
+

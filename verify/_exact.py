@@ -201,10 +201,14 @@ def ceil(a) -> int:
 
 
 def to_float(a) -> float:
-    if isinstance(a, Surd):
-        lo, hi = _bounds(a, 80)
-        return float((lo + hi) / 2)
-    return float(a)
+    """The nearest float (an infinity, with the sign, past the float range)."""
+    try:
+        if isinstance(a, Surd):
+            lo, hi = _bounds(a, 80)
+            return float((lo + hi) / 2)
+        return float(a)
+    except OverflowError:
+        return math.copysign(math.inf, sign(a))
 
 
 def compare(a, b) -> int:

@@ -156,7 +156,7 @@ def markdown(results: dict) -> str:
             slack = ""
             if isinstance(ev.get("min_slack"), dict):
                 ms = ev["min_slack"]
-                slack = ms["exact"] if len(ms["exact"]) <= 20 else f"~{ms['approx']:.3g}"
+                slack = ms["exact"] if len(ms["exact"]) <= 20 else (f"~{ms['approx']:.3g}" if ms['approx'] is not None else f"a number of {len(ms['exact'])} characters")
             mark = "" if c["as_expected"] else " **UNEXPECTED**"
             out.append(f"| `{c['id']}` | {_md_cell(c['statement'])} | {c['verdict']}{mark} | {c['expect']} | {_md_cell(evid)} | {_md_cell(slack)} |")
         out.append("")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -339,6 +340,11 @@ _WORKER: dict = {}
 
 
 def _worker_init(claim_paths):
+    from ._child import die_with_parent
+    from .cli import allow_long_numbers
+
+    die_with_parent()
+    allow_long_numbers()
     _WORKER["claims"] = [c for p in claim_paths for c in load_claims(p).claims]
     _WORKER["needs"] = _needs(_WORKER["claims"])
 
@@ -403,7 +409,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None):
                 _merge(agg[c.id], tally, None, None, None)
         corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
-        findings = [_finding(c, agg[c.id], corpus_desc) for c in claims]
+        budget = {}  # symbolic seconds left per claim file
+        findings = [_finding(c, agg[c.id], corpus_desc, budget) for c in claims]
         findings, tightness = _searches(claims, findings, progress if not quiet else None, pool)
     finally:
         if pool is not None:
@@ -623,10 +630,10 @@ def _merge(a: dict, t: ClaimTally, run: Run | None, ctx, separator_kind, separat
         a["slack_at"] = {**(t.min_slack_at or {}), **({"run": run.describe()} if run else {})}
 
 
-def _finding(c, a, corpus_desc="the corpus") -> Finding:
+def _finding(c, a, corpus_desc="the corpus", budget=None) -> Finding:
     ev: dict = {"evaluations": a["evals"], "applicable_runs": a["traces"], "not_applicable_runs": a["not_applicable"]}
     if c.when == "symbolic":
-        return _symbolic_finding(c)
+        return _symbolic_finding(c, budget if budget is not None else {})
     cov: Coverage = a["coverage"]
     quant = quantifiers(c)
     if quant:
@@ -683,11 +690,25 @@ def _free_domain_text(c, corpus_desc) -> str:
     return f"corpus datasets ({corpus_desc}) x free names ({describe(c.free)}), exact"
 
 
-def _symbolic_finding(c) -> Finding:
-    from .symbolic import check_symbolic
+#: Symbolic seconds one claim file may use in all (each claim is also limited, by
+#: verify.symbolic.CLAIM_LIMIT); claims past it are unknown, "limit reached".
+SYMBOLIC_FILE_BUDGET = 600.0
+
+
+def _symbolic_finding(c, budget: dict) -> Finding:
+    from .symbolic import CLAIM_LIMIT, StepResult, check_symbolic
 
     sym = c.symbolic
-    steps = check_symbolic(sym["vectors"], sym["scalars"], sym["hypotheses"], sym["steps"])
+    left = budget.setdefault(c.path, SYMBOLIC_FILE_BUDGET)
+    if left < 1.0:
+        steps = [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3",
+                            f"limit reached: the claim file's symbolic budget of {SYMBOLIC_FILE_BUDGET:.0f} s "
+                            "is spent (verify.audit.SYMBOLIC_FILE_BUDGET)") for st in sym["steps"]]
+    else:
+        t0 = time.perf_counter()
+        steps = check_symbolic(sym["vectors"], sym["scalars"], sym["hypotheses"], sym["steps"],
+                               limit=min(CLAIM_LIMIT, left))
+        budget[c.path] = left - (time.perf_counter() - t0)
     verdicts = [s.verdict for s in steps]
     v = min(verdicts) if verdicts else Verdict.UNKNOWN
     ev = {"method": "symbolic: sympy identities, z3 over inner products (Gram abstraction)",
@@ -699,9 +720,11 @@ def _symbolic_finding(c) -> Finding:
 
 
 def _num(v):
-    if isinstance(v, X.Surd):
-        return {"exact": repr(v), "approx": round(X.to_float(v), 12)}
-    return {"exact": format_rational(v), "approx": round(float(v), 12)}
+    """An exact number for results.json: its exact text and a float approximation (null when
+    it is beyond the float range: JSON has no infinities)."""
+    f = X.to_float(v)
+    return {"exact": repr(v) if isinstance(v, X.Surd) else format_rational(v),
+            "approx": round(f, 12) if math.isfinite(f) else None}
 
 
 def _replay_command(c, viol) -> str | None:

@@ -19,6 +19,15 @@ from perceptron.variants import VARIANTS
 __all__ = ["main"]
 
 
+def allow_long_numbers() -> None:
+    """Python refuses to convert integers of more than 4 300 digits to text (a guard against
+    quadratic parsing of untrusted digits).  Every number we parse is limited far below that
+    (perceptron.limits.MAX_NUMBER_CHARS), but exact results may be longer (up to
+    verify.expr.MAX_EXACT_BITS, about 79 000 digits) and must still be printable."""
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(100_000)
+
+
 class UsageError(ValueError):
     """A bad command-line argument; reported as one line with exit code 2."""
 
@@ -232,7 +241,7 @@ def cmd_check(args) -> int:
             from .audit import _num
 
             sl = _num(t.min_slack)
-            shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx']:.6g} (exact: a rational of {len(sl['exact'])} characters)"
+            shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx'] if sl['approx'] is not None else float('inf'):.6g} (exact: a rational of {len(sl['exact'])} characters)"
             print(f"      smallest slack {shown} at {t.min_slack_at}")
         if t.unknown:
             print(f"      unknown: {t.unknown}")
@@ -444,6 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    allow_long_numbers()
     ap = build_parser()
     args = ap.parse_args(argv)
     try:

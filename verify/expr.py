@@ -37,8 +37,14 @@ MAX_LENGTH = 2000
 MAX_NODES = 400
 #: Deepest bracket / tree nesting accepted (Python's own parser would recurse on more).
 MAX_DEPTH = 40
-#: Largest |exponent| of a power; 10**10**10 is rejected before anything is computed.
+#: Largest |exponent| of a power; 10**10**10 is rejected before anything is computed.  Nested
+#: powers multiply: the product of the exponents along any path is limited the same way.
 MAX_EXPONENT = 64
+#: Bits of one exact value during evaluation (numerator and denominator; for a sum of square
+#: roots, every term): a product or power past it stops with "unknown: limit reached".
+MAX_EXACT_BITS = 1 << 18
+#: Distinct square roots in one exact value: (sqrt(2) + ... + sqrt(71))**64 would have 2^20.
+MAX_SURD_TERMS = 256
 #: Most digits in a number literal.
 MAX_DIGITS = 80
 #: Deepest prev(e, j) look-back.
@@ -150,7 +156,41 @@ def compile_expr(source: str, names: dict | None = None, symbolic: bool = False)
         raise ExprError(f"expression has {count} syntax nodes; the limit is {MAX_NODES}")
     c = _Compiler(source.strip(), names, symbolic)
     t, ty = c.node(tree.body, 0)
+    deg = _degree(t)
+    if deg > MAX_EXPONENT:
+        raise ExprError(f"nested powers raise a value to the power {deg}; the limit is {MAX_EXPONENT} "
+                        "(the size of an exact value grows with it)")
     return Compiled(source, _intern(t), ty, frozenset(c.names), c.prev_depth, c.points)
+
+
+def _degree(t) -> int:
+    """The largest product of power exponents along any nesting path: (a**8)**8 is a**64."""
+    if not isinstance(t, tuple) or not t:
+        return 1
+    inner = max((_degree(x) for x in t[1:] if isinstance(x, tuple)), default=1)
+    if t[0] == "pow":
+        return abs(t[2]) * inner
+    return inner
+
+
+def _guard(v):
+    """Stop an exact value that outgrows MAX_EXACT_BITS or MAX_SURD_TERMS: the evaluation
+    ends "unknown: limit reached" instead of filling memory."""
+    if isinstance(v, Fraction):
+        bits = v.numerator.bit_length() + v.denominator.bit_length()
+    elif isinstance(v, X.Surd):
+        if len(v.terms) > MAX_SURD_TERMS:
+            raise X.ExactError(f"limit reached: a sum of more than {MAX_SURD_TERMS} square roots "
+                               "(verify.expr.MAX_SURD_TERMS)")
+        bits = sum(c.numerator.bit_length() + c.denominator.bit_length() + m.bit_length() for m, c in v.terms.items())
+    elif isinstance(v, int):
+        bits = v.bit_length()
+    else:
+        return v
+    if bits > MAX_EXACT_BITS:
+        raise X.ExactError(f"limit reached: an exact intermediate of {bits} bits exceeds {MAX_EXACT_BITS} "
+                           "(verify.expr.MAX_EXACT_BITS)")
+    return v
 
 
 #: Structurally equal subtrees of all compiled claims share one object, so evaluate() can
@@ -394,15 +434,15 @@ def _evaluate(tree, env, op):
         if o == "-":
             return X.sub(a, b)
         if o == "*":
-            return X.mul(a, b)
-        return X.div(a, b)
+            return _guard(X.mul(_guard(a), _guard(b)))
+        return _guard(X.div(_guard(a), _guard(b)))
     if op == "pow":
-        a, e = evaluate(tree[1], env), tree[2]
+        a, e = _guard(evaluate(tree[1], env)), tree[2]
         if e < 0:
             a, e = X.div(Fraction(1), a), -e
         out = Fraction(1)
         for _ in range(e):
-            out = X.mul(out, a)
+            out = _guard(X.mul(out, a))
         return out
     if op == "cmp":
         vals = [evaluate(p, env) for p in tree[2]]

@@ -149,4 +149,4 @@ def _details(f):
         if st["verdict"] != "proved":
             yield f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})"
     if "min_slack" in ev and f.verdict.label != "refuted":
-        yield f"smallest slack {ev['min_slack']['exact']} (~{ev['min_slack']['approx']:.3g}) at {ev.get('min_slack_at')}"
+        yield f"smallest slack {ev['min_slack']['exact']} (~{ev['min_slack']['approx'] if ev['min_slack']['approx'] is not None else float('inf'):.3g}) at {ev.get('min_slack_at')}"

@@ -36,6 +36,10 @@ __all__ = ["StepResult", "check_symbolic", "compile_symbolic", "Z3_TIMEOUT"]
 #: Hard limit for one z3 query (seconds).  Steps of the notes decide in well under a second;
 #: a query that needs longer is reported unknown rather than allowed to stall the audit.
 Z3_TIMEOUT = 5.0
+#: Hard wall-clock limit of one symbolic claim (sympy and its z3 queries run in a child
+#: process, killed at the limit; sympy has no limit of its own: (a+b+c+d+e+f)**64 expands to
+#: 11 million terms).
+CLAIM_LIMIT = 120.0
 
 
 @dataclass
@@ -302,8 +306,24 @@ def compile_symbolic(claim_fields: dict):
     return names, hyps, steps
 
 
-def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT) -> list[StepResult]:
-    """Check each step given the hypotheses; one StepResult per written step."""
+def _symbolic_child(vectors, scalars, hyps, steps, timeout, conn):
+    conn.send(("ok", _check_all(vectors, scalars, hyps, steps, timeout)))
+    conn.close()
+
+
+def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT) -> list[StepResult]:
+    """Check each step given the hypotheses; one StepResult per written step.  The work runs
+    in a child process under a hard time limit and _child.CHILD_MEMORY; past either every step
+    is unknown, "limit reached"."""
+    got = run_in_child(_symbolic_child, (vectors, scalars, hyps, steps, timeout), limit, daemon=False) if limit else \
+        ("ok", _check_all(vectors, scalars, hyps, steps, timeout))
+    if got is not None and got[0] == "ok":
+        return got[1]
+    why = got[1] if got is not None else f"killed at the hard limit of {limit:.0f} s (verify.symbolic.CLAIM_LIMIT)"
+    return [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3", f"limit reached: {why}") for st in steps]
+
+
+def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
     import z3
 
     conv = _ToSympy(vectors, scalars)
