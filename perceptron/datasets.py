@@ -206,6 +206,8 @@ def _read_csv(path: str, label_set) -> Dataset:
             continue  # a header line of names
         if len(cells) < 2:
             raise InputError(path, f"need at least one feature and a label, found {len(cells)} cell", ln)
+        if len(cells) - 1 > MAX_DIM:
+            raise InputError(path, f"{len(cells) - 1} features exceed the limit of {MAX_DIM} (perceptron.limits.MAX_DIM)", ln)
         if width is None:
             width = len(cells)
         elif len(cells) != width:
@@ -327,7 +329,7 @@ def _read_coq(path: str, label_set) -> Dataset:
         n = int(vals[0][1])
         d = int(vals[1][1])
     except ValueError:
-        bad = vals[0] if not vals[0][1].lstrip("-").isdigit() else vals[1]
+        bad = vals[0] if not _INDEX.fullmatch(vals[0][1]) else vals[1]
         raise InputError(path, f"expected an integer count, found {bad[1]!r}", bad[0]) from None
     if n <= 0 or d <= 0:
         raise InputError(path, f"counts must be positive, found {n} vectors of {d} features", vals[0][0])
@@ -367,7 +369,7 @@ def _coq_fast(text: str):
     toks = text.replace(" % ", "/").replace("%", "/").split()
     if "/" in toks:  # 'p / q' with spaces: glue the three tokens
         toks = " ".join(toks).replace(" / ", "/").split()
-    if len(toks) < 3 or not (toks[0].isdigit() and toks[1].isdigit()):
+    if len(toks) < 3 or not (_INDEX.fullmatch(toks[0]) and _INDEX.fullmatch(toks[1])):
         return None
     n, d = int(toks[0]), int(toks[1])
     if n == 0 or d == 0 or len(toks) != 2 + n * (d + 1):

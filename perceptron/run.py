@@ -525,13 +525,13 @@ def _check_params(params: Params, var):
     if params.arithmetic not in ("exact", "float"):
         raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
     if Fraction(params.eta) <= 0:
-        raise ParamError(f"eta must be positive, got {params.eta}")
+        raise ParamError(f"--eta must be positive, got {params.eta}")
     if params.variant in ("slides", "pocket") and Fraction(params.eta) > 1:
-        raise ParamError(f"the {params.variant} variant takes eta in (0, 1], got {params.eta}")
+        raise ParamError(f"the {params.variant} variant takes --eta in (0, 1], got {params.eta}")
     if params.sign0 not in (-1, 0, 1):
-        raise ParamError(f"sign0 must be -1, 0 or +1, got {params.sign0}")
+        raise ParamError(f"--sign0 must be -1, 0 or +1, got {params.sign0}")
     if params.form == "half" and not var.half_form:
-        raise ParamError(f"the 1/2 eta (y - out) x form belongs to the sign variant, not {params.variant}")
+        raise ParamError(f"--form half (1/2 eta (y - out) x) belongs to the sign variant, not {params.variant}")
     if params.form not in ("yx", "half"):
         raise ParamError(f"form must be yx or half, got {params.form!r}")
     if params.augment not in (None, "first", "last"):
@@ -544,15 +544,15 @@ def _check_params(params: Params, var):
     for name in ("max_epochs", "max_updates", "max_visits", "patience"):
         v = getattr(params, name)
         if v is not None and v < 0:
-            raise ParamError(f"{name.replace('_', '-')} must be >= 0, got {v}")
+            raise ParamError(f"--{name.replace('_', '-')} must be >= 0, got {v}")
     if params.kernel not in ("linear", "poly", "rbf"):
-        raise ParamError(f"kernel must be linear, poly or rbf, not {params.kernel!r}")
+        raise ParamError(f"--kernel must be linear, poly or rbf, not {params.kernel!r}")
     if params.kernel != "linear" and not var.dual:
         raise ParamError(f"--kernel {params.kernel} needs the kernel variant")
     if not 1 <= params.degree <= MAX_DEGREE:
-        raise ParamError(f"degree must be in 1..{MAX_DEGREE} (perceptron.run.MAX_DEGREE), got {params.degree}")
+        raise ParamError(f"--degree must be in 1..{MAX_DEGREE} (perceptron.run.MAX_DEGREE), got {params.degree}")
     if Fraction(params.rbf_gamma) <= 0:
-        raise ParamError(f"rbf-gamma must be positive, got {params.rbf_gamma}")
+        raise ParamError(f"--rbf-gamma must be positive, got {params.rbf_gamma}")
     if params.patience is not None and not (var.pocket or params.variant == "slides"):
         raise ParamError("--patience belongs to the slides and pocket variants")
 

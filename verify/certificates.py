@@ -114,9 +114,16 @@ def _as_int_matrix(Xn) -> np.ndarray:
 def _floats(Xn, D) -> np.ndarray:
     """Xn / D as doubles (only for the numerical solvers: every verdict is decided exactly)."""
     try:
-        return np.asarray(Xn, dtype=np.float64) / float(D)
+        out = np.asarray(Xn, dtype=np.float64) / float(D)
+        if np.all(np.isfinite(out)):
+            return out
     except OverflowError:
-        return np.array([[float(Fraction(int(a), D)) for a in r] for r in Xn])
+        pass
+    # beyond the float range: the solvers see Xn scaled by one power of 2 (a common positive
+    # factor changes no direction, no sign and no feasibility)
+    ints = [int(a) for a in np.asarray(Xn).ravel()]
+    shift = max(0, max((abs(a).bit_length() for a in ints), default=0) - 1000)
+    return np.array([float(Fraction(a, 1 << shift)) for a in ints], dtype=np.float64).reshape(np.asarray(Xn).shape)
 
 
 def _products(Xn, v) -> list[int]:
@@ -231,7 +238,7 @@ def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
         z2 /= 4
     # with a bias and one class only, the margin is unbounded: no upper bound
     gamma_hi = X.sqrt(z2) if (not bias or len(groups) == 2) else None
-    zf = np.array([float(a) for a in znum])
+    zf = _floats(np.array(list(znum), dtype=object).reshape(1, -1), 1)[0]
     zmax = float(np.abs(zf).max())
     if zmax == 0:
         return None
@@ -340,7 +347,8 @@ def _gordan(Xn, D, y, bias) -> Certificate:
 
     rows = [[Fraction(int(a), D) for a in r] for r in Xn]
     n = len(rows)
-    M = np.array([[float(yi * v) for v in r] + ([float(yi)] if bias else []) for r, yi in zip(rows, y)]).T
+    Mx = _floats(Xn, D)
+    M = np.array([[yi * v for v in r] + ([float(yi)] if bias else []) for r, yi in zip(Mx.tolist(), y)]).T
     A_eq = np.vstack([M, np.ones((1, n))])
     b_eq = np.concatenate([np.zeros(M.shape[0]), [1.0]])
     with warnings.catch_warnings():

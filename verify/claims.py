@@ -43,6 +43,8 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
+from perceptron.errors import InputError
+from perceptron.limits import read_bytes
 from perceptron.variants import VARIANTS
 
 from .expr import ExprError, compile_expr, Compiled
@@ -97,7 +99,7 @@ _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
            "relation"}
 _REQUIRED = ("id", "section", "statement", "when", "expect")
-_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,120}$")
+_ID = re.compile(r"[A-Za-z0-9_.\-]{1,120}")
 
 #: Quantities that exist only at some evaluation points.
 _STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
@@ -188,15 +190,10 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         problems.append(err)
 
     try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            problem(1, 1, f"file is {size} bytes; claim files are limited to {MAX_FILE_BYTES}")
-            return ClaimFile(path, "", "")
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_bytes(path, MAX_FILE_BYTES, "claim")
         text = raw.decode("utf-8")
-    except OSError as e:
-        problem(None, None, f"cannot read: {e.strerror or e}")
+    except InputError as e:
+        problem(e.line, None, e.message)
         return ClaimFile(path, "", "")
     except UnicodeDecodeError as e:
         problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
@@ -207,6 +204,9 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         line, col = _decode_error_position(str(e))
         problem(line, col, f"TOML syntax error: {str(e).split(' (at line')[0]}")
         return ClaimFile(path, "", "")
+    except RecursionError:
+        problem(1, 1, "TOML nested too deeply to read")
+        return ClaimFile(path, "", "")
     blocks, doc_keys = _locate(text)
     doc = data.get("document")
     if not isinstance(doc, dict) or not isinstance(doc.get("file"), str):
@@ -216,9 +216,14 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         if key not in ("document", "claim"):
             problem(1, 1, f"unknown top-level key {key!r} (expected [document] and [[claim]])")
     raw_claims = data.get("claim", [])
-    if not isinstance(raw_claims, list):
+    if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         problem(1, 1, "'claim' must be an array of tables: [[claim]]")
         raw_claims = []
+    elif not raw_claims:
+        problem(1, 1, "no [[claim]] tables: a claim file with nothing to audit passes vacuously")
+    for key in doc:
+        if key not in ("file", "title"):
+            problem(doc_keys.get(key, (1, 1))[0], 1, f"unknown [document] field {key!r}; fields are file, title")
     if len(raw_claims) > MAX_CLAIMS:
         problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
         raw_claims = raw_claims[:MAX_CLAIMS]
@@ -239,7 +244,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             if key not in c:
                 problem(line, 1, f"claim lacks required field {key!r}")
         cid = c.get("id")
-        if cid is not None and (not isinstance(cid, str) or not _ID.match(cid)):
+        if cid is not None and (not isinstance(cid, str) or not _ID.fullmatch(cid)):
             problem(*where("id"), f"bad id {cid!r}: use letters, digits, '.', '_', '-'")
         elif cid in seen:
             problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")

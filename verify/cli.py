@@ -197,6 +197,9 @@ def cmd_check(args) -> int:
         if missing:
             raise UsageError(f"no claim {sorted(missing)[0]!r} in the claim files")
         claims = [c for c in claims if c.id in args.only]
+    if args.separator is not None and len(args.separator) != tr.header["model_dim"]:
+        raise UsageError(f"--separator has {len(args.separator)} coordinates; the run's inputs have "
+                         f"{tr.header['model_dim']}")
     sep = (args.separator, args.separator_bias) if args.separator else None
     ctx, bad, tallies = replay(ds, tr, claims, separator=sep)
     if bad is not None:
@@ -264,6 +267,7 @@ def cmd_run(args) -> int:
             raise InputError(d, "not a directory of datasets")
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
+    _check_out_dir(args.out, "--out", marker="results.json")
     findings, corpus, run_info = audit(paths, data_dirs=args.data or (), quiet=args.quiet,
                                        jobs=args.jobs)
     by_id = {c.id: c for c in claims}
@@ -295,8 +299,13 @@ def cmd_report(args) -> int:
         raise InputError(path, f"cannot read: {e.strerror or e} (run proof-audit run first)") from None
     except json.JSONDecodeError as e:
         raise InputError(path, f"not JSON: {e.msg}", e.lineno, e.colno) from None
-    if results.get("schema") != "proof-audit/results" or results.get("version") != 1:
+    if not isinstance(results, dict) or results.get("schema") != "proof-audit/results" or results.get("version") != 1:
         raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
+    from .report import validate_results
+
+    problem = validate_results(results)
+    if problem:
+        raise InputError(path, f"not a complete results file: {problem}")
     for p in write_artefacts(args.out, results):
         print(p)
     return 0 if all(c["as_expected"] for c in results["claims"]) else 1
@@ -310,15 +319,8 @@ def cmd_search(args) -> int:
     if not match:
         raise UsageError(f"no claim {args.claim_id!r} in the claim files")
     claim = match[0]
-    for name in ("points", "dim", "box", "max_updates", "sep_box", "w0_box"):
-        if getattr(args, name) < (0 if name in ("max_updates", "w0_box") else 1):
-            raise UsageError(f"--{name.replace('_', '-')} must be positive")
-    for e in args.eta or ():
-        try:
-            if Fraction(e) <= 0 or len(e) > 20:
-                raise ValueError
-        except (ValueError, ZeroDivisionError):
-            raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
+    _check_search_args(args)
+    _check_out_dir(args.out, "--out", marker=None)
     dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
                  sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt",
                  etas=tuple(args.eta) if args.eta else ("1",), w0_box=args.w0_box,
@@ -328,14 +330,96 @@ def cmd_search(args) -> int:
             res = worst(claim, dom, timeout=args.timeout)
             print(json.dumps(res, indent=1, sort_keys=True, default=str) if args.json else _worst_text(res))
             return 0
+        _limit_memory(args.max_memory)
         res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out)
     except SearchError as e:
         raise UsageError(str(e)) from None
+    except MemoryError:
+        print(f"{claim.id} ({claim.citation}): unknown: limit reached: the search needed more than its memory "
+              f"limit of {args.max_memory:g} GiB (--max-memory); no verdict on the domain")
+        return 1
     if args.json:
         print(json.dumps(res.to_json(), sort_keys=True, default=str))
     else:
         print(_search_text(claim, res))
     return 0 if (res.verdict.name == "REFUTED") == (claim.expect == "refuted") and res.verdict.name != "UNKNOWN" else 1
+
+
+#: Bounds of the search's options (verify.cli), each checked before any work: the domain grows
+#: as (2 box + 1)^(dim points) and its arrays with it.
+SEARCH_LIMITS = {"points": (1, 12), "dim": (1, 8), "box": (1, 1000), "max_updates": (0, 200), "sep_box": (1, 1000),
+                 "w0_box": (0, 10)}
+#: Points of the grid [-box, box]^dim, and separators of [-sep_box, sep_box]^dim, a search may hold.
+MAX_SEARCH_GRID = 10**6
+#: Longest search (seconds).
+MAX_SEARCH_SECONDS = 24 * 3600.0
+#: Default address-space limit of a search (bytes): past it the search stops "unknown: limit reached".
+SEARCH_MEMORY = 6 << 30
+
+
+def _check_search_args(args):
+    import math
+
+    for name, (lo, hi) in SEARCH_LIMITS.items():
+        v = getattr(args, name)
+        if not lo <= v <= hi:
+            raise UsageError(f"--{name.replace('_', '-')} {v}: choose {lo} to {hi} (verify.cli.SEARCH_LIMITS)")
+    if (2 * args.box + 1) ** args.dim > MAX_SEARCH_GRID:
+        raise UsageError(f"--box {args.box} --dim {args.dim}: a grid of {(2 * args.box + 1) ** args.dim} points exceeds "
+                         f"{MAX_SEARCH_GRID} (verify.cli.MAX_SEARCH_GRID)")
+    if (2 * args.sep_box + 1) ** args.dim > MAX_SEARCH_GRID:
+        raise UsageError(f"--sep-box {args.sep_box} --dim {args.dim}: {(2 * args.sep_box + 1) ** args.dim} separators "
+                         f"exceed {MAX_SEARCH_GRID} (verify.cli.MAX_SEARCH_GRID)")
+    if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_SEARCH_SECONDS):
+        raise UsageError(f"--timeout {args.timeout}: choose a number of seconds in (0, {MAX_SEARCH_SECONDS:.0f}]")
+    if not (args.max_memory > 0 and math.isfinite(args.max_memory)):
+        raise UsageError(f"--max-memory {args.max_memory}: a positive number of GiB")
+    for e in args.eta or ():
+        try:
+            f = parse_rational(e)
+            if f <= 0 or len(e) > 20:
+                raise ValueError
+        except (ValueError, NumberError):
+            raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
+
+
+def _limit_memory(gib: float) -> int:
+    """Cap this process's address space at ``gib`` GiB above what it holds (the search's
+    arrays fail with MemoryError there, reported as "limit reached")."""
+    import resource
+
+    with open("/proc/self/statm") as fh:
+        held = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    cap = held + int(gib * (1 << 30))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft == resource.RLIM_INFINITY or soft > cap:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    return cap
+
+
+def _check_out_dir(path: str, option: str, marker: str | None) -> None:
+    """An output directory must be creatable and writable, and either new, empty, or one this
+    tool wrote before (holding ``marker``): never /, never a file, never someone's folder."""
+    real = os.path.realpath(path)
+    if real == os.path.realpath(os.sep) or real == os.path.realpath(os.path.expanduser("~")):
+        raise UsageError(f"{option} {path}: refusing to write into {real}; name a directory for the results")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"{option} {path}: exists and is not a directory")
+    if os.path.isdir(path):
+        entries = os.listdir(path)
+        if entries and marker is not None and marker not in entries:
+            raise UsageError(f"{option} {path}: a non-empty directory without a previous {marker}; "
+                             "name a new or empty directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".proof-audit-write-test")
+        with open(probe, "w") as fh:
+            fh.write("")
+        os.remove(probe)
+    except OSError as e:
+        raise UsageError(f"{option} {path}: cannot write there: {e.strerror or e}") from None
 
 
 def _search_text(claim, res) -> str:
@@ -432,6 +516,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unit", action="store_true", help="points on the unit circle (rational, dim 2) instead of the integer box")
     p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds (a hard limit)")
+    p.add_argument("--max-memory", type=float, default=SEARCH_MEMORY / (1 << 30), metavar="GIB",
+                   help=f"address-space limit of the search in GiB (default {SEARCH_MEMORY >> 30}); past it: unknown, limit reached")
     p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")
     p.add_argument("--out", default="counterexamples", help="where counterexample datasets and traces are written")
     p.add_argument("--json", action="store_true")
@@ -475,8 +561,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         _say("proof-audit: interrupted")
         return 130
-    except (MemoryError, RecursionError, OverflowError, ValueError, KeyError, TypeError, IndexError,
-            ArithmeticError, OSError) as e:
+    except (MemoryError, Exception) as e:  # noqa: B014 - MemoryError named for the reader
         # A last guard, not a way of handling input: every input-driven size has a named limit
         # (perceptron.limits) checked before the work, and the fuzz suite asserts this line is
         # never reached.  If it is, the user still gets one line, not a traceback.

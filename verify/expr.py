@@ -165,12 +165,11 @@ def compile_expr(source: str, names: dict | None = None, symbolic: bool = False)
 
 def _degree(t) -> int:
     """The largest product of power exponents along any nesting path: (a**8)**8 is a**64."""
-    if not isinstance(t, tuple) or not t:
+    if not isinstance(t, tuple):
         return 1
-    inner = max((_degree(x) for x in t[1:] if isinstance(x, tuple)), default=1)
-    if t[0] == "pow":
-        return abs(t[2]) * inner
-    return inner
+    if t and t[0] == "pow":
+        return abs(t[2]) * _degree(t[1])
+    return max((_degree(x) for x in t if isinstance(x, tuple)), default=1)
 
 
 def _guard(v):

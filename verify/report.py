@@ -27,7 +27,37 @@ import platform
 import sys
 
 
-__all__ = ["write_results", "print_table", "results_dict"]
+__all__ = ["write_results", "print_table", "results_dict", "validate_results"]
+
+_CLAIM_FIELDS = {"id": str, "document": str, "citation": str, "statement": str, "when": str, "expect": str,
+                 "verdict": str, "as_expected": bool, "evidence": dict, "file": str}
+
+
+def validate_results(results: dict) -> str | None:
+    """The first way a results.json (read back by ``proof-audit report``) departs from the
+    schema, or None: the reports are rebuilt only from a complete file."""
+    from .verdicts import Verdict
+
+    claims = results.get("claims")
+    if not isinstance(claims, list):
+        return "'claims' must be a list"
+    labels = {v.label for v in Verdict}
+    for j, c in enumerate(claims):
+        if not isinstance(c, dict):
+            return f"claims[{j}] must be an object"
+        for key, typ in _CLAIM_FIELDS.items():
+            if type(c.get(key)) is not typ:
+                return f"claims[{j}].{key} must be a {typ.__name__}"
+        if c["verdict"] not in labels:
+            return f"claims[{j}].verdict {c['verdict'][:40]!r} is not a verdict"
+        if c.get("line") is not None and type(c["line"]) is not int:
+            return f"claims[{j}].line must be an integer"
+    corpus = results.get("corpus")
+    if not isinstance(corpus, dict) or not isinstance(corpus.get("datasets"), list) or type(corpus.get("runs")) is not int:
+        return "'corpus' must be an object with 'datasets' (a list) and 'runs' (an integer)"
+    if not isinstance(results.get("summary"), dict):
+        return "'summary' must be an object"
+    return None
 
 
 def results_dict(findings, claims_by_id, corpus) -> dict:
