@@ -132,7 +132,7 @@ def test_oversized_claim_file(tmp_path):
     p = tmp_path / "big.toml"
     p.write_text("# " + "x" * (1 << 20) + "\n")
     errs = lint([str(p)])
-    assert errs and "limited" in errs[0].message
+    assert errs and "exceeds the limit" in errs[0].message
 
 
 def test_huge_exponent_in_file(tmp_path):

@@ -732,9 +732,12 @@ def _replay_command(c, viol) -> str | None:
         return None
     from .report import _builtin
 
-    claims = "" if _builtin(c.path) else f" --claims {c.path}"  # check uses the built-in files by default
-    return (f"proof-audit train --data {viol['data']} {viol['run']} --trace ce.jsonl && "
-            f"proof-audit check --data {viol['data']} --trace ce.jsonl{claims} --only {c.id}")
+    from shlex import quote  # paths come from users: the printed command must paste safely
+
+    claims = "" if _builtin(c.path) else f" --claims {quote(c.path)}"  # check uses the built-in files by default
+    data = quote(str(viol["data"]))
+    return (f"proof-audit train --data {data} {viol['run']} --trace ce.jsonl && "
+            f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}")
 
 
 def _audit_domain():

@@ -165,9 +165,77 @@ def certify(Xn: np.ndarray, D: int, y, *, bias: bool) -> Certificate:
         if cert is not None:
             return cert
     g = _gordan(Xn, D, y, bias)
-    if g.kind == "unknown" and status:
+    if g.kind != "unknown":
+        return g
+    # the float solvers' answers did not survive exact rounding: decide on the rational data
+    ex = _exact_lp(Xn, D, y, bias)
+    if ex is not None:
+        return ex
+    if status:
         g.reason += f" (QP: {status})"
     return g
+
+
+#: Hard limit of the exact fallback (seconds) and its size limit (points x coordinates).
+EXACT_LP_SECONDS = 30.0
+EXACT_LP_CELLS = 20_000
+
+
+def _exact_lp_child(rows, y, bias, conn):
+    """z3's exact simplex over the rationals: a w (and b) with y_i (w.x_i + b) >= 1 for all i,
+    else multipliers lambda >= 0, sum 1, with sum lambda_i y_i (x_i, 1) = 0 (Gordan)."""
+    import z3
+
+    n, d = len(rows), len(rows[0])
+    s = z3.Solver()
+    w = [z3.Real(f"w{j}") for j in range(d)]
+    b = z3.Real("b") if bias else z3.RealVal(0)
+    for r, yi in zip(rows, y):
+        s.add(yi * (z3.Sum([z3.RealVal(str(a)) * wj for a, wj in zip(r, w) if a]) + b) >= 1)
+    if s.check() == z3.sat:
+        m = s.model()
+        val = lambda e: Fraction(str(m.eval(e, model_completion=True).as_fraction()))  # noqa: E731
+        conn.send(("separable", [val(v) for v in w], val(b) if bias else Fraction(0)))
+        return
+    s = z3.Solver()
+    lam = [z3.Real(f"l{i}") for i in range(n)]
+    s.add(*[v >= 0 for v in lam], z3.Sum(lam) == 1)
+    for j in range(d):
+        s.add(z3.Sum([yi * z3.RealVal(str(r[j])) * li for r, yi, li in zip(rows, y, lam) if r[j]] or [z3.RealVal(0)]) == 0)
+    if bias:
+        s.add(z3.Sum([yi * li for yi, li in zip(y, lam)]) == 0)
+    if s.check() == z3.sat:
+        m = s.model()
+        conn.send(("nonseparable", [Fraction(str(m.eval(v, model_completion=True).as_fraction())) for v in lam]))
+        return
+    conn.send(("unknown", "z3 found neither"))
+
+
+def _exact_lp(Xn, D, y, bias) -> Certificate | None:
+    from ._child import run_in_child
+
+    n, d = Xn.shape
+    if n * d > EXACT_LP_CELLS:
+        return None
+    rows = [[int(a) for a in r] for r in Xn]  # x_i scaled by D > 0: the same signs and feasibility
+    got = run_in_child(_exact_lp_child, (rows, [int(v) for v in y], bias), EXACT_LP_SECONDS)
+    if got is None or got[0] == "unknown" or got[0] == "limit":
+        return None
+    if got[0] == "separable":
+        _, w, b = got
+        den = math.lcm(*[a.denominator for a in w], b.denominator)
+        v = [int(a * den) for a in w]
+        c = b * den / D  # y (v.x_i/D ... ) : b is in units of the scaled inputs
+        prods = _products(Xn, v)
+        m = min(yi * (Fraction(si, D) + c) for si, yi in zip(prods, y))
+        if m <= 0 or not any(v):
+            return None
+        return Certificate("separable", bias, v=v, c=c, m=m, method="exact LP (z3 over the rationals)")
+    rowsf = [[Fraction(int(a), D) for a in r] for r in Xn]
+    lam = got[1]
+    if not _verify_gordan(rowsf, y, bias, lam):
+        return None
+    return Certificate("nonseparable", bias, lam=lam, method="exact LP (z3 over the rationals), Gordan multipliers")
 
 
 def certify_points(rows, y, *, bias: bool) -> Certificate:

@@ -44,15 +44,13 @@ import tomllib
 from dataclasses import dataclass, field
 
 from perceptron.errors import InputError
-from perceptron.limits import read_bytes
+from perceptron.limits import MAX_CLAIM_BYTES, read_bytes
 from perceptron.variants import VARIANTS
 
 from .expr import ExprError, compile_expr, Compiled
 
 __all__ = ["Claim", "ClaimFile", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
-#: Largest claim file read (bytes).
-MAX_FILE_BYTES = 1 << 20
 #: Most claims in one file.
 MAX_CLAIMS = 2000
 
@@ -190,7 +188,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         problems.append(err)
 
     try:
-        raw = read_bytes(path, MAX_FILE_BYTES, "claim")
+        raw = read_bytes(path, MAX_CLAIM_BYTES, "claim")
         text = raw.decode("utf-8")
     except InputError as e:
         problem(e.line, None, e.message)

@@ -103,6 +103,9 @@ def cmd_train(args) -> int:
         return 0
     print(f"{ds.name}: {ds.n} points, d = {ds.d}, labels {ds.label_map}")
     print(f"variant {res.variant} ({VARIANTS[res.variant].note}), order {params.order}, {res.arithmetic} arithmetic")
+    if res.arithmetic == "float":
+        print("float64 weights, rounded at each update; every mistake decision is the exact sign of the score of "
+              "those weights on the exact data (scores within the rounding bound are re-decided in rationals)")
     state = "converged" if res.converged else f"did NOT converge (stopped: {res.stop})"
     print(f"{state} after {res.updates} updates, {res.epochs} epochs, {res.visits} visits")
     if res.w is not None:
@@ -171,9 +174,10 @@ def cmd_certify(args) -> int:
             if bias:
                 print(f"  b_opt = c/|v|, c = {format_rational(cert.c)}")
             print(f"  maximum margin in [gamma_lo, gamma_hi] = [{X_.to_float(cert.gamma):.9g}, "
-                  + (f"{X_.to_float(cert.gamma_hi):.9g}]" if cert.gamma_hi is not None else "unbounded]")
+                  + (f"{X_.to_float(cert.gamma_hi):.9g}]" if cert.gamma_hi is not None else "?]")
                   + (f", gamma_lo/gamma_hi = {cert.ratio():.6f}" if cert.gamma_hi is not None else "")
-                  + " (both ends exact: gamma_lo the margin of w_opt, gamma_hi the norm of a dual point)")
+                  + (" (both ends exact: gamma_lo the margin of w_opt, gamma_hi the norm of a dual point)"
+                     if cert.gamma_hi is not None else " (gamma_lo exact, the margin of w_opt; no upper bound computed)"))
         elif cert.kind == "nonseparable":
             sup = [i for i, v in enumerate(cert.lam) if v]
             print(f"  lambda >= 0 on points {sup}: " + ", ".join(f"{format_rational(cert.lam[i])}" for i in sup[:12])

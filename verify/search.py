@@ -35,6 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import shlex
 import time
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -922,5 +923,6 @@ def save_counterexample(claim, ce, out_dir) -> dict:
         sep = " --separator=" + ",".join(map(str, ce["separator"]["v"]))
         if VARIANTS[ce["variant"]].bias:
             sep += f" --separator-bias={ce['separator']['b']}"
-    cmd = f"proof-audit check --data {data} --trace {trace} --claims {claim.path} --only {claim.id}{sep}"
+    q = shlex.quote  # paths come from users: the printed command must paste safely
+    cmd = f"proof-audit check --data {q(data)} --trace {q(trace)} --claims {q(claim.path)} --only {q(claim.id)}{sep}"
     return {"data": data, "trace": trace, "replay": cmd}

@@ -1,0 +1,101 @@
+"""Trust: float runs decide as exact arithmetic does, certificates exist whenever the data
+decide, printed commands paste safely, every limit is checked before the work."""
+
+from __future__ import annotations
+
+import shlex
+from fractions import Fraction
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from perceptron import InputError, MemoryTrace, Params, from_rows, train
+from perceptron.run import prepare_inputs
+from verify.certificates import certify
+from verify.replay import replay
+
+
+def _mistakes(ds, arithmetic):
+    rec = MemoryTrace()
+    train(ds, Params(order="cyclic", arithmetic=arithmetic, max_epochs=5), rec)
+    return rec.trace
+
+
+def test_float_run_decides_a_zero_score_exactly():
+    """0.1 + 0.2 - 0.3 is 5.6e-17 in float and 0 exactly: a mistake (sign(0) = 0) for both."""
+    ds = from_rows("tie", [[1, 1, 1], ["1/10", "2/10", "-3/10"], [-1, -1, -2]], [1, 1, -1])
+    ex, fl = _mistakes(ds, "exact"), _mistakes(ds, "float")
+    assert fl.mistake[1] and ex.mistake[1]
+    assert list(fl.mistake) == list(ex.mistake)
+    ctx, bad, _ = replay(ds, fl)
+    assert bad is None, bad
+
+
+def test_float_run_decides_rounded_data_exactly():
+    """x = (2^53 + 1, -2^53) rounds to (2^53, -2^53) in float; with w = (1, 1) the float score
+    is 0 and the exact score 1: the float run must take the exact decision."""
+    big = 2**53
+    ds = from_rows("round", [[1, 1], [big + 1, -big]], [1, 1])
+    fl = _mistakes(ds, "float")
+    ex = _mistakes(ds, "exact")
+    assert not fl.mistake[1] and not ex.mistake[1]
+    _, bad, _ = replay(ds, fl)
+    assert bad is None, bad
+
+
+def test_doctored_float_decision_is_caught():
+    ds = from_rows("tie", [[1, 1, 1], ["1/10", "2/10", "-3/10"], [-1, -1, -2]], [1, 1, -1])
+    fl = _mistakes(ds, "float")
+    fl.mistake[1] = False  # what naive float rounding would decide
+    _, bad, _ = replay(ds, fl)
+    assert bad is not None and bad.t == 2
+
+
+@pytest.mark.parametrize("rows,labels,kind", [
+    ([[1, "1e-20"], [1, "-1e-20"], [1, 0]], [1, -1, -1], "separable"),
+    ([[1, 0], [-1, "1e-20"], [0, -1]], [1, 1, -1], "separable"),
+    ([[1, "1e-20"], [1, "-1e-20"], [2, 0]], [1, 1, -1], "nonseparable"),
+])
+def test_certificate_exists_whenever_the_data_decide(rows, labels, kind):
+    """Margins of 1e-20 defeat the float solvers' rounding; the exact LP decides."""
+    ds = from_rows("tiny", rows, labels)
+    Xn, D = prepare_inputs(ds, Params())
+    cert = certify(Xn, D, [int(v) for v in ds.y], bias=False)
+    assert cert.kind == kind, cert.reason
+    if kind == "separable":
+        assert cert.m > 0
+        assert all(yi * sum(Fraction(int(a)) * v for a, v in zip(r, cert.v)) > 0 for r, yi in zip(Xn, ds.y))
+
+
+def test_replay_command_is_shell_quoted():
+    from verify.audit import _replay_command
+
+    c = SimpleNamespace(path="/tmp/evil;touch X;.toml", id="a.b")
+    cmd = _replay_command(c, {"run": "--variant rosenblatt --order cyclic", "data": "my data;rm -rf ~.csv"})
+    toks = shlex.split(cmd)
+    assert "/tmp/evil;touch X;.toml" in toks and "my data;rm -rf ~.csv" in toks
+    assert "touch" not in toks and "rm" not in toks
+
+
+def test_limits_checked_before_reading(tmp_path):
+    from perceptron import read_dataset
+
+    p = tmp_path / "d.svm"
+    p.write_text("1 1000000000:1\n")
+    with pytest.raises(InputError, match="MAX_DIM"):
+        read_dataset(str(p))
+    p = tmp_path / "d.csv"
+    p.write_text("1e999999999,1\n")
+    with pytest.raises(InputError, match="MAX_EXPONENT"):
+        read_dataset(str(p))
+
+
+def test_claim_expressions_bounded():
+    from verify.expr import ExprError, compile_expr
+
+    with pytest.raises(ExprError, match="nested powers"):
+        compile_expr("((2**64)**64)**64 > 0")
+    with pytest.raises(ExprError, match="nested powers"):
+        compile_expr("(k**8)**9 > 0")
+    compile_expr("(k**8)**8 > 0")
