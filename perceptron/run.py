@@ -117,6 +117,8 @@ _PARAM_TYPES = {"variant": "str", "eta": "rational", "order": "str", "augment": 
                 "patience": "int", "ratchet": "bool", "kernel": "str", "degree": "int", "offset": "rational",
                 "rbf_gamma": "rational", "arithmetic": "str"}
 _OPTIONAL = {"augment", "w0", "b0", "max_visits", "patience"}
+#: Most points of a kernel run: its Gram matrix has n^2 entries (10^8 float64 = 800 MB).
+MAX_KERNEL_POINTS = 10_000
 #: Largest polynomial kernel degree: (x.z + c)^degree is computed exactly, its size grows with it.
 MAX_DEGREE = 64
 
@@ -432,6 +434,9 @@ class _Dual:
     def __init__(self, ds: Dataset, params: Params, X, D):
         self.exact = params.arithmetic == "exact"
         self.n = X.shape[0]
+        if self.n > MAX_KERNEL_POINTS:
+            raise ParamError(f"the kernel variant holds the n x n Gram matrix: {self.n} points exceed "
+                             f"{MAX_KERNEL_POINTS} (perceptron.run.MAX_KERNEL_POINTS)")
         self.tie = 0
         y = ds.y.astype(np.int64)
         if self.exact:
