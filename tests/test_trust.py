@@ -99,3 +99,16 @@ def test_claim_expressions_bounded():
     with pytest.raises(ExprError, match="nested powers"):
         compile_expr("(k**8)**9 > 0")
     compile_expr("(k**8)**8 > 0")
+
+
+def test_dataset_time_limit_gives_unknown(monkeypatch):
+    """A dataset whose audit runs past DATASET_SECONDS leaves its claims unknown, never holds."""
+    from perceptron import builtin
+    from verify import audit
+    from verify.claims import builtin_claim_files, load_claims
+
+    claims = [c for c in load_claims(builtin_claim_files()[0]).claims]
+    monkeypatch.setattr(audit, "DATASET_SECONDS", -1.0)
+    out = audit._audit_dataset(claims, "and-2", builtin("and-2"), False, audit._needs(claims))
+    assert out["runs"] == 0
+    assert all(a["unknown"] and "limit reached" in a["unknown"] for a in out["agg"].values())
