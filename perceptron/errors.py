@@ -20,3 +20,7 @@ class InputError(ValueError):
             if col is not None:
                 where += f":{col}"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):
+        # raised in the audit's worker processes and sent back pickled: rebuild it from its parts
+        return (InputError, (self.path, self.message, self.line, self.col))

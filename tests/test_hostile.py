@@ -265,3 +265,19 @@ def test_broken_pipe_is_quiet():
     p.stdout.close()
     _, err = p.communicate(timeout=120)
     assert b"Traceback" not in err, err
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_bad_file_in_a_data_directory(tmp_path, jobs):
+    """A bad dataset among `run --data DIR` stops the audit with one line naming it, whether it
+    was read in this process or in a worker (the error crosses the process boundary intact)."""
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "a.csv").write_text("1,2,1\n-1,-2,-1\n")
+    (d / "b.csv").write_text("1,2,1\n1,nan,-1\n")
+    os.mkfifo(d / "c.csv")
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--data", str(d), "--out", str(tmp_path / "out"),
+                        "--quiet", "--jobs", jobs], capture_output=True, text=True, timeout=300)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr[-1500:]
+    assert "internal error" not in lines[0] and (str(d / "b.csv") + ":2" in lines[0] or str(d / "c.csv") in lines[0]), lines

@@ -112,3 +112,15 @@ def test_dataset_time_limit_gives_unknown(monkeypatch):
     out = audit._audit_dataset(claims, "and-2", builtin("and-2"), False, audit._needs(claims))
     assert out["runs"] == 0
     assert all(a["unknown"] and "limit reached" in a["unknown"] for a in out["agg"].values())
+
+
+def test_errors_cross_process_boundaries():
+    """Errors raised in the audit's workers come back pickled: they must rebuild intact."""
+    import pickle
+
+    from verify.claims import ClaimError
+
+    e = pickle.loads(pickle.dumps(InputError("d.csv", "bad cell", 3, 2)))
+    assert str(e) == "d.csv:3:2: bad cell" and e.line == 3
+    c = pickle.loads(pickle.dumps(ClaimError("c.toml", 4, 1, "bad id")))
+    assert str(c) == "c.toml:4:1: bad id" and c.message == "bad id"

@@ -383,6 +383,9 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None):
     files = [load_claims(p) for p in claim_files]
     claims = [c for f in files for c in f.claims]
     datasets = corpus_datasets(data_dirs)
+    for _, spec, external in datasets:
+        if external:
+            load_spec(spec)  # a bad file stops the audit now, with its line, not after hours of work
     jobs = DEFAULT_JOBS if jobs is None else max(1, int(jobs))
     agg = _new_agg(claims)
     needs = _needs(claims)

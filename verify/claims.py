@@ -112,6 +112,9 @@ class ClaimError(ValueError):
         self.path, self.line, self.col, self.message = path, line, col, message
         super().__init__(f"{path}:{line or 1}:{col or 1}: {message}")
 
+    def __reduce__(self):  # sent back pickled from worker processes
+        return (ClaimError, (self.path, self.line, self.col, self.message))
+
 
 @dataclass(frozen=True)
 class Claim:
