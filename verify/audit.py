@@ -28,7 +28,7 @@ from .quantifiers import RUN_WHENS, VARIANT_ETA, Coverage, quantifiers, ranging,
 from .replay import ClaimTally, replay
 from .verdicts import Finding, Verdict
 
-__all__ = ["Run", "corpus_runs", "audit", "RESULTS_SCHEMA", "RESULTS_VERSION"]
+__all__ = ["Run", "corpus_datasets", "audit", "RESULTS_SCHEMA", "RESULTS_VERSION"]
 
 RESULTS_SCHEMA = "proof-audit/results"
 RESULTS_VERSION = 1

@@ -1,4 +1,4 @@
-"""The fuzz suite: every hostile input of tests/hostile.py (named cases) and Hypothesis-made
+"""The fuzz suite: every hostile input of tests/fuzz/hostile.py (named cases) and Hypothesis-made
 mutations of valid files, run through the CLI in this process under a memory cap and a time
 limit.  No case may print a traceback, hang, allocate without bound, or be accepted when it
 is doctored: each gets exit 2 and one line naming the file (and line) or the option, or, for

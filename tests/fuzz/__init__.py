@@ -1,0 +1,1 @@
+"""The fuzz suite: named hostile inputs and Hypothesis mutations (see test_hostile.py)."""
