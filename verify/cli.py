@@ -334,8 +334,8 @@ def cmd_search(args) -> int:
             res = worst(claim, dom, timeout=args.timeout)
             print(json.dumps(res, indent=1, sort_keys=True, default=str) if args.json else _worst_text(res))
             return 0
-        _limit_memory(args.max_memory)
-        res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out)
+        with _MemoryCap(args.max_memory):
+            res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out)
     except SearchError as e:
         raise UsageError(str(e)) from None
     except MemoryError:
@@ -387,20 +387,33 @@ def _check_search_args(args):
             raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
 
 
-def _limit_memory(gib: float) -> int:
-    """Cap this process's address space at ``gib`` GiB above what it holds (the search's
-    arrays fail with MemoryError there, reported as "limit reached")."""
-    import resource
+class _MemoryCap:
+    """Within it, this process's address space is capped at ``gib`` GiB above what it holds
+    (the search's arrays fail with MemoryError there, reported as "limit reached"); the
+    previous limit is restored on leaving."""
 
-    with open("/proc/self/statm") as fh:
-        held = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    cap = held + int(gib * (1 << 30))
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    if soft == resource.RLIM_INFINITY or soft > cap:
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    return cap
+    def __init__(self, gib: float):
+        self.gib = gib
+
+    def __enter__(self):
+        import resource
+
+        with open("/proc/self/statm") as fh:
+            held = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        cap = held + int(self.gib * (1 << 30))
+        self.saved = resource.getrlimit(resource.RLIMIT_AS)
+        soft, hard = self.saved
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        if soft == resource.RLIM_INFINITY or soft > cap:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        return self
+
+    def __exit__(self, *exc):
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, self.saved)
+        return False
 
 
 def _check_out_dir(path: str, option: str, marker: str | None) -> None:

@@ -281,3 +281,11 @@ def test_bad_file_in_a_data_directory(tmp_path, jobs):
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1, r.stderr[-1500:]
     assert "internal error" not in lines[0] and (str(d / "b.csv") + ":2" in lines[0] or str(d / "c.csv") in lines[0]), lines
+
+
+def test_search_memory_limit_is_a_verdict():
+    """A search past --max-memory ends "unknown: limit reached", not MemoryError or a crash."""
+    r = subprocess.run([sys.executable, "-m", "verify", "search", "000.iterations", "--points", "4", "--box", "3",
+                        "--max-updates", "8", "--engine", "enumerate", "--max-memory", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "limit reached" in r.stdout and "Traceback" not in r.stderr, (r.stdout, r.stderr[-800:])
