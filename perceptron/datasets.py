@@ -7,7 +7,6 @@ reports bad input as one :class:`~perceptron.errors.InputError` naming the file 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 from dataclasses import dataclass, field

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import zipfile
@@ -570,7 +571,7 @@ def _read_jsonl(path) -> Trace:
                 if kind != "header":
                     raise InputError(path, "the first line must be the trace header", ln)
                 header = {k: v for k, v in obj.items() if k != "type"}
-                params = _check_header(path, header, ln)
+                _check_header(path, header, ln)
                 exact = header["arithmetic"] == "exact"
                 var = VARIANTS[header["variant"]]
                 dens = {k: int(v) for k, v in header.get("scale", {}).items()}
@@ -693,8 +694,6 @@ def _check_columns(path, tr: Trace):
 
 
 def _read_npz(path) -> Trace:
-    from .run import ParamError  # noqa: F401  (header checks raise it)
-
     data = load_npz(path, MAX_TRACE_BYTES, "trace")
     if "header" not in data:
         raise InputError(path, "not a proof-audit trace (no header)")
@@ -759,7 +758,7 @@ def _read_npz(path) -> Trace:
     return tr
 
 
-_INT_TEXT = __import__("re").compile(r"-?[0-9]+")
+_INT_TEXT = re.compile(r"-?[0-9]+")
 
 
 def _expand_segments(data):

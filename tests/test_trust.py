@@ -7,7 +7,6 @@ import shlex
 from fractions import Fraction
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from perceptron import InputError, MemoryTrace, Params, from_rows, train

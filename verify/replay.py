@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -134,8 +134,6 @@ class RunContext:
 def _separator_certificate(Xn, D, y, separator, bias) -> Certificate:
     """The given separator (v, c) as a certificate: separable iff its margin is positive
     (computed exactly in integers on the scaled inputs x_i = Xn_i / D)."""
-    import math
-
     from .certificates import _products
 
     v, c = separator

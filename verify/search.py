@@ -47,7 +47,7 @@ from perceptron.datasets import write_csv
 from perceptron.variants import VARIANTS
 
 from . import _interval as I
-from .replay import ClaimTally, RunContext, _Env, _eval_claim, applicable, replay
+from .replay import RunContext, replay
 from .verdicts import Verdict
 
 __all__ = ["Domain", "SearchResult", "search", "SEARCHABLE_VARIANTS"]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import sympy
 

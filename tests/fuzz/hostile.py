@@ -135,11 +135,6 @@ def build(root: str) -> list:
         path = _dump(P(f"doc-{key}-{len(cases)}.jsonl"), out if out is not None else objs)
         add(f"doctored {key}: {name}", ["check", "--data", data, "--trace", path], *expect)
 
-    ex = _lines(P("exact.jsonl"))
-    vis = _visits(ex)
-    first_upd = next(j for j in vis if ex[j]["mistake"] and ex[j]["t"] > 1)
-    quiet = next(j for j in vis if not ex[j]["mistake"] and ex[j]["k"] > 0)
-
     for key in ("exact", "float"):
         objs = _lines(P(f"{key}.jsonl"))
         vj = _visits(objs)
