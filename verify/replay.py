@@ -374,7 +374,7 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
     visit_claims = [c for c in live if c.when == "visit"]
     update_claims = [c for c in live if c.when == "update"]
     end_claims = [c for c in live if c.when == "end"]
-    bad = (_replay_exact if ctx.exact else _replay_float)(ctx, trace, visit_claims, update_claims, end_claims, tallies, name)
+    bad = _replay_exact(ctx, trace, visit_claims, update_claims, end_claims, tallies, name)
     if bad is not None:
         return ctx, bad, {}
     if dataset_claims:
@@ -399,14 +399,10 @@ def _replay_float_trace(ds, trace, params, claims, name, cert, dataset_claims, s
     try:
         ctx = RunContext(ds, params, cert, separator)
     except (X.ExactError, ParamError) as e:
-        ctx = None
-        why = str(e)
-    if ctx is not None:
-        bad = _replay_float(ctx, trace, (), (), (), {}, name)
-        if bad is not None:
-            return ctx, bad, {}
-    else:
-        return None, Inconsistency(None, f"cannot verify a float trace of these parameters: {why}"), {}
+        return None, Inconsistency(None, f"cannot verify a float trace of these parameters: {e}"), {}
+    bad = _replay_float(ctx, trace)
+    if bad is not None:
+        return ctx, bad, {}
     if not claims:
         return ctx, None, {}
     rec = MemoryTrace()
@@ -430,6 +426,53 @@ def _kernel_value(ctx, a, b):
     if p.kernel == "poly":
         return (g + Fraction(p.offset)) ** p.degree
     raise X.ExactError("the RBF kernel has no exact value")
+
+
+class _CyclicRule:
+    """The stopping rule of the cyclic and random orders, as the learner applies it, for both
+    replays: an epoch without a mistake converges; max_epochs, max_updates (checked before an
+    epoch and after each update), max_visits and the slides/pocket patience end the run."""
+
+    def __init__(self, ctx, p):
+        self.p = p
+        self.steps = _order_iter(ctx, p.order)
+        self.max_visits = p.max_visits if p.max_visits is not None else float("inf")
+        self.cur_epoch, self.clean, self.unchanged = 0, True, 0
+        self.epochs, self.stop, self.converged = 0, None, False
+
+    def next(self, k: int, t: int):
+        """(epoch, point) of the next visit, or None when the run has ended (see ``stop``)."""
+        epoch, i = next(self.steps)
+        if epoch != self.cur_epoch:
+            if self.cur_epoch and self.clean:
+                self.converged, self.stop = True, "converged"
+                return None
+            if epoch > self.p.max_epochs:
+                self.stop = "max_epochs"
+                return None
+            if k >= self.p.max_updates:
+                self.stop = "max_updates"
+                return None
+            self.cur_epoch, self.clean = epoch, True
+        self.epochs = epoch
+        if t >= self.max_visits:
+            self.stop = "max_visits"
+            return None
+        return epoch, i
+
+    def after(self, mistake: bool, k: int) -> bool:
+        """Account for a visit; True when the run ends with it."""
+        if mistake:
+            self.clean, self.unchanged = False, 0
+            if k >= self.p.max_updates:
+                self.stop = "max_updates"
+                return True
+            return False
+        self.unchanged += 1
+        if self.p.patience is not None and self.unchanged >= self.p.patience:
+            self.stop = "unchanged"
+            return True
+        return False
 
 
 def _order_iter(ctx, order: str):
@@ -596,41 +639,16 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     converged = False
     stop = None
     order = p.order
-    unchanged = 0
     if order in ("cyclic",) or order.startswith("random:"):
-        clean = True
-        cur_epoch = 0
-        for epoch, i in _order_iter(ctx, order):
-            if epoch != cur_epoch:
-                if cur_epoch and clean:
-                    converged, stop = True, "converged"
-                    break
-                if epoch > p.max_epochs:
-                    stop = "max_epochs"
-                    break
-                if k >= p.max_updates:
-                    stop = "max_updates"
-                    break
-                cur_epoch, clean = epoch, True
-            if t >= max_visits:
-                epochs, stop = epoch, "max_visits"
-                break
+        rule = _CyclicRule(ctx, p)
+        while (step := rule.next(k, t)) is not None:
             t += 1
-            epochs = epoch
-            mistake, bad = visit(t, epoch, i)
+            mistake, bad = visit(t, *step)
             if bad:
                 return bad
-            if mistake:
-                clean = False
-                unchanged = 0
-                if k >= p.max_updates:
-                    stop = "max_updates"
-                    break
-            else:
-                unchanged += 1
-                if p.patience is not None and unchanged >= p.patience:
-                    stop = "unchanged"
-                    break
+            if rule.after(mistake, k):
+                break
+        epochs, stop, converged = rule.epochs, rule.stop, rule.converged
     elif order.startswith("sequence:"):
         body = order.split(":", 1)[1]
         for step, j in enumerate([int(v) for v in body.split(",")] if body else [], 1):
@@ -759,16 +777,16 @@ def _end_mismatch(end: dict, got: dict, exact: bool):
         except (ValueError, TypeError, ZeroDivisionError, NumberError):
             same = False
         if not same:
-            shown = lambda v: (str(v) if not isinstance(v, list) else f"a list of {len(v)}")[:60]  # noqa: E731
-            return Inconsistency(None, f"the re-run ends with {key} = {shown(_show(want))}; the trace's end record says "
-                                       f"{shown(have)}")
+            return Inconsistency(None, f"the re-run ends with {key} = {_show(want)}; the trace's end record says "
+                                       f"{_show(have)}")
     return None
 
 
-def _show(v):
-    if isinstance(v, Fraction):
-        return format_rational(v)
-    return v
+def _show(v) -> str:
+    """A value of an end record, briefly."""
+    if isinstance(v, list):
+        return f"a list of {len(v)}"
+    return (format_rational(v) if isinstance(v, Fraction) else str(v))[:60]
 
 
 def _errors(ctx, w, b) -> int:
@@ -782,7 +800,7 @@ def _errors(ctx, w, b) -> int:
     return errs
 
 
-def _replay_float(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
+def _replay_float(ctx, tr):
     """Float traces: the complete run re-computed in float64 by this module's own loop.  Each
     decision is the exact sign of x.w + b for the exact data x and the float weights (a float
     score beyond its rounding bound has that sign; one within it is decided in Fractions),
@@ -795,7 +813,6 @@ def _replay_float(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                                    "primal variants (not unit, pocket or patience), recorded visit by visit; "
                                    "re-run with --exact to check this one")
     Xf, _ = prepare_inputs(ctx.ds, p)
-    rows = ctx.rows_frac
     y = ctx.y
     w = np.array([float(v) for v in ctx.w0.components()])
     b = float(ctx.b0)
@@ -805,32 +822,18 @@ def _replay_float(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     unit = 2.0**-53
     gamma = (d + 3) * unit / (1 - (d + 3) * unit)  # the product (d terms) and the rounding of x
     norms = np.sqrt(np.einsum("ij,ij->i", Xf, Xf))
-    rec = k = upd = t = epochs = 0
+    rec = k = upd = t = 0
     nrec = len(tr.t)
-    max_visits = p.max_visits if p.max_visits is not None else float("inf")
-    converged, stop, clean, cur_epoch = False, None, True, 0
+    rule = _CyclicRule(ctx, p)
 
     def exact_sign(i):
-        v = sum((r * Fraction(float(c)) for r, c in zip(rows[i], w) if r and c), Fraction(0)) + Fraction(b)
+        # x = Xn_i / D with D > 0: the sign of x.w + b is that of Xn_i.w + b D (one row, on demand)
+        v = sum((int(a) * Fraction(float(c)) for a, c in zip(ctx.Xn[i], w) if a and c), Fraction(0)) + Fraction(b) * ctx.D
         return (v > 0) - (v < 0)
 
-    for epoch, i in _order_iter(ctx, p.order):
-        if epoch != cur_epoch:
-            if cur_epoch and clean:
-                converged, stop = True, "converged"
-                break
-            if epoch > p.max_epochs:
-                stop = "max_epochs"
-                break
-            if k >= p.max_updates:
-                stop = "max_updates"
-                break
-            cur_epoch, clean = epoch, True
-        if t >= max_visits:
-            epochs, stop = epoch, "max_visits"
-            break
+    while (step := rule.next(k, t)) is not None:
+        epoch, i = step
         t += 1
-        epochs = epoch
         s_seq = float(np.cumsum(Xf[i] * w)[-1]) if d else 0.0
         s_seq = s_seq + b if ctx.bias else s_seq
         bound = 1.01 * (gamma * float(norms[i]) * float(np.linalg.norm(w)) + 4 * unit * abs(b)) + 1e-300
@@ -859,28 +862,26 @@ def _replay_float(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         if not mistake and upd < len(tr.upd_t) and int(tr.upd_t[upd]) == t:
             return Inconsistency(t, "the trace records weights after this visit; the rule makes no update here")
         rec += 1
-        if not mistake:
-            continue
-        clean = False
-        c = eta * y[i] if p.form == "yx" else 0.5 * eta * (y[i] - out)
-        w = w + Xf[i] * c
-        if var.bias == "R2":
-            b += eta * y[i] * R2f
-        elif var.bias == "one":
-            b += eta * y[i]
-        k += 1
-        if upd >= len(tr.upd_t) or int(tr.upd_t[upd]) != t:
-            return Inconsistency(t, "the rule requires an update here; the trace records no weights")
-        if not np.array_equal(np.asarray(tr.w[upd], dtype=float), w):
-            return Inconsistency(t, "w after the update differs from w + eta y x in float64")
-        if ctx.bias and float(tr.b[upd]) != b:
-            return Inconsistency(t, "b after the update differs from the float64 update")
-        upd += 1
-        if k >= p.max_updates:
-            stop = "max_updates"
+        if mistake:
+            c = eta * y[i] if p.form == "yx" else 0.5 * eta * (y[i] - out)
+            w = w + Xf[i] * c
+            if var.bias == "R2":
+                b += eta * y[i] * R2f
+            elif var.bias == "one":
+                b += eta * y[i]
+            k += 1
+            if upd >= len(tr.upd_t) or int(tr.upd_t[upd]) != t:
+                return Inconsistency(t, "the rule requires an update here; the trace records no weights")
+            if not np.array_equal(np.asarray(tr.w[upd], dtype=float), w):
+                return Inconsistency(t, "w after the update differs from w + eta y x in float64")
+            if ctx.bias and float(tr.b[upd]) != b:
+                return Inconsistency(t, "b after the update differs from the float64 update")
+            upd += 1
+        if rule.after(mistake, k):
             break
     if rec != nrec:
-        return Inconsistency(int(tr.t[rec]), f"the rule ends the run after visit {t} ({stop}); the trace goes on to {nrec} visits")
-    got = {"updates": k, "epochs": epochs, "visits": t, "converged": converged, "stop": stop,
+        return Inconsistency(int(tr.t[rec]), f"the rule ends the run after visit {t} ({rule.stop}); the trace goes on "
+                                              f"to {nrec} visits")
+    got = {"updates": k, "epochs": rule.epochs, "visits": t, "converged": rule.converged, "stop": rule.stop,
            "w": [float(v) for v in w], "b": float(b) if ctx.bias else float(_augmented_bias(p, list(w)))}
     return _end_mismatch(tr.end, got, exact=False)
