@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
 from .errors import InputError
 
 __all__ = ["MAX_DATA_BYTES", "MAX_TRACE_BYTES", "MAX_CLAIM_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT",
            "MAX_DENOMINATOR_BITS", "MAX_CELLS", "MAX_DIM", "MAX_POINTS", "MAX_TRACE_LINE",
-           "MAX_TRACE_RECORDS", "check_regular_file", "read_bytes"]
+           "MAX_TRACE_RECORDS", "check_regular_file", "read_bytes", "allow_long_numbers"]
 
 #: A dataset file is read whole and parsed into exact rationals (a Fraction costs about 100
 #: bytes against a few bytes of text): 256 MiB of text is some GiB of numbers.
@@ -82,3 +83,13 @@ def read_bytes(path: str, limit: int, what: str) -> bytes:
     if len(raw) > limit:
         raise InputError(path, f"{what} file exceeds the limit of {limit} bytes (perceptron.limits)")
     return raw
+
+
+def allow_long_numbers() -> None:
+    """Python refuses to convert integers of more than 4 300 digits to text (a guard against
+    quadratic parsing of untrusted digits).  Every number read here is limited far below that
+    (MAX_NUMBER_CHARS), but exact results may be longer (up to verify.expr.MAX_EXACT_BITS,
+    about 79 000 digits) and must still be printable: the command line and the audit's workers
+    raise the guard to 100 000 digits."""
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(100_000)

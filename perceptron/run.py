@@ -372,7 +372,7 @@ class _Primal:
             else:
                 if self.Xexact is None:
                     self.Xexact = self._exact_inputs()
-                rows = np.arange(self.n)[sel][unsure]
+                rows = sel.start + unsure if isinstance(sel, slice) else sel[unsure]
                 signs = _float_exact_signs(self.Xexact[0][rows], self.Xexact[1], self.W, b)
             sg = np.asarray(signs, dtype=np.float64)
             s[unsure] = np.where(np.sign(s[unsure]) == sg, s[unsure], sg * np.maximum(np.abs(s[unsure]), 5e-324))

@@ -426,7 +426,8 @@ def _is_int(v) -> bool:
 
 
 def _check_header(path, h, line=None):
-    """Structure of the header; raises InputError naming the first problem."""
+    """Structure of the header (and its params, parsed strictly); raises InputError naming the
+    first problem."""
     from .run import ParamError, Params
 
     def bad(msg):
@@ -487,7 +488,6 @@ def _check_header(path, h, line=None):
                 bad(f"header scale.{key} must be a positive integer in a string, not {str(v)[:40]!r}")
     elif "scale" in h:
         bad("a float trace's header has no scale")
-    return params
 
 
 def _check_end(path, end, h, line=None):

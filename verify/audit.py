@@ -355,7 +355,7 @@ _WORKER: dict = {}
 
 def _worker_init(claim_paths):
     from ._child import die_with_parent
-    from .cli import allow_long_numbers
+    from perceptron.limits import allow_long_numbers
 
     die_with_parent()
     allow_long_numbers()

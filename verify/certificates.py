@@ -219,13 +219,13 @@ def _exact_lp(Xn, D, y, bias) -> Certificate | None:
         return None
     rows = [[int(a) for a in r] for r in Xn]  # x_i scaled by D > 0: the same signs and feasibility
     got = run_in_child(_exact_lp_child, (rows, [int(v) for v in y], bias), EXACT_LP_SECONDS)
-    if got is None or got[0] == "unknown" or got[0] == "limit":
+    if got is None or got[0] not in ("separable", "nonseparable"):
         return None
     if got[0] == "separable":
         _, w, b = got
         den = math.lcm(*[a.denominator for a in w], b.denominator)
         v = [int(a * den) for a in w]
-        c = b * den / D  # y (v.x_i/D ... ) : b is in units of the scaled inputs
+        c = b * den / D  # z3 solved on the rows Xn = D x: its b is in those units
         prods = _products(Xn, v)
         m = min(yi * (Fraction(si, D) + c) for si, yi in zip(prods, y))
         if m <= 0 or not any(v):

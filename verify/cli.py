@@ -14,18 +14,10 @@ from fractions import Fraction
 
 from perceptron import InputError, ParamError, Params, load, open_writer, train
 from perceptron._numbers import NumberError, format_rational, parse_rational
+from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
 
 __all__ = ["main"]
-
-
-def allow_long_numbers() -> None:
-    """Python refuses to convert integers of more than 4 300 digits to text (a guard against
-    quadratic parsing of untrusted digits).  Every number we parse is limited far below that
-    (perceptron.limits.MAX_NUMBER_CHARS), but exact results may be longer (up to
-    verify.expr.MAX_EXACT_BITS, about 79 000 digits) and must still be printable."""
-    if hasattr(sys, "set_int_max_str_digits"):
-        sys.set_int_max_str_digits(100_000)
 
 
 class UsageError(ValueError):
@@ -578,7 +570,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         _say("proof-audit: interrupted")
         return 130
-    except (MemoryError, Exception) as e:  # noqa: B014 - MemoryError named for the reader
+    except Exception as e:  # MemoryError and RecursionError included
         # A last guard, not a way of handling input: every input-driven size has a named limit
         # (perceptron.limits) checked before the work, and the fuzz suite asserts this line is
         # never reached.  If it is, the user still gets one line, not a traceback.
