@@ -8,10 +8,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 
-__all__ = ["run_in_child", "die_with_parent", "CHILD_MEMORY"]
+__all__ = ["run_in_child", "die_with_parent", "address_space_held", "CHILD_MEMORY"]
 
-#: Address space of a solver child (bytes): sympy and z3 grow without bound on hard inputs;
-#: past this they fail with MemoryError in the child, which reports "limit reached".
+#: Address space a solver child may add to what it starts with (bytes; a forked child starts
+#: with its parent's): sympy and z3 grow without bound on hard inputs; past this they fail with
+#: MemoryError in the child, which reports "limit reached".
 CHILD_MEMORY = 4 << 30
 
 
@@ -27,14 +28,24 @@ def die_with_parent() -> None:
         pass
 
 
+def address_space_held() -> int:
+    """Bytes of address space this process holds now (Linux /proc; OSError elsewhere)."""
+    import os
+
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
 def _limit_memory(limit: int | None) -> None:
+    """Cap the address space at what the process holds now plus ``limit`` bytes."""
     if not limit:
         return
     try:
         import resource
 
+        held = address_space_held()
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        want = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        want = held + limit if hard == resource.RLIM_INFINITY else min(held + limit, hard)
         if soft == resource.RLIM_INFINITY or soft > want:
             resource.setrlimit(resource.RLIMIT_AS, (want, hard))
     except (ImportError, ValueError, OSError):

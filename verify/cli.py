@@ -390,9 +390,9 @@ class _MemoryCap:
     def __enter__(self):
         import resource
 
-        with open("/proc/self/statm") as fh:
-            held = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        cap = held + int(self.gib * (1 << 30))
+        from ._child import address_space_held
+
+        cap = address_space_held() + int(self.gib * (1 << 30))
         self.saved = resource.getrlimit(resource.RLIMIT_AS)
         soft, hard = self.saved
         if hard != resource.RLIM_INFINITY:

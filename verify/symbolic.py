@@ -314,8 +314,7 @@ def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT, limit=CLAI
     """Check each step given the hypotheses; one StepResult per written step.  The work runs
     in a child process under a hard time limit and _child.CHILD_MEMORY; past either every step
     is unknown, "limit reached"."""
-    got = run_in_child(_symbolic_child, (vectors, scalars, hyps, steps, timeout), limit, daemon=False) if limit else \
-        ("ok", _check_all(vectors, scalars, hyps, steps, timeout))
+    got = run_in_child(_symbolic_child, (vectors, scalars, hyps, steps, timeout), limit, daemon=False)
     if got is not None and got[0] == "ok":
         return got[1]
     why = got[1] if got is not None else f"killed at the hard limit of {limit:.0f} s (verify.symbolic.CLAIM_LIMIT)"
