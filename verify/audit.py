@@ -180,8 +180,16 @@ def _configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
 
 
 def _needs(claims) -> dict:
-    """quantity -> variants of the claims that range over it (the corpus varies those)."""
-    needs: dict = {}
+    """quantity -> variants of the claims that range over it (the corpus varies those), and
+    "variants" -> the variants any claim is evaluated on (None: all of them): a run of another
+    variant is evidence for no claim of the audit, so it is not made."""
+    needs: dict = {"variants": set()}
+    for c in claims:
+        if c.when in RUN_WHENS + ("dataset", "pair"):
+            if not c.variants:
+                needs["variants"] = None
+            elif needs["variants"] is not None:
+                needs["variants"].update(c.variants)
     for c in claims:
         r = ranging(c)
         for q in ("eta", "w0", "sign0"):
@@ -283,6 +291,8 @@ def _audit_dataset(claims, name, ds, coq, needs) -> dict:
     plots: dict = {"series": [], "bounds": [], "other": []}
     t_start = time.monotonic()
     for params, varied in _configs(name, coq, needs, ds.d, ds.n):
+        if needs["variants"] is not None and params.variant not in needs["variants"]:
+            continue
         if time.monotonic() - t_start > DATASET_SECONDS:
             why = (f"limit reached: the audit of dataset {name} ran past {DATASET_SECONDS:.0f} s "
                    "(verify.audit.DATASET_SECONDS); its later runs were not made")
@@ -353,13 +363,13 @@ DEFAULT_JOBS = max(1, min(4, os.cpu_count() or 1))
 _WORKER: dict = {}
 
 
-def _worker_init(claim_paths):
+def _worker_init(claim_paths, only=None):
     from ._child import die_with_parent
     from perceptron.limits import allow_long_numbers
 
     die_with_parent()
     allow_long_numbers()
-    _WORKER["claims"] = [c for p in claim_paths for c in load_claims(p).claims]
+    _WORKER["claims"] = [c for p in claim_paths for c in load_claims(p).claims if only is None or c.id in only]
     _WORKER["needs"] = _needs(_WORKER["claims"])
 
 
@@ -369,19 +379,28 @@ def _worker_dataset(task):
 
 
 def _worker_search(task):
-    cid, finding = task
+    cid, finding, domain = task
     claim = next(c for c in _WORKER["claims"] if c.id == cid)
-    return _search_claim(claim, finding)
+    return _search_claim(claim, finding, domain)
 
 
-def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None):
+def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
-    (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same."""
+    (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same.
+    ``only``: the ids of the claims to audit (default: all); the corpus runs only the variants
+    those claims are evaluated on, so auditing one claim costs what that claim needs.
+    ``domain``: the search domain of each searchable claim (default AUDIT_DOMAIN)."""
     t0 = time.perf_counter()
     claim_files = list(claim_files)
     files = [load_claims(p) for p in claim_files]
     claims = [c for f in files for c in f.claims]
+    if only is not None:
+        only = set(only)
+        missing = only - {c.id for c in claims}
+        if missing:
+            raise ValueError(f"no claim {sorted(missing)[0]!r} in {', '.join(claim_files)}")
+        claims = [c for c in claims if c.id in only]
     datasets = corpus_datasets(data_dirs)
     for _, spec, external in datasets:
         if external:
@@ -399,7 +418,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None):
         from concurrent.futures import ProcessPoolExecutor
 
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(claim_files,))
+                                   initializer=_worker_init, initargs=(claim_files, only))
     try:
         if pool is not None:
             # the larger datasets come last in the corpus: start them first (merged in order)
@@ -431,7 +450,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None):
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
         budget = {}  # symbolic seconds left per claim file
         findings = [_finding(c, agg[c.id], corpus_desc, budget) for c in claims]
-        findings, tightness = _searches(claims, findings, progress if not quiet else None, pool)
+        findings, tightness = _searches(claims, findings, progress if not quiet else None, pool,
+                                        domain or AUDIT_DOMAIN)
     finally:
         if pool is not None:
             pool.shutdown()
@@ -474,18 +494,18 @@ def _pair(c, a, ds, run, ctx, trace, result):
                           "data": f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.dataset}
 
 
-def _searches(claims, findings, progress, pool=None):
-    """Search each searchable claim in AUDIT_DOMAIN (widened over the claim's quantifiers); a
+def _searches(claims, findings, progress, pool, domain):
+    """Search each searchable claim in ``domain`` (widened over the claim's quantifiers); a
     confirmed counterexample refutes it, and a complete search without one turns 'holds on
     evidence' (or 'unknown' for want of varied evidence, when the domain varies what the
     corpus did not) into 'no counterexample in D'.  Bounds of the form mistakes <= B also get a
     tightness entry (worst updates / bound)."""
-    todo = [(c.id, f) for c, f in zip(claims, findings) if _searchable(c, f)]
+    todo = [(c.id, f, domain) for c, f in zip(claims, findings) if _searchable(c, f)]
     if pool is not None:
-        done = dict(zip([cid for cid, _ in todo], pool.map(_worker_search, todo)))
+        done = dict(zip([cid for cid, _, _ in todo], pool.map(_worker_search, todo)))
     else:
         by_id = {c.id: c for c in claims}
-        done = {cid: _search_claim(by_id[cid], f) for cid, f in todo}
+        done = {cid: _search_claim(by_id[cid], f, dom) for cid, f, dom in todo}
     out, tight = [], []
     for c, f in zip(claims, findings):
         if c.id in done:
@@ -505,12 +525,12 @@ def _searchable(c, f) -> bool:
                 or _has_equality(c.compiled.tree))
 
 
-def _search_claim(c, f):
+def _search_claim(c, f, domain):
     """(the finding with the search's evidence, tightness entry or None) for one claim."""
     from .search import SearchError, search, worst, _bound_tree
 
     try:
-        res = search(c, AUDIT_DOMAIN, engine="enumerate", timeout=SEARCH_SECONDS, max_exact=SEARCH_EXACT_BUDGET,
+        res = search(c, domain, engine="enumerate", timeout=SEARCH_SECONDS, max_exact=SEARCH_EXACT_BUDGET,
                      max_candidates=SEARCH_CANDIDATE_BUDGET)
     except SearchError as e:
         return Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
@@ -534,7 +554,7 @@ def _search_claim(c, f):
     tight = None
     if c.when == "end" and _bound_tree(c) is not None and v != Verdict.REFUTED:
         try:
-            w = worst(c, AUDIT_DOMAIN, timeout=SEARCH_SECONDS)
+            w = worst(c, domain, timeout=SEARCH_SECONDS)
             if w["complete"]:
                 tight = {"claim": c.id, "citation": c.citation, "bound": c.expr, "worst_ratio": round(w["ratio"], 9),
                          "updates": w["updates"], "bound_value": round(w["bound"], 9), "dataset": w.get("points"),

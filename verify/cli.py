@@ -111,10 +111,22 @@ def cmd_train(args) -> int:
     return 0
 
 
+_CONFIG: list = []
+
+
+def _config():
+    """[tool.proof-audit] of the nearest pyproject.toml (read once; see verify.config)."""
+    if not _CONFIG:
+        from .config import load_config
+
+        _CONFIG.append(load_config())
+    return _CONFIG[0]
+
+
 def _claim_paths(args):
     from .claims import builtin_claim_files
 
-    return args.claims or builtin_claim_files()
+    return args.claims or _config().claims or builtin_claim_files()
 
 
 def _load_all_claims(paths):
@@ -256,16 +268,20 @@ def cmd_run(args) -> int:
     from .audit import audit
     from .report import print_table, print_tightness, write_results
 
+    cfg = _config()
     paths = _claim_paths(args)
     claims = _load_all_claims(paths)
-    for d in args.data or ():
+    data = args.data or cfg.data
+    for d in data:
         if not os.path.isdir(d):
             raise InputError(d, "not a directory of datasets")
+    args.out = args.out or cfg.out or "reports"
+    args.jobs = args.jobs if args.jobs is not None else cfg.jobs
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
     _check_out_dir(args.out, "--out", marker="results.json")
-    findings, corpus, run_info = audit(paths, data_dirs=args.data or (), quiet=args.quiet,
-                                       jobs=args.jobs)
+    domain = _config_domain(cfg) if cfg.search else None
+    findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain)
     by_id = {c.id: c for c in claims}
     path = write_results(args.out, findings, by_id, corpus, run_info)
     from .artefacts import write_artefacts
@@ -315,6 +331,10 @@ def cmd_search(args) -> int:
     if not match:
         raise UsageError(f"no claim {args.claim_id!r} in the claim files")
     claim = match[0]
+    cfg = _config().search  # [tool.proof-audit.search], under the command line
+    for k, default in SEARCH_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, cfg.get(k, default))
     _check_search_args(args)
     _check_out_dir(args.out, "--out", marker=None)
     dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
@@ -345,12 +365,32 @@ def cmd_search(args) -> int:
 #: as (2 box + 1)^(dim points) and its arrays with it.
 SEARCH_LIMITS = {"points": (1, 12), "dim": (1, 8), "box": (1, 1000), "max_updates": (0, 200), "sep_box": (1, 1000),
                  "w0_box": (0, 10)}
+#: Defaults of the search's domain options (after [tool.proof-audit.search]).
+SEARCH_DEFAULTS = {"points": 3, "dim": 2, "box": 3, "max_updates": 6, "sep_box": 6, "timeout": 60.0}
 #: Points of the grid [-box, box]^dim, and separators of [-sep_box, sep_box]^dim, a search may hold.
 MAX_SEARCH_GRID = 10**6
 #: Longest search (seconds).
 MAX_SEARCH_SECONDS = 24 * 3600.0
 #: Default address-space limit of a search (bytes): past it the search stops "unknown: limit reached".
 SEARCH_MEMORY = 6 << 30
+
+
+def _config_domain(cfg):
+    """The audit's search domain with [tool.proof-audit.search] applied, checked as the search
+    command's options are."""
+    from dataclasses import replace
+
+    from .audit import AUDIT_DOMAIN
+
+    dom = {k: v for k, v in cfg.search.items() if k != "timeout"}
+    ns = argparse.Namespace(**{k: getattr(AUDIT_DOMAIN, k) for k in SEARCH_LIMITS}, eta=None, max_memory=1.0,
+                            timeout=cfg.search.get("timeout", 60.0))
+    ns.__dict__.update(dom)
+    try:
+        _check_search_args(ns)
+    except UsageError as e:
+        raise InputError(cfg.path, f"[tool.proof-audit.search]: {e}") from None
+    return replace(AUDIT_DOMAIN, **dom)
 
 
 def _check_search_args(args):
@@ -467,8 +507,25 @@ def _worst_text(res) -> str:
     return "\n".join(lines)
 
 
+EXIT_CODES = """exit codes:
+  0  every verdict as the claim file expects
+  1  an unexpected verdict, or an inconsistent trace
+  2  bad input or usage (one line naming the file, line and problem)"""
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("proof-audit")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.")
+    ap = _Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
+                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action="version", version=f"proof-audit {_version()}")
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("train", help="run a reference perceptron and write its trace")
@@ -483,7 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", action="append", help="also audit every dataset file in this directory (repeatable), "
                    "e.g. ../shared/data/coqperceptron/data")
     p.add_argument("--claims", nargs="+", help="claim files (default: the built-in audits of the five notes)")
-    p.add_argument("--out", default="reports", help="output directory (default reports/)")
+    p.add_argument("--out", help="output directory (default: out of [tool.proof-audit], else reports/)")
     p.add_argument("--quiet", action="store_true", help="no progress, no table unless something is unexpected")
     p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")
     p.add_argument("--jobs", type=int, default=None,
@@ -506,12 +563,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", help="search small integer datasets for a counterexample to a claim")
     p.add_argument("claim_id")
     p.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
-    p.add_argument("--points", type=int, default=3)
-    p.add_argument("--dim", type=int, default=2)
-    p.add_argument("--box", type=int, default=3, help="coordinates in [-BOX, BOX]")
-    p.add_argument("--max-updates", type=int, default=6)
+    p.add_argument("--points", type=int, help="points per dataset (default 3)")
+    p.add_argument("--dim", type=int, help="dimension (default 2)")
+    p.add_argument("--box", type=int, help="coordinates in [-BOX, BOX] (default 3)")
+    p.add_argument("--max-updates", type=int, help="longest update sequence (default 6)")
     p.add_argument("--order", choices=["any", "first", "cyclic"], default="any")
-    p.add_argument("--sep-box", type=int, default=6, help="integer separators in [-SEP_BOX, SEP_BOX]^dim")
+    p.add_argument("--sep-box", type=int, help="integer separators in [-SEP_BOX, SEP_BOX]^dim (default 6)")
     p.add_argument("--separators", choices=["best", "all"], default="best",
                    help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
                         "every separator is searched with all)")
@@ -524,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default 0; widened to 1 when the claim ranges over w0)")
     p.add_argument("--unit", action="store_true", help="points on the unit circle (rational, dim 2) instead of the integer box")
     p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds (a hard limit)")
+    p.add_argument("--timeout", type=float, help="seconds (a hard limit; default 60)")
     p.add_argument("--max-memory", type=float, default=SEARCH_MEMORY / (1 << 30), metavar="GIB",
                    help=f"address-space limit of the search in GiB (default {SEARCH_MEMORY >> 30}); past it: unknown, limit reached")
     p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")

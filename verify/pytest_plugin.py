@@ -1,107 +1,195 @@
-"""pytest plugin: ``pytest --proof-audit PATH`` audits claim files as test items, one per claim.
+"""pytest plugin: ``pytest --proof-audit [PATH]`` audits claim files as test items, one per claim.
 
-PATH is a claim file or a directory (its ``claims_*.toml`` files); ``--proof-audit`` with no
-PATH searches the rootdir.  Each claim passes when its verdict is what the file expects; a
-failure shows the counterexample (or the failing proof step).  Registered through the
-``pytest11`` entry point, so a course repository's existing pytest run audits its notes.
+PATH is a claim file or a directory (its ``claims_*.toml`` files); with no PATH, the ``claims``
+of ``[tool.proof-audit]`` in pyproject.toml, else every ``claims_*.toml`` under the rootdir.
+Claim files are collected by ``pytest_collect_file`` (added to the run's arguments when they
+lie outside them), one item per claim located at the claim's line in its TOML file, so
+``--co``, ``-k``, ``--lf`` and the counts behave as for any test.  An item passes when the
+claim's verdict is what the file expects; a failure shows the verdict, the counterexample, what
+was covered and the replay command, and the short summary one line of it.
+
+Work: the audit of a claim runs only the corpus runs that claim needs.  In one process the
+selected claims of a file are audited together, once (so ``-k`` audits only what it selects);
+under pytest-xdist each worker audits only the claims it is given, one at a time, so no worker
+repeats another's work.  Registered through the ``pytest11`` entry point.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
 from .artefacts import _failure_text, coverage_text
 
-_VERDICTS: list = []  # (claim id, verdict, what it covered) of every claim item run, for the summary
+_FILES = pytest.StashKey[frozenset]()
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("proof-audit")
     group.addoption("--proof-audit", action="append", nargs="?", const="", default=None, metavar="PATH",
-                    help="audit claim files (a file, or the claims_*.toml under a directory; no PATH: the rootdir)")
+                    help="audit claim files as tests: a file, or the claims_*.toml under a directory; no PATH: "
+                         "[tool.proof-audit] claims in pyproject.toml, else the claims_*.toml under the rootdir")
 
 
 def _claim_files(config) -> list[str]:
     out = []
     for p in config.getoption("proof_audit") or []:
-        p = p or str(config.rootpath)
+        if not p:
+            from .config import load_config
+
+            cfg = load_config(str(config.rootpath))
+            if cfg.claims:
+                out += cfg.claims
+                continue
+            p = str(config.rootpath)
         if os.path.isdir(p):
-            for root, _, files in os.walk(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
                 out += [os.path.join(root, f) for f in sorted(files) if f.startswith("claims_") and f.endswith(".toml")]
         else:
             out.append(p)
     return sorted(set(os.path.abspath(p) for p in out))
 
 
-def pytest_collection_modifyitems(session, config, items):
-    for path in _claim_files(config):
-        node = ClaimFileNode.from_parent(session, path=__import__("pathlib").Path(path))
-        items.extend(node.collect())
+def pytest_configure(config):
+    files = _claim_files(config)
+    config.stash[_FILES] = frozenset(files)
+    if not files:
+        return
+    # collect them even when the run's arguments do not reach them (pytest tests/ --proof-audit notes/)
+    covered = [Path(a.split("::")[0]).absolute() for a in config.args]
+    for f in files:
+        fp = Path(f)
+        if not any(fp == c or c in fp.parents for c in covered):
+            config.args.append(f)
 
 
-class ClaimFileNode(pytest.File):
-    _results = None
+def pytest_collect_file(file_path, parent):
+    files = parent.config.stash.get(_FILES, frozenset())
+    if str(file_path.absolute()) in files:
+        return ClaimFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ClaimFile(pytest.File):
+    """A claim file: its claims are the items; a file that does not load is one collection
+    error with its FILE:LINE:COL line."""
 
     def collect(self):
-        from .claims import ClaimError, load_claims
+        from .claims import load_claims
 
-        try:
-            cf = load_claims(str(self.path))
-        except ClaimError as e:
-            yield ClaimItem.from_parent(self, name="lint", claim_id=None, error=str(e))
-            return
-        for c in cf.claims:
-            yield ClaimItem.from_parent(self, name=c.id, claim_id=c.id, error=None)
-
-    def results(self) -> dict:
-        if self._results is None:
-            from .audit import audit
-            from .claims import load_claims
-            from .report import results_dict
-
-            findings, corpus, _ = audit([str(self.path)], quiet=True)
-            by_id = {c.id: c for c in load_claims(str(self.path)).claims}
-            data = results_dict(findings, by_id, corpus)
-            self._results = {c["id"]: c for c in json.loads(json.dumps(data))["claims"]}
-        return self._results
-
-
-class ClaimFailure(AssertionError):
-    pass
-
-
-class ClaimItem(pytest.Item):
-    def __init__(self, *, claim_id, error, **kw):
-        super().__init__(**kw)
-        self.claim_id, self.error = claim_id, error
-
-    def runtest(self):
-        if self.error:
-            raise ClaimFailure(self.error)
-        c = self.parent.results()[self.claim_id]
-        self.user_properties.append(("verdict", c["verdict"]))
-        self.user_properties.append(("covered", coverage_text(c)))
-        _VERDICTS.append((self.claim_id, c["verdict"], coverage_text(c)))
-        if not c["as_expected"]:
-            raise ClaimFailure(_failure_text(c))
+        self._results: dict = {}
+        for c in load_claims(str(self.path)).claims:
+            yield ClaimItem.from_parent(self, name=c.id, claim=c)
 
     def repr_failure(self, excinfo):
-        if isinstance(excinfo.value, ClaimFailure):
+        from .claims import ClaimError
+        from perceptron.datasets import InputError
+
+        if isinstance(excinfo.value, (ClaimError, InputError)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
+    def results_for(self, item) -> dict:
+        """The result (results.json form) of the item's claim, auditing it first if needed:
+        together with the other selected claims of this file in one process, alone under xdist."""
+        if item.claim.id not in self._results:
+            if hasattr(self.config, "workerinput"):
+                ids = [item.claim.id]
+            else:
+                ids = [it.claim.id for it in self.session.items
+                       if isinstance(it, ClaimItem) and it.parent is self and it.claim.id not in self._results]
+            self._results.update(_audit(str(self.path), ids, jobs=1 if hasattr(self.config, "workerinput") else None))
+        return self._results[item.claim.id]
+
+
+def _audit(path: str, ids: list, jobs) -> dict:
+    from .audit import audit
+    from .config import load_config
+    from .report import results_dict
+
+    cfg = load_config(os.path.dirname(path))
+    domain = None
+    if cfg.search:
+        from .cli import _config_domain
+
+        domain = _config_domain(cfg)
+    from .claims import load_claims
+
+    findings, corpus, _ = audit([path], quiet=True, only=ids, jobs=jobs, data_dirs=cfg.data, domain=domain)
+    by_id = {c.id: c for c in load_claims(path).claims}
+    data = json.loads(json.dumps(results_dict(findings, by_id, corpus)))
+    return {c["id"]: c for c in data["claims"]}
+
+
+class ClaimFailure(AssertionError):
+    def __init__(self, text: str, reason: str):
+        super().__init__(text)
+        self.text, self.reason = text, reason
+
+
+class ClaimItem(pytest.Item):
+    def __init__(self, *, claim, **kw):
+        super().__init__(**kw)
+        self.claim = claim
+
+    def runtest(self):
+        c = self.parent.results_for(self)
+        covered = coverage_text(c)
+        self.user_properties.append(("verdict", c["verdict"]))
+        self.user_properties.append(("covered", covered))
+        if not c["as_expected"]:
+            raise ClaimFailure(_failure_text(c), _reason(c))
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, ClaimFailure):
+            from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
+
+            e = excinfo.value
+            where = f"{self.path}:{self.claim.line}: claim {self.claim.id} ({self.claim.citation})\n"
+            lines = [where] + [ln + "\n" for ln in e.text.splitlines()]
+            # a structured report, so the short summary (and pytest-xdist) carry the one-line reason
+            return ReprExceptionInfo(ReprTraceback([ReprEntryNative(lines)], None, "native"),
+                                     ReprFileLocation(str(self.path), self.claim.line, e.reason))
+        return super().repr_failure(excinfo)
+
     def reportinfo(self):
-        return self.path, None, f"claim {self.claim_id}"
+        return self.path, self.claim.line - 1, f"claim {self.claim.id}"
+
+
+def _reason(c) -> str:
+    """One line: the verdict against the expectation, and its first piece of evidence."""
+    ev = c["evidence"]
+    head = f"{c['verdict']}, expected {c['expect']}"
+    ce = ev.get("counterexample")
+    if ce and "search" in ce:
+        s = ce["search"]
+        pts = ", ".join("(" + ", ".join(str(t) for t in p) + f")->{y:+d}" for p, y in zip(s["points"], s["labels"]))
+        return f"{head}: counterexample {pts}, {s['updates']} updates"
+    if ce:
+        where = ", ".join(f"{k} {ce[k]}" for k in ("data", "t", "k") if k in ce)
+        return f"{head}: counterexample on {where}"
+    for st in ev.get("steps", []):
+        if st["verdict"] != "proved":
+            return f"{head}: step {st['step']!r} {st['verdict']}"
+    if ev.get("reason"):
+        return f"{head}: {ev['reason']}"
+    return f"{head}; covered: {coverage_text(c)}"
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Every audited claim's verdict and what it covered (the domain searched, the corpus and
     the quantifiers varied), so a pass says what it rests on."""
-    if not _VERDICTS:
-        return
-    terminalreporter.section("proof-audit verdicts")
-    for cid, verdict, covered in _VERDICTS:
-        terminalreporter.write_line(f"{cid}: {verdict} -- covered: {covered}")
+    lines = []
+    for key in ("passed", "failed"):
+        for rep in terminalreporter.stats.get(key, []):
+            props = dict(getattr(rep, "user_properties", ()) or ())
+            if rep.when == "call" and "verdict" in props:
+                lines.append(f"{rep.nodeid.split('::')[-1]}: {props['verdict']} -- covered: {props['covered']}")
+    if lines:
+        terminalreporter.section("proof-audit verdicts")
+        for ln in sorted(lines):
+            terminalreporter.write_line(ln)

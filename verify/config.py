@@ -1,0 +1,107 @@
+"""``[tool.proof-audit]`` in a course repository's pyproject.toml: where its claim files and
+datasets are, and the search domain of its audit.
+
+    [tool.proof-audit]
+    claims = ["notes/claims_*.toml"]   # files or globs, relative to pyproject.toml
+    data = ["data"]                    # directories of dataset files the audit adds to the corpus
+    out = "proof-audit-report"         # proof-audit run --out
+    jobs = 2                           # proof-audit run --jobs
+
+    [tool.proof-audit.search]          # the domain each claim is searched in by `run`,
+    points = 2                         # and the defaults of `proof-audit search`
+    dim = 2
+    box = 2
+    max-updates = 4
+    sep-box = 3
+    timeout = 60
+
+The nearest pyproject.toml from the working directory upwards is used (as ruff and black do);
+command-line options win over it.  Every value is type-checked; a wrong one is one line naming
+the file and key (exit 2).  Paths are relative to the file's directory.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import tomllib
+from dataclasses import dataclass, field
+
+from perceptron.datasets import InputError
+
+__all__ = ["Config", "load_config", "find_pyproject"]
+
+#: Bounds of [tool.proof-audit.search] (the same as the search command's options).
+SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-box": int, "timeout": (int, float)}
+_KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "search": dict}
+
+
+@dataclass
+class Config:
+    path: str | None = None  # the pyproject.toml it came from
+    claims: list = field(default_factory=list)  # claim files (globs expanded, sorted)
+    data: list = field(default_factory=list)  # dataset directories
+    out: str | None = None
+    jobs: int | None = None
+    search: dict = field(default_factory=dict)  # points, dim, box, max_updates, sep_box, timeout
+
+
+def find_pyproject(start: str | None = None) -> str | None:
+    d = os.path.abspath(start or os.getcwd())
+    while True:
+        p = os.path.join(d, "pyproject.toml")
+        if os.path.isfile(p):
+            return p
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def load_config(start: str | None = None, path: str | None = None) -> Config:
+    """The [tool.proof-audit] table of ``path`` (default: the nearest pyproject.toml), or an
+    empty Config when there is none."""
+    path = path or find_pyproject(start)
+    if path is None:
+        return Config()
+    from perceptron.limits import MAX_CLAIM_BYTES, read_bytes
+
+    try:
+        data = tomllib.loads(read_bytes(path, MAX_CLAIM_BYTES, "pyproject.toml").decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(path, f"not valid TOML: {e}") from None
+    table = data.get("tool", {}).get("proof-audit") if isinstance(data.get("tool"), dict) else None
+    if table is None:
+        return Config(path=path)
+    where = "[tool.proof-audit]"
+    if not isinstance(table, dict):
+        raise InputError(path, f"{where} must be a table")
+    for k, v in table.items():
+        if k not in _KEYS:
+            raise InputError(path, f"{where}: unknown key {k!r}; known: {', '.join(sorted(_KEYS))}")
+        if not isinstance(v, _KEYS[k]) or isinstance(v, bool):
+            raise InputError(path, f"{where}: {k} must be a {_KEYS[k].__name__}")
+    base = os.path.dirname(os.path.abspath(path))
+    cfg = Config(path=path, out=_rel(base, table["out"]) if "out" in table else None, jobs=table.get("jobs"))
+    for k in ("claims", "data"):
+        for item in table.get(k, []):
+            if not isinstance(item, str) or not item:
+                raise InputError(path, f"{where}: {k} must be a list of paths")
+            full = os.path.join(base, item)
+            hits = sorted(glob.glob(full)) if glob.has_magic(item) else [full]
+            if not hits:
+                raise InputError(path, f"{where}: {k}: nothing matches {item!r}")
+            getattr(cfg, k).extend(os.path.normpath(h) for h in hits)
+    for k, v in table.get("search", {}).items():
+        if k not in SEARCH_KEYS:
+            raise InputError(path, f"{where[:-1]}.search]: unknown key {k!r}; known: {', '.join(SEARCH_KEYS)}")
+        if not isinstance(v, SEARCH_KEYS[k]) or isinstance(v, bool):
+            raise InputError(path, f"{where[:-1]}.search]: {k} must be a number")
+        cfg.search[k.replace("-", "_")] = v
+    return cfg
+
+
+def _rel(base: str, p: str) -> str:
+    return os.path.normpath(os.path.join(base, p))
