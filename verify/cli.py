@@ -318,7 +318,7 @@ def cmd_report(args) -> int:
     problem = validate_results(results)
     if problem:
         raise InputError(path, f"not a complete results file: {problem}")
-    for p in write_artefacts(args.out, results):
+    for p in write_artefacts(args.out, results, github=args.github):
         print(p)
     return 0 if all(c["as_expected"] for c in results["claims"]) else 1
 
@@ -549,6 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="rebuild report.md, junit.xml, results.sarif from results.json")
     p.add_argument("--out", default="reports", help="directory holding results.json (default reports/)")
+    p.add_argument("--github", action="store_true",
+                   help="under GitHub Actions also print the annotations and write the step summary (run does "
+                        "this itself; report does not, so a run-then-report step has one summary)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("check", help="replay a trace against its dataset and evaluate claims")

@@ -7,7 +7,10 @@ results.json, schema ``proof-audit/results`` version 1::
     {"schema": "proof-audit/results", "version": 1,
      "claims": [{"id", "document", "citation", "statement", "expr", "when", "expect",
                  "verdict", "as_expected" (true/false), "evidence": {...},
-                 "file", "line"}, ...],          # claim-file order
+                 "file", "line" (the claim in its TOML file; the path relative to the
+                 repository root), "title" (the note's), "source" (optional: {"path",
+                 "line", "anchor"} of the statement in the note, when the claim file says)},
+                ...],                            # claim-file order
      "summary": {"<document>": {"<verdict>": count, ..., "unexpected": count}},
      "corpus": {"datasets": [{name, n, d, sha256, source, certificates}], "runs": N,
                 "inconsistent_traces": [...]}}
@@ -52,6 +55,12 @@ def validate_results(results: dict) -> str | None:
             return f"claims[{j}].verdict {c['verdict'][:40]!r} is not a verdict"
         if c.get("line") is not None and type(c["line"]) is not int:
             return f"claims[{j}].line must be an integer"
+        if c.get("title") is not None and type(c["title"]) is not str:
+            return f"claims[{j}].title must be a string"
+        src = c.get("source")
+        if src is not None and not (isinstance(src, dict) and type(src.get("path")) is str
+                                    and type(src.get("line", 1)) is int and type(src.get("anchor", "")) is str):
+            return f"claims[{j}].source must be an object with a path, and optionally a line and an anchor"
     corpus = results.get("corpus")
     if not isinstance(corpus, dict) or not isinstance(corpus.get("datasets"), list) or type(corpus.get("runs")) is not int:
         return "'corpus' must be an object with 'datasets' (a list) and 'runs' (an integer)"
@@ -69,14 +78,48 @@ def results_dict(findings, claims_by_id, corpus) -> dict:
             "id": f.claim_id, "document": c.document, "citation": f.citation, "statement": f.statement,
             "expr": c.expr, "when": c.when, "expect": f.expect, "verdict": f.verdict.label,
             "as_expected": f.as_expected, "evidence": f.evidence,
-            "file": os.path.join("verify", "claims", os.path.basename(f.path)) if _builtin(f.path) else f.path,
-            "line": f.line, **({"corrects": c.corrects} if c.corrects else {}), **({"note": c.note} if c.note else {}),
+            "file": repo_path(f.path), "line": f.line, "title": c.title,
+            **({"source": {**c.source, "path": repo_path(c.source["path"])}} if c.source else {}),
+            **({"corrects": c.corrects} if c.corrects else {}), **({"note": c.note} if c.note else {}),
         })
         s = summary.setdefault(c.document, {})
         s[f.verdict.label] = s.get(f.verdict.label, 0) + 1
         if not f.as_expected:
             s["unexpected"] = s.get("unexpected", 0) + 1
     return {"schema": "proof-audit/results", "version": 1, "claims": rows, "summary": summary, "corpus": corpus}
+
+
+def repo_root(path: str) -> str | None:
+    """The repository a file belongs to: $GITHUB_WORKSPACE when the file is under it, else the
+    nearest directory above it holding .git (a directory, or a file in a worktree)."""
+    full = os.path.abspath(path)
+    ws = os.environ.get("GITHUB_WORKSPACE")
+    if ws and (full + os.sep).startswith(os.path.abspath(ws).rstrip(os.sep) + os.sep):
+        return os.path.abspath(ws)
+    d = os.path.dirname(full)
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def repo_path(path: str) -> str:
+    """How results name a file: relative to its repository's root (so SARIF and annotations land
+    on it whatever directory the audit ran from), with '/'; the built-in claim files as
+    verify/claims/NAME; a file in no repository relative to the working directory when under
+    it, else absolute."""
+    if _builtin(path):
+        return "verify/claims/" + os.path.basename(path)
+    full = os.path.abspath(path)
+    for root in (repo_root(full), os.getcwd()):
+        if root is not None:
+            rel = os.path.relpath(full, root)
+            if not rel.startswith(".."):
+                return rel.replace(os.sep, "/")
+    return full
 
 
 def _builtin(path: str) -> bool:
