@@ -209,3 +209,115 @@ def test_source_fields_are_checked(tmp_path):
                                                                                   f'section = "Theorem 2"\n{bad}'))
         with pytest.raises(ClaimError, match=msg):
             load_claims(str(p))
+
+
+# ------------------------------------------------------------------ recipes, run as written
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _expand(text: str, ctx: dict) -> str:
+    """GitHub's ${{ ... }} expressions of the kinds the recipes use: inputs.X, github.X,
+    steps.ID.outputs.X (anything else fails the test: the recipe would need a real runner)."""
+    import re
+
+    def sub(m):
+        key = m.group(1).strip()
+        assert key in ctx, f"expression {key!r} not understood"
+        return str(ctx[key])
+
+    return re.sub(r"\$\{\{(.*?)\}\}", sub, text)
+
+
+def _run_steps(steps, repo, ctx, tmp_path):
+    """Run every `run:` step as GitHub would (bash -eo pipefail, GITHUB_OUTPUT per step, the
+    step summary shared); the install step is checked, not run (the package is installed);
+    `uses:` steps are other actions, checked to be pinned to a major version."""
+    summary = tmp_path / "step_summary.md"
+    results = {}
+    venv_bin = os.path.dirname(sys.executable)
+    for j, step in enumerate(steps):
+        if "uses" in step:
+            assert "@v" in step["uses"], step
+            continue
+        sid = step.get("id", f"step{j}")
+        script = _expand(step["run"], ctx)
+        if sid == "install":
+            assert "pip install" in script
+            continue
+        out = tmp_path / f"output_{sid}"
+        out.write_text("")
+        env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(repo), "GITHUB_OUTPUT": str(out),
+               "GITHUB_STEP_SUMMARY": str(summary), "PATH": venv_bin + os.pathsep + os.environ["PATH"]}
+        env.update({k: _expand(str(v), ctx) for k, v in (step.get("env") or {}).items()})
+        r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=repo, env=env,
+                           capture_output=True, text=True, timeout=600)
+        results[sid] = r
+        for line in out.read_text().splitlines():
+            k, _, v = line.partition("=")
+            ctx[f"steps.{sid}.outputs.{k}"] = v
+    return results, summary
+
+
+def _yaml(*parts):
+    import yaml
+
+    with open(os.path.join(ROOT, *parts), encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _course_with_config(course):
+    (course / "pyproject.toml").write_text('[tool.proof-audit]\nclaims = ["notes/claims_*.toml"]\n')
+    (course / "conftest.py").unlink()
+    return course
+
+
+def test_composite_action_as_written(course, tmp_path):
+    action = _yaml("action.yml")
+    assert action["runs"]["using"] == "composite"
+    repo = _course_with_config(course)
+    ctx = {f"inputs.{k}": v.get("default", "") for k, v in action["inputs"].items()}
+    ctx["inputs.claims"] = "notes/claims_mine.toml"
+    ctx["github.action_path"] = ROOT
+    res, summary = _run_steps(action["runs"]["steps"], repo, ctx, tmp_path)
+    assert ctx["steps.audit.outputs.exit-code"] == "1", res["audit"].stdout + res["audit"].stderr
+    assert res["audit"].returncode == 0  # the audit step records the verdict; the last step fails on it
+    assert "::error file=notes/claims_mine.toml,line=" in res["audit"].stdout
+    assert res["verdict"].returncode == 1
+    assert summary.read_text().count("# Proof audit") == 1
+    assert json.loads((repo / "proof-audit-report" / "results.sarif").read_text())["runs"][0]["results"]
+    assert action["outputs"]["sarif"]["value"] == "${{ inputs.out }}/results.sarif"
+
+
+def test_workflow_recipe_as_written(course, tmp_path):
+    wf = _yaml("recipes", "github-workflow.yml")
+    assert wf["permissions"]["security-events"] == "write"
+    repo = _course_with_config(course)
+    res, summary = _run_steps(wf["jobs"]["audit"]["steps"], repo, {}, tmp_path)
+    assert res["audit"].returncode == 1, res["audit"].stdout + res["audit"].stderr  # the false claim fails the job
+    assert "::error file=notes/claims_mine.toml" in res["audit"].stdout
+    sarif_step = next(s for s in wf["jobs"]["audit"]["steps"] if "upload-sarif" in s.get("uses", ""))
+    assert (repo / sarif_step["with"]["sarif_file"]).is_file()
+    assert summary.read_text().count("# Proof audit") == 1
+
+
+def test_pre_commit_hook_as_written(tmp_path):
+    import re
+    import shlex
+
+    (hook,) = _yaml(".pre-commit-hooks.yaml")
+    good = tmp_path / "notes" / "claims_good.toml"
+    bad = tmp_path / "notes" / "claims_bad.toml"
+    good.parent.mkdir()
+    good.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="holds")))
+    bad.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="holds")).replace("R/gamma\"", "R/gama\""))
+    changed = ["notes/claims_good.toml", "notes/claims_bad.toml", "notes/lecture.md", "pyproject.toml"]
+    picked = [f for f in changed if re.search(hook["files"], f)]
+    assert picked == ["notes/claims_good.toml", "notes/claims_bad.toml"]
+    venv_bin = os.path.dirname(sys.executable)
+    env = {**os.environ, "PATH": venv_bin + os.pathsep + os.environ["PATH"]}
+    cmd = shlex.split(hook["entry"])
+    r = subprocess.run(cmd + picked[:1], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = subprocess.run(cmd + picked, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert r.returncode != 0 and "notes/claims_bad.toml:" in r.stdout + r.stderr and "gama" in r.stdout + r.stderr
