@@ -15,11 +15,11 @@ __all__ = ["Dataset", "read_dataset", "from_rows", "InputError", "BUILTIN", "bui
            "load"]
 
 
-def load(spec: str, fmt: str | None = None, label_set: str | None = None) -> Dataset:
-    """A dataset from a path or ``builtin:NAME``."""
+def load(spec: str, fmt: str | None = None, label_set: str | None = None, options=None) -> Dataset:
+    """A dataset from a path or ``builtin:NAME``; ``options``: a datasets.ReadOptions."""
     if spec.startswith("builtin:"):
         try:
             return builtin(spec.split(":", 1)[1])
         except KeyError as e:
             raise InputError(spec, e.args[0]) from None
-    return read_dataset(spec, fmt, label_set=label_set)
+    return read_dataset(spec, fmt, label_set=label_set, options=options)

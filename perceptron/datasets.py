@@ -152,9 +152,15 @@ def _build(path, name, fr_rows, labs, lines, label_set) -> Dataset:
         raise InputError(path, "points have no features", lines[0])
     _check_size(path, len(fr_rows), d)
     y, label_map = _map_labels(path, labs, lines, label_set)
+    return _build_labelled(path, name, fr_rows, y, label_map)
+
+
+def _build_labelled(path, name, fr_rows, y, label_map) -> Dataset:
+    d = len(fr_rows[0])
+    _check_size(path, len(fr_rows), d)
     den = _denominator(path, (f.denominator for row in fr_rows for f in row))
     num = to_int_array([f.numerator * (den // f.denominator) for row in fr_rows for f in row])
-    return Dataset(name=name, y=y, X_num=num.reshape(len(labs), d), den=den, label_map=label_map, source=path)
+    return Dataset(name=name, y=y, X_num=num.reshape(len(fr_rows), d), den=den, label_map=label_map, source=path)
 
 
 def _check_size(path, n: int, d: int):
@@ -192,31 +198,183 @@ def _cell(path, text, line, what="value") -> Fraction:
         raise InputError(path, f"{what}: {e}", line) from None
 
 
-def _read_csv(path: str, label_set) -> Dataset:
+#: Header names taken as the label column when --label-column is not given.
+LABEL_NAMES = ("label", "labels", "y", "target", "class")
+#: Pairs of string labels mapped without --label-map: (the -1 label, the +1 label), compared
+#: case-insensitively.  Any other strings need an explicit map: which class is +1 is a choice.
+STRING_LABELS = (("false", "true"), ("no", "yes"), ("neg", "pos"), ("negative", "positive"), ("-", "+"))
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a text dataset: ``label_column`` ("first", "last", a 1-based column number
+    or a header name; default a header column named as in LABEL_NAMES, else the last),
+    ``label_map`` (label text -> -1/+1), ``header`` ("auto", "yes", "no")."""
+
+    label_column: str | None = None
+    label_map: tuple | None = None  # ((text, -1 or +1), ...)
+    header: str = "auto"
+
+
+def parse_label_map(text: str) -> tuple:
+    """"M=1,R=-1" -> (("M", 1), ("R", -1)); raises ValueError with the problem."""
+    out = []
+    for item in text.split(","):
+        k, sep, v = item.partition("=")
+        k, v = k.strip(), v.strip()
+        if not sep or not k or v not in ("1", "+1", "-1"):
+            raise ValueError(f"{item!r}: write LABEL=1 or LABEL=-1, comma-separated")
+        if any(k == o for o, _ in out):
+            raise ValueError(f"label {k!r} mapped twice")
+        out.append((k, 1 if v in ("1", "+1") else -1))
+    if sorted(v for _, v in out) != [-1, 1]:
+        raise ValueError("map one label to -1 and one to +1")
+    return tuple(out)
+
+
+def _text_labels(path, texts: list[str], lines, label_set, label_map):
+    """Labels as written in a text file -> (y, label_map): through --label-map when given, else
+    numbers as _map_labels takes them, else a known pair of words (STRING_LABELS)."""
+    if label_map:
+        m = dict(label_map)
+        for t, ln in zip(texts, lines):
+            if t not in m:
+                raise InputError(path, f"label {t!r} is not in --label-map ({', '.join(k for k, _ in label_map)})", ln)
+        seen = {t for t in texts}
+        return np.array([m[t] for t in texts], dtype=np.int8), {k: v for k, v in label_map if k in seen}
+    nums, bad = [], None
+    for t, ln in zip(texts, lines):
+        try:
+            nums.append(parse_rational(t))
+        except NumberError:
+            bad = bad or (t, ln)
+    if bad is None:
+        return _map_labels(path, nums, lines, label_set)
+    low = {t.lower() for t in texts}
+    for neg, pos in STRING_LABELS:
+        if low <= {neg, pos}:
+            m = {t: (-1 if t.lower() == neg else 1) for t in sorted(set(texts))}
+            return np.array([m[t] for t in texts], dtype=np.int8), m
+    words = []
+    for t in texts:
+        if t not in words:
+            words.append(t)
+            if len(words) > 2:
+                break
+    shown = ", ".join(repr(w) for w in words[:3])
+    hint = f"{words[0]}=1,{words[1]}=-1" if len(words) >= 2 else f"{words[0]}=1,OTHER=-1"
+    raise InputError(path, f"label {bad[0]!r} is not a number (labels seen: {shown}); say which class is +1 "
+                           f"with --label-map {hint}", bad[1])
+
+
+def _delimiter(line: str):
+    """The cell separator of a text table, from its first line: comma, semicolon, tab, else runs of
+    whitespace (None)."""
+    for d in (",", ";", "\t"):
+        if d in line:
+            return d
+    return None
+
+
+def _split(s: str, delim) -> list[str]:
+    return [c.strip() for c in (s.split(delim) if delim else s.split())]
+
+
+def _is_label_text(t: str, label_map) -> bool:
+    if label_map:
+        return t in dict(label_map)
+    try:
+        return parse_rational(t) in (-1, 0, 1)
+    except NumberError:
+        return True
+
+
+def _looks_like_header(cells: list[str], label_at: int, label_map) -> bool:
+    """Names (x1, label: the label cell itself may be a word in data rows, so it does not count),
+    an empty first cell (pandas' index column), or pandas' default integer column names 0..m-1
+    (or 1..m) whose label cell could not be a label."""
+    label_at %= len(cells)
+    if cells[0] == "" or any(_is_header_cell(c) for j, c in enumerate(cells) if j != label_at):
+        return True
+    try:
+        vals = [int(c) for c in cells]
+    except ValueError:
+        return False
+    return len(vals) >= 3 and vals in (list(range(len(vals))), list(range(1, len(vals) + 1))) \
+        and not _is_label_text(cells[label_at], label_map)
+
+
+def _label_index(path, opt: str | None, header: list[str] | None, width: int, ln) -> int:
+    if opt is None:
+        if header:
+            for j, name in enumerate(header):
+                if name.strip().strip('"').lower() in LABEL_NAMES:
+                    return j
+        return width - 1
+    if opt == "first":
+        return 0
+    if opt == "last":
+        return width - 1
+    if opt.isdigit():
+        j = int(opt)
+        if not 1 <= j <= width:
+            raise InputError(path, f"--label-column {opt}: the file has {width} columns (numbered from 1)", ln)
+        return j - 1
+    names = [h.strip().strip('"') for h in header or []]
+    if opt in names:
+        return names.index(opt)
+    raise InputError(path, f"--label-column {opt!r}: no such column" + (f" (header: {', '.join(names)})" if names else
+                                                                          " (the file has no header)"), ln)
+
+
+def _read_csv(path: str, label_set, opts: ReadOptions = ReadOptions()) -> Dataset:
+    """CSV, TSV, semicolon- or whitespace-separated text: an optional header (names, pandas'
+    index column, numeric column names), the label in any column, numeric or string labels."""
     text = _read_text(path)
-    rows, labs, lines = [], [], []
-    width = None
+    body = []
     for ln, raw in enumerate(text.splitlines(), 1):
         s = raw.split("#", 1)[0].strip()
-        if not s:
-            continue
-        cells = [c.strip() for c in s.replace(";", ",").split(",")]
-        if width is None and not rows and all(_is_header_cell(c) for c in cells):
-            continue  # a header line of names
-        if len(cells) < 2:
-            raise InputError(path, f"need at least one feature and a label, found {len(cells)} cell", ln)
-        if len(cells) - 1 > MAX_DIM:
-            raise InputError(path, f"{len(cells) - 1} features exceed the limit of {MAX_DIM} (perceptron.limits.MAX_DIM)", ln)
-        if width is None:
-            width = len(cells)
-        elif len(cells) != width:
-            raise InputError(path, f"ragged row: {len(cells)} cells where earlier rows have {width}", ln)
-        rows.append([_cell(path, c, ln, f"column {j + 1}") for j, c in enumerate(cells[:-1])])
-        labs.append(_cell(path, cells[-1], ln, "label"))
+        if s:
+            body.append((ln, s))
+    if not body:
+        raise InputError(path, "empty file: no data rows")
+    delim = _delimiter(body[0][1])
+    first = _split(body[0][1], delim)
+    width = len(first)
+    if width - 1 > MAX_DIM:
+        raise InputError(path, f"{width - 1} features exceed the limit of {MAX_DIM} (perceptron.limits.MAX_DIM)", body[0][0])
+    guess_at = _label_index(path, opts.label_column if opts.label_column in (None, "first", "last") or
+                            (opts.label_column or "").isdigit() else "last", None, width, body[0][0])
+    if opts.header == "yes":
+        has_header = True
+    elif opts.header == "no":
+        has_header = False
+    else:
+        has_header = _looks_like_header(first, guess_at, opts.label_map)
+    header = first if has_header else None
+    index_col = bool(header) and header[0] in ("", "Unnamed: 0")  # pandas' to_csv writes its index first
+    if index_col:
+        header = header[1:]
+        width -= 1
+    label_at = _label_index(path, opts.label_column, header, width, body[0][0])
+    if width < 2:
+        raise InputError(path, f"need at least one feature and a label, found {width} cell", body[0][0])
+    rows, labs, lines = [], [], []
+    for ln, s in body[1:] if has_header else body:
+        cells = _split(s, delim)
+        if index_col:
+            cells = cells[1:]
+        if len(cells) != width:
+            raise InputError(path, f"ragged row: {len(cells)} cells where {'the header has' if header else 'earlier rows have'} "
+                                   f"{width}", ln)
+        rows.append([_cell(path, c, ln, f"column {j + 1 + index_col}") for j, c in enumerate(cells) if j != label_at])
+        labs.append(cells[label_at].strip('"'))
         lines.append(ln)
     if not rows:
-        raise InputError(path, "empty file: no data rows")
-    return _build(path, os.path.basename(path), rows, labs, lines, label_set)
+        raise InputError(path, "no data rows after the header")
+    _check_size(path, len(rows), width - 1)
+    y, label_map = _text_labels(path, labs, lines, label_set, opts.label_map)
+    return _build_labelled(path, os.path.basename(path), rows, y, label_map)
 
 
 def _is_header_cell(c: str) -> bool:
@@ -224,47 +382,56 @@ def _is_header_cell(c: str) -> bool:
         parse_rational(c)
         return False
     except NumberError:
-        return bool(c) and c[0].isalpha() and c.lower() not in ("nan", "inf", "infinity")
+        c = c.strip('"')
+        return bool(c) and (c[0].isalpha() or c[0] == "_") and c.lower() not in ("nan", "inf", "infinity")
 
 
 _INDEX = re.compile(r"[0-9]{1,12}")
 
 
-def _read_libsvm(path: str, label_set, dim: int | None = None) -> Dataset:
+def _read_libsvm(path: str, label_set, dim: int | None = None, opts: ReadOptions = ReadOptions()) -> Dataset:
+    """LIBSVM / svmlight: LABEL INDEX:VALUE ...; indices from 1, or from 0 when any index is 0
+    (scikit-learn's dump_svmlight_file writes zero-based indices by default; its loader decides
+    the same way); qid:N ranking groups are skipped."""
     text = _read_text(path)
     entries, labs, lines = [], [], []
-    maxidx = 0
+    maxidx, zero = 0, False
     for ln, raw in enumerate(text.splitlines(), 1):
         s = raw.split("#", 1)[0].strip()
         if not s:
             continue
         toks = s.split()
-        labs.append(_cell(path, toks[0], ln, "label"))
+        labs.append(toks[0])
         row = {}
         for tok in toks[1:]:
             k, sep, v = tok.partition(":")
-            if not sep or not _INDEX.fullmatch(k) or int(k) < 1:
-                raise InputError(path, f"expected INDEX:VALUE with INDEX >= 1, found {tok!r}", ln)
+            if k == "qid" and sep and _INDEX.fullmatch(v):
+                continue
+            if not sep or not _INDEX.fullmatch(k):
+                raise InputError(path, f"expected INDEX:VALUE (or qid:N), found {tok!r}", ln)
             if int(k) > MAX_DIM:
                 raise InputError(path, f"index {k} exceeds the limit of {MAX_DIM} features (perceptron.limits.MAX_DIM)", ln)
             if int(k) in row:
                 raise InputError(path, f"index {k} given twice", ln)
             row[int(k)] = _cell(path, v, ln, f"feature {k}")
             maxidx = max(maxidx, int(k))
+            zero = zero or int(k) == 0
         entries.append(row)
         lines.append(ln)
     if not entries:
         raise InputError(path, "empty file: no data rows")
-    d = dim or maxidx
+    shift = 0 if zero else 1
+    d = dim or (maxidx + 1 - shift)
     if d == 0:
         raise InputError(path, "no features in any row")
     _check_size(path, len(entries), d)
     rows = []
     for row, ln in zip(entries, lines):
-        if row and max(row) > d:
+        if row and max(row) - shift >= d:
             raise InputError(path, f"index {max(row)} exceeds the dimension {d}", ln)
-        rows.append([row.get(j, Fraction(0)) for j in range(1, d + 1)])
-    return _build(path, os.path.basename(path), rows, labs, lines, label_set)
+        rows.append([row.get(j + shift, Fraction(0)) for j in range(d)])
+    y, label_map = _text_labels(path, labs, lines, label_set, opts.label_map)
+    return _build_labelled(path, os.path.basename(path), rows, y, label_map)
 
 
 def _read_npz(path: str, label_set) -> Dataset:
@@ -463,20 +630,23 @@ def _sniff(path: str) -> str:
     return "csv"
 
 
-def read_dataset(path: str, fmt: str | None = None, *, label_set: str | None = None, dim: int | None = None) -> Dataset:
+def read_dataset(path: str, fmt: str | None = None, *, label_set: str | None = None, dim: int | None = None,
+                 options: ReadOptions | None = None) -> Dataset:
     """Read a dataset file; ``fmt`` is one of FORMATS or None to infer it from the name/content.
 
-    ``label_set`` forces the label mapping: ``"01"`` (0 -> -1) or ``"pm1"``.
+    ``label_set`` forces the label mapping: ``"01"`` (0 -> -1) or ``"pm1"``; ``options`` (text
+    formats) the label column, a map of label texts and the header (see ReadOptions).
     """
+    opts = options or ReadOptions()
     path = os.fspath(path)
     check_regular_file(path, MAX_DATA_BYTES, "dataset")
     fmt = fmt or _sniff(path)
     if fmt == "csv":
-        return _read_csv(path, label_set)
+        return _read_csv(path, label_set, opts)
     if fmt == "npz":
         return _read_npz(path, label_set)
     if fmt == "libsvm":
-        return _read_libsvm(path, label_set, dim)
+        return _read_libsvm(path, label_set, dim, opts)
     if fmt == "coq":
         return _read_coq(path, label_set)
     raise InputError(path, f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

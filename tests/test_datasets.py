@@ -1,5 +1,6 @@
 """Dataset readers: exact values, label mapping, and one clear line for every bad input."""
 
+import json
 import os
 from fractions import Fraction
 
@@ -98,3 +99,94 @@ def test_npz_mismatch(tmp_path):
     np.savez(q, X=np.array([[np.nan, 1.0]]), y=np.array([1]))
     with pytest.raises(InputError, match="NaN"):
         read_dataset(q)
+
+
+# ---------------------------------------------------------------- data as people have it
+
+from perceptron.datasets import ReadOptions, parse_label_map  # noqa: E402
+
+EXPECT = [[Fraction(3, 2), Fraction(-1)], [Fraction(0), Fraction(2)], [Fraction(-1, 4), Fraction(5)]]
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+@pytest.mark.parametrize("name, text, opts", [
+    # pandas DataFrame.to_csv() with its defaults: the index as an unnamed first column
+    ("pandas.csv", ",x1,x2,y\n0,1.5,-1.0,1\n1,0.0,2.0,-1\n2,-0.25,5.0,1\n", {}),
+    # pandas with default integer column names and index=False
+    ("pandas_int.csv", "0,1,2\n1.5,-1,1\n0,2,-1\n-0.25,5,1\n", {}),
+    ("tab.tsv", "x1\tx2\tlabel\n1.5\t-1\t1\n0\t2\t-1\n-1/4\t5\t1\n", {}),
+    ("space.txt", "1.5 -1  1\n0   2  -1\n-0.25 5 1\n", {}),
+    ("semicolon.csv", "1,5;-1;1\n".replace("1,5", "1.5") + "0;2;-1\n-0.25;5;1\n", {}),
+    ("first.csv", "label,a,b\n1,1.5,-1\n-1,0,2\n1,-0.25,5\n", {}),  # label named in the header, first
+    ("first_noheader.csv", "1,1.5,-1\n-1,0,2\n1,-0.25,5\n", {"label_column": "first"}),
+    ("middle.csv", "a,cls,b\n1.5,1,-1\n0,-1,2\n-0.25,1,5\n", {"label_column": "cls"}),
+    ("strings.csv", "a,b,class\n1.5,-1,M\n0,2,R\n-0.25,5,M\n", {"label_map": (("M", 1), ("R", -1))}),
+    ("yesno.csv", "1.5,-1,yes\n0,2,no\n-0.25,5,Yes\n", {}),
+    ("zero_one.csv", "1.5,-1,1\n0,2,0\n-0.25,5,1\n", {}),
+])
+def test_text_tables_people_have(tmp_path, name, text, opts):
+    ds = read_dataset(_write(tmp_path, name, text), options=ReadOptions(**opts))
+    assert ds.fractions() == EXPECT
+    assert ds.y.tolist() == [1, -1, 1]
+
+
+def test_pandas_and_scikit_learn_files(tmp_path):
+    """The files the tools themselves write: scikit-learn's dump_svmlight_file (zero-based by
+    default, and with query ids), and pandas' to_csv when pandas is installed."""
+    import numpy as np
+    from sklearn.datasets import dump_svmlight_file
+
+    X = np.array([[1.5, -1.0], [0.0, 2.0], [-0.25, 5.0]])
+    y = np.array([1, 0, 1])
+    p = tmp_path / "sk.svm"
+    dump_svmlight_file(X, y, str(p))
+    assert "0:" in p.read_text()
+    ds = read_dataset(str(p))
+    assert ds.fractions() == EXPECT and ds.y.tolist() == [1, -1, 1]
+    dump_svmlight_file(X, y, str(p), zero_based=False, query_id=np.array([1, 1, 2]))
+    assert "qid:" in p.read_text()
+    ds = read_dataset(str(p))
+    assert ds.fractions() == EXPECT and ds.y.tolist() == [1, -1, 1]
+    try:
+        import pandas as pd
+    except ImportError:
+        return
+    df = pd.DataFrame(X, columns=["x1", "x2"])
+    df["label"] = ["pos", "neg", "pos"]
+    df.to_csv(tmp_path / "pd.csv")
+    ds = read_dataset(str(tmp_path / "pd.csv"))
+    assert ds.fractions() == EXPECT and ds.y.tolist() == [1, -1, 1]
+
+
+@pytest.mark.parametrize("text, opts, message", [
+    ("1,2,M\n3,4,R\n", {}, "bad.csv:1: label 'M' is not a number (labels seen: 'M', 'R'); say which class is +1 with --label-map M=1,R=-1"),
+    ("1,2,M\n3,4,B\n", {"label_map": (("M", 1), ("R", -1))}, "bad.csv:2: label 'B' is not in --label-map (M, R)"),
+    ("a,b,c\n1,2,1\n", {"label_column": "z"}, "--label-column 'z': no such column (header: a, b, c)"),
+    ("1,2,1\n", {"label_column": "7"}, "--label-column 7: the file has 3 columns"),
+    ("x,y,label\n", {}, "no data rows after the header"),
+    ("1\t2\t1\n3\t4\n", {}, "bad.csv:2: ragged row: 2 cells where earlier rows have 3"),
+])
+def test_text_table_problems_are_one_line(tmp_path, text, opts, message):
+    with pytest.raises(InputError) as e:
+        read_dataset(_write(tmp_path, "bad.csv", text), options=ReadOptions(**opts))
+    assert message in str(e.value)
+
+
+def test_label_map_option(tmp_path, capsys):
+    assert parse_label_map("M=1, R=-1") == (("M", 1), ("R", -1))
+    for bad in ("M=1", "M=2,R=-1", "M=1,M=-1", "M1,R=-1"):
+        with pytest.raises(ValueError):
+            parse_label_map(bad)
+    from verify.cli import main
+
+    p = _write(tmp_path, "rocks.csv", "a,b,class\n1,0,M\n-1,0,R\n2,1,M\n")
+    assert main(["train", "--data", p, "--label-map", "M=1,R=-1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["converged"] is True
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--data", p, "--label-map", "M=2"])
+    assert e.value.code == 2 and "argument --label-map: 'M=2': write LABEL=1 or LABEL=-1" in capsys.readouterr().err

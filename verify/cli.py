@@ -38,10 +38,36 @@ def _vector_arg(text: str) -> tuple:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _label_map_arg(text: str) -> tuple:
+    from perceptron.datasets import parse_label_map
+
+    try:
+        return parse_label_map(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _add_data_args(p):
-    p.add_argument("--data", required=True, help="dataset file (CSV, NPZ, LIBSVM, CoqPerceptron .dat) or builtin:NAME")
-    p.add_argument("--format", choices=["csv", "npz", "libsvm", "coq"], help="file format (default: from the name/content)")
-    p.add_argument("--labels", choices=["01", "pm1"], help="force the label set: 01 maps 0 -> -1; pm1 takes -1/+1")
+    p.add_argument("--data", required=True, help="dataset file (CSV/TSV/whitespace text, NPZ, LIBSVM/svmlight, "
+                   "CoqPerceptron .dat) or builtin:NAME")
+    p.add_argument("--format", choices=["csv", "npz", "libsvm", "coq"], help="file format (default: from the name/content; "
+                   "csv covers comma, semicolon, tab and whitespace separated text)")
+    p.add_argument("--labels", choices=["01", "pm1"], help="force the label set: 01 maps 0 -> -1; pm1 takes -1/+1 "
+                   "(default: whichever of the two the labels are)")
+    p.add_argument("--label-column", metavar="COL", help="text tables: the label column: first, last, a column number "
+                   "(from 1) or a header name (default: a column named label/y/target/class, else the last)")
+    p.add_argument("--label-map", type=_label_map_arg, metavar="A=1,B=-1",
+                   help="label texts to -1/+1, e.g. M=1,R=-1 (default: numbers as --labels; true/false, yes/no, pos/neg)")
+    p.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
+                   help="text tables: is the first row a header? (default auto: names, pandas' index column, or "
+                        "its integer column names)")
+
+
+def _load_data(args):
+    from perceptron.datasets import ReadOptions
+
+    return load(args.data, args.format, args.labels,
+                ReadOptions(label_column=args.label_column, label_map=args.label_map, header=args.header))
 
 
 def _add_run_args(p):
@@ -78,7 +104,7 @@ def _params(args, ds) -> Params:
 
 
 def cmd_train(args) -> int:
-    ds = load(args.data, args.format, args.labels)
+    ds = _load_data(args)
     params = _params(args, ds)
     writer = open_writer(args.trace, args.record) if args.trace else None
     try:
@@ -158,7 +184,7 @@ def cmd_certify(args) -> int:
 
     from .certificates import certify
 
-    ds = load(args.data, args.format, args.labels)
+    ds = _load_data(args)
     params = Params(variant=args.variant, augment=args.augment, arithmetic="exact")
     bias = VARIANTS[args.variant].bias is not None
     try:
@@ -197,7 +223,7 @@ def cmd_check(args) -> int:
     from .replay import replay
     from .verdicts import Verdict
 
-    ds = load(args.data, args.format, args.labels)
+    ds = _load_data(args)
     tr = read_trace(args.trace)
     claims = _load_all_claims(_claim_paths(args))
     if args.only:

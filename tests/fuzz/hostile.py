@@ -412,7 +412,7 @@ def build(root: str) -> list:
     bad_data("CSV 1200 rows of 1/p", "primes.csv", "".join(f"1/{p},1,{1 if j % 2 else -1}\n" for j, p in enumerate(_primes(1200))))
     bad_data("CSV a million features", "wide.csv", ",".join(["1"] * 1_000_001) + ",1\n", None)
     bad_data("LIBSVM index 10^9", "big.svm", "1 1000000000:1\n", 1)
-    bad_data("LIBSVM index 0", "zero.svm", "1 0:1\n-1 1:1\n", 1)
+    bad_data("LIBSVM negative index", "neg.svm", "1 -1:1\n-1 1:1\n", 1)  # index 0 is valid: zero-based files
     bad_data("LIBSVM index superscript", "sup.svm", "1 \u00b2:1\n", 1)
     bad_data("LIBSVM index Arabic", "ara.svm", "1 \u0661:1\n", 1)
     bad_data("LIBSVM value NaN", "nan.svm", "1 1:nan\n", 1)
