@@ -16,8 +16,8 @@ from .test_artefacts import FALSE_CLAIM
 # the course repository's own conftest: records which claims each audit() call was asked for,
 # so the test sees the work done (one line per call, in whichever process made it)
 SPY = '''
-import json, os
-import verify.audit as A
+import importlib, json, os
+A = importlib.import_module("verify.audit")  # the module (verify.audit is the API's function)
 
 _real = A.audit
 
@@ -321,3 +321,26 @@ def test_pre_commit_hook_as_written(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     r = subprocess.run(cmd + picked, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert r.returncode != 0 and "notes/claims_bad.toml:" in r.stdout + r.stderr and "gama" in r.stdout + r.stderr
+
+
+def test_python_api():
+    import verify
+
+    assert sorted(verify.__all__) == ["Finding", "Verdict", "audit", "check", "load_claims", "search"]
+    ns: dict = {}
+    exec("from verify import *", ns)
+    assert callable(ns["audit"]) and callable(ns["check"]) and callable(ns["search"])
+    exec("from verify.audit import *\nfrom verify.search import *\nfrom verify.replay import *", ns)  # every __all__ resolves
+    # one claim on one dataset: the worked example of note 000 converges in 5 updates there ...
+    f = verify.check("000.example.updates", "builtin:worked-example")
+    assert isinstance(f, verify.Finding) and f.verdict == verify.Verdict.HOLDS_ON_EVIDENCE, f
+    assert "1 dataset (worked-example)" in str(f.evidence)
+    # ... the angle bound as written fails on it (and on a dataset it does not fail on, holds there)
+    f = verify.check("000.angle.lower-bound", "builtin:worked-example")
+    assert f.verdict == verify.Verdict.REFUTED and f.evidence["counterexample"]["data"] == "builtin:worked-example"
+    f = verify.check("000.iterations", "builtin:separable-d2-g1_20")
+    assert f.verdict != verify.Verdict.REFUTED
+    r = verify.search("000.angle.lower-bound", points=2, dim=2, box=2, max_updates=4, engine="enumerate")
+    assert r.verdict == verify.Verdict.REFUTED and r.counterexample["points"]
+    with pytest.raises(KeyError):
+        verify.check("no.such.claim", "builtin:and-2")

@@ -1,3 +1,75 @@
-"""Checkers for the proofs of the five notes: claims, replay, certificates, CLI."""
+"""proof-audit's Python API: audit claim files, check one claim on one dataset, search for a
+counterexample.  Everything else in the package is internal.
 
-__all__: list[str] = []
+    import verify
+    findings = verify.audit(["notes/claims_lec5.toml"])          # the whole audit, as `run`
+    f = verify.check("lec5.bound", "data/points.csv", claims=["notes/claims_lec5.toml"])
+    print(f.verdict.label, f.evidence)
+    r = verify.search("lec5.bound", claims=["notes/claims_lec5.toml"], points=3, box=2)
+    print(r.verdict.label, r.counterexample)
+
+The modules ``verify.audit`` and ``verify.search`` are internal; their names in this package are
+the functions below (``from verify.audit import ...`` still reaches the modules).
+"""
+
+from __future__ import annotations
+
+from . import audit as _audit_module  # noqa: F401 - loaded first, so the names below stay the functions
+from . import search as _search_module  # noqa: F401
+from .claims import load_claims
+from .verdicts import Finding, Verdict
+
+__all__ = ["audit", "check", "search", "load_claims", "Verdict", "Finding"]
+
+
+def _claim(claim_id: str, claims) -> object:
+    from .claims import builtin_claim_files
+
+    for path in claims or builtin_claim_files():
+        for c in load_claims(path).claims:
+            if c.id == claim_id:
+                return c
+    raise KeyError(f"no claim {claim_id!r} in {', '.join(claims) if claims else 'the built-in claim files'}")
+
+
+def audit(claim_files=None, *, data_dirs=(), only=None, jobs=None) -> list[Finding]:
+    """Audit the claims of ``claim_files`` (default: the built-in audits of the five notes) over
+    the corpus (plus the dataset files of ``data_dirs``), as ``proof-audit run`` does; ``only``
+    restricts it to some claim ids.  One Finding per claim, in claim-file order."""
+    from .claims import builtin_claim_files
+
+    findings, _, _ = _audit_module.audit(list(claim_files or builtin_claim_files()), data_dirs=data_dirs, quiet=True,
+                                         jobs=jobs, only=only)
+    return findings
+
+
+def check(claim_id: str, data, *, claims=None) -> Finding:
+    """The verdict of one claim on one dataset: every corpus run of the claim's variants on
+    ``data`` (a path, ``builtin:NAME`` or a perceptron.Dataset), replayed, the claim evaluated
+    wherever it applies.  The Finding's evidence says what was covered: one dataset is a
+    quantifier held fixed, so a claim about every dataset is at best "holds on evidence" there."""
+    from perceptron import Dataset, load
+
+    c = _claim(claim_id, claims)
+    ds = data if isinstance(data, Dataset) else load(str(data))
+    A = _audit_module
+    if c.when == "once":
+        from .replay import ClaimTally, _Env, _eval_claim
+
+        tally = ClaimTally()
+        _eval_claim(c, _Env(None, {}), tally, {"once": True})
+        agg = A._new_agg([c])
+        A._merge(agg[c.id], tally, None, None, None)
+        return A._finding(c, agg[c.id], "no dataset (evaluated once)", {})
+    part = A._audit_dataset([c], ds.name, ds, False, A._needs([c]))
+    return A._finding(c, part["agg"][c.id], f"1 dataset ({ds.name}), {part['runs']} runs", {})
+
+
+def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float = 60.0, **domain):
+    """Search small integer datasets for a counterexample to one claim; ``domain`` sets the
+    fields of verify.search.Domain (points, dim, box, max_updates, order, sep_box, ...).  The
+    result has ``verdict`` (refuted with a replayed ``counterexample``, no counterexample in the
+    stated ``domain``, or unknown) and ``to_json()``."""
+    c = _claim(claim_id, claims)
+    return _search_module.search(c, _search_module.Domain(**domain), engine=engine, timeout=timeout)
+
