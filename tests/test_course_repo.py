@@ -344,3 +344,34 @@ def test_python_api():
     assert r.verdict == verify.Verdict.REFUTED and r.counterexample["points"]
     with pytest.raises(KeyError):
         verify.check("no.such.claim", "builtin:and-2")
+
+
+def test_terminal_progress_colour_and_help(course, tmp_path, capsys, monkeypatch):
+    claims = str(course / "notes" / "claims_mine.toml")
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", claims, "--out", str(tmp_path / "o"),
+                        "--color", "always", "--jobs", "1"], capture_output=True, text=True, env={**os.environ})
+    assert r.returncode == 1
+    err = r.stderr.replace("\r", "\n")
+    last = [ln for ln in err.splitlines() if ln.startswith("corpus:")][-1]
+    import re
+
+    datasets, runs = map(int, re.search(r"claims over (\d+) datasets, (\d+) runs:", r.stdout).groups())
+    assert f"{datasets}/{datasets}" in last and f"({runs} runs)" in last  # the bar counts what the summary says
+    assert any(ln.startswith("search:") and "1/1" in ln for ln in err.splitlines())
+    assert "\033[1;31mUNEXPECTED\033[0m" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", claims, "--out", str(tmp_path / "o"),
+                        "--color", "auto", "--quiet"], capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+    assert "\033[" not in r.stdout + r.stderr and r.stderr == ""
+    # every subcommand's help: a description, exit codes, and help for every option
+    from verify.cli import build_parser
+
+    ap = build_parser()
+    subs = ap._subparsers._group_actions[0].choices
+    for name, p in list(subs.items()) + [("claims lint", subs["claims"]._subparsers._group_actions[0].choices["lint"])]:
+        assert p.description and "exit codes" in (p.epilog or ""), name
+        for action in p._actions:
+            if action.dest not in ("help", "claims_command"):
+                assert action.help, f"{name} {action.option_strings or action.dest} has no help"
+        text = p.format_help()
+        assert "exit codes:" in text
+    assert "stop after this many passes over the data (default: 1000)" in " ".join(subs["train"].format_help().split())

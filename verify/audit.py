@@ -219,34 +219,32 @@ def load_spec(spec):
 
 
 class _Progress:
-    def __init__(self, total, quiet):
-        self.total, self.done = total, 0
-        self.quiet = quiet
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
+    """Progress on stderr, one bar per phase (datasets of the corpus, then claims searched), with
+    counts, rate and time left (tqdm); nothing when quiet.  Off a terminal it writes a line at
+    most every 10 s, so CI logs stay short."""
 
-    def step(self, what):
-        self.done += 1
-        if self.quiet:
-            return
-        now = time.monotonic()
-        if self.tty:
-            sys.stderr.write(f"\r[{self.done}/{self.total}] {what[:70]:<70}")
-            sys.stderr.flush()
-        elif now - self.last > 5 or self.done == self.total:
-            sys.stderr.write(f"[{self.done}/{self.total}] {what}\n")
-            self.last = now
+    def __init__(self, quiet: bool, colour: bool = False):
+        self.quiet, self.colour, self.bar = quiet, colour, None
 
-    def note(self, what):
-        if self.quiet:
+    def phase(self, desc: str, total: int, unit: str):
+        self.close()
+        if self.quiet or total == 0:
             return
-        if self.tty:
-            sys.stderr.write(f"\r{what[:80]:<80}")
-            sys.stderr.flush()
+        from tqdm import tqdm
+
+        tty = sys.stderr.isatty()
+        self.bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=True,
+                        mininterval=0.2 if tty else 10.0, colour="green" if self.colour else None, ascii=not tty)
+
+    def step(self, what: str):
+        if self.bar is not None:
+            self.bar.set_postfix_str(what[:40], refresh=False)
+            self.bar.update(1)
 
     def close(self):
-        if self.tty and not self.quiet:
-            sys.stderr.write("\n")
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _new_agg(claims) -> dict:
@@ -384,7 +382,7 @@ def _worker_search(task):
     return _search_claim(claim, finding, domain)
 
 
-def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None):
+def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
     (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same.
@@ -411,7 +409,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     jobs = DEFAULT_JOBS if jobs is None else max(1, int(jobs))
     agg = _new_agg(claims)
     needs = _needs(claims)
-    progress = _Progress(len(datasets), quiet)
+    progress = _Progress(quiet, colour)
+    progress.phase("corpus", len(datasets), "dataset")
     pool = None
     if jobs > 1 and len(datasets) > 1:
         import multiprocessing
@@ -429,7 +428,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         corpus_info, certs, inconsistent, runs_done = [], {}, [], 0
         plots: dict = {"series": [], "bounds": [], "other": []}
         for (name, _, _), part in zip(datasets, parts):
-            progress.step(f"dataset {name}")
+            progress.step(f"{name} ({runs_done + part['runs']} runs)")
             _merge_agg(agg, part["agg"])
             corpus_info.append(part["info"])
             certs.update(part["certs"])
@@ -449,9 +448,14 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
         budget = {}  # symbolic seconds left per claim file
-        findings = [_finding(c, agg[c.id], corpus_desc, budget) for c in claims]
-        findings, tightness = _searches(claims, findings, progress if not quiet else None, pool,
-                                        domain or AUDIT_DOMAIN)
+        symbolic = [c for c in claims if c.when == "symbolic"]
+        progress.phase("proof steps", len(symbolic), "claim")
+        findings = []
+        for c in claims:
+            findings.append(_finding(c, agg[c.id], corpus_desc, budget))
+            if c.when == "symbolic":
+                progress.step(c.id)
+        findings, tightness = _searches(claims, findings, progress, pool, domain or AUDIT_DOMAIN)
     finally:
         if pool is not None:
             pool.shutdown()
@@ -501,19 +505,26 @@ def _searches(claims, findings, progress, pool, domain):
     corpus did not) into 'no counterexample in D'.  Bounds of the form mistakes <= B also get a
     tightness entry (worst updates / bound)."""
     todo = [(c.id, f, domain) for c, f in zip(claims, findings) if _searchable(c, f)]
+    progress.phase("search", len(todo), "claim")
+    done = {}
     if pool is not None:
-        done = dict(zip([cid for cid, _, _ in todo], pool.map(_worker_search, todo)))
+        from concurrent.futures import as_completed
+
+        futures = {pool.submit(_worker_search, task): task[0] for task in todo}
+        for fut in as_completed(futures):
+            done[futures[fut]] = fut.result()
+            progress.step(futures[fut])
     else:
         by_id = {c.id: c for c in claims}
-        done = {cid: _search_claim(by_id[cid], f, dom) for cid, f, dom in todo}
+        for cid, f, dom in todo:
+            done[cid] = _search_claim(by_id[cid], f, dom)
+            progress.step(cid)
     out, tight = [], []
     for c, f in zip(claims, findings):
         if c.id in done:
             f, t = done[c.id]
             if t is not None:
                 tight.append(t)
-            if progress is not None:
-                progress.note(f"searched {c.id}")
         out.append(f)
     return out, tight
 

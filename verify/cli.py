@@ -71,7 +71,9 @@ def _load_data(args):
 
 
 def _add_run_args(p):
-    p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS))
+    p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS),
+                   help="the algorithm: rosenblatt (000), novikoff (001, b += eta y R^2), sign (002), slides, pocket, "
+                        "kernel (003), unit (004), sklearn (scikit-learn's Perceptron)")
     p.add_argument("--eta", type=_rational_arg, default=Fraction(1), help="learning rate (exact rational; default 1)")
     p.add_argument("--order", default="cyclic", help="first | cyclic | random:SEED | max-violation (default cyclic)")
     p.add_argument("--augment", choices=["first", "last"], help="add the constant-1 coordinate first or last")
@@ -79,19 +81,20 @@ def _add_run_args(p):
     p.add_argument("--form", choices=["yx", "half"], default="yx", help="sign variant: eta y x, or 1/2 eta (y - out) x")
     p.add_argument("--w0", type=_vector_arg, help="initial weights, comma-separated rationals (default 0)")
     p.add_argument("--b0", type=_rational_arg, help="initial bias (default 0)")
-    p.add_argument("--max-epochs", type=int, default=1000)
-    p.add_argument("--max-updates", type=int, default=1_000_000)
+    p.add_argument("--max-epochs", type=int, default=1000, help="stop after this many passes over the data")
+    p.add_argument("--max-updates", type=int, default=1_000_000, help="stop after this many updates (mistakes)")
     p.add_argument("--max-visits", type=int, help="maximum number of steps (visits)")
     p.add_argument("--patience", type=int, help="stop once w is unchanged for this many visits (slides, pocket)")
     p.add_argument("--ratchet", action="store_true", help="pocket: Gallant's ratchet")
-    p.add_argument("--kernel", choices=["linear", "poly", "rbf"], default="linear")
-    p.add_argument("--degree", type=int, default=2)
-    p.add_argument("--offset", type=_rational_arg, default=Fraction(1))
-    p.add_argument("--rbf-gamma", type=_rational_arg, default=Fraction(1))
+    p.add_argument("--kernel", choices=["linear", "poly", "rbf"], default="linear", help="kernel variant: the kernel")
+    p.add_argument("--degree", type=int, default=2, help="poly kernel: (x.z + offset)^degree, degree 1 to 64")
+    p.add_argument("--offset", type=_rational_arg, default=Fraction(1), help="poly kernel: the offset (exact rational)")
+    p.add_argument("--rbf-gamma", type=_rational_arg, default=Fraction(1), help="rbf kernel: exp(-gamma |x - z|^2) (float only)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--exact", dest="arithmetic", action="store_const", const="exact",
                    help="exact integers/rationals (default for rational data)")
-    g.add_argument("--float", dest="arithmetic", action="store_const", const="float", help="float64")
+    g.add_argument("--float", dest="arithmetic", action="store_const", const="float",
+                   help="float64, every decision within rounding re-decided exactly (default for float data)")
 
 
 def _params(args, ds) -> Params:
@@ -307,7 +310,10 @@ def cmd_run(args) -> int:
         raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
     _check_out_dir(args.out, "--out", marker="results.json")
     domain = _config_domain(cfg) if cfg.search else None
-    findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain)
+    from .report import use_colour
+
+    findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
+                                       colour=use_colour(args.color, sys.stderr))
     by_id = {c.id: c for c in claims}
     path = write_results(args.out, findings, by_id, corpus, run_info)
     from .artefacts import write_artefacts
@@ -315,7 +321,7 @@ def cmd_run(args) -> int:
     with open(path, encoding="utf-8") as fh:
         write_artefacts(args.out, json.load(fh))
     if not args.quiet or any(not f.as_expected for f in findings):
-        print_table(findings, by_id, verbose=args.verbose)
+        print_table(findings, by_id, verbose=args.verbose, colour=use_colour(args.color, sys.stdout))
         print_tightness(corpus.get("tightness"))
     unexpected = [f for f in findings if not f.as_expected]
     bad_traces = corpus["inconsistent_traces"]
@@ -548,21 +554,48 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written; each option's default shown unless its help says it."""
+
+    def _get_help_string(self, action):
+        h = action.help or ""
+        if "default" not in h and action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
+            d = action.default
+            h += f" (default: {format_rational(d) if isinstance(d, Fraction) else d})"
+        return h
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return "\n".join(textwrap.fill(p, width, initial_indent=indent, subsequent_indent=indent) if p and not p.startswith(" ")
+                         else indent + p for p in text.split("\n"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
-                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+                 epilog=EXIT_CODES, formatter_class=_Formatter)
     ap.add_argument("--version", action="version", version=f"proof-audit {_version()}")
-    sub = ap.add_subparsers(dest="command", required=True)
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("train", help="run a reference perceptron and write its trace")
+    def command(name, summary, description):
+        return sub.add_parser(name, help=summary, description=f"{summary}.\n\n{description}", epilog=EXIT_CODES,
+                              formatter_class=_Formatter)
+
+    p = command("train", "run a reference perceptron and write its trace",
+                "Runs one variant of the notes' algorithm on a dataset, exactly (rationals) or in float with every "
+                "close decision re-decided exactly, and writes the complete update log (JSON Lines or NPZ).")
     _add_data_args(p)
     _add_run_args(p)
     p.add_argument("--trace", help="write the trace here (.jsonl or .npz)")
-    p.add_argument("--record", choices=["visits", "updates"], default="visits", help="record every visit (default) or updates only")
+    p.add_argument("--record", choices=["visits", "updates"], default="visits", help="record every visit or updates only")
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("run", help="audit the claim files over the corpus (the main job)")
+    p = command("run", "audit the claim files over the corpus (the main job)",
+                "Trains every variant the claims speak about on the built-in corpus (and --data files), replays "
+                "every trace, evaluates every claim wherever it applies, searches small datasets for "
+                "counterexamples, checks symbolic proof steps, and writes results.json, report.md, index.html, "
+                "junit.xml and results.sarif. Settings also come from [tool.proof-audit] in pyproject.toml.")
     p.add_argument("--data", action="append", help="also audit every dataset file in this directory (repeatable), "
                    "e.g. ../shared/data/coqperceptron/data")
     p.add_argument("--claims", nargs="+", help="claim files (default: the built-in audits of the five notes)")
@@ -571,16 +604,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes (default: the CPU count, at most 4; 1: no workers); results do not depend on it")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="colour the verdict table and progress (auto: on a terminal, unless NO_COLOR is set)")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("report", help="rebuild report.md, junit.xml, results.sarif from results.json")
-    p.add_argument("--out", default="reports", help="directory holding results.json (default reports/)")
+    p = command("report", "rebuild report.md, index.html, junit.xml, results.sarif from results.json",
+                "Reads a results.json written by run (validated first) and writes the reports beside it, "
+                "byte for byte what run wrote; nothing is re-run.")
+    p.add_argument("--out", default="reports", help="directory holding results.json")
     p.add_argument("--github", action="store_true",
                    help="under GitHub Actions also print the annotations and write the step summary (run does "
                         "this itself; report does not, so a run-then-report step has one summary)")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("check", help="replay a trace against its dataset and evaluate claims")
+    p = command("check", "replay a trace against its dataset and evaluate claims",
+                "Trusts nothing in the trace: re-runs the algorithm its header names on the data, compares every "
+                "record, proves the trace complete, then evaluates the claims (--claims, --only) at every step "
+                "where they apply.")
     _add_data_args(p)
     p.add_argument("--trace", required=True, help="trace file (.jsonl or .npz)")
     p.add_argument("--claims", nargs="+", help="claim files (default: the built-in ones)")
@@ -589,19 +629,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--separator-bias", type=_rational_arg, default=Fraction(0), help="b_opt = c/|v| with --separator")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("search", help="search small integer datasets for a counterexample to a claim")
-    p.add_argument("claim_id")
+    p = command("search", "search small integer datasets for a counterexample to a claim",
+                "Enumerates (or samples with Hypothesis, or asks z3 for) small integer datasets, runs and separators "
+                "in the stated domain, widened over every quantity the claim ranges over; a counterexample is "
+                "replayed before it is reported. Defaults also come from [tool.proof-audit.search].")
+    p.add_argument("claim_id", help="the id of the claim (in --claims, [tool.proof-audit] claims, or the built-in files)")
     p.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
     p.add_argument("--points", type=int, help="points per dataset (default 3)")
     p.add_argument("--dim", type=int, help="dimension (default 2)")
     p.add_argument("--box", type=int, help="coordinates in [-BOX, BOX] (default 3)")
     p.add_argument("--max-updates", type=int, help="longest update sequence (default 6)")
-    p.add_argument("--order", choices=["any", "first", "cyclic"], default="any")
+    p.add_argument("--order", choices=["any", "first", "cyclic"], default="any",
+                   help="which misclassified point is updated: any (every choice, as the proofs allow), first, cyclic")
     p.add_argument("--sep-box", type=int, help="integer separators in [-SEP_BOX, SEP_BOX]^dim (default 6)")
     p.add_argument("--separators", choices=["best", "all"], default="best",
                    help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
                         "every separator is searched with all)")
-    p.add_argument("--variant", choices=list(__import__("verify.search", fromlist=["x"]).SEARCHABLE_VARIANTS))
+    p.add_argument("--variant", choices=list(__import__("verify.search", fromlist=["x"]).SEARCHABLE_VARIANTS),
+                   help="the algorithm searched (default: the claim's first searchable variant, else rosenblatt)")
     p.add_argument("--sign0", type=int, choices=[-1, 0, 1], nargs="+",
                    help="values of sign(0) (default 0; widened to -1 0 1 when the claim ranges over sign(0))")
     p.add_argument("--eta", nargs="+", type=str, metavar="P/Q",
@@ -609,26 +654,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--w0-box", type=int, default=0, help="initial weights: every integer vector in [-W0_BOX, W0_BOX]^dim "
                    "(default 0; widened to 1 when the claim ranges over w0)")
     p.add_argument("--unit", action="store_true", help="points on the unit circle (rational, dim 2) instead of the integer box")
-    p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto")
+    p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto",
+                   help="enumerate: exhaustive; hypothesis: random with shrinking (never 'none in domain'); "
+                        "z3: a solver; auto picks by the domain")
     p.add_argument("--timeout", type=float, help="seconds (a hard limit; default 60)")
     p.add_argument("--max-memory", type=float, default=SEARCH_MEMORY / (1 << 30), metavar="GIB",
                    help=f"address-space limit of the search in GiB (default {SEARCH_MEMORY >> 30}); past it: unknown, limit reached")
     p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")
     p.add_argument("--out", default="counterexamples", help="where counterexample datasets and traces are written")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("certify", help="separability or non-separability certificate, exactly verified")
+    p = command("certify", "separability or non-separability certificate, exactly verified",
+                "A separator with a certified margin interval [gamma_lo, gamma_hi] (a rounded QP solution and a "
+                "dual point, both checked in exact arithmetic), or a Gordan/Farkas certificate that no separator "
+                "exists.")
     _add_data_args(p)
     p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS), help="bias variants certify (w, b) on raw inputs")
-    p.add_argument("--augment", choices=["first", "last"])
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--augment", choices=["first", "last"], help="certify the inputs with a constant-1 coordinate added")
+    p.add_argument("--json", action="store_true", help="print the certificate as one JSON object")
     p.set_defaults(func=cmd_certify)
 
-    p = sub.add_parser("claims", help="claim file tools")
-    csub = p.add_subparsers(dest="claims_command", required=True)
-    q = csub.add_parser("lint", help="validate claim files; problems as FILE:LINE:COL: message")
-    q.add_argument("files", nargs="+")
+    p = command("claims", "claim file tools", "lint: validate claim files without auditing them.")
+    csub = p.add_subparsers(dest="claims_command", required=True, metavar="TOOL")
+    q = csub.add_parser("lint", help="validate claim files; problems as FILE:LINE:COL: message",
+                        description="Validates claim files (TOML, fields, expressions, variants, assumptions) "
+                                    "without running anything; every problem as FILE:LINE:COL: message.",
+                        epilog="exit codes:\n  0  every file is valid\n  2  a problem in a file (each printed as "
+                               "FILE:LINE:COL: message), or bad usage",
+                        formatter_class=_Formatter)
+    q.add_argument("files", nargs="+", help="claim files (TOML)")
     q.set_defaults(func=cmd_lint)
     return ap
 

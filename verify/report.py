@@ -152,7 +152,28 @@ def write_results(out_dir, findings, claims_by_id, corpus, run_info) -> str:
 _MARK = {True: "ok", False: "UNEXPECTED"}
 
 
-def print_table(findings, claims_by_id, file=None, verbose=False):
+#: ANSI colours of the table: an unexpected verdict, an error of the notes found (refuted as
+#: the file expects), a claim that stands.
+_COLOURS = {"unexpected": "\033[1;31m", "found": "\033[33m", "ok": "\033[32m"}
+
+
+def use_colour(choice: str, stream) -> bool:
+    """--color auto|always|never; auto: a terminal, unless NO_COLOR is set (no-color.org)."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _paint(text: str, f, colour: bool) -> str:
+    if not colour:
+        return text
+    key = "unexpected" if not f.as_expected else "found" if f.verdict.label == "refuted" else "ok"
+    return f"{_COLOURS[key]}{text}\033[0m"
+
+
+def print_table(findings, claims_by_id, file=None, verbose=False, colour=False):
     file = file or sys.stdout
     by_doc: dict = {}
     for f in findings:
@@ -163,7 +184,9 @@ def print_table(findings, claims_by_id, file=None, verbose=False):
         print(f"  {'claim':<{w}}  {'verdict':<28} {'expect':<8} {'evals':>7}  result", file=file)
         for f in fs:
             ev = f.evidence.get("evaluations", "")
-            print(f"  {f.claim_id:<{w}}  {f.verdict.label:<28} {f.expect:<8} {ev!s:>7}  {_MARK[f.as_expected]}", file=file)
+            mark = _MARK[f.as_expected] if not (f.as_expected and f.verdict.label == "refuted") else "ok (error in the note)"
+            print(f"  {f.claim_id:<{w}}  {_paint(f'{f.verdict.label:<28}', f, colour)} {f.expect:<8} {ev!s:>7}  "
+                  f"{_paint(mark, f, colour)}", file=file)
             if verbose or not f.as_expected:
                 for line in _details(f):
                     print(f"      {line}", file=file)
