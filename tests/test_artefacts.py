@@ -119,18 +119,51 @@ def test_pytest_plugin(tmp_path):
     assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
 
 
+REPORTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "reports")
+
+
+def _ids(page: str) -> list:
+    from html.parser import HTMLParser
+
+    ids = []
+
+    class P(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            ids.extend(v for k, v in attrs if k == "id")
+
+    P().feed(page)
+    return ids
+
+
 def test_html_report_is_self_contained(tmp_path):
-    """index.html: inline SVG plots, no external resources, no scripts."""
+    """index.html: a user's own audit opens with its unexpected verdict (no plots of notes it did
+    not audit); the notes' audit has its plots; unique ids; nothing fetched, no scripts."""
     _, _, out, _ = _audit(tmp_path)
     page = (out / "index.html").read_text()
-    assert page.count("<svg") >= 2  # bounds along k, updates against the bound
-    # namespaces (xmlns="http://www.w3.org/...") are names, not fetches: no resource is loaded
-    assert 'src="http' not in page and 'href="http' not in page and "<link" not in page and "url(http" not in page
-    assert "<script" not in page and "mine.bound" in page
+    assert "<svg" not in page  # the plots illustrate notes 000, 001, 004: not audited here
+    head = page[:page.index('id="note-0"')]
+    assert '<article class="card unexpected" id="claim-mine.bound-detail">' in head  # before any table
+    assert 'class="row unexpected" id="claim-mine.bound"' in page and 'class="row ok" id="claim-mine.norm"' in page
+    assert "claims_mine.toml:" in page and "1 unexpected verdict" in page
+    with open(os.path.join(REPORTS, "index.html"), encoding="utf-8") as fh:
+        notes = fh.read()
+    assert notes.count("<svg") >= 3 and "<h2>The Perceptron <small" in notes
+    assert 'class="row found"' in notes and "Corrected form:" in notes
+    assert 'href="../verify/claims/000_perceptron.toml#L' in notes  # each claim links to its TOML line
+    for p in (page, notes):
+        ids = _ids(p)
+        assert len(ids) == len(set(ids)), [i for i in set(ids) if ids.count(i) > 1][:5]
+        for target in set(__import__("re").findall(r'href="#([^"]+)"', p)):
+            assert target in ids, target
+        # namespaces (xmlns="http://www.w3.org/...") are names, not fetches: no resource is loaded
+        assert 'src="http' not in p and 'href="http' not in p and "<link" not in p and "url(http" not in p
+        assert "<script" not in p
+        assert "overflow-wrap:anywhere" in p and "table-layout:fixed" in p  # details wrap
 
 
 def test_html_opens_in_headless_chromium(tmp_path):
-    """The page renders in headless Chromium with its plots and no console errors."""
+    """Both pages render in headless Chromium with no console errors: the notes' audit with its
+    plots, and a user's own audit."""
     import shutil
 
     import pytest
@@ -139,13 +172,15 @@ def test_html_opens_in_headless_chromium(tmp_path):
     if chrome is None:
         pytest.skip("Chromium is not installed (Debian packages chromium, chromium-driver)")
     _, _, out, _ = _audit(tmp_path)
-    r = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr",
-                        "--v=0", f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", (out / "index.html").as_uri()],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert r.stdout.count("<svg") >= 2
-    assert "Uncaught" not in r.stderr and "CONSOLE(" not in r.stderr
+    for page, svgs in ((out / "index.html", 0), (os.path.join(REPORTS, "index.html"), 3)):
+        uri = page.as_uri() if hasattr(page, "as_uri") else "file://" + page
+        r = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                            "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr",
+                            "--v=0", "--window-size=1000,800", f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", uri],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert r.stdout.count("<svg") >= svgs and "Unexpected verdicts" in r.stdout
+        assert "Uncaught" not in r.stderr and "CONSOLE(" not in r.stderr
 
 
 def test_junit_and_sarif_validate_against_their_schemas(tmp_path):

@@ -358,6 +358,20 @@ def write_step_summary(path: str, md: str) -> None:
         fh.write(text)
 
 
+def _link_root(out_dir: str, results: dict) -> str | None:
+    """The repository root relative to the report directory, when the claim files are there
+    (so the page links to them); else None (locations shown as text)."""
+    from .report import repo_root
+
+    root = repo_root(os.path.join(out_dir, "index.html"))
+    if root is None:
+        return None
+    if not all(os.path.isfile(os.path.join(root, c["file"])) for c in results["claims"]):
+        return None
+    rel = os.path.relpath(root, os.path.abspath(out_dir)).replace(os.sep, "/")
+    return "" if rel == "." else rel + "/"
+
+
 def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True) -> list[str]:
     """Write report.md, junit.xml, results.sarif, index.html beside results.json; under GitHub
     Actions (and ``github``) also print annotations and put the summary in $GITHUB_STEP_SUMMARY."""
@@ -366,7 +380,7 @@ def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True) 
     md = markdown(results)
     for name, text in (("report.md", md + "\n"), ("junit.xml", junit_xml(results)),
                        ("results.sarif", json.dumps(sarif(results), indent=1, sort_keys=True) + "\n"),
-                       ("index.html", html(results))):
+                       ("index.html", html(results, _link_root(out_dir, results)))):
         p = os.path.join(out_dir, name)
         with open(p, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -400,7 +414,8 @@ def _figures(results) -> list[tuple[str, str]]:
     matplotlib.rcParams["svg.hashsalt"] = "proof-audit"  # stable ids: same results, same file
     figs = []
     plots = results["corpus"].get("plots") or {}
-    for s in plots.get("series", []):
+    audited = {c["document"] for c in results["claims"]}
+    for s in plots.get("series", []) if _NOTE_000 in audited else ():
         rows = s["rows"]
         if not rows:
             continue
@@ -415,15 +430,17 @@ def _figures(results) -> list[tuple[str, str]]:
         ax[2].plot(k, [r[5] for r in rows], "o-", label="cos theta_k")
         ax[2].plot(k, [r[6] for r in rows], "--", label="sqrt(k) gamma / R")
         ax[2].set_title("angle (000, 4.3)")
-        for a in ax:
+        for a, ylab in zip(ax, ("w_opt . w_k  and  k gamma", "|w_k|^2  and  k R^2", "cos theta_k")):
             a.set_xlabel("k (updates)")
+            a.set_ylabel(ylab)
             a.legend(fontsize=8)
         fig.suptitle(f"Rosenblatt, cyclic order, on {s['dataset']}: both sides of each bound along k", y=1.06)
         figs.append((f"Bounds along k: {s['dataset']}", _svg(fig)))
         plt.close(fig)
     for s in plots.get("other", []):
         rows = s["rows"]
-        if not rows:
+        note = _NOTE_001 if s["title"].startswith("001") else _NOTE_004 if s["title"].startswith("004") else None
+        if not rows or note not in audited:
             continue
         k = [r[0] for r in rows]
         c = s["columns"]
@@ -434,13 +451,14 @@ def _figures(results) -> list[tuple[str, str]]:
         ax[1].plot(k, [r[3] for r in rows], "o-", label=c[3])
         ax[1].plot(k, [r[4] for r in rows], "--", label=c[4])
         ax[1].set_title("upper bound")
-        for a_ in ax:
+        for a_, cols in zip(ax, (c[1:3], c[3:5])):
             a_.set_xlabel("k (updates)")
+            a_.set_ylabel("  and  ".join(cols))
             a_.legend(fontsize=8)
         fig.suptitle(f"{s['title']} on {s['dataset']}: both sides along k", y=1.06)
         figs.append((f"{s['title']}: {s['dataset']}", _svg(fig)))
         plt.close(fig)
-    b = plots.get("bounds", [])
+    b = plots.get("bounds", []) if _NOTE_000 in audited else []
     if b:
         fig, ax = plt.subplots(figsize=(5, 4))
         xs = [max(p["bound"], 1e-3) for p in b]
@@ -478,39 +496,177 @@ def _figures(results) -> list[tuple[str, str]]:
             ax.set_ylim(-lim, lim)
             ax.legend(fontsize=7)
         ax.set_title(f"{c['id']}: updates {ce['updates']}", fontsize=9)
+        ax.set_xlabel("x_1")
+        ax.set_ylabel("x_2")
         ax.set_aspect("equal")
         figs.append((f"Counterexample to {c['id']}", _svg(fig)))
         plt.close(fig)
     return figs
 
 
-def html(results: dict) -> str:
-    """One self-contained page (inline SVG plots, no scripts, no external resources)."""
+#: The note each kind of plot illustrates: a plot is drawn only when the audit has claims of it.
+_NOTE_000, _NOTE_001, _NOTE_004 = "000_498759e4a63d39ab.txt", "001_4bd9d34a28090ba4.txt", "004_aaffe0f0b005f89e.txt"
+
+
+def _status(c) -> str:
+    """unexpected | found (an error of the note, refuted as the file expects) | unknown | ok."""
+    if not c["as_expected"]:
+        return "unexpected"
+    if c["verdict"] == "refuted":
+        return "found"
+    return "unknown" if c["verdict"] == "unknown" else "ok"
+
+
+_STATUS_TEXT = {"unexpected": "unexpected verdict", "found": "error in the note (refuted as expected)",
+                "unknown": "unknown", "ok": "stands"}
+_STATUS_PLURAL = {"unexpected": "unexpected verdicts", "found": "errors in the notes (refuted as expected)",
+                  "unknown": "unknown", "ok": "stand"}
+
+
+def _unique_ids(svg: str, prefix: str) -> str:
+    """Prefix every id of one inline SVG (and its references): matplotlib numbers ids per figure,
+    so several figures on one page would repeat them."""
+    import re
+
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    if not ids:
+        return svg
+
+    def ref(m):
+        return m.group(1) + (prefix + m.group(2) if m.group(2) in ids else m.group(2)) + m.group(3)
+
+    svg = re.sub(r'(\bid=")([^"]+)(")', ref, svg)
+    svg = re.sub(r'(href="#)([^"]+)(")', ref, svg)
+    return re.sub(r"(url\(#)([^)]+)(\))", ref, svg)
+
+
+def _anchor(cid: str) -> str:
+    return "claim-" + cid
+
+
+def html(results: dict, link_root: str | None = None) -> str:
+    """One self-contained page (inline SVG plots, no scripts, no external resources): a summary,
+    the unexpected verdicts first, then the errors found in the notes, then every note's claims
+    (filterable by status with CSS alone), then the plots of the notes audited.  ``link_root``:
+    the repository root relative to the page, to link each claim to its line in its TOML file
+    (and the note's section when the claim file gives it)."""
     import html as H
 
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>Proof audit</title>',
-             "<style>body{font-family:sans-serif;margin:2em;max-width:1300px}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}"
-             ".bad{background:#fdd}.ok{background:#efe}figure{margin:1em 0}pre{white-space:pre-wrap;max-width:700px}"
-             ".cov{max-width:700px;font-size:12px}</style></head><body>",
-             "<h1>Proof audit</h1>"]
     claims = results["claims"]
-    bad = [c for c in claims if not c["as_expected"]]
-    parts.append(f"<p>{len(claims)} claims, {len(claims) - len(bad)} as expected, {len(bad)} unexpected.</p>")
-    parts.append("<h2>Plots</h2>")
-    for title, svg in _figures(results):
-        parts.append(f"<figure>{svg}<figcaption>{H.escape(title)}</figcaption></figure>")
+    by_status: dict = {}
+    for c in claims:
+        by_status.setdefault(_status(c), []).append(c)
     docs: dict = {}
     for c in claims:
         docs.setdefault(c["document"], []).append(c)
-    for doc, cs in docs.items():
-        parts.append(f"<h2>{H.escape(doc)}</h2><table><tr><th>claim</th><th>statement as written</th><th>verdict</th>"
-                     "<th>expected</th><th>details</th></tr>")
+
+    def loc_links(c) -> str:
+        where = f"{c['file']}:{c['line']}"
+        out = H.escape(where)
+        if link_root is not None:
+            out = f'<a href="{H.escape(link_root + c["file"])}#L{c["line"]}">{out}</a>'
+        src = c.get("source")
+        if src:
+            frag = src.get("anchor") or (f"L{src['line']}" if src.get("line") else "")
+            text = H.escape(f"{src['path']}" + (f":{src['line']}" if src.get("line") else "") +
+                            (f" #{src['anchor']}" if src.get("anchor") else ""))
+            out += " &middot; note: " + (f'<a href="{H.escape(link_root + src["path"])}#{H.escape(frag)}">{text}</a>'
+                                         if link_root is not None else text)
+        return out
+
+    def card(c) -> str:
+        st = _status(c)
+        return (f'<article class="card {st}" id="{_anchor(c["id"])}-detail"><h3><a href="#{_anchor(c["id"])}">'
+                f'{H.escape(c["id"])}</a> <span class="badge {st}">{H.escape(c["verdict"])}</span></h3>'
+                f'<p class="where">{H.escape(c["citation"])} &middot; {loc_links(c)}</p>'
+                f'<pre>{H.escape(_failure_text(c))}</pre>'
+                + "".join(f'<p>Corrected form: <a href="#{_anchor(k["id"])}">{H.escape(k["id"])}</a> '
+                          f'({H.escape(k["verdict"])}): {H.escape(k["statement"])}</p>' for k in corrected_by.get(c["id"], []))
+                + "</article>")
+
+    css = ("body{font-family:system-ui,sans-serif;margin:0;color:#222}"
+           "header{background:#f4f4f6;padding:1em 2em;border-bottom:1px solid #ddd}"
+           "nav{position:sticky;top:0;background:#fff;padding:.5em 2em;border-bottom:1px solid #ddd;z-index:1}"
+           "nav a{margin-right:1em}main{padding:0 2em 2em;max-width:1200px}"
+           ".summary span{display:inline-block;margin:.2em .6em .2em 0;padding:.2em .6em;border-radius:4px}"
+           ".unexpected{background:#fdd}.found{background:#ffe9c2}.ok{background:#e8f6e8}.unknown{background:#eee}"
+           ".badge{font-size:12px;padding:.1em .5em;border-radius:4px;border:1px solid #bbb;font-weight:normal}"
+           ".card{border:1px solid #ccc;border-radius:6px;padding:.3em 1em;margin:.8em 0}"
+           ".card.unexpected{border-color:#d33}.card.found{border-color:#d90}"
+           "pre,.details{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}"
+           "table{border-collapse:collapse;margin:.5em 0 1.5em;width:100%;table-layout:fixed}"
+           "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top;overflow-wrap:anywhere;text-align:left}"
+           "th:nth-child(1){width:17%}th:nth-child(2){width:28%}th:nth-child(3){width:13%}th:nth-child(4){width:7%}"
+           ".where{font-size:12px;color:#555}figure{margin:1em 0;overflow-x:auto}"
+           ".filters{padding:0 2em;font-size:14px}.filters label{margin-right:1em;cursor:pointer;text-decoration:underline}"
+           "input.f{display:none}"
+           + "".join(f"#f-{k}:checked~.filters label[for=f-{k}]{{font-weight:bold;text-decoration:none}}"
+                     for k in ("all", "unexpected", "found", "unknown", "ok")) +
+           "#f-unexpected:checked~main tr.row:not(.unexpected),#f-found:checked~main tr.row:not(.found),"
+           "#f-unknown:checked~main tr.row:not(.unknown),#f-ok:checked~main tr.row:not(.ok){display:none}")
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>Proof audit: {len(by_status.get('unexpected', []))} unexpected</title>",
+             f"<style>{css}</style></head><body>"]
+    counts = " ".join(f'<span class="{st}">{len(by_status.get(st, []))} '
+                      f'{(_STATUS_TEXT if len(by_status.get(st, [])) == 1 else _STATUS_PLURAL)[st]}</span>'
+                      for st in ("unexpected", "found", "unknown", "ok"))
+    corrected_by: dict = {}
+    for c in claims:
+        if c.get("corrects"):
+            corrected_by.setdefault(c["corrects"], []).append(c)
+    corpus = results["corpus"]
+    parts.append(f'<header><h1>Proof audit</h1><p class="summary">{len(claims)} claims from {len(docs)} '
+                 f'note{"s" if len(docs) != 1 else ""}, over {len(corpus.get("datasets", []))} datasets and '
+                 f'{corpus.get("runs", 0)} runs: {counts}</p></header>')
+    figs = _figures(results)
+    nav = ['<a href="#unexpected">Unexpected</a>', '<a href="#found">Errors found</a>']
+    nav += [f'<a href="#note-{j}">{H.escape(cs[0].get("title") or doc)}</a>' for j, (doc, cs) in enumerate(docs.items())]
+    if figs:
+        nav.append('<a href="#plots">Plots</a>')
+    parts.append("<nav>" + "".join(nav) + "</nav>")
+    # the filter: radio buttons, siblings before <main>, hide rows by CSS sibling selectors (no script)
+    filters = (("all", "all"), ("unexpected", "unexpected"), ("found", "errors in the notes"), ("unknown", "unknown"),
+               ("ok", "standing"))
+    for key, _ in filters:
+        parts.append(f'<input class="f" type="radio" name="filter" id="f-{key}"{" checked" if key == "all" else ""}>')
+    parts.append('<p class="filters">Show claims: ' + "".join(f'<label for="f-{k}">{t}</label>' for k, t in filters) + "</p>")
+    parts.append("<main>")
+    unexpected = by_status.get("unexpected", [])
+    parts.append(f'<section id="unexpected"><h2>Unexpected verdicts ({len(unexpected)})</h2>')
+    parts.append("".join(card(c) for c in unexpected) if unexpected else
+                 "<p>None: every verdict is what its claim file expects.</p>")
+    parts.append("</section>")
+    found = by_status.get("found", [])
+    parts.append(f'<section id="found"><h2>Errors found in the notes ({len(found)})</h2>')
+    parts.append("<p>Statements kept as written and refuted, as their claim files expect, each with its corrected "
+                 "form where the claim file gives one.</p>" + "".join(card(c) for c in found) if found else
+                 "<p>None: no claim file expects a refutation that was found.</p>")
+    parts.append("</section>")
+    for j, (doc, cs) in enumerate(docs.items()):
+        title = cs[0].get("title") or doc
+        small = f' <small class="where">({H.escape(doc)})</small>' if title != doc else ""
+        parts.append(f'<section id="note-{j}"><h2>{H.escape(title)}{small}</h2>'
+                     "<table><tr><th>claim</th><th>statement as written</th><th>verdict</th><th>expected</th>"
+                     "<th>details</th></tr>")
         for c in cs:
-            detail = (f'<div class="cov">{H.escape(coverage_text(c))}</div>' if c["verdict"] not in ("refuted", "unknown")
-                      else f"<pre>{H.escape(_failure_text(c))}</pre>")
-            parts.append(f'<tr class="{"ok" if c["as_expected"] else "bad"}"><td><code>{H.escape(c["id"])}</code></td>'
-                         f"<td>{H.escape(c['statement'])}</td><td>{H.escape(c['verdict'])}</td><td>{c['expect']}</td><td>{detail}</td></tr>")
-        parts.append("</table>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+            st = _status(c)
+            detail = (f'<div class="details">{H.escape(coverage_text(c))}</div>' if st == "ok"
+                      else f'<div class="details"><a href="#{_anchor(c["id"])}-detail">details</a>: '
+                           f"{H.escape(_failure_text(c).splitlines()[0])}</div>" if st in ("unexpected", "found")
+                      else f'<div class="details">{H.escape(_failure_text(c))}</div>')
+            corr = (f'<br><small>corrects <a href="#{_anchor(c["corrects"])}">{H.escape(c["corrects"])}</a></small>'
+                    if c.get("corrects") else "")
+            parts.append(f'<tr class="row {st}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
+                         f'<br><span class="where">{loc_links(c)}</span></td><td>{H.escape(c["statement"])}'
+                         f'<br><span class="where">{H.escape(c["citation"])}</span></td>'
+                         f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{c["expect"]}</td>'
+                         f"<td>{detail}</td></tr>")
+        parts.append("</table></section>")
+    if figs:
+        parts.append('<section id="plots"><h2>Plots</h2>')
+        for k, (title, svg) in enumerate(figs):
+            parts.append(f"<figure>{_unique_ids(svg, f'fig{k}-')}<figcaption>{H.escape(title)}</figcaption></figure>")
+        parts.append("</section>")
+    parts.append("</main></body></html>")
+    return "\n".join(p for p in parts if p) + "\n"
