@@ -25,6 +25,8 @@ import pytest
 from .artefacts import _failure_text, coverage_text
 
 _FILES = pytest.StashKey[frozenset]()
+#: Directories not searched for claim files (besides hidden ones and virtual environments).
+_SKIP_DIRS = ("node_modules", "__pycache__", "venv", "env", "build", "dist", "site-packages")
 
 
 def pytest_addoption(parser):
@@ -47,7 +49,8 @@ def _claim_files(config) -> list[str]:
             p = str(config.rootpath)
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS
+                                 and not os.path.exists(os.path.join(root, d, "pyvenv.cfg")))
                 out += [os.path.join(root, f) for f in sorted(files) if f.startswith("claims_") and f.endswith(".toml")]
         else:
             out.append(p)

@@ -541,7 +541,7 @@ def build(root: str) -> list:
     opt("search --out /", S + ["--out", "/"], "--out")
     opt("run --data a file", ["run", "--data", data], data)
     opt("unknown subcommand", ["frobnicate"], "frobnicate")
-    opt("no subcommand", [], "command")
+    opt("no subcommand", [], "COMMAND")
 
     # report
     rep = P("rep")
