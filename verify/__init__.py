@@ -9,21 +9,49 @@ counterexample.  Everything else in the package is internal.
     print(r.verdict.label, r.counterexample)
 
 The modules ``verify.audit`` and ``verify.search`` are internal; their names in this package are
-the functions below (``from verify.audit import ...`` still reaches the modules).
+the functions below (``from verify.audit import ...`` still reaches the modules, and
+``importlib.import_module("verify.audit")`` returns the module).
 """
 
 from __future__ import annotations
 
-from . import audit as _audit_module  # noqa: F401 - loaded first, so the names below stay the functions
-from . import search as _search_module  # noqa: F401
-from .claims import load_claims
-from .verdicts import Finding, Verdict
+import sys
+import types
 
 __all__ = ["audit", "check", "search", "load_claims", "Verdict", "Finding"]
 
+#: The API's functions whose names are also internal modules.
+_SHADOWED = ("audit", "search")
+
+
+class _Package(types.ModuleType):
+    """Keeps ``verify.audit`` and ``verify.search`` the API's functions: importing the internal
+    modules of those names (which Python records on the package) leaves them in sys.modules only.
+    Nothing heavy is imported until a function is called (pytest loads this package as a plugin)."""
+
+    def __setattr__(self, name, value):
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name):  # Verdict, Finding, load_claims on first use
+    if name in ("Verdict", "Finding"):
+        from . import verdicts
+
+        return getattr(verdicts, name)
+    if name == "load_claims":
+        from .claims import load_claims
+
+        return load_claims
+    raise AttributeError(f"module 'verify' has no attribute {name!r}")
+
 
 def _claim(claim_id: str, claims) -> object:
-    from .claims import builtin_claim_files
+    from .claims import builtin_claim_files, load_claims
 
     for path in claims or builtin_claim_files():
         for c in load_claims(path).claims:
@@ -32,27 +60,28 @@ def _claim(claim_id: str, claims) -> object:
     raise KeyError(f"no claim {claim_id!r} in {', '.join(claims) if claims else 'the built-in claim files'}")
 
 
-def audit(claim_files=None, *, data_dirs=(), only=None, jobs=None) -> list[Finding]:
+def audit(claim_files=None, *, data_dirs=(), only=None, jobs=None) -> list:
     """Audit the claims of ``claim_files`` (default: the built-in audits of the five notes) over
     the corpus (plus the dataset files of ``data_dirs``), as ``proof-audit run`` does; ``only``
     restricts it to some claim ids.  One Finding per claim, in claim-file order."""
+    from .audit import audit as run_audit
     from .claims import builtin_claim_files
 
-    findings, _, _ = _audit_module.audit(list(claim_files or builtin_claim_files()), data_dirs=data_dirs, quiet=True,
+    findings, _, _ = run_audit(list(claim_files or builtin_claim_files()), data_dirs=data_dirs, quiet=True,
                                          jobs=jobs, only=only)
     return findings
 
 
-def check(claim_id: str, data, *, claims=None) -> Finding:
+def check(claim_id: str, data, *, claims=None):
     """The verdict of one claim on one dataset: every corpus run of the claim's variants on
     ``data`` (a path, ``builtin:NAME`` or a perceptron.Dataset), replayed, the claim evaluated
     wherever it applies.  The Finding's evidence says what was covered: one dataset is a
     quantifier held fixed, so a claim about every dataset is at best "holds on evidence" there."""
     from perceptron import Dataset, load
 
+    A = sys.modules.get("verify.audit") or __import__("verify.audit", fromlist=["_"])
     c = _claim(claim_id, claims)
     ds = data if isinstance(data, Dataset) else load(str(data))
-    A = _audit_module
     if c.when == "once":
         from .replay import ClaimTally, _Env, _eval_claim
 
@@ -70,6 +99,8 @@ def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float =
     fields of verify.search.Domain (points, dim, box, max_updates, order, sep_box, ...).  The
     result has ``verdict`` (refuted with a replayed ``counterexample``, no counterexample in the
     stated ``domain``, or unknown) and ``to_json()``."""
+    from .search import Domain, search as run_search
+
     c = _claim(claim_id, claims)
-    return _search_module.search(c, _search_module.Domain(**domain), engine=engine, timeout=timeout)
+    return run_search(c, Domain(**domain), engine=engine, timeout=timeout)
 
