@@ -81,10 +81,11 @@ class ClaimFile(pytest.File):
     """A claim file: its claims are the items; a file that does not load is one collection
     error with its FILE:LINE:COL line."""
 
+    _results: dict | None = None
+
     def collect(self):
         from .claims import load_claims
 
-        self._results: dict = {}
         for c in load_claims(str(self.path)).claims:
             yield ClaimItem.from_parent(self, name=c.id, claim=c)
 
@@ -99,6 +100,8 @@ class ClaimFile(pytest.File):
     def results_for(self, item) -> dict:
         """The result (results.json form) of the item's claim, auditing it first if needed:
         together with the other selected claims of this file in one process, alone under xdist."""
+        if self._results is None:
+            self._results = {}
         if item.claim.id not in self._results:
             if hasattr(self.config, "workerinput"):
                 ids = [item.claim.id]
