@@ -401,9 +401,8 @@ def _names_with(free: dict | None):
 
 
 def _compile_symbolic(c, lists, where, problem):
-    """Compile a symbolic claim's hypotheses and steps against its declared names."""
-    from .symbolic import compile_symbolic
-
+    """Compile a symbolic claim's hypotheses and steps against its declared names (the expression
+    language only: sympy and z3 are loaded when the steps are checked, not when a file is read)."""
     if not lists.get("steps"):
         problem(*where("when"), "a symbolic claim needs steps = [\"lhs <= rhs\", ...] (and optionally "
                                 "vectors, scalars, hypotheses)")
@@ -414,7 +413,12 @@ def _compile_symbolic(c, lists, where, problem):
                 problem(*where(key), f"bad name {nm!r} in {key}")
                 return None
     try:
-        _, hyps, steps = compile_symbolic({k: list(lists.get(k, ())) for k in ("vectors", "scalars", "hypotheses", "steps")})
+        names = {v: "vector" for v in lists.get("vectors", ())}
+        names.update({s: "scalar" for s in lists.get("scalars", ())})
+        hyps = [compile_expr(h, names, symbolic=True) for h in lists.get("hypotheses", ())]
+        steps = [compile_expr(s, names, symbolic=True) for s in lists.get("steps", ())]
+        if any(t.type != "bool" for t in hyps + steps):
+            raise ExprError("hypotheses and steps must be comparisons")
     except ExprError as e:
         problem(*where("steps"), f"in a step or hypothesis: {e.message}")
         return None

@@ -336,6 +336,19 @@ def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies:
 
 # --------------------------------------------------------------------------- replay
 
+def _same_ratio(a, da: int, b, db: int) -> bool:
+    """a / da == b / db elementwise, for integer arrays, exactly (int64 when the cross products
+    cannot overflow, else Python integers)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype != object and b.dtype != object and a.size:
+        ma, mb = int(np.abs(a).max()), int(np.abs(b).max())
+        if ma * db < 2**62 and mb * da < 2**62:
+            return bool(np.array_equal(a.astype(np.int64) * db, b.astype(np.int64) * da))
+    return all(int(x) * db == int(y) * da for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+
+
 def _sgn(v, tie):
     s = X.sign(v)
     return s if s != 0 else tie
@@ -563,8 +576,14 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         nonlocal upd_index
         if upd_index >= len(tr.upd_t) or int(tr.upd_t[upd_index]) != t:
             return Inconsistency(t, "the rule requires an update here; the trace records no weights for it")
-        rw, rb = tr.weights_after(upd_index)
+        u = upd_index
         upd_index += 1
+        if not var.dual and w.plain and not w.extra and _same_ratio(tr.w[u], tr.den("w"), w.num, w.den):
+            # the recorded numerators over the trace's denominator equal ours over ours: compared as
+            # integers (cross-multiplied), no Fraction built; a difference is located below
+            if not ctx.bias or Fraction(int(tr.b[u]), tr.den("b")) == b:
+                return None
+        rw, rb = tr.weights_after(u)
         if var.dual:
             if rw != alpha:
                 return Inconsistency(t, f"alpha after the update should be {alpha}; the trace has {rw}")

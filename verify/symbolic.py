@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 import sympy
 
 from ._child import run_in_child
-from .expr import ExprError, compile_expr
 from .verdicts import Verdict
 
-__all__ = ["StepResult", "check_symbolic", "compile_symbolic", "Z3_TIMEOUT"]
+__all__ = ["StepResult", "check_symbolic", "Z3_TIMEOUT"]
 
 #: Hard limit for one z3 query (seconds).  Steps of the notes decide in well under a second;
 #: a query that needs longer is reported unknown rather than allowed to stall the audit.
@@ -290,20 +289,6 @@ def _z3_check(assertions, timeout=Z3_TIMEOUT):
 
 
 # ------------------------------------------------------------------ the checker
-
-def compile_symbolic(claim_fields: dict):
-    """(names table, hypotheses trees, step trees) from a symbolic claim's fields, or ExprError."""
-    vectors = claim_fields.get("vectors", []) or []
-    scalars = claim_fields.get("scalars", []) or []
-    names = {v: "vector" for v in vectors}
-    names.update({s: "scalar" for s in scalars})
-    hyps = [compile_expr(h, names, symbolic=True) for h in claim_fields.get("hypotheses", []) or []]
-    steps = [compile_expr(s, names, symbolic=True) for s in claim_fields.get("steps", []) or []]
-    for c in hyps + steps:
-        if c.type != "bool":
-            raise ExprError("hypotheses and steps must be comparisons")
-    return names, hyps, steps
-
 
 def _symbolic_child(vectors, scalars, hyps, steps, timeout, conn):
     conn.send(("ok", _check_all(vectors, scalars, hyps, steps, timeout)))
