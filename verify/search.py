@@ -455,7 +455,7 @@ class _Enumerator:
     # ---- runs
     def _bfs(self, inst, n):
         X, Y = inst["X"], inst["Y"]
-        M, d = len(X), X.shape[2]
+        M = len(X)
         S, p, f = self.S, self.p, self.f
         # b += eta y R^2 (novikoff) or eta y (sklearn): in units of 1/S
         # (the bias variants have neither the half form nor unit-circle points: f = L = 1)
