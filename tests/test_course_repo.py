@@ -340,6 +340,8 @@ def test_python_api():
     assert f.verdict == verify.Verdict.REFUTED and f.evidence["counterexample"]["data"] == "builtin:worked-example"
     f = verify.check("000.iterations", "builtin:separable-d2-g1_20")
     assert f.verdict != verify.Verdict.REFUTED
+    # a claim about every dataset, seen on one: the dataset was never varied, so not "holds"
+    assert f.verdict == verify.Verdict.UNKNOWN and f.evidence["unvaried"] == ["dataset"]
     r = verify.search("000.angle.lower-bound", points=2, dim=2, box=2, max_updates=4, engine="enumerate")
     assert r.verdict == verify.Verdict.REFUTED and r.counterexample["points"]
     with pytest.raises(KeyError):

@@ -15,6 +15,7 @@ the functions below (``from verify.audit import ...`` still reaches the modules,
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 
@@ -76,10 +77,11 @@ def check(claim_id: str, data, *, claims=None):
     """The verdict of one claim on one dataset: every corpus run of the claim's variants on
     ``data`` (a path, ``builtin:NAME`` or a perceptron.Dataset), replayed, the claim evaluated
     wherever it applies.  The Finding's evidence says what was covered: one dataset is a
-    quantifier held fixed, so a claim about every dataset is at best "holds on evidence" there."""
+    quantifier held fixed, so a claim about every dataset is "unknown" there (the evidence never
+    varied the dataset) unless refuted; only a claim naming its datasets can hold on evidence."""
     from perceptron import Dataset, load
 
-    A = sys.modules.get("verify.audit") or __import__("verify.audit", fromlist=["_"])
+    A = importlib.import_module("verify.audit")  # the module (verify.audit is the function above)
     c = _claim(claim_id, claims)
     ds = data if isinstance(data, Dataset) else load(str(data))
     if c.when == "once":
