@@ -251,15 +251,6 @@ def _locations(c) -> tuple[list, list]:
 SRCROOT = "SRCROOT"
 
 
-def _tool_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("proof-audit")
-    except PackageNotFoundError:
-        return "0"
-
-
 def _information_uri() -> str | None:
     """The project's home page from its package metadata, when it declares one (never a placeholder)."""
     from importlib.metadata import PackageNotFoundError, metadata
@@ -297,7 +288,9 @@ def sarif(results: dict) -> dict:
         rules.append({"id": rid, "name": name, "shortDescription": {"text": short}, "fullDescription": {"text": full},
                       "help": {"text": help_text, "markdown": help_text},
                       "defaultConfiguration": {"level": "error"}, "properties": {"tags": ["proof-audit", "correctness"]}})
-    driver = {"name": TOOL, "version": _tool_version(), "rules": rules}
+    from .report import package_version
+
+    driver = {"name": TOOL, "version": package_version(), "rules": rules}
     uri = _information_uri()
     if uri:
         driver["informationUri"] = uri
@@ -509,12 +502,9 @@ _NOTE_000, _NOTE_001, _NOTE_004 = "000_498759e4a63d39ab.txt", "001_4bd9d34a28090
 
 
 def _status(c) -> str:
-    """unexpected | found (an error of the note, refuted as the file expects) | unknown | ok."""
-    if not c["as_expected"]:
-        return "unexpected"
-    if c["verdict"] == "refuted":
-        return "found"
-    return "unknown" if c["verdict"] == "unknown" else "ok"
+    from .report import status
+
+    return status(c["as_expected"], c["verdict"])
 
 
 _STATUS_TEXT = {"unexpected": "unexpected verdict", "found": "error in the note (refuted as expected)",

@@ -545,15 +545,6 @@ EXIT_CODES = """exit codes:
   2  bad input or usage (one line naming the file, line and problem)"""
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("proof-audit")
-    except PackageNotFoundError:  # run from a source tree that was not installed
-        return "unknown (not installed)"
-
-
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Descriptions and epilogs as written; each option's default shown unless its help says it."""
 
@@ -574,7 +565,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
                  epilog=EXIT_CODES, formatter_class=_Formatter)
-    ap.add_argument("--version", action="version", version=f"proof-audit {_version()}")
+    from .report import package_version
+
+    ap.add_argument("--version", action="version", version=f"proof-audit {package_version()}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, summary, description):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from perceptron.datasets import InputError
 
-__all__ = ["Config", "load_config", "find_pyproject"]
+__all__ = ["Config", "load_config", "find_pyproject", "find_upwards"]
 
 #: Bounds of [tool.proof-audit.search] (the same as the search command's options).
 SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-box": int, "timeout": (int, float)}
@@ -46,16 +46,21 @@ class Config:
     search: dict = field(default_factory=dict)  # points, dim, box, max_updates, sep_box, timeout
 
 
-def find_pyproject(start: str | None = None) -> str | None:
-    d = os.path.abspath(start or os.getcwd())
+def find_upwards(start: str, name: str) -> str | None:
+    """The nearest directory from ``start`` upwards that holds ``name`` (a file or directory)."""
+    d = os.path.abspath(start)
     while True:
-        p = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(p):
-            return p
+        if os.path.exists(os.path.join(d, name)):
+            return d
         parent = os.path.dirname(d)
         if parent == d:
             return None
         d = parent
+
+
+def find_pyproject(start: str | None = None) -> str | None:
+    d = find_upwards(start or os.getcwd(), "pyproject.toml")
+    return None if d is None else os.path.join(d, "pyproject.toml")
 
 
 def load_config(start: str | None = None, path: str | None = None) -> Config:

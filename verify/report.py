@@ -89,6 +89,25 @@ def results_dict(findings, claims_by_id, corpus) -> dict:
     return {"schema": "proof-audit/results", "version": 1, "claims": rows, "summary": summary, "corpus": corpus}
 
 
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("proof-audit")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        return "unknown (not installed)"
+
+
+def status(as_expected: bool, verdict: str) -> str:
+    """How reports group a claim: unexpected | found (an error of the note: refuted, as its file
+    expects) | unknown | ok."""
+    if not as_expected:
+        return "unexpected"
+    if verdict == "refuted":
+        return "found"
+    return "unknown" if verdict == "unknown" else "ok"
+
+
 def repo_root(path: str) -> str | None:
     """The repository a file belongs to: $GITHUB_WORKSPACE when the file is under it, else the
     nearest directory above it holding .git (a directory, or a file in a worktree)."""
@@ -96,14 +115,9 @@ def repo_root(path: str) -> str | None:
     ws = os.environ.get("GITHUB_WORKSPACE")
     if ws and (full + os.sep).startswith(os.path.abspath(ws).rstrip(os.sep) + os.sep):
         return os.path.abspath(ws)
-    d = os.path.dirname(full)
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
+    from .config import find_upwards
+
+    return find_upwards(os.path.dirname(full), ".git")
 
 
 def repo_path(path: str) -> str:
@@ -169,8 +183,8 @@ def use_colour(choice: str, stream) -> bool:
 def _paint(text: str, f, colour: bool) -> str:
     if not colour:
         return text
-    key = "unexpected" if not f.as_expected else "found" if f.verdict.label == "refuted" else "ok"
-    return f"{_COLOURS[key]}{text}\033[0m"
+    key = status(f.as_expected, f.verdict.label)
+    return f"{_COLOURS.get(key, _COLOURS['ok'])}{text}\033[0m"
 
 
 def print_table(findings, claims_by_id, file=None, verbose=False, colour=False):
@@ -184,7 +198,7 @@ def print_table(findings, claims_by_id, file=None, verbose=False, colour=False):
         print(f"  {'claim':<{w}}  {'verdict':<28} {'expect':<8} {'evals':>7}  result", file=file)
         for f in fs:
             ev = f.evidence.get("evaluations", "")
-            mark = _MARK[f.as_expected] if not (f.as_expected and f.verdict.label == "refuted") else "ok (error in the note)"
+            mark = "ok (error in the note)" if status(f.as_expected, f.verdict.label) == "found" else _MARK[f.as_expected]
             print(f"  {f.claim_id:<{w}}  {_paint(f'{f.verdict.label:<28}', f, colour)} {f.expect:<8} {ev!s:>7}  "
                   f"{_paint(mark, f, colour)}", file=file)
             if verbose or not f.as_expected:
