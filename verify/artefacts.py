@@ -508,9 +508,9 @@ def _status(c) -> str:
 
 
 _STATUS_TEXT = {"unexpected": "unexpected verdict", "found": "error in the note (refuted as expected)",
-                "unknown": "unknown", "ok": "stands"}
+                "unknown": "unknown", "ok": "not refuted, as expected"}
 _STATUS_PLURAL = {"unexpected": "unexpected verdicts", "found": "errors in the notes (refuted as expected)",
-                  "unknown": "unknown", "ok": "stand"}
+                  "unknown": "unknown", "ok": "not refuted, as expected"}
 
 
 def _unique_ids(svg: str, prefix: str) -> str:
@@ -617,7 +617,7 @@ def html(results: dict, link_root: str | None = None) -> str:
     parts.append("<nav>" + "".join(nav) + "</nav>")
     # the filter: radio buttons, siblings before <main>, hide rows by CSS sibling selectors (no script)
     filters = (("all", "all"), ("unexpected", "unexpected"), ("found", "errors in the notes"), ("unknown", "unknown"),
-               ("ok", "standing"))
+               ("ok", "not refuted"))
     for key, _ in filters:
         parts.append(f'<input class="f" type="radio" name="filter" id="f-{key}"{" checked" if key == "all" else ""}>')
     parts.append('<p class="filters">Show claims: ' + "".join(f'<label for="f-{k}">{t}</label>' for k, t in filters) + "</p>")
