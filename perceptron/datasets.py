@@ -240,7 +240,7 @@ def _text_labels(path, texts: list[str], lines, label_set, label_map):
         for t, ln in zip(texts, lines):
             if t not in m:
                 raise InputError(path, f"label {t!r} is not in --label-map ({', '.join(k for k, _ in label_map)})", ln)
-        seen = {t for t in texts}
+        seen = set(texts)
         return np.array([m[t] for t in texts], dtype=np.int8), {k: v for k, v in label_map if k in seen}
     nums, bad = [], None
     for t, ln in zip(texts, lines):
@@ -343,8 +343,9 @@ def _read_csv(path: str, label_set, opts: ReadOptions = ReadOptions()) -> Datase
     width = len(first)
     if width - 1 > MAX_DIM:
         raise InputError(path, f"{width - 1} features exceed the limit of {MAX_DIM} (perceptron.limits.MAX_DIM)", body[0][0])
-    guess_at = _label_index(path, opts.label_column if opts.label_column in (None, "first", "last") or
-                            (opts.label_column or "").isdigit() else "last", None, width, body[0][0])
+    # a label column given by name is found in the header, once there is one: guess the last to tell
+    named = opts.label_column not in (None, "first", "last") and not opts.label_column.isdigit()
+    guess_at = _label_index(path, "last" if named else opts.label_column, None, width, body[0][0])
     if opts.header == "yes":
         has_header = True
     elif opts.header == "no":

@@ -159,7 +159,6 @@ class ClaimFile:
     document: str
     title: str
     claims: list = field(default_factory=list)
-    note_path: str | None = None
 
 
 def _locate(text: str):
@@ -242,7 +241,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
     if len(raw_claims) > MAX_CLAIMS:
         problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
         raw_claims = raw_claims[:MAX_CLAIMS]
-    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")), note_path=note_path)
+    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")))
     seen = {}
     for j, c in enumerate(raw_claims):
         pos = blocks[j] if j < len(blocks) else {"__line__": 1}

@@ -33,6 +33,9 @@ __all__ = ["Config", "load_config", "find_pyproject", "find_upwards"]
 
 #: Bounds of [tool.proof-audit.search] (the same as the search command's options).
 SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-box": int, "timeout": (int, float)}
+#: Most claim files (or data directories) the globs of one configuration may name: each file is
+#: bounded (verify.claims), and an audit of more than this many is a glob gone wrong ("**").
+MAX_PATHS = 500
 _KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "search": dict}
 
 
@@ -99,6 +102,8 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
             if not hits:
                 raise InputError(path, f"{where}: {k}: nothing matches {item!r}")
             getattr(cfg, k).extend(os.path.normpath(h) for h in hits)
+            if len(getattr(cfg, k)) > MAX_PATHS:
+                raise InputError(path, f"{where}: {k} names more than {MAX_PATHS} paths (verify.config.MAX_PATHS)")
     for k, v in table.get("search", {}).items():
         if k not in SEARCH_KEYS:
             raise InputError(path, f"{where[:-1]}.search]: unknown key {k!r}; known: {', '.join(SEARCH_KEYS)}")

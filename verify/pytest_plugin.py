@@ -54,7 +54,14 @@ def _claim_files(config) -> list[str]:
                 out += [os.path.join(root, f) for f in sorted(files) if f.startswith("claims_") and f.endswith(".toml")]
         else:
             out.append(p)
-    return sorted(set(os.path.abspath(p) for p in out))
+    if not out:
+        return []
+    from .config import MAX_PATHS
+
+    files = sorted(set(os.path.abspath(p) for p in out))
+    if len(files) > MAX_PATHS:
+        raise pytest.UsageError(f"--proof-audit: {len(files)} claim files; the limit is {MAX_PATHS} (verify.config.MAX_PATHS)")
+    return files
 
 
 def pytest_configure(config):
@@ -103,16 +110,16 @@ class ClaimFile(pytest.File):
         if self._results is None:
             self._results = {}
         if item.claim.id not in self._results:
-            if hasattr(self.config, "workerinput"):
-                ids = [item.claim.id]
-            else:
-                ids = [it.claim.id for it in self.session.items
-                       if isinstance(it, ClaimItem) and it.parent is self and it.claim.id not in self._results]
-            self._results.update(_audit(str(self.path), ids, jobs=1 if hasattr(self.config, "workerinput") else None))
+            worker = hasattr(self.config, "workerinput")
+            mine = [item] if worker else [it for it in self.session.items if isinstance(it, ClaimItem)
+                                          and it.parent is self and it.claim.id not in self._results]
+            self._results.update(_audit(str(self.path), {it.claim.id: it.claim for it in mine},
+                                        jobs=1 if worker else None))
         return self._results[item.claim.id]
 
 
-def _audit(path: str, ids: list, jobs) -> dict:
+def _audit(path: str, claims: dict, jobs) -> dict:
+    """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and domain."""
     from .audit import audit
     from .config import load_config
     from .report import results_dict
@@ -123,11 +130,8 @@ def _audit(path: str, ids: list, jobs) -> dict:
         from .cli import _config_domain
 
         domain = _config_domain(cfg)
-    from .claims import load_claims
-
-    findings, corpus, _ = audit([path], quiet=True, only=ids, jobs=jobs, data_dirs=cfg.data, domain=domain)
-    by_id = {c.id: c for c in load_claims(path).claims}
-    data = json.loads(json.dumps(results_dict(findings, by_id, corpus)))
+    findings, corpus, _ = audit([path], quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain)
+    data = json.loads(json.dumps(results_dict(findings, claims, corpus)))
     return {c["id"]: c for c in data["claims"]}
 
 
