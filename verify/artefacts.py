@@ -405,6 +405,7 @@ def _figures(results) -> list[tuple[str, str]]:
     import matplotlib.pyplot as plt
 
     matplotlib.rcParams["svg.hashsalt"] = "proof-audit"  # stable ids: same results, same file
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text as <text>: no glyph outlines repeated in every figure
     figs = []
     plots = results["corpus"].get("plots") or {}
     audited = {c["document"] for c in results["claims"]}
