@@ -377,3 +377,15 @@ def test_terminal_progress_colour_and_help(course, tmp_path, capsys, monkeypatch
         text = p.format_help()
         assert "exit codes:" in text
     assert "stop after this many passes over the data (default: 1000)" in " ".join(subs["train"].format_help().split())
+
+
+def test_a_missing_configured_directory_is_one_line_everywhere(course):
+    """[tool.proof-audit] data naming no directory: the run and the plugin both say so in one
+    line (the plugin used to audit without it, silently)."""
+    (course / "pyproject.toml").write_text('[tool.proof-audit]\nclaims = ["notes/claims_*.toml"]\ndata = ["dta"]\n')
+    want = f"{course / 'pyproject.toml'}: [tool.proof-audit]: data: {course / 'dta'} is not a directory"
+    r = subprocess.run([sys.executable, "-m", "verify", "run"], capture_output=True, text=True, cwd=course)
+    assert r.returncode == 2 and r.stderr.strip() == f"proof-audit: {want}"
+    r, calls = _pytest(course, "--proof-audit", "-q")
+    assert r.returncode == 4 and f"ERROR: {want}" in r.stderr and "Traceback" not in r.stdout + r.stderr
+    assert calls == []

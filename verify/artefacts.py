@@ -359,7 +359,7 @@ def _link_root(out_dir: str, results: dict) -> str | None:
     root = repo_root(os.path.join(out_dir, "index.html"))
     if root is None:
         return None
-    if not all(os.path.isfile(os.path.join(root, c["file"])) for c in results["claims"]):
+    if not all(not os.path.isabs(c["file"]) and os.path.isfile(os.path.join(root, c["file"])) for c in results["claims"]):
         return None
     rel = os.path.relpath(root, os.path.abspath(out_dir)).replace(os.sep, "/")
     return "" if rel == "." else rel + "/"

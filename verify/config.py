@@ -101,6 +101,9 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
             hits = sorted(glob.glob(full)) if glob.has_magic(item) else [full]
             if not hits:
                 raise InputError(path, f"{where}: {k}: nothing matches {item!r}")
+            for h in hits:  # checked here, so every user of the configuration (run, pytest) sees it
+                if not (os.path.isfile(h) if k == "claims" else os.path.isdir(h)):
+                    raise InputError(path, f"{where}: {k}: {h} is not a {'file' if k == 'claims' else 'directory'}")
             getattr(cfg, k).extend(os.path.normpath(h) for h in hits)
             if len(getattr(cfg, k)) > MAX_PATHS:
                 raise InputError(path, f"{where}: {k} names more than {MAX_PATHS} paths (verify.config.MAX_PATHS)")

@@ -41,8 +41,12 @@ def _claim_files(config) -> list[str]:
     for p in config.getoption("proof_audit") or []:
         if not p:
             from .config import load_config
+            from perceptron.errors import InputError
 
-            cfg = load_config(str(config.rootpath))
+            try:
+                cfg = load_config(str(config.rootpath))
+            except InputError as e:  # one line, not pytest's INTERNALERROR traceback
+                raise pytest.UsageError(str(e)) from None
             if cfg.claims:
                 out += cfg.claims
                 continue
@@ -155,6 +159,10 @@ class ClaimItem(pytest.Item):
             raise ClaimFailure(_failure_text(c), _reason(c))
 
     def repr_failure(self, excinfo):
+        from perceptron.errors import InputError
+
+        if isinstance(excinfo.value, InputError):  # a bad pyproject.toml or dataset: its one line
+            return str(excinfo.value)
         if isinstance(excinfo.value, ClaimFailure):
             from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
