@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -29,6 +30,8 @@ ROOT = os.path.dirname(HERE)
 COQ = os.path.join(ROOT, "..", "shared", "data", "coqperceptron")
 FILES = ["vec50_1", "vec100_1", "vec200_1", "vec400_1", "Z100_1", "Z1600_1", "Z12800_1", "feat100_1", "feat800_1",
          "feat3200_1"]
+sys.path.insert(0, ROOT)  # tests.reference, the plain perceptron
+
 CPP_VEC400_HERE = 9.6  # seconds, C++ peer's training on vec400_1 measured on this machine (issue 13)
 
 
@@ -46,24 +49,25 @@ def _median(fn, repeat) -> float:
 
 
 def _cpp_2017(section: str) -> float | None:
+    """Median of the 2017 C++ timings of one section of cpptimes ("vectors 400": lines 0m17.5s)."""
     path = os.path.join(COQ, "output", "cpptimes")
     if not os.path.exists(path):
         return None
     times, cur = {}, None
-    for line in open(path, encoding="utf-8"):
-        line = line.strip()
-        if line and line[0].isalpha():
-            cur = line
-            times[cur] = []
-        elif line.startswith("0m") or "m" in line and line.endswith("s"):
-            m, s = line.rstrip("s").split("m")
-            times[cur].append(60 * float(m) + float(s))
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            m = re.fullmatch(r"(\d+)m([\d.]+)s", line)
+            if m and cur is not None:
+                times[cur].append(60 * float(m.group(1)) + float(m.group(2)))
+            elif line:
+                cur = line
+                times[cur] = []
     got = times.get(section)
     return statistics.median(got) if got else None
 
 
 def _plain_replay(data: str, trace: str) -> float:
-    sys.path.insert(0, ROOT)
     from perceptron import Params, read_dataset
     from perceptron.trace import read_trace
     from tests.reference import naive_run
@@ -97,10 +101,10 @@ def main():
             ch = _median(lambda: _cli("check", "--data", data, "--trace", trace), args.repeat)
             print(f"{f:<11} {tr:8.2f} {ch:8.2f} {ch / tr:12.2f}", flush=True)
             if f == "vec400_1":
+                cpp17 = _cpp_2017("vectors 400")
                 print(f"  vec400_1: check against the C++ peer's training measured here ({CPP_VEC400_HERE} s): "
                       f"{ch / CPP_VEC400_HERE:.3f} (target 0.05)"
-                      + (f"; its 2017 figure (cpptimes, vectors 400): {_cpp_2017('vectors 400'):.1f} s"
-                         if _cpp_2017("vectors 400") else ""))
+                      + (f"; its 2017 figure (cpptimes, vectors 400): {cpp17:.1f} s" if cpp17 else ""))
                 if not args.skip_peer:
                     peer = _median(lambda: _plain_replay(data, trace), 1)
                     print(f"  vec400_1: plain Fraction replay (no claims, no certificate, no parse): {peer:.2f} s; "

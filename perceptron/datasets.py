@@ -296,6 +296,8 @@ def _looks_like_header(cells: list[str], label_at: int, label_map) -> bool:
     label_at %= len(cells)
     if cells[0] == "" or any(_is_header_cell(c) for j, c in enumerate(cells) if j != label_at):
         return True
+    if any(len(c) > 12 for c in cells):  # column numbers are short; never convert a long digit run
+        return False
     try:
         vals = [int(c) for c in cells]
     except ValueError:
