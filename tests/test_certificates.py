@@ -100,3 +100,19 @@ def test_coqperceptron_margins_are_tight(path, bias):
     assert cert.kind == "separable"
     assert verify(cert, Xn, D, y)
     _check_interval(cert)
+
+
+def test_certify_prints_the_separator_it_verified(capsys):
+    """The exactly unit-norm rational separator is printed as its rationals (int() printed
+    zeros), and the JSON gives gamma_lo as p/q, not a Python repr."""
+    import json
+
+    from verify.cli import main
+
+    assert main(["certify", "--data", "builtin:worked-example"]) == 0
+    out = capsys.readouterr().out
+    assert "(exactly unit-norm rationals)" in out and "v = (0, 0)" not in out
+    assert main(["certify", "--data", "builtin:worked-example", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert "Fraction" not in got["gamma_lo"] and "/" in got["gamma_lo"]
+    assert got["v_opt"] == [v.strip() for v in out.split("w_opt = v = (")[1].split(")")[0].split(",")]

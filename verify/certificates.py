@@ -93,9 +93,9 @@ class Certificate:
         if self.kind == "separable":
             out.update({"v_opt": [f(Fraction(a)) for a in self.v], "c_opt": f(self.c), "m_opt": f(self.m),
                         "w_opt": "v_opt (exactly unit-norm)" if self.unit else "v_opt/|v_opt|",
-                        "gamma_lo": repr(self.gamma), "gamma_lo_float": X.to_float(self.gamma)})
+                        "gamma_lo": _exact_text(self.gamma), "gamma_lo_float": X.to_float(self.gamma)})
             if self.gamma_hi is not None:
-                out.update({"gamma_hi": repr(self.gamma_hi), "gamma_hi_float": X.to_float(self.gamma_hi),
+                out.update({"gamma_hi": _exact_text(self.gamma_hi), "gamma_hi_float": X.to_float(self.gamma_hi),
                             "gamma_lo_over_gamma_hi": round(self.ratio(), 9)})
         elif self.kind == "nonseparable":
             out["lambda"] = [f(v) for v in self.lam]
@@ -106,6 +106,13 @@ class Certificate:
 
 
 # --------------------------------------------------------------------------- exact helpers
+
+def _exact_text(v) -> str:
+    """An exact value as results print it: "p/q", or a sum of square roots (repr of Surd)."""
+    from perceptron._numbers import format_rational
+
+    return repr(v) if isinstance(v, X.Surd) else format_rational(Fraction(v))
+
 
 def _as_int_matrix(Xn) -> np.ndarray:
     return Xn if Xn.dtype == object else Xn.astype(object)

@@ -202,8 +202,11 @@ def cmd_certify(args) -> int:
         print(f"{ds.name}: {cert.kind} ({cert.method}), inputs {'with bias' if bias else 'through the origin'}"
               + (f", augmented {args.augment}" if args.augment else ""))
         if cert.kind == "separable":
-            v = [str(int(a)) for a in cert.v]
-            print(f"  w_opt = v/|v|, v = ({', '.join(v[:8])}{', ...' if len(v) > 8 else ''}) (integers), |w_opt| = 1 exactly")
+            # int(a) truncated the exactly unit-norm rational separator of a unit certificate to zeros
+            v = [format_rational(Fraction(a)) for a in cert.v]
+            shown = f"({', '.join(v[:8])}{', ...' if len(v) > 8 else ''})"
+            print(f"  w_opt = v = {shown} (exactly unit-norm rationals)" if cert.unit else
+                  f"  w_opt = v/|v|, v = {shown} (integers), |w_opt| = 1 exactly")
             if bias:
                 print(f"  b_opt = c/|v|, c = {format_rational(cert.c)}")
             print(f"  maximum margin in [gamma_lo, gamma_hi] = [{X_.to_float(cert.gamma):.9g}, "
