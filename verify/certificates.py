@@ -50,7 +50,7 @@ SUPPORT_TOL = 1e-9
 class Certificate:
     kind: str  # "separable", "nonseparable", "unknown"
     bias: bool
-    v: list | None = None  # integer separator (scaled inputs): w_opt = v/|v|
+    v: list | None = None  # integer separator (scaled inputs): w_opt = v/|v| (with unit: the unit rationals)
     c: Fraction | None = None  # its bias in the same units: b_opt = c/|v|
     m: Fraction | None = None  # its unnormalised margin min_i y_i (v.x_i + c)
     gamma_hi: object = None  # a Surd or Fraction: certified upper bound on the maximum margin
