@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from fractions import Fraction
@@ -312,7 +313,12 @@ def cmd_run(args) -> int:
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
     _check_out_dir(args.out, "--out", marker="results.json")
-    domain = _config_domain(cfg) if cfg.search else None
+    domain = None
+    if cfg.search:
+        from .audit import AUDIT_DOMAIN
+        from .config import search_domain
+
+        domain = search_domain(cfg, AUDIT_DOMAIN)
     from .report import use_colour
 
     findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
@@ -359,30 +365,41 @@ def cmd_report(args) -> int:
 
 
 def cmd_search(args) -> int:
-    from .search import Domain, SearchError, search, worst
+    from .search import DEFAULT_MEMORY, DEFAULTS, Domain, SearchError, search, worst
 
     claims = _load_all_claims(_claim_paths(args))
     match = [c for c in claims if c.id == args.claim_id]
     if not match:
         raise UsageError(f"no claim {args.claim_id!r} in the claim files")
     claim = match[0]
-    cfg = _config().search  # [tool.proof-audit.search], under the command line
-    for k, default in SEARCH_DEFAULTS.items():
+    cfg = _config()  # [tool.proof-audit] and its search table, under the command line
+    for k, default in DEFAULTS.items():
         if getattr(args, k) is None:
-            setattr(args, k, cfg.get(k, default))
-    _check_search_args(args)
+            setattr(args, k, cfg.search.get(k, default))
+    args.jobs = args.jobs if args.jobs is not None else cfg.jobs or 1
+    args.scheduler = args.scheduler or cfg.scheduler
+    if not 1 <= args.jobs <= 64:
+        raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
+    if args.max_memory is None:
+        args.max_memory = DEFAULT_MEMORY / (1 << 30)
+    if not (math.isfinite(args.max_memory) and 0.5 <= args.max_memory <= 1024):
+        raise UsageError(f"--max-memory {args.max_memory}: choose 0.5 to 1024 GiB")
+    _check_etas(args.eta)
     _check_out_dir(args.out, "--out", marker=None)
-    dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
-                 sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt",
-                 etas=tuple(args.eta) if args.eta else ("1",), w0_box=args.w0_box,
-                 sign0s=tuple(args.sign0) if args.sign0 else (0,), unit=args.unit)
     try:
+        dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
+                     sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt",
+                     etas=tuple(args.eta) if args.eta else ("1",), w0_box=args.w0_box,
+                     sign0s=tuple(args.sign0) if args.sign0 else (0,), unit=args.unit)
+        budget = int(args.max_memory * (1 << 30))
         if args.worst:
-            res = worst(claim, dom, timeout=args.timeout)
+            with _MemoryCap(args.max_memory):
+                res = worst(claim, dom, timeout=args.timeout, max_memory=budget)
             print(json.dumps(res, indent=1, sort_keys=True, default=str) if args.json else _worst_text(res))
             return 0
-        with _MemoryCap(args.max_memory):
-            res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out)
+        with _MemoryCap(args.max_memory), _ShardProgress(args.quiet) as progress:
+            res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out, jobs=args.jobs,
+                         scheduler=args.scheduler, max_memory=budget, progress=progress)
     except SearchError as e:
         raise UsageError(str(e)) from None
     except MemoryError:
@@ -393,65 +410,47 @@ def cmd_search(args) -> int:
         print(json.dumps(res.to_json(), sort_keys=True, default=str))
     else:
         print(_search_text(claim, res))
+    if args.results:
+        with open(args.results, "w", encoding="utf-8") as fh:
+            json.dump(res.to_json(timing=False), fh, sort_keys=True, indent=1, default=str)
+            fh.write("\n")
     return 0 if (res.verdict.name == "REFUTED") == (claim.expect == "refuted") and res.verdict.name != "UNKNOWN" else 1
 
 
-#: Bounds of the search's options (verify.cli), each checked before any work: the domain grows
-#: as (2 box + 1)^(dim points) and its arrays with it.
-SEARCH_LIMITS = {"points": (1, 12), "dim": (1, 8), "box": (1, 1000), "max_updates": (0, 200), "sep_box": (1, 1000),
-                 "w0_box": (0, 10)}
-#: Defaults of the search's domain options (after [tool.proof-audit.search]).
-SEARCH_DEFAULTS = {"points": 3, "dim": 2, "box": 3, "max_updates": 6, "sep_box": 6, "timeout": 60.0}
-#: Points of the grid [-box, box]^dim, and separators of [-sep_box, sep_box]^dim, a search may hold.
-MAX_SEARCH_GRID = 10**6
-#: Longest search (seconds).
-MAX_SEARCH_SECONDS = 24 * 3600.0
-#: Default address-space limit of a search (bytes): past it the search stops "unknown: limit reached".
-SEARCH_MEMORY = 6 << 30
-
-
-def _config_domain(cfg):
-    """The audit's search domain with [tool.proof-audit.search] applied, checked as the search
-    command's options are."""
-    from dataclasses import replace
-
-    from .audit import AUDIT_DOMAIN
-
-    dom = {k: v for k, v in cfg.search.items() if k != "timeout"}
-    ns = argparse.Namespace(**{k: getattr(AUDIT_DOMAIN, k) for k in SEARCH_LIMITS}, eta=None, max_memory=1.0,
-                            timeout=cfg.search.get("timeout", 60.0))
-    ns.__dict__.update(dom)
-    try:
-        _check_search_args(ns)
-    except UsageError as e:
-        raise InputError(cfg.path, f"[tool.proof-audit.search]: {e}") from None
-    return replace(AUDIT_DOMAIN, **dom)
-
-
-def _check_search_args(args):
-    import math
-
-    for name, (lo, hi) in SEARCH_LIMITS.items():
-        v = getattr(args, name)
-        if not lo <= v <= hi:
-            raise UsageError(f"--{name.replace('_', '-')} {v}: choose {lo} to {hi} (verify.cli.SEARCH_LIMITS)")
-    if (2 * args.box + 1) ** args.dim > MAX_SEARCH_GRID:
-        raise UsageError(f"--box {args.box} --dim {args.dim}: a grid of {(2 * args.box + 1) ** args.dim} points exceeds "
-                         f"{MAX_SEARCH_GRID} (verify.cli.MAX_SEARCH_GRID)")
-    if (2 * args.sep_box + 1) ** args.dim > MAX_SEARCH_GRID:
-        raise UsageError(f"--sep-box {args.sep_box} --dim {args.dim}: {(2 * args.sep_box + 1) ** args.dim} separators "
-                         f"exceed {MAX_SEARCH_GRID} (verify.cli.MAX_SEARCH_GRID)")
-    if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_SEARCH_SECONDS):
-        raise UsageError(f"--timeout {args.timeout}: choose a number of seconds in (0, {MAX_SEARCH_SECONDS:.0f}]")
-    if not (args.max_memory > 0 and math.isfinite(args.max_memory)):
-        raise UsageError(f"--max-memory {args.max_memory}: a positive number of GiB")
-    for e in args.eta or ():
+def _check_etas(etas):
+    for e in etas or ():
         try:
             f = parse_rational(e)
             if f <= 0 or len(e) > 20:
                 raise ValueError
         except (ValueError, NumberError):
             raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
+
+
+class _ShardProgress:
+    """A progress bar over the search's shards on stderr (tqdm), when stderr is a terminal or
+    the search is long; nothing with --quiet."""
+
+    def __init__(self, quiet: bool):
+        self.quiet, self.bar = quiet, None
+
+    def __enter__(self):
+        return None if self.quiet else self
+
+    def __call__(self, res, shard, total):
+        if self.bar is None:
+            from tqdm import tqdm
+
+            tty = sys.stderr.isatty()
+            self.bar = tqdm(total=total, desc="shards", unit="shard", file=sys.stderr, dynamic_ncols=True, leave=False,
+                            mininterval=0.2 if tty else 10.0, ascii=not tty)
+        self.bar.set_postfix_str(f"{shard.n} points, {res.status}", refresh=False)
+        self.bar.update(1)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+        return False
 
 
 class _MemoryCap:
@@ -641,7 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--separators", choices=["best", "all"], default="best",
                    help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
                         "every separator is searched with all)")
-    p.add_argument("--variant", choices=list(__import__("verify.search", fromlist=["x"]).SEARCHABLE_VARIANTS),
+    p.add_argument("--variant", choices=list(__import__("verify.search.domain", fromlist=["x"]).SEARCHABLE_VARIANTS),
                    help="the algorithm searched (default: the claim's first searchable variant, else rosenblatt)")
     p.add_argument("--sign0", type=int, choices=[-1, 0, 1], nargs="+",
                    help="values of sign(0) (default 0; widened to -1 0 1 when the claim ranges over sign(0))")
@@ -654,8 +653,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="enumerate: exhaustive; hypothesis: random with shrinking (never 'none in domain'); "
                         "z3: a solver; auto picks by the domain")
     p.add_argument("--timeout", type=float, help="seconds (a hard limit; default 60)")
-    p.add_argument("--max-memory", type=float, default=SEARCH_MEMORY / (1 << 30), metavar="GIB",
-                   help=f"address-space limit of the search in GiB (default {SEARCH_MEMORY >> 30}); past it: unknown, limit reached")
+    p.add_argument("--max-memory", type=float, metavar="GIB",
+                   help="memory budget of the whole search in GiB (default 4): the enumeration's blocks are sized to it "
+                        "and its address space capped at it; past it: unknown, limit reached")
+    p.add_argument("--jobs", type=int, help="worker processes for the enumeration's shards (default 1, or "
+                   "[tool.proof-audit] jobs); the result is the same for any number")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run the shards on the Dask cluster whose scheduler is at "
+                   "ADDRESS (e.g. tcp://10.0.0.5:8786; or [tool.proof-audit] scheduler); needs proof-audit[dask]")
+    p.add_argument("--results", metavar="FILE", help="also write the result as JSON to FILE, without timings: the "
+                   "same bytes whatever the sharding")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")
     p.add_argument("--out", default="counterexamples", help="where counterexample datasets and traces are written")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")

@@ -5,7 +5,8 @@ datasets are, and the search domain of its audit.
     claims = ["notes/claims_*.toml"]   # files or globs, relative to pyproject.toml
     data = ["data"]                    # directories of dataset files the audit adds to the corpus
     out = "proof-audit-report"         # proof-audit run --out
-    jobs = 2                           # proof-audit run --jobs
+    jobs = 2                           # proof-audit run --jobs, proof-audit search --jobs
+    scheduler = "tcp://10.0.0.5:8786"  # proof-audit search --scheduler (a Dask cluster)
 
     [tool.proof-audit.search]          # the domain each claim is searched in by `run`,
     points = 2                         # and the defaults of `proof-audit search`
@@ -29,14 +30,14 @@ from dataclasses import dataclass, field
 
 from perceptron.datasets import InputError
 
-__all__ = ["Config", "load_config", "find_pyproject", "find_upwards"]
+__all__ = ["Config", "load_config", "find_pyproject", "find_upwards", "search_domain"]
 
 #: Bounds of [tool.proof-audit.search] (the same as the search command's options).
 SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-box": int, "timeout": (int, float)}
 #: Most claim files (or data directories) the globs of one configuration may name: each file is
 #: bounded (verify.claims), and an audit of more than this many is a glob gone wrong ("**").
 MAX_PATHS = 500
-_KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "search": dict}
+_KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict}
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Config:
     data: list = field(default_factory=list)  # dataset directories
     out: str | None = None
     jobs: int | None = None
+    scheduler: str | None = None  # address of a Dask scheduler for proof-audit search
     search: dict = field(default_factory=dict)  # points, dim, box, max_updates, sep_box, timeout
 
 
@@ -92,7 +94,8 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
         if not isinstance(v, _KEYS[k]) or isinstance(v, bool):
             raise InputError(path, f"{where}: {k} must be a {_KEYS[k].__name__}")
     base = os.path.dirname(os.path.abspath(path))
-    cfg = Config(path=path, out=_rel(base, table["out"]) if "out" in table else None, jobs=table.get("jobs"))
+    cfg = Config(path=path, out=_rel(base, table["out"]) if "out" in table else None, jobs=table.get("jobs"),
+                 scheduler=table.get("scheduler"))
     for k in ("claims", "data"):
         for item in table.get(k, []):
             if not isinstance(item, str) or not item:
@@ -114,6 +117,21 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
             raise InputError(path, f"{where[:-1]}.search]: {k} must be a number")
         cfg.search[k.replace("-", "_")] = v
     return cfg
+
+
+def search_domain(cfg: Config, base):
+    """``base`` (a verify.search.Domain) with [tool.proof-audit.search] applied, checked against
+    the search's limits (an error names pyproject.toml and the table)."""
+    from dataclasses import replace
+
+    from .search.domain import SearchError, check_limits
+
+    dom = replace(base, **{k: v for k, v in cfg.search.items() if k != "timeout"})
+    try:
+        check_limits(dom, cfg.search.get("timeout", 60.0))
+    except SearchError as e:
+        raise InputError(cfg.path, f"[tool.proof-audit.search]: {e}") from None
+    return dom
 
 
 def _rel(base: str, p: str) -> str:

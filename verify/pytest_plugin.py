@@ -125,15 +125,15 @@ class ClaimFile(pytest.File):
 def _audit(path: str, claims: dict, jobs) -> dict:
     """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and domain."""
     from .audit import audit
-    from .config import load_config
+    from .config import load_config, search_domain
     from .report import results_dict
 
     cfg = load_config(os.path.dirname(path))
     domain = None
     if cfg.search:
-        from .cli import _config_domain
+        from .audit import AUDIT_DOMAIN
 
-        domain = _config_domain(cfg)
+        domain = search_domain(cfg, AUDIT_DOMAIN)
     findings, corpus, _ = audit([path], quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain)
     data = json.loads(json.dumps(results_dict(findings, claims, corpus)))
     return {c["id"]: c for c in data["claims"]}

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from perceptron.variants import VARIANTS
 
-from ._child import run_in_child
+from .._child import run_in_child
 
 __all__ = ["z3_search"]
 
@@ -307,11 +307,13 @@ def _solve(claim, dom, n, timeout):
 
 def z3_search(claim, dom, deadline):
     """(counterexample dict, None) or (None, reason)."""
-    from .search import confirm
+    from .confirm import confirm
 
+    if Fraction(1) not in {Fraction(e) for e in dom.etas}:
+        return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain"
     reasons = []
     for n in range(1, dom.points + 1):
-        left = deadline - time.monotonic()
+        left = deadline - time.time()
         if left <= 0.2:
             reasons.append("time limit reached")
             break
