@@ -22,7 +22,8 @@ SMALL = Domain(points=3, dim=2, box=2, max_updates=5, sep_box=4)
 @pytest.mark.parametrize("cid", sorted(PLANTED_CLAIMS))
 def test_planted_false_bounds_are_refuted(cid, tmp_path):
     """Each planted bound is refuted by the complete search, with a replayed counterexample."""
-    res = search(PLANTED_CLAIMS[cid], SMALL, engine="enumerate", timeout=60, out_dir=str(tmp_path))
+    dom = SMALL if cid != "planted.dimension-factor" else Domain(points=3, dim=3, box=2, max_updates=5, sep_box=4)
+    res = search(PLANTED_CLAIMS[cid], dom, engine="enumerate", timeout=60, out_dir=str(tmp_path))
     assert res.verdict == Verdict.REFUTED, res.to_json()
     ce = res.counterexample
     assert ce["violation"] and len(ce["points"]) <= 2

@@ -548,7 +548,7 @@ def _search_claim(c, f, domain):
         return Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
                        {**f.evidence, "search": {"not searched": str(e)}}, f.path, f.line), None
     ev = dict(f.evidence)
-    srch = {k: v for k, v in res.to_json().items() if k not in ("seconds", "files")}
+    srch = {k: v for k, v in res.to_json(timing=False).items() if k != "files"}
     dom = srch.pop("domain", None) or {}
     srch["domain_text"] = dom.get("text", "")
     ev["search"] = srch

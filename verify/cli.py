@@ -506,7 +506,7 @@ def _check_out_dir(path: str, option: str, marker: str | None) -> None:
 
 
 def _search_text(claim, res) -> str:
-    from .artefacts import run_setting
+    from .claim_text import run_setting
 
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]

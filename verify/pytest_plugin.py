@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .artefacts import _failure_text, coverage_text
+from .claim_text import coverage_text, failure_text
 
 _FILES = pytest.StashKey[frozenset]()
 #: Directories not searched for claim files (besides hidden ones and virtual environments).
@@ -156,7 +156,7 @@ class ClaimItem(pytest.Item):
         self.user_properties.append(("verdict", c["verdict"]))
         self.user_properties.append(("covered", covered))
         if not c["as_expected"]:
-            raise ClaimFailure(_failure_text(c), _reason(c))
+            raise ClaimFailure(failure_text(c), _reason(c))
 
     def repr_failure(self, excinfo):
         from perceptron.errors import InputError

@@ -214,7 +214,7 @@ def print_table(findings, claims_by_id, file=None, verbose=False, colour=False):
 
 
 def _covered(f) -> str:
-    from .artefacts import coverage_text
+    from .claim_text import coverage_text
 
     return coverage_text({"verdict": f.verdict.label, "evidence": json.loads(json.dumps(f.evidence, default=str))})
 
@@ -233,9 +233,9 @@ def print_tightness(tightness, file=None):
 def _details(f):
     ev = f.evidence
     if "counterexample" in ev and "search" in ev["counterexample"]:
-        from .artefacts import _failure_text
+        from .claim_text import failure_text
 
-        text = _failure_text({"id": f.claim_id, "citation": f.citation, "verdict": f.verdict.label, "expect": f.expect,
+        text = failure_text({"id": f.claim_id, "citation": f.citation, "verdict": f.verdict.label, "expect": f.expect,
                               "statement": f.statement, "evidence": json.loads(json.dumps(ev, default=str))})
         for line in text.splitlines()[2:]:
             if not line.startswith(("expr:", "covered:")):

@@ -129,8 +129,8 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     "unknown: empty domain"."""
     from .enumeration import Budget, Enumerator
 
+    check_limits(dom, timeout)  # as given, and as widened
     dom = _prepare(claim, dom, widen)
-    check_limits(dom, timeout)
     if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
         raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")
     if scheduler:
@@ -242,14 +242,13 @@ def _tally(merge, shards, timeout, max_exact, max_candidates, max_memory):
     completed = {"datasets": done, "of": total, "shards": shards_done, "shards_of": len(needed)}
     why = ""
     if not complete:
-        kinds = {"timeout": f"time limit of {timeout:g} s reached", "memory": f"one instance's frontier outgrew the memory "
-                 f"budget of {max_memory / (1 << 30):.3g} GiB", "budget": f"more than {max_exact} candidates needed exact "
+        kinds = {"timeout": f"time limit of {timeout:g} s reached", "memory": f"the memory budget of {max_memory / (1 << 30):.3g} GiB "
+                 "was reached (one instance's frontier, or a block's arrays, outgrew it)", "budget": f"more than {max_exact} candidates needed exact "
                  "evaluation (the budget)", "candidates": f"more than {max_candidates} candidates to screen (the budget)"}
         why = "; ".join(kinds[k] for k in sorted(stops)) or kinds["timeout"]
-        unfinished = sorted({(s.setting, s.n) for s in needed if s.index not in res or res[s.index].status != "complete"})
-        groups = ", ".join(f"{n} points" for _, n in dict.fromkeys((0, n) for _, n in unfinished))
+        unfinished = sorted({s.n for s in needed if s.index not in res or res[s.index].status != "complete"})
         why += (f"; completed {done:,} of {total:,} datasets ({shards_done} of {len(needed)} shards); "
-                f"unfinished: {groups}")
+                f"unfinished: datasets of {', '.join(map(str, unfinished))} point(s)")
         completed["text"] = why
     return checked, completed, complete, why
 
@@ -260,6 +259,7 @@ def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_M
     from .shards import plan, run_shards
 
     check_searchable(claim)
+    check_limits(dom, timeout)
     bound = _bound_tree(claim)
     if bound is None:
         raise SearchError(f"claim {claim.id} is not a bound of the form 'mistakes <= B' or 'k <= B'")

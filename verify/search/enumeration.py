@@ -163,6 +163,8 @@ class Enumerator:
                 res.datasets += len(idx)
         except Stop as e:
             res.status = e.kind
+        except MemoryError:  # the address-space cap (verify.cli --max-memory) under the frontier budget
+            res.status = "memory"
         res.checked, res.exact = self.checked, self.exact
         if best is not None:
             res.found = ((best[0], best[1], best[2], tuple(best[3])), best[4])

@@ -1,15 +1,30 @@
-"""The z3 engine of the search: datasets, separator and a run as one bounded formula.
+"""The z3 engine: a dataset, its separator and a run as one formula over integers, in
+polynomial form.
 
-Unknowns: N points (integers in the box) and labels, an integer separator v (and c), the
-point taken at each of up to K steps (any misclassified one, or the first); the claim's
-negation at some update (update claims), at the end of a converged run (end claims), or for
-the dataset (dataset claims).  Square roots become reals s >= 0 with s^2 = arg.  z3 runs in
-a child process killed at the deadline (its own timeouts are soft on nonlinear problems);
-a model is only a candidate: the caller replays it exactly before reporting anything.
+Unknowns: the points (integers in the box) and labels, an unnormalised integer separator v (and
+c) with its integer margin m = min_i y_i (v.x_i + c), and the point taken at each update.
+Every quantity of a claim is kept as num/den * sqrt(rad) with num, den, rad integer
+polynomials (gamma = m/|v| is m sqrt(v.v)/(v.v), R = sqrt(R2), w_opt = v sqrt(v.v)/(v.v)), and
+each comparison is decided by signs and squared sides (a sqrt(r) <= b sqrt(s) becomes sign
+cases and a^2 r <= b^2 s), so no root or real number reaches the solver.  A claim that adds
+square roots of different quantities is not encodable this way (``unsupported``).
+
+The run is unrolled one update at a time on one incremental solver per number of points: the
+claim's failure at update t is pushed, checked under a time slice, popped; the slices grow
+(0.25 s, 1 s, 4 s, ...) until the deadline, so a length that z3 cannot settle quickly does not
+block a longer one.  Symmetry breaking: with ``order any`` the points are sorted
+lexicographically (a run may take them in any order).  Encoded: eta = 1 and w0 = 0 (the domain
+must contain them), the ``yx`` update, orders any and first, integer boxes (not the unit circle).
+
+Everything runs in one fresh child process killed at the deadline (z3's own time limits are
+soft on nonlinear problems).  A model is only a candidate: it is replayed exactly
+(verify.search.confirm), with the separator the domain assigns to its dataset, before it is
+believed.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from fractions import Fraction
 
@@ -17,202 +32,237 @@ from perceptron.variants import VARIANTS
 
 from .._child import run_in_child
 
-__all__ = ["z3_search"]
+__all__ = ["z3_search", "SLICES"]
+
+#: Time slices of one check (seconds), in passes: every length is tried with the first, then
+#: with the next, and so on; the last repeats until the deadline.
+SLICES = (0.25, 1.0, 4.0, 16.0)
 
 
-class _Unsupported(Exception):
+class Unsupported(Exception):
     pass
 
 
-def _build(claim, dom, n):
-    import z3
+# --------------------------------------------------------------------------- num/den * sqrt(rad)
 
-    var = VARIANTS[dom.variant]
-    tie = var.tie if var.tie is not None else dom.sign0s[0]  # z3 encodes eta = 1, w0 = 0, this sign(0)
-    bias = var.bias is not None
-    s = z3.Solver()
-    d, B, K = dom.dim, dom.box, dom.max_updates
-    X = [[z3.Int(f"x_{i}_{j}") for j in range(d)] for i in range(n)]
-    Y = [z3.Int(f"y_{i}") for i in range(n)]
-    for i in range(n):
-        s.add(z3.Or(Y[i] == 1, Y[i] == -1))
-        for j in range(d):
-            s.add(X[i][j] >= -B, X[i][j] <= B)
-    n2 = [z3.Sum([X[i][j] * X[i][j] for j in range(d)]) for i in range(n)]
-    R2 = z3.Int("R2")
-    s.add(*[R2 >= q for q in n2], z3.Or(*[R2 == q for q in n2]), R2 > 0)  # not all points zero, as in D
-    R = z3.Real("R")
-    s.add(R >= 0, R * R == z3.ToReal(R2))
-    aux = [0]
+def _is_one(e):
+    return isinstance(e, int) and e == 1
 
-    def fresh_sqrt(e):
-        aux[0] += 1
-        r = z3.Real(f"sqrt_{aux[0]}")
-        s.add(r >= 0, r * r == e, e >= 0)
-        return r
 
-    sep = {}
-    names = set(claim.compiled.names)
-    if names & {"v_opt", "c_opt", "m_opt"}:
-        raise _Unsupported("v_opt, c_opt, m_opt are not encoded")
-    if names & {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable"} or "separable" in claim.assume:
-        V = [z3.Int(f"v_{j}") for j in range(d)]
-        C = z3.Int("c") if bias else z3.IntVal(0)
-        S = dom.sep_box
-        for j in range(d):
-            s.add(V[j] >= -S, V[j] <= S)
-        if bias:
-            s.add(C >= -S, C <= S)
-        s.add(z3.Or(*[v != 0 for v in V]))
-        margins = [Y[i] * (z3.Sum([V[j] * X[i][j] for j in range(d)]) + C) for i in range(n)]
-        m = z3.Int("margin")
-        s.add(*[m <= q for q in margins], z3.Or(*[m == q for q in margins]), m > 0)
-        nv = z3.Real("nv")
-        s.add(nv > 0, nv * nv == z3.ToReal(z3.Sum([v * v for v in V])))
-        gamma = z3.ToReal(m) / nv
-        if "strict_margin" in claim.assume:
-            gamma = gamma * (1 - z3.RealVal(Fraction(1, 2**32)))
-        w_opt = [z3.ToReal(v) / nv for v in V]
-        b_opt = z3.ToReal(C) / nv
-        sep = {"w_opt": w_opt, "b_opt": b_opt, "gamma": gamma, "w_hat_opt": w_opt + [b_opt / R],
-               "separable": z3.RealVal(1), "_V": V, "_C": C}
-    if "nontrivial" in claim.assume:
-        s.add(z3.Or(*[Y[i] == 1 for i in range(n)]), z3.Or(*[Y[i] == -1 for i in range(n)]))
+class Rad:
+    """num/den * sqrt(rad): num, den, rad are Python ints or z3 integer terms; den != 0 and
+    rad >= 0 are side conditions the translator records."""
 
-    def sel(vals, c):
-        out = vals[-1]
-        for i in range(len(vals) - 2, -1, -1):
-            out = z3.If(c == i, vals[i], out)
+    __slots__ = ("n", "d", "r")
+
+    def __init__(self, n, d=1, r=1):
+        self.n, self.d, self.r = n, d, r
+
+
+def _same(a, b):
+    if isinstance(a, int) or isinstance(b, int):
+        return isinstance(a, int) and isinstance(b, int) and a == b
+    return a.eq(b)
+
+
+def _mul(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if _is_one(a):
+        return b
+    if _is_one(b):
+        return a
+    if isinstance(a, int) and a == 0 or isinstance(b, int) and b == 0:
+        return 0
+    return a * b
+
+
+def _add(a, b):
+    if isinstance(a, int) and a == 0:
+        return b
+    if isinstance(b, int) and b == 0:
+        return a
+    return a + b
+
+
+class _Algebra:
+    def __init__(self, z3):
+        self.z3 = z3
+        self.side = []  # side conditions (den != 0, rad >= 0, floor definitions)
+        self.fresh = 0
+        self.positive = set()  # ids of terms known to be > 0 (the formula says so)
+
+    def known_positive(self, e):
+        if isinstance(e, int):
+            return e > 0
+        return e.get_id() in self.positive
+
+    def pmul(self, a, b):
+        """a * b, registered as positive when both factors are."""
+        out = _mul(a, b)
+        if self.known_positive(a) and self.known_positive(b) and not isinstance(out, int):
+            self.positive.add(out.get_id())
         return out
 
-    def outsign(sc):
-        return z3.If(sc > 0, 1, z3.If(sc < 0, -1, tie))
+    def const(self, f):
+        f = Fraction(f)
+        return Rad(f.numerator, f.denominator, 1)
 
-    # the run
-    W = [[z3.IntVal(0)] * d]
-    Bs = [z3.IntVal(0)]
-    SS = [z3.IntVal(0)]
-    steps = []
-    act = []
-    for t in range(1, K + 1 if claim.when != "dataset" else 1):
-        c = z3.Int(f"c_{t}")
-        a = z3.Bool(f"active_{t}")
-        s.add(c >= 0, c < n)
-        if act:
-            s.add(z3.Implies(a, act[-1]))
-        xs = [sel([X[i][j] for i in range(n)], c) for j in range(d)]
-        ys = sel(Y, c)
-        score = z3.Sum([W[-1][j] * xs[j] for j in range(d)]) + (Bs[-1] if bias else 0)
-        if dom.order == "first":
-            for i in range(n):
-                sc_i = z3.Sum([W[-1][j] * X[i][j] for j in range(d)]) + (Bs[-1] if bias else 0)
-                s.add(z3.Implies(z3.And(a, i < c), outsign(sc_i) == Y[i]))
-        s.add(z3.Implies(a, outsign(score) != ys))
-        w_new = [z3.If(a, W[-1][j] + ys * xs[j], W[-1][j]) for j in range(d)]
-        step_b = {"R2": R2, "one": z3.IntVal(1)}.get(var.bias)
-        b_new = z3.If(a, Bs[-1] + ys * step_b, Bs[-1]) if step_b is not None else z3.IntVal(0)
-        ss_new = z3.If(a, SS[-1] + z3.Sum([v * v for v in xs]), SS[-1])
-        steps.append({"t": t, "x": xs, "y": ys, "score": score, "c": c, "a": a})
-        act.append(a)
-        W.append(w_new)
-        Bs.append(b_new)
-        SS.append(ss_new)
+    def neg(self, a):
+        return Rad(_mul(-1, a.n), a.d, a.r)
 
-    def state(t):
-        return {"w": W[t], "b": Bs[t], "k": z3.IntVal(t), "sumsq": SS[t], "mistakes": z3.IntVal(t)}
+    def mul(self, a, b):
+        if _same(a.r, b.r):  # sqrt(r)^2 = r
+            return Rad(_mul(_mul(a.n, b.n), a.r), self.pmul(a.d, b.d), 1)
+        return Rad(_mul(a.n, b.n), self.pmul(a.d, b.d), self.pmul(a.r, b.r))
 
-    base = {"R2": R2, "R": R, "eta": z3.IntVal(1), "n": z3.IntVal(n), "d": z3.IntVal(d), "w0": [z3.IntVal(0)] * d,
-            "sign0": z3.IntVal(tie), **{k: v for k, v in sep.items() if not k.startswith("_")}}
-    tr = _Translator(z3, fresh_sqrt, X, Y, R)
-    goals = []
-    if claim.when == "dataset":
-        goals.append(z3.Not(tr.cond(claim.compiled.tree, {**base}, {})))
-    elif claim.when == "update":
-        for st in steps:
-            t = st["t"]
-            env = {**base, **state(t), "x": st["x"], "y": st["y"], "score": st["score"], "i": st["c"],
-                   "out": outsign(st["score"])}
-            prevs = {j: {**base, **state(t - j)} for j in range(1, t + 1)}
-            if claim.compiled.uses_prev > t:
-                continue
-            goals.append(z3.And(st["a"], z3.Not(tr.cond(claim.compiled.tree, env, prevs))))
-    else:  # end: runs that converge after exactly T updates
-        for T in range(1, K + 1):
-            conv = [outsign(z3.Sum([W[T][j] * X[i][j] for j in range(d)]) + (Bs[T] if bias else 0)) == Y[i] for i in range(n)]
-            done = [act[T - 1]] + ([z3.Not(act[T])] if T < K else [])
-            env = {**base, **state(T), "converged": z3.IntVal(1)}
-            prevs = {j: {**base, **state(T - j)} for j in range(1, T + 1)}
-            goals.append(z3.And(*done, *conv, z3.Not(tr.cond(claim.compiled.tree, env, prevs))))
-    if not goals:
-        raise _Unsupported("nothing to check in this domain")
-    s.add(z3.Or(*goals))
-    keys = {"X": [[str(v) for v in row] for row in X], "Y": [str(v) for v in Y],
-            "c": [str(st["c"]) for st in steps], "a": [str(st["a"]) for st in steps]}
-    if sep:
-        keys["V"] = [str(v) for v in sep["_V"]]
-        keys["C"] = str(sep["_C"])
-    return s, keys
+    def inv(self, a):
+        # 1 / (n/d sqrt r) = d sqrt(r) / (n r)
+        self._nonzero(a.n)
+        self._nonzero(a.r)
+        return Rad(a.d, self.pmul(a.n, a.r), a.r) if not _is_one(a.r) else Rad(a.d, a.n, 1)
 
+    def div(self, a, b):
+        return self.mul(a, self.inv(b))
+
+    def add(self, a, b):
+        if not _same(a.r, b.r):
+            if isinstance(a.n, int) and a.n == 0:
+                return b
+            if isinstance(b.n, int) and b.n == 0:
+                return a
+            raise Unsupported("a sum of square roots of different quantities has no polynomial form here")
+        if _same(a.d, b.d):
+            return Rad(_add(a.n, b.n), a.d, a.r)
+        return Rad(_add(_mul(a.n, b.d), _mul(b.n, a.d)), self.pmul(a.d, b.d), a.r)
+
+    def sub(self, a, b):
+        return self.add(a, self.neg(b))
+
+    def sqrt(self, a):
+        if not _is_one(a.r):
+            raise Unsupported("a square root of a square root has no polynomial form here")
+        # sqrt(n/d) = sqrt(n d) / d, defined for n d >= 0
+        nd = _mul(a.n, a.d)
+        self._nonneg(nd)
+        return Rad(1, a.d, nd)
+
+    def pow(self, a, e):
+        if e < 0:
+            return self.inv(self.pow(a, -e))
+        out = Rad(1, 1, 1)
+        for _ in range(e):
+            out = self.mul(out, a)
+        return out
+
+    def _nonzero(self, e):
+        if isinstance(e, int):
+            if e == 0:
+                raise Unsupported("division by zero")
+        else:
+            self.side.append(e != 0)
+
+    def _nonneg(self, e):
+        if isinstance(e, int):
+            if e < 0:
+                raise Unsupported("square root of a negative number")
+        else:
+            self.side.append(e >= 0)
+
+    def term(self, e):
+        return self.z3.IntVal(e) if isinstance(e, int) else e
+
+    def le(self, a, b):
+        """a <= b, polynomial: multiply both sides by d_a^2 d_b^2 > 0, then compare
+        A sqrt(r) with B sqrt(s) by their signs and squares."""
+        z3 = self.z3
+        self._nonzero(a.d)
+        self._nonzero(b.d)
+        if self.known_positive(a.d) and self.known_positive(b.d):  # multiply by d_a d_b > 0
+            A, B = _mul(a.n, b.d), _mul(b.n, a.d)
+        else:
+            A = _mul(_mul(a.n, a.d), _mul(b.d, b.d))
+            B = _mul(_mul(b.n, b.d), _mul(a.d, a.d))
+        if _same(a.r, b.r):
+            if _is_one(a.r) or self.known_positive(a.r):
+                return self._cmp(A, B)
+            return z3.Or(self.term(a.r) == 0, self._cmp(A, B))
+        A, B = self.term(A), self.term(B)
+        ra, rb = self.term(a.r), self.term(b.r)
+        zero_a = z3.BoolVal(False) if self.known_positive(a.r) else ra == 0
+        zero_b = z3.BoolVal(False) if self.known_positive(b.r) else rb == 0
+        neg_a, pos_a = z3.Or(A <= 0, zero_a), z3.Or(A >= 0, zero_a)
+        neg_b, pos_b = z3.Or(B <= 0, zero_b), z3.Or(B >= 0, zero_b)
+        sa, sb = A * A * ra, B * B * rb
+        return z3.Or(z3.And(neg_a, pos_b), z3.And(pos_a, pos_b, sa <= sb), z3.And(neg_a, neg_b, sa >= sb))
+
+    def _cmp(self, A, B):
+        if isinstance(A, int) and isinstance(B, int):
+            return self.z3.BoolVal(A <= B)
+        return self.term(A) <= self.term(B)
+
+    def ite(self, c, a, b):
+        z3 = self.z3
+        return Rad(z3.If(c, self.term(a.n), self.term(b.n)), z3.If(c, self.term(a.d), self.term(b.d)),
+                   z3.If(c, self.term(a.r), self.term(b.r)))
+
+    def floor(self, a, ceil=False):
+        self.fresh += 1
+        f = self.z3.Int(f"floor_{self.fresh}")
+        fr = Rad(f, 1, 1)
+        if ceil:  # f - 1 < a <= f
+            self.side += [self.z3.Not(self.le(a, self.sub(fr, Rad(1)))), self.le(a, fr)]
+        else:  # f <= a < f + 1
+            self.side += [self.le(fr, a), self.z3.Not(self.le(self.add(fr, Rad(1)), a))]
+        return fr
+
+
+# --------------------------------------------------------------------------- the claim
 
 class _Translator:
-    """Claim tree -> z3 terms.  Vectors are lists of terms."""
+    """Claim tree -> z3 booleans and Rad values (vectors are lists of Rad)."""
 
-    def __init__(self, z3, fresh_sqrt, X, Y, R):
-        self.z3, self.fresh_sqrt, self.X, self.Y, self.R = z3, fresh_sqrt, X, Y, R
-
-    def cond(self, tree, env, prevs):
-        return self.ev(tree, env, prevs)
+    def __init__(self, alg: _Algebra, points):
+        self.a, self.z3, self.points = alg, alg.z3, points
 
     def ev(self, t, env, prevs):
-        z3 = self.z3
+        a, z3 = self.a, self.z3
         op = t[0]
         if op == "num":
-            return z3.RealVal(t[1])
+            return a.const(t[1])
         if op == "name":
-            nm = t[1]
-            if nm == "w_hat":
-                return list(env["w"]) + [z3.ToReal(env["b"]) / self.R]
-            if nm == "x_hat":
-                return list(env["x"]) + [self.R]
-            if nm not in env:
-                raise _Unsupported(f"{nm} is not encoded")
-            return env[nm]
+            if t[1] not in env:
+                raise Unsupported(f"{t[1]} is not encoded")
+            return env[t[1]]
         if op == "neg":
-            a = self.ev(t[1], env, prevs)
-            return [-v for v in a] if isinstance(a, list) else -a
+            v = self.ev(t[1], env, prevs)
+            return [a.neg(x) for x in v] if isinstance(v, list) else a.neg(v)
         if op == "not":
             return z3.Not(self.ev(t[1], env, prevs))
         if op == "bin":
-            a, b = self.ev(t[2], env, prevs), self.ev(t[3], env, prevs)
-            o = t[1]
-            if isinstance(a, list) or isinstance(b, list):
-                if o == "+":
-                    return [p + q for p, q in zip(a, b)]
-                if o == "-":
-                    return [p - q for p, q in zip(a, b)]
+            x, y, o = self.ev(t[2], env, prevs), self.ev(t[3], env, prevs), t[1]
+            if isinstance(x, list) or isinstance(y, list):
+                if o in "+-":
+                    f = a.add if o == "+" else a.sub
+                    return [f(p, q) for p, q in zip(x, y)]
                 if o == "*":
-                    return [b * v for v in a] if isinstance(a, list) else [a * v for v in b]
+                    return [a.mul(y, v) for v in x] if isinstance(x, list) else [a.mul(x, v) for v in y]
                 if o == "/":
-                    return [z3.ToReal(v) / b if z3.is_int(v) else v / b for v in a]
-            if o == "/":
-                return _real(z3, a) / _real(z3, b)
-            return {"+": a + b, "-": a - b, "*": a * b}[o]
+                    return [a.div(v, y) for v in x]
+            return {"+": a.add, "-": a.sub, "*": a.mul, "/": a.div}[o](x, y)
         if op == "pow":
-            a = self.ev(t[1], env, prevs)
-            e = t[2]
-            out = z3.RealVal(1)
-            for _ in range(abs(e)):
-                out = out * a
-            return out if e >= 0 else 1 / out
+            return a.pow(self.ev(t[1], env, prevs), t[2])
         if op == "cmp":
             vals = [self.ev(p, env, prevs) for p in t[2]]
             parts = []
-            for o, a, b in zip(t[1], vals, vals[1:]):
-                if isinstance(a, list):
-                    eq = z3.And(*[p == q for p, q in zip(a, b)])
+            for o, x, y in zip(t[1], vals, vals[1:]):
+                if isinstance(x, list):
+                    eq = z3.And(*[z3.And(a.le(p, q), a.le(q, p)) for p, q in zip(x, y)])
                     parts.append(eq if o == "==" else z3.Not(eq))
-                else:
-                    parts.append({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[o])
+                    continue
+                parts.append({"<=": lambda: a.le(x, y), ">=": lambda: a.le(y, x), "<": lambda: z3.Not(a.le(y, x)),
+                              ">": lambda: z3.Not(a.le(x, y)), "==": lambda: z3.And(a.le(x, y), a.le(y, x)),
+                              "!=": lambda: z3.Not(z3.And(a.le(x, y), a.le(y, x)))}[o]())
             return z3.And(*parts)
         if op == "and":
             return z3.And(*[self.ev(v, env, prevs) for v in t[1]])
@@ -221,115 +271,359 @@ class _Translator:
         if op == "prev":
             j = t[2]
             if j not in prevs:
-                raise _Unsupported("prev beyond the run")
+                raise Unsupported("prev beyond the run")
             return self.ev(t[1], prevs[j], {k - j: v for k, v in prevs.items() if k > j})
         if op == "agg":
-            vals = []
-            for i in range(len(self.X)):
-                e = {**env, "x": self.X[i], "y": self.Y[i]}
-                vals.append(self.ev(t[2], e, prevs))
+            vals = [self.ev(t[2], {**env, **pe}, prevs) for pe in self.points]
             name = t[1]
             if name == "all_i":
                 return z3.And(*vals)
             if name == "any_i":
                 return z3.Or(*vals)
             if name == "sum_i":
-                return z3.Sum(vals)
+                out = vals[0]
+                for v in vals[1:]:
+                    out = a.add(out, v)
+                return out
             out = vals[0]
             for v in vals[1:]:
-                out = z3.If(v < out, v, out) if name == "min_i" else z3.If(v > out, v, out)
+                out = a.ite(a.le(v, out) if name == "min_i" else a.le(out, v), v, out)
             return out
         if op == "call":
             name = t[1]
-            args = [self.ev(a, env, prevs) for a in t[2]]
+            args = [self.ev(x, env, prevs) for x in t[2]]
             if name in ("dot", "norm2", "norm"):
                 u, v = (args[0], args[1]) if name == "dot" else (args[0], args[0])
-                s = z3.Sum([p * q for p, q in zip(u, v)])
-                return self.fresh_sqrt(_real(z3, s)) if name == "norm" else s
+                s = Rad(0)
+                for p, q in zip(u, v):
+                    s = a.add(s, a.mul(p, q))
+                return a.sqrt(s) if name == "norm" else s
             if name == "sqrt":
-                return self.fresh_sqrt(_real(z3, args[0]))
+                return a.sqrt(args[0])
             if name == "abs":
-                return z3.If(args[0] >= 0, args[0], -args[0])
+                return a.ite(a.le(Rad(0), args[0]), args[0], a.neg(args[0]))
             if name == "sign":
-                return z3.If(args[0] > 0, 1, z3.If(args[0] < 0, -1, 0))
+                x = args[0]
+                return a.ite(z3.Not(a.le(x, Rad(0))), Rad(1), a.ite(z3.Not(a.le(Rad(0), x)), Rad(-1), Rad(0)))
             if name in ("min", "max"):
                 out = args[0]
                 for v in args[1:]:
-                    out = z3.If(v < out, v, out) if name == "min" else z3.If(v > out, v, out)
+                    out = a.ite(a.le(v, out) if name == "min" else a.le(out, v), v, out)
                 return out
-            if name == "floor":
-                return z3.ToInt(_real(z3, args[0]))
-            if name == "ceil":
-                return -z3.ToInt(-_real(z3, args[0]))
+            if name in ("floor", "ceil"):
+                return a.floor(args[0], ceil=name == "ceil")
             if name == "vec":
                 return args
-        raise _Unsupported(f"{op} is not encoded for z3")
+        raise Unsupported(f"{op} is not encoded for z3")
 
 
-def _real(z3, e):
-    return z3.ToReal(e) if z3.is_int(e) else e
+# --------------------------------------------------------------------------- the formula
+
+class _Assertions:
+    """The base formula, and each unrolled update's constraints apart (a check at length t
+    takes the base and the first t updates only)."""
+
+    def __init__(self):
+        self.base, self.steps = [], []
+        self.step = None  # the update being unrolled
+
+    def add(self, *fs):
+        (self.base if self.step is None else self.step).extend(fs)
 
 
-def _child(claim, dom, n, timeout, conn):
+def _lex_le(z3, a, b):
+    out = z3.BoolVal(True)
+    for p, q in reversed(list(zip(a, b))):
+        out = z3.Or(p < q, z3.And(p == q, out))
+    return out
+
+
+class _Problem:
+    """The base formula for n points, and the claim's failure at each length."""
+
+    def __init__(self, claim, dom, n, fold, tie):
+        import z3
+
+        from .domain import needs_separator
+
+        self.z3 = z3
+        var = VARIANTS[dom.variant]
+        bias = var.bias is not None
+        self.claim, self.dom, self.n, self.tie, self.bias = claim, dom, n, tie, bias
+        d, B = dom.dim, dom.box
+        s = self.s = _Assertions()
+        X = self.X = [[z3.Int(f"x_{i}_{j}") for j in range(d)] for i in range(n)]
+        Y = self.Y = [z3.IntVal(1) if fold else z3.Int(f"y_{i}") for i in range(n)]
+        for i in range(n):
+            if not fold:
+                s.add(z3.Or(Y[i] == 1, Y[i] == -1))
+            for j in range(d):
+                s.add(X[i][j] >= -B, X[i][j] <= B)
+        if dom.order == "any":  # points in lexicographic order: any run of a permutation is a run of this one
+            for i in range(n - 1):
+                s.add(_lex_le(z3, X[i] + ([] if fold else [Y[i]]), X[i + 1] + ([] if fold else [Y[i + 1]])))
+        n2 = [z3.Sum([v * v for v in X[i]]) for i in range(n)]
+        R2 = self.R2 = z3.Int("R2")
+        s.add(*[R2 >= q for q in n2], z3.Or(*[R2 == q for q in n2]), R2 > 0)  # not all points zero, as in D
+        if "nontrivial" in claim.assume:
+            s.add(z3.Or(*[y == 1 for y in Y]), z3.Or(*[y == -1 for y in Y]))
+        self.alg = _Algebra(z3)
+        self.alg.positive.add(R2.get_id())
+        base = {"R2": Rad(R2), "R": Rad(1, 1, R2), "eta": Rad(1), "n": Rad(n), "d": Rad(d), "w0": [Rad(0)] * d,
+                "sign0": Rad(tie)}
+        names = set(claim.compiled.names)
+        if names & {"v_opt", "c_opt", "m_opt"}:
+            raise Unsupported("v_opt, c_opt, m_opt depend on the scale of the integer separator")
+        self.V = self.C = None
+        if needs_separator(claim):
+            V = self.V = [z3.Int(f"v_{j}") for j in range(d)]
+            C = self.C = z3.Int("c") if bias else z3.IntVal(0)
+            S = dom.sep_box
+            s.add(*[z3.And(v >= -S, v <= S) for v in V], z3.Or(*[v != 0 for v in V]))
+            if bias:
+                s.add(C >= -S, C <= S)
+            margins = [Y[i] * (z3.Sum([V[j] * X[i][j] for j in range(d)]) + C) for i in range(n)]
+            m = z3.Int("margin")
+            s.add(*[m <= q for q in margins], z3.Or(*[m == q for q in margins]), m > 0)
+            V2 = z3.Int("vv")
+            s.add(V2 == z3.Sum([v * v for v in V]), V2 > 0)
+            self.alg.positive.add(V2.get_id())
+            w_opt = [Rad(v, V2, V2) for v in V]
+            b_opt = Rad(C, V2, V2)
+            gamma = Rad(m, V2, V2)
+            if "strict_margin" in claim.assume:
+                gamma = Rad(m * (2**32 - 1), V2 * 2**32, V2)
+            base.update({"w_opt": w_opt, "b_opt": b_opt, "gamma": gamma, "separable": Rad(1),
+                         "w_hat_opt": w_opt + [self.alg.div(b_opt, base["R"])]})
+        self.base = base
+        self.points = [{"x": [Rad(v) for v in X[i]], "y": Rad(Y[i]), "x_hat": [Rad(v) for v in X[i]] + [base["R"]]}
+                       for i in range(n)]
+        self.tr = _Translator(self.alg, self.points)
+        self.step_b = {"R2": R2, "one": z3.IntVal(1)}.get(var.bias)
+        self.W = [[z3.IntVal(0)] * d]
+        self.Bs = [z3.IntVal(0)]
+        self.SS = [z3.IntVal(0)]
+        self.steps = []
+
+    def _score(self, w, b, x):
+        z3 = self.z3
+        return z3.Sum([p * q for p, q in zip(w, x)]) + (b if self.bias else 0)
+
+    def _mistake(self, score, y):
+        z3 = self.z3
+        return z3.Or(y * score < 0, z3.And(score == 0, z3.IntVal(self.tie) != y))
+
+    def add_step(self):
+        """Unroll one more update (every run checked at length t has at least t updates)."""
+        z3, s, n, d = self.z3, self.s, self.n, self.dom.dim
+        t = len(self.steps) + 1
+        s.step = []
+        c = z3.Int(f"c_{t}")
+        s.add(c >= 0, c < n)
+        xs = [z3.Int(f"xs_{t}_{j}") for j in range(d)]
+        ys = z3.Int(f"ys_{t}")
+        s.add(z3.Or(*[z3.And(c == i, ys == self.Y[i], *[xs[j] == self.X[i][j] for j in range(d)]) for i in range(n)]))
+        w, b = self.W[-1], self.Bs[-1]
+        score = z3.Int(f"score_{t}")
+        s.add(score == self._score(w, b, xs))
+        s.add(self._mistake(score, ys))
+        if self.dom.order == "first":
+            for i in range(n):
+                s.add(z3.Implies(i < c, z3.Not(self._mistake(self._score(w, b, self.X[i]), self.Y[i]))))
+        wn = [z3.Int(f"w_{t}_{j}") for j in range(d)]
+        s.add(*[wn[j] == w[j] + ys * xs[j] for j in range(d)])
+        if self.step_b is not None:
+            bn = z3.Int(f"b_{t}")
+            s.add(bn == b + ys * self.step_b)
+        else:
+            bn = z3.IntVal(0)
+        ss = z3.Int(f"sumsq_{t}")
+        s.add(ss == self.SS[-1] + z3.Sum([v * v for v in xs]))
+        self.W.append(wn)
+        self.Bs.append(bn)
+        self.SS.append(ss)
+        out = z3.If(score > 0, 1, z3.If(score < 0, -1, self.tie))
+        s.steps.append(s.step)
+        s.step = None
+        self.steps.append({"c": c, "x": xs, "y": ys, "score": score, "out": out})
+
+    def _state(self, t):
+        return {**self.base, "w": [Rad(v) for v in self.W[t]], "b": Rad(self.Bs[t]), "k": Rad(t), "mistakes": Rad(t),
+                "sumsq": Rad(self.SS[t]), "converged": Rad(1),
+                "w_hat": [Rad(v) for v in self.W[t]] + [self.alg.div(Rad(self.Bs[t]), self.base["R"])]}
+
+    def failure(self, t):
+        """The claim's failure at length t (update claims: at the t-th update; end claims: the
+        run converges after exactly t updates; dataset claims: t = 0), with its side conditions."""
+        z3 = self.z3
+        self.alg.side = []
+        prevs = {j: self._state(t - j) for j in range(1, t + 1)}
+        if self.claim.when == "dataset":
+            env = dict(self.base)
+        elif self.claim.when == "update":
+            st = self.steps[t - 1]
+            env = {**self._state(t), "x": [Rad(v) for v in st["x"]], "y": Rad(st["y"]), "score": Rad(st["score"]),
+                   "i": Rad(st["c"]), "out": Rad(st["out"])}
+            env["x_hat"] = env["x"] + [self.base["R"]]
+        else:
+            env = self._state(t)
+        cond = self.tr.ev(self.claim.compiled.tree, env, prevs)
+        goal = [z3.Not(cond), *self.alg.side]
+        if self.claim.when == "end":
+            goal += [z3.Not(self._mistake(self._score(self.W[t], self.Bs[t], self.X[i]), self.Y[i])) for i in range(self.n)]
+        return z3.And(*goal)
+
+    def check(self, goal, t, seconds, incremental):
+        """sat / unsat / unknown of the base formula, the first t updates and ``goal``.
+        Incremental: one solver per number of points; update j's constraints are guarded by a
+        literal, assumed for j <= t; the goal is pushed and popped."""
+        z3 = self.z3
+        if incremental:
+            if getattr(self, "_inc", None) is None:
+                self._inc, self._acts = z3.SolverFor("QF_NIA"), []
+                self._inc.set("random_seed", 0)
+                self._inc.add(*self.s.base)
+            while len(self._acts) < len(self.s.steps):
+                a = z3.Bool(f"update_{len(self._acts) + 1}")
+                self._inc.add(z3.Implies(a, z3.And(*self.s.steps[len(self._acts)])))
+                self._acts.append(a)
+            solver = self._inc
+            solver.push()
+            solver.add(goal)
+            solver.set("timeout", max(1, int(1000 * seconds)))
+            r = solver.check(*self._acts[:t])
+        else:
+            solver = z3.SolverFor("QF_NIA")
+            solver.set("random_seed", 0)
+            solver.add(*self.s.base, *[f for st in self.s.steps[:t] for f in st], goal)
+            solver.set("timeout", max(1, int(1000 * seconds)))
+            r = solver.check()
+        self._model = solver.model() if r == z3.sat else None
+        if incremental:
+            solver.pop()
+        return r
+
+    def block(self, cand):
+        """Exclude a candidate dataset from later checks."""
+        z3 = self.z3
+        f = z3.Or(*[v != val for row, vals in zip(self.X, cand["X"]) for v, val in zip(row, vals)],
+                  *[y != val for y, val in zip(self.Y, cand["Y"]) if z3.is_const(y) and not z3.is_int_value(y)])
+        self.s.base.append(f)
+        if getattr(self, "_inc", None) is not None:
+            self._inc.add(f)
+
+    def model(self, t):
+        m = self._model
+
+        def val(e, default=0):
+            v = m.eval(e, model_completion=True)
+            return int(v.as_long()) if v is not None else default
+
+        out = {"X": [[val(v) for v in row] for row in self.X], "Y": [val(v, 1) for v in self.Y],
+               "path": [val(st["c"]) for st in self.steps[:t]]}
+        if self.V is not None:
+            out["V"] = [val(v) for v in self.V]
+            out["C"] = val(self.C)
+        return out
+
+
+def _child(claim, dom, fold, tie, deadline, incremental, conn):
+    """In the child: every number of points, every length, in passes of growing slices; the
+    first model that survives replay is sent back."""
     import z3
 
-    try:
-        s, keys = _build(claim, dom, n)
-    except _Unsupported as e:
-        conn.send(("unsupported", str(e)))
-        return
-    s.set("timeout", int(timeout * 1000))
-    r = s.check()
-    if r != z3.sat:
-        conn.send((str(r), s.reason_unknown() if r == z3.unknown else ""))
-        return
-    m = s.model()
-    byname = {d.name(): m[d] for d in m.decls()}
-
-    def val(name, default=0):
-        v = byname.get(name)
-        return int(v.as_long()) if v is not None else default
-
-    out = {"X": [[val(v) for v in row] for row in keys["X"]], "Y": [val(v, 1) for v in keys["Y"]],
-           "c": [val(v) for v in keys["c"]], "a": [z3.is_true(byname[v]) if v in byname else False for v in keys["a"]]}
-    if "V" in keys:
-        out["V"] = [val(v) for v in keys["V"]]
-        out["C"] = val(keys["C"]) if keys["C"] != "0" else 0
-    conn.send(("sat", out))
-
-
-def _solve(claim, dom, n, timeout):
-    # A fresh interpreter per query: z3's term sharing (and so its search) depends on what the
-    # process built before, and a forked child would inherit that; spawn keeps runs repeatable.
-    got = run_in_child(_child, (claim, dom, n, timeout), timeout + 3.0, method="spawn")  # + start-up
-    return got or ("unknown", f"killed at the hard limit ({timeout:.1f} s)")
-
-
-def z3_search(claim, dom, deadline):
-    """(counterexample dict, None) or (None, reason)."""
     from .confirm import confirm
+    from .domain import best_separator
+
+    min_t = 0 if claim.when == "dataset" else 1
+    K = 0 if claim.when == "dataset" else dom.max_updates
+    notes = []
+    problems = {}
+    for p in itertools.count():
+        slice_s = SLICES[min(p, len(SLICES) - 1)]
+        settled = True
+        for n in range(1, dom.points + 1):
+            if n not in problems:
+                try:
+                    problems[n] = _Problem(claim, dom, n, fold, tie)
+                except Unsupported as e:
+                    conn.send(("unsupported", str(e)))
+                    return
+            pb = problems[n]
+            for t in range(min_t, K + 1):
+                if pb.__dict__.get("unsat_" + str(t)):
+                    continue
+                while len(pb.steps) < t:
+                    pb.add_step()
+                if claim.compiled.uses_prev > t:
+                    continue
+                left = deadline - time.time()
+                if left <= 0.05:
+                    conn.send(("unknown", "; ".join(notes + ["time limit reached"])))
+                    return
+                try:
+                    goal = pb.failure(t)
+                except Unsupported as e:
+                    conn.send(("unsupported", str(e)))
+                    return
+                r = pb.check(goal, t, min(slice_s, left), incremental)
+                if r == z3.sat:
+                    cand = pb.model(t)
+                    sep = None
+                    if pb.V is not None:
+                        sep = (cand["V"], cand["C"])
+                        if dom.separators == "best":  # the separator D assigns to this dataset
+                            sep = best_separator(cand["X"], cand["Y"], dom, pb.bias)
+                    ce = None if pb.V is not None and sep is None else confirm(
+                        claim, dom.variant, cand["X"], cand["Y"], cand["path"], sep, tie)
+                    if ce is not None:
+                        ce["found_by"] = f"z3 at {n} point(s), {t} update(s), slice {slice_s:g} s"
+                        conn.send(("sat", ce))
+                        return
+                    notes.append(f"{n} point(s), {t} update(s): z3's model did not survive exact replay")
+                    pb.block(cand)  # and look again at this length in a later pass
+                    settled = False
+                elif r == z3.unsat:
+                    setattr(pb, "unsat_" + str(t), True)
+                else:
+                    settled = False
+        if settled:
+            conn.send(("unsat", f"no model at 1 to {dom.points} point(s), up to {K} update(s): z3 proved each "
+                                "length unsatisfiable (within its encoding: eta = 1, w0 = 0)"))
+            return
+
+
+def z3_search(claim, dom, deadline, incremental: bool = True):
+    """(counterexample, None), or (None, reason).  ``deadline`` is a time.time() value.
+    ``incremental`` (the default): one solver per number of points, each update's constraints
+    assumed through a literal and each length's goal pushed and popped; otherwise a fresh solver
+    per check (benchmarks/bench_search.py measures both)."""
+    from .domain import label_symmetric
 
     if Fraction(1) not in {Fraction(e) for e in dom.etas}:
         return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain"
-    reasons = []
-    for n in range(1, dom.points + 1):
-        left = deadline - time.time()
-        if left <= 0.2:
-            reasons.append("time limit reached")
-            break
-        r, model = _solve(claim, dom, n, left)
-        if r == "unsupported":
-            return None, f"not encodable: {model}"
-        if r == "unsat":
-            reasons.append(f"{n} point(s): unsat")
-            continue
-        if r != "sat":
-            reasons.append(f"{n} point(s): {r} {model}".strip())
-            continue
-        path = [c for c, a in zip(model["c"], model["a"]) if a]
-        sep = (model["V"], model.get("C", 0)) if "V" in model else None
-        ce = confirm(claim, dom.variant, model["X"], model["Y"], path, sep, dom.sign0s[0])
-        if ce is not None:
-            return ce, None
-        reasons.append(f"{n} point(s): z3's model did not survive exact replay")
-    return None, "; ".join(reasons) or "no model"
+    if dom.unit:
+        return None, "not encodable: points on the unit circle"
+    if dom.order == "cyclic":
+        return None, "not encodable: the cyclic order"
+    if "yx" not in dom.forms and VARIANTS[dom.variant].half_form:
+        return None, "not encodable: the 1/2 (y - out) x update form"
+    var = VARIANTS[dom.variant]
+    tie = var.tie if var.tie is not None else (0 if 0 in dom.sign0s else dom.sign0s[0])
+    fold = label_symmetric(claim, dom.variant, tie)
+    left = deadline - time.time()
+    if left <= 0.2:
+        return None, "time limit reached"
+    # A fresh interpreter: z3's term sharing (and so its search) depends on what the process
+    # built before, and a forked child would inherit that; spawn keeps runs repeatable.
+    got = run_in_child(_child, (claim, dom, fold, tie, deadline, incremental), left + 0.5, method="spawn")
+    if got is None:
+        return None, f"killed at the hard time limit ({left:.1f} s)"
+    kind, what = got
+    if kind == "sat":
+        return what, None
+    if kind == "unsupported":
+        return None, f"not encodable: {what}"
+    if kind == "limit":
+        return None, f"limit reached: {what}"
+    return None, what
