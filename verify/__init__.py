@@ -96,13 +96,17 @@ def check(claim_id: str, data, *, claims=None):
     return A._finding(c, part["agg"][c.id], f"1 dataset ({ds.name}), {part['runs']} runs", {})
 
 
-def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float = 60.0, **domain):
+def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float = 60.0, jobs: int = 1,
+           scheduler: str | None = None, max_memory_gib: float = 4.0, **domain):
     """Search small integer datasets for a counterexample to one claim; ``domain`` sets the
-    fields of verify.search.Domain (points, dim, box, max_updates, order, sep_box, ...).  The
-    result has ``verdict`` (refuted with a replayed ``counterexample``, no counterexample in the
-    stated ``domain``, or unknown) and ``to_json()``."""
+    fields of verify.search.Domain (points, dim, box, max_updates, order, sep_box, ...);
+    ``jobs`` worker processes or the Dask ``scheduler`` at that address run the shards, under a
+    memory budget of ``max_memory_gib`` and the hard ``timeout``.  The result has ``verdict``
+    (refuted with a replayed ``counterexample``, no counterexample in the stated ``domain``, or
+    unknown with the part ``completed``) and ``to_json()``."""
     from .search import Domain, search as run_search
 
     c = _claim(claim_id, claims)
-    return run_search(c, Domain(**domain), engine=engine, timeout=timeout)
+    return run_search(c, Domain(**domain), engine=engine, timeout=timeout, jobs=jobs, scheduler=scheduler,
+                      max_memory=int(max_memory_gib * (1 << 30)))
 

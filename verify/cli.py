@@ -392,6 +392,8 @@ def cmd_search(args) -> int:
                      etas=tuple(args.eta) if args.eta else ("1",), w0_box=args.w0_box,
                      sign0s=tuple(args.sign0) if args.sign0 else (0,), unit=args.unit)
         budget = int(args.max_memory * (1 << 30))
+        import z3  # noqa: F401  (its library is mapped before the address-space cap, which it would not fit under)
+
         if args.worst:
             with _MemoryCap(args.max_memory):
                 res = worst(claim, dom, timeout=args.timeout, max_memory=budget)
