@@ -13,7 +13,7 @@
    (5 points, box 3, 8 updates) measured for the search before it streamed its datasets.
 6. Every symbolic step of the built-in claim files: median and maximum time.
 
-Usage: python benchmarks/bench_search.py [--repeat N] [--skip-peer] [--quick]
+Usage: python benchmarks/bench_search.py [--repeat N] [--skip-peer] [--sections 1,2,...]
 """
 
 from __future__ import annotations
@@ -94,11 +94,28 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-peer", action="store_true")
-    ap.add_argument("--quick", action="store_true", help="sections 1, 2 and 6 only")
+    ap.add_argument("--sections", default="1,2,3,4,5,6", help="which sections to run (comma-separated)")
     args = ap.parse_args(argv)
+    want = set(args.sections.split(","))
     planted = load_claims(PLANTED).claims
     claims = {c.id: c for f in builtin_claim_files() for c in load_claims(f).claims}
 
+    if "1" in want:
+        section1(args, planted)
+    if "2" in want:
+        section2(args, planted)
+    if "3" in want:
+        section3(args, claims)
+    if "4" in want:
+        section4(args, claims)
+    if "5" in want:
+        section5(args, claims)
+    if "6" in want:
+        section6(claims)
+    return 0
+
+
+def section1(args, planted):
     print("1. planted false bounds, 4 points, 2 dims, box 3, 6 updates: enumeration | z3 incremental | z3 fresh per check")
     z3_medians = []
     for c in planted:
@@ -116,6 +133,9 @@ def main(argv=None):
     print(f"  z3 incremental: median over the bounds {statistics.median(z3_medians):.2f} s, max {max(z3_medians):.2f} s "
           "(target: median <= 2 s)")
 
+
+
+def section2(args, planted):
     print("2. 4 points, 3 dims, box 6, 6 updates (where enumeration cannot finish): enumeration (60 s) | z3")
     big = Domain(points=4, dim=3, box=6, max_updates=6, sep_box=6)
     for c in planted:
@@ -123,45 +143,57 @@ def main(argv=None):
         zs = [timed(lambda: z3_only(c, big, 60, True)) for _ in range(args.repeat)]
         mz = statistics.median(t for t, _ in zs)
         done = re.completed or {}
-        what = re.verdict.label if re.verdict != Verdict.UNKNOWN else \
-            f"unknown, {done.get('datasets', 0):,} of {done.get('of', 0):,} datasets"
+        part = f"{done.get('datasets', 0):,} of {done.get('of', 0):,} datasets"
+        what = (f"unknown, {part}" if re.verdict == Verdict.UNKNOWN else
+                f"refuted, from a partial enumeration: {part}" if re.reason else re.verdict.label)
         print(f"  {c.id:<26} enumeration {te:6.1f} s ({what}) | z3 median {fmt(mz, all(r for _, r in zs))} (target <= 30 s)")
 
-    if not args.quick:
-        print("3. true iteration bounds, 3 points, 2 dims, box 3, 6 updates, separators in [-6, 6]^2:")
-        mid = Domain(points=3, dim=2, box=3, max_updates=6, sep_box=6)
-        for cid in ("000.iterations", "001.theorem.bound", "002.conclusion.bound"):
-            runs = [timed(lambda: search(claims[cid], mid, engine="enumerate", timeout=120)) for _ in range(args.repeat)]
-            assert all(r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN for _, r in runs), runs[0][1].to_json()
-            print(f"  {cid:<22} median {statistics.median(t for t, _ in runs):.3f} s ({runs[0][1].checked:,} candidates)")
-        if not args.skip_peer:
-            t_peer, out = timed(plain_peer_000)
-            t_ours = statistics.median(timed(lambda: search(claims["000.iterations"], mid, engine="enumerate",
-                                                            timeout=120))[0] for _ in range(args.repeat))
-            print(f"  plain Python enumeration of 000.iterations: {t_peer:.2f} s ({out[0]}); ratio ours/plain = {t_ours / t_peer:.4f}")
 
-        print("4. 000.iterations, 4 points, box 4, 8 updates: 1 worker against 2")
-        d448 = Domain(points=4, dim=2, box=4, max_updates=8, sep_box=6)
-        t1 = [timed(lambda: search(claims["000.iterations"], d448, engine="enumerate", timeout=300, jobs=1))
-              for _ in range(max(1, args.repeat // 2))]
-        t2 = [timed(lambda: search(claims["000.iterations"], d448, engine="enumerate", timeout=300, jobs=2))
-              for _ in range(max(1, args.repeat // 2))]
-        assert t1[0][1].to_json(timing=False) == t2[0][1].to_json(timing=False)
-        m1, m2 = statistics.median(t for t, _ in t1), statistics.median(t for t, _ in t2)
-        print(f"  1 worker {m1:.1f} s, 2 workers {m2:.1f} s: speed-up {m1 / m2:.2f} (target >= 1.8); "
-              f"{t1[0][1].checked:,} candidates, {t1[0][1].verdict.label}, identical results")
 
-        print(f"5. largest domain completed within 60 s by 000.iterations (2 workers), against {BEFORE_60S:,} candidates before:")
-        best = None
-        for pts, box, upd in [(4, 3, 8), (5, 3, 8), (4, 4, 8), (4, 5, 8), (5, 4, 8)]:
-            d = Domain(points=pts, dim=2, box=box, max_updates=upd, sep_box=6)
-            t, r = timed(lambda: search(claims["000.iterations"], d, engine="enumerate", timeout=60, jobs=2))
-            print(f"  {pts} points, box {box}, {upd} updates: {r.verdict.label} in {t:.1f} s ({r.checked:,} candidates)")
-            if r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and (best is None or r.checked > best):
-                best = r.checked
-        if best:
-            print(f"  largest completed: {best:,} candidates, {best / BEFORE_60S:.1f}x the {BEFORE_60S:,} before (target >= 4x)")
+def section3(args, claims):
+    print("3. true iteration bounds, 3 points, 2 dims, box 3, 6 updates, separators in [-6, 6]^2 (2 workers):")
+    mid = Domain(points=3, dim=2, box=3, max_updates=6, sep_box=6)
+    for cid in ("000.iterations", "001.theorem.bound", "002.conclusion.bound"):
+        runs = [timed(lambda: search(claims[cid], mid, engine="enumerate", timeout=600, jobs=2)) for _ in range(args.repeat)]
+        assert all(r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN for _, r in runs), runs[0][1].to_json()
+        print(f"  {cid:<22} median {statistics.median(t for t, _ in runs):.3f} s ({runs[0][1].checked:,} candidates)")
+    if not args.skip_peer:
+        t_peer, out = timed(plain_peer_000)
+        t_ours = statistics.median(timed(lambda: search(claims["000.iterations"], mid, engine="enumerate",
+                                                        timeout=120))[0] for _ in range(args.repeat))
+        print(f"  plain Python enumeration of 000.iterations: {t_peer:.2f} s ({out[0]}); ratio ours/plain = {t_ours / t_peer:.4f}")
 
+
+
+def section4(args, claims):
+    print("4. 000.iterations, 4 points, box 4, 8 updates: 1 worker against 2")
+    d448 = Domain(points=4, dim=2, box=4, max_updates=8, sep_box=6)
+    t1 = [timed(lambda: search(claims["000.iterations"], d448, engine="enumerate", timeout=300, jobs=1))
+          for _ in range(max(1, args.repeat // 2))]
+    t2 = [timed(lambda: search(claims["000.iterations"], d448, engine="enumerate", timeout=300, jobs=2))
+          for _ in range(max(1, args.repeat // 2))]
+    assert t1[0][1].to_json(timing=False) == t2[0][1].to_json(timing=False)
+    m1, m2 = statistics.median(t for t, _ in t1), statistics.median(t for t, _ in t2)
+    print(f"  1 worker {m1:.1f} s, 2 workers {m2:.1f} s: speed-up {m1 / m2:.2f} (target >= 1.8); "
+          f"{t1[0][1].checked:,} candidates, {t1[0][1].verdict.label}, identical results")
+
+
+
+def section5(args, claims):
+    print(f"5. largest domain completed within 60 s by 000.iterations (2 workers), against {BEFORE_60S:,} candidates before:")
+    best = None
+    for pts, box, upd in [(4, 3, 8), (5, 3, 8), (4, 4, 8), (4, 5, 8), (5, 4, 8)]:
+        d = Domain(points=pts, dim=2, box=box, max_updates=upd, sep_box=6)
+        t, r = timed(lambda: search(claims["000.iterations"], d, engine="enumerate", timeout=60, jobs=2))
+        print(f"  {pts} points, box {box}, {upd} updates: {r.verdict.label} in {t:.1f} s ({r.checked:,} candidates)")
+        if r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and (best is None or r.checked > best):
+            best = r.checked
+    if best:
+        print(f"  largest completed: {best:,} candidates, {best / BEFORE_60S:.1f}x the {BEFORE_60S:,} before (target >= 4x)")
+
+
+
+def section6(claims):
     print("6. symbolic steps (target <= 1 s each):")
     step_times = []
     for c in claims.values():
@@ -171,7 +203,6 @@ def main(argv=None):
     step_times.sort()
     print(f"  {len(step_times)} steps: median {statistics.median(t for t, _, _ in step_times):.3f} s, "
           f"max {step_times[-1][0]:.3f} s ({step_times[-1][1]}: {step_times[-1][2][:50]})")
-    return 0
 
 
 if __name__ == "__main__":

@@ -157,5 +157,6 @@ def test_worst_ratio_of_true_bound_is_at_most_one():
 @pytest.mark.parametrize("cid", ["000.iterations", "001.theorem.bound", "002.conclusion.bound"])
 def test_true_bounds_issue_domain(cid):
     """The domain of the issue: 3 points, 2 dimensions, box 3, 6 updates, separators in [-6, 6]^2."""
-    res = search(BUILTIN[cid], Domain(points=3, dim=2, box=3, max_updates=6, sep_box=6), engine="enumerate", timeout=120)
+    res = search(BUILTIN[cid], Domain(points=3, dim=2, box=3, max_updates=6, sep_box=6), engine="enumerate", timeout=900,
+                 jobs=2)
     assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN

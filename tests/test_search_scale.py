@@ -246,3 +246,9 @@ def test_no_import_cycles_in_verify():
     for m in sorted(edges):
         if m not in state:
             visit(m, [])
+
+
+def test_bad_scheduler_address_is_one_line():
+    r, _ = cli("000.iterations", "--points", "2", "--box", "2", "--scheduler", "nonsense", "--quiet")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and "--scheduler nonsense: cannot reach a Dask scheduler" in r.stderr

@@ -31,6 +31,8 @@ MIN_SHARD_DATASETS = 2000
 #: Seconds the coordinator waits past the deadline for shards to report before it stops them
 #: (each shard checks the deadline between steps, so it returns well within this).
 GRACE = 1.0
+#: Seconds to wait for a Dask scheduler to answer before the search says it cannot reach it.
+CONNECT_SECONDS = 10
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,15 @@ def _run_pool(claim, dom, shards, deadline, max_rows, jobs, merge, report):
 
 def _run_dask(claim, dom, shards, deadline, max_rows, scheduler, merge, report):
     from distributed import Client, as_completed  # checked by the caller
-    with Client(scheduler, timeout="20s") as client:
+
+    from .domain import SearchError
+
+    try:
+        client = Client(scheduler, timeout=f"{CONNECT_SECONDS}s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise SearchError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there "
+                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'no answer'})") from None
+    with client:
         futures = {client.submit(_dask_task, claim, dom, s, deadline, max_rows, pure=False, priority=-s.index,
                                  key=f"proof-audit-shard-{s.index}-{os.getpid()}-{time.time_ns()}"): s for s in shards}
         pending = as_completed(list(futures))
