@@ -29,8 +29,8 @@ SHARDS_PER_GROUP = 64
 #: than to search.
 MIN_SHARD_DATASETS = 2000
 #: Seconds the coordinator waits past the deadline for shards to report before it stops them
-#: (each shard checks the deadline between steps, so it returns well within this).
-GRACE = 1.0
+#: (each shard checks the deadline between steps; one still busy then is stopped, its part unfinished).
+GRACE = 0.3
 #: Seconds to wait for a Dask scheduler to answer before the search says it cannot reach it.
 CONNECT_SECONDS = 10
 
