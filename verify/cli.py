@@ -514,6 +514,8 @@ def _search_text(claim, res) -> str:
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
     d = res.domain
     lines.append(f"  domain: {d['datasets']}; runs: {d['runs']}; separators: {d['separators']}")
+    if res.choice:
+        lines.append(f"  engine choice: {res.choice}")
     if res.counterexample:
         ce = res.counterexample
         lines.append("  dataset: " + ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}"
