@@ -1,6 +1,5 @@
 """Claim files: the built-in transcriptions, lint messages, and hostile files."""
 
-import os
 import textwrap
 
 import pytest

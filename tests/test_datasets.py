@@ -1,7 +1,6 @@
 """Dataset readers: exact values, label mapping, and one clear line for every bad input."""
 
 import json
-import os
 from fractions import Fraction
 
 import numpy as np
@@ -106,12 +105,6 @@ def test_npz_mismatch(tmp_path):
 from perceptron.datasets import ReadOptions, parse_label_map  # noqa: E402
 
 EXPECT = [[Fraction(3, 2), Fraction(-1)], [Fraction(0), Fraction(2)], [Fraction(-1, 4), Fraction(5)]]
-
-
-def _write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return str(p)
 
 
 @pytest.mark.parametrize("name, text, opts", [

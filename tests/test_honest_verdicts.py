@@ -5,14 +5,13 @@ rates, sign conventions, free vectors, unnormalised separators, two runs compare
 import json
 import os
 import textwrap
-from fractions import Fraction
 
 import pytest
 
 from verify.audit import _finding, _new_agg, audit
 from verify.claims import builtin_claim_files, load_claims
 from verify.cli import main
-from verify.quantifiers import Coverage, quantifiers, ranging
+from verify.quantifiers import quantifiers, ranging
 from verify.search import Domain, search
 from verify.verdicts import Verdict
 

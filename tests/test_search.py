@@ -1,7 +1,6 @@
 """The counterexample search: planted false bounds are refuted (confirmed by replay), true
 bounds are not, and the statement of 'no counterexample' names its domain."""
 
-import json
 import os
 import textwrap
 
