@@ -12,6 +12,7 @@ largest margin (ties: the first in the order below), ``all`` every one that sepa
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import asdict, dataclass
@@ -214,17 +215,24 @@ def unit_points(dim):
     return [(a, b) for a in range(-L, L + 1) for b in range(-L, L + 1) if a * a + b * b == L * L]
 
 
+def _frozen(*arrays):
+    for a in arrays:
+        a.flags.writeable = False  # shared by every caller of a cached list
+    return arrays
+
+
+@functools.lru_cache(maxsize=4)
 def point_list(dim, box, fold, unit=False):
-    """(P, labels): the labelled points a dataset draws from, in the canonical order: smallest
-    first (largest |coordinate|, then sum of |coordinates|, then lexicographic), label -1 before
-    +1.  The zero point is one of them (datasets of zeros only are left out where they are
+    """(P, labels), read-only and built once per process: the labelled points a dataset draws
+    from, in the canonical order: smallest first (largest |coordinate|, then sum of
+    |coordinates|, then lexicographic), label -1 before +1.  The zero point is one of them (datasets of zeros only are left out where they are
     built: R = 0 leaves b/R and x/R undefined)."""
     coords = unit_points(dim) if unit else list(itertools.product(range(-box, box + 1), repeat=dim))
     coords.sort(key=lambda c: (max(map(abs, c)), sum(map(abs, c)), c))
     pts = [(c, 1) for c in coords] if fold else [(c, y) for c in coords for y in (-1, 1)]
     P = np.array([p[0] for p in pts], dtype=np.int64).reshape(len(pts), dim)
     L = np.array([p[1] for p in pts], dtype=np.int64)
-    return P, L
+    return _frozen(P, L)
 
 
 def count_datasets(npts: int, n: int, ordered: bool, first: int | None = None) -> int:
@@ -256,9 +264,11 @@ def blocks(npts: int, n: int, ordered: bool, prefix: tuple, size: int):
         yield from blocks(npts, n, ordered, prefix + (nxt,), size)
 
 
+@functools.lru_cache(maxsize=4)
 def separators(dim, sep_box, bias):
     """Primitive integer separators (v, c) (gcd 1: multiples are the same hyperplane), smallest
-    first (max |coordinate|, then lexicographic), so ties go to the simplest."""
+    first (max |coordinate|, then lexicographic), so ties go to the simplest.  Built once per
+    process (the lists of every setting, shard and Hypothesis example are the same)."""
     rng = range(-sep_box, sep_box + 1)
     cands = []
     for v in itertools.product(rng, repeat=dim):
@@ -270,7 +280,7 @@ def separators(dim, sep_box, bias):
     cands.sort()
     V = np.array([v for _, v, _ in cands], dtype=np.int64).reshape(len(cands), dim)
     C = np.array([c for _, _, c in cands], dtype=np.int64)
-    return V, C
+    return _frozen(V, C)
 
 
 def choose_separators(X, Y, V, C, mode):

@@ -104,7 +104,6 @@ class Enumerator:
         self.P, self.PY = point_list(dom.dim, dom.box, self.fold, dom.unit)
         self.W0, self.B0 = self._w0s(dom.dim)
         self._check_overflow()
-        self._seps = None
         self.worst = None  # the bound tree in tightness mode
         self.budget = None
 
@@ -131,12 +130,6 @@ class Enumerator:
         if wmax * xmax * self.dom.dim + bmax * self.L > 2**62:
             raise SearchError(f"eta = {self.eta} with this box, w0 box and {K} updates would overflow 64-bit integers; "
                               "use a smaller box, a simpler eta or a smaller w0 box")
-
-    def separators(self):
-        if self._seps is None:
-            V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
-            self._seps = (V, C * self.L)
-        return self._seps
 
     # ---- a shard
     def run_shard(self, index, n, prefix, deadline, max_rows, budget=None, cap=None) -> ShardResult:
@@ -184,7 +177,9 @@ class Enumerator:
             keep &= (Y == 1).any(axis=1) & (Y == -1).any(axis=1)
         X, Y = X[keep], Y[keep]
         if self.need_sep and len(X):
-            V, C = self.separators()
+            V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
+            if self.L != 1:
+                C = C * self.L  # c over the points' denominator
             mi, si, margins = choose_separators(X, Y, V, C, self.dom.separators)
             X, Y = X[mi], Y[mi]
             sepV, sepC, marg = V[si], C[si], margins
