@@ -159,3 +159,28 @@ def test_true_bounds_issue_domain(cid):
     res = search(BUILTIN[cid], Domain(points=3, dim=2, box=3, max_updates=6, sep_box=6), engine="enumerate", timeout=900,
                  jobs=2)
     assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+
+
+def test_end_claims_are_checked_on_runs_with_no_update(tmp_path):
+    """A run may converge before any update (sign(0) equal to every label, or a separating w0):
+    it is a run of the domain, so an end claim false only there is refuted, not "none in D"."""
+    p = tmp_path / "claims_zero.toml"
+    p.write_text(textwrap.dedent('''\
+        [document]
+        file = "z.md"
+        title = "z"
+
+        [[claim]]
+        id = "z.one"
+        section = "1"
+        statement = "the perceptron makes at least one mistake"
+        expr = "mistakes >= 1"
+        variants = ["sign"]
+        assume = ["separable"]
+        when = "end"
+        expect = "refuted"
+        '''))
+    c = load_claims(str(p)).claims[0]
+    res = search(c, Domain(points=2, dim=2, box=2, max_updates=4), engine="enumerate", timeout=60)
+    assert res.verdict == Verdict.REFUTED, res.to_json()
+    assert res.counterexample["updates"] == [] and res.counterexample["summary"]["updates"] == 0

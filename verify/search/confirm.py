@@ -18,8 +18,13 @@ from ..replay import RunContext, evaluate_dataset_claims, replay
 __all__ = ["confirm", "save_counterexample"]
 
 
-def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx"):
-    """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it."""
+def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
+            strict=False):
+    """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
+    A candidate the learner cannot run as given (a point taken that is not misclassified, an end
+    claim's run that does not converge) is no counterexample; with ``strict`` (the complete
+    enumeration, whose "none in D" would otherwise rest on a candidate never evaluated) it is an
+    error: the search and the learner disagree."""
     ds = from_rows("counterexample", points, labels)
     var = VARIANTS[variant]
     params = Params(variant=variant, order="sequence:" + ",".join(map(str, path)), sign0=sign0 if var.tie is None else 0,
@@ -27,9 +32,13 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
     rec = MemoryTrace()
     try:
         res = train(ds, params, rec)
-    except ParamError:
+    except ParamError as e:
+        if strict:
+            raise AssertionError(f"the search's run {params.order} is not one the learner makes: {e}") from None
         return None
     if claim.when == "end" and not res.converged:
+        if strict:
+            raise AssertionError(f"the search's run {params.order} converged; the learner's does not")
         return None
     if claim.when == "dataset":
         ctx = RunContext(ds, params, separator=separator)

@@ -194,6 +194,13 @@ def label_symmetric(claim, variant, tie) -> bool:
         and not claim.compiled.uses_points and "nontrivial" not in claim.assume
 
 
+def first_length(claim) -> int:
+    """The fewest updates at which the claim is evaluated: 1 for update claims (at each update),
+    0 for end claims (a run may converge before any update: w0 that separates, or sign(0) =
+    the label) and dataset claims."""
+    return 1 if claim.when == "update" else 0
+
+
 def needs_separator(claim) -> bool:
     return bool(set(claim.compiled.names) & SEPARATOR_NAMES) or "separable" in claim.assume
 

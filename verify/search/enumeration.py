@@ -28,8 +28,8 @@ from perceptron.variants import VARIANTS
 
 from .. import _interval as I
 from .confirm import confirm
-from .domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, blocks, choose_separators, label_symmetric,
-                     needs_separator, point_list, separators)
+from .domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, blocks, choose_separators, first_length,
+                     label_symmetric, needs_separator, point_list, separators)
 
 __all__ = ["Enumerator", "ShardResult", "Budget", "BLOCK_DATASETS", "row_bytes"]
 
@@ -141,7 +141,7 @@ class Enumerator:
         t0 = time.monotonic()
         res = ShardResult(index, "complete")
         best = None  # (depth, block, instance, path, counterexample)
-        min_depth = 0 if self.claim.when == "dataset" else 1
+        min_depth = first_length(self.claim)
         try:
             for b, idx in enumerate(blocks(len(self.P), n, self.dom.order != "any", tuple(prefix), BLOCK_DATASETS)):
                 cap = (self.dom.max_updates if cap is None else cap) if best is None else best[0] - 1
@@ -222,7 +222,7 @@ class Enumerator:
             first = self._block(_sub(inst, slice(0, h)), n, cap)
             if first is not None and self.worst is None:
                 cap = first[0] - 1
-                if cap < 1:
+                if cap < first_length(self.claim):
                     return first
             second = self._block(_sub(inst, slice(h, rows)), n, cap)
             if second is not None and self.worst is None:
@@ -249,7 +249,7 @@ class Enumerator:
             out = np.sign(scores)
             out[out == 0] = self.tie
             mist = out != Yi
-            if end and depth > 1:
+            if end:  # runs that converged after depth - 1 updates (0: before any)
                 got = self._check_end(inst, st, ~mist.any(axis=1), depth - 1, n)
                 if got is not None:
                     return got
@@ -470,7 +470,7 @@ class Enumerator:
             w0 = tuple(Fraction(int(c)) for c in inst["W0"][mi])
             b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
         return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
-                       form=self.form)
+                       form=self.form, strict=True)
 
 
 def _first_rows(parts):

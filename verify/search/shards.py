@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from .domain import count_datasets
+from .domain import SearchError, count_datasets, first_length
 from .enumeration import Enumerator, ShardResult
 
 __all__ = ["Shard", "plan", "run_shards", "SHARDS_PER_GROUP", "MIN_SHARD_DATASETS"]
@@ -95,7 +95,7 @@ def run_shard(claim, dom, shard: Shard, deadline: float, max_rows: int, budget=N
     t0 = time.monotonic()
     for p in range(*shard.first):
         cap = None if merged.found is None or worst_tree is not None else merged.found[0][0] - 1
-        if cap is not None and cap < (0 if claim.when == "dataset" else 1):
+        if cap is not None and cap < first_length(claim):
             break  # nothing later in the shard can come first
         r = en.run_shard(shard.index, shard.n, (p,), deadline, max_rows, budget, cap)
         merged.checked += r.checked
@@ -212,8 +212,6 @@ def _run_pool(claim, dom, shards, deadline, max_rows, jobs, merge, report):
 
 def _run_dask(claim, dom, shards, deadline, max_rows, scheduler, merge, report):
     from distributed import Client, as_completed  # checked by the caller
-
-    from .domain import SearchError
 
     try:
         client = Client(scheduler, timeout=f"{CONNECT_SECONDS}s")

@@ -542,9 +542,9 @@ def _child(claim, dom, fold, tie, deadline, incremental, conn):
     import z3
 
     from .confirm import confirm
-    from .domain import best_separator
+    from .domain import best_separator, first_length
 
-    min_t = 0 if claim.when == "dataset" else 1
+    min_t = first_length(claim)
     K = 0 if claim.when == "dataset" else dom.max_updates
     notes = []
     problems = {}
@@ -604,7 +604,7 @@ def _child(claim, dom, fold, tie, deadline, incremental, conn):
                 settled = False
         if settled:
             conn.send(("unsat", f"no model at 1 to {dom.points} point(s), up to {K} update(s): z3 proved each "
-                                "length unsatisfiable (within its encoding: eta = 1, w0 = 0)"))
+                                f"length unsatisfiable (within its encoding: eta = 1, w0 = 0, sign(0) = {tie})"))
             return
 
 
