@@ -184,3 +184,24 @@ def test_end_claims_are_checked_on_runs_with_no_update(tmp_path):
     res = search(c, Domain(points=2, dim=2, box=2, max_updates=4), engine="enumerate", timeout=60)
     assert res.verdict == Verdict.REFUTED, res.to_json()
     assert res.counterexample["updates"] == [] and res.counterexample["summary"]["updates"] == 0
+
+
+def test_worst_covers_every_setting_of_its_domain(monkeypatch):
+    """Tightness is taken over the whole domain it names: every learning rate of a claim that
+    ranges over eta, not only the first."""
+    from verify.search import domain_for
+    from verify.search import shards as S
+
+    seen = set()
+    real = S.run_shard
+
+    def spy(claim, dom, shard, *a, **k):
+        seen.add(shard.setting)
+        return real(claim, dom, shard, *a, **k)
+
+    monkeypatch.setattr(S, "run_shard", spy)
+    c = BUILTIN["001.theorem.bound"]
+    dom = Domain(points=2, dim=2, box=1, max_updates=3, sep_box=2)
+    res = worst(c, dom, timeout=60)
+    settings = domain_for(c, Domain(**{**dom.__dict__, "variant": "novikoff"})).settings()
+    assert len(settings) > 1 and seen == set(range(len(settings))) and res["complete"]

@@ -267,8 +267,8 @@ def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_M
     dom = domain_for(claim, Domain(**{**asdict(dom), "variant": variant}))
     check_limits(dom, timeout)
     t0 = time.monotonic()
-    en = Enumerator(claim, dom, dom.settings()[0])
-    shards = [s for s in plan([len(en.P)], dom.points, dom.order != "any")]
+    enumerators = [Enumerator(claim, dom, s) for s in dom.settings()]  # every setting the domain states
+    shards = plan([len(en.P) for en in enumerators], dom.points, dom.order != "any")
     merge = run_shards(claim, dom, shards, time.time() + timeout, frontier_rows(dom, claim, max_memory), worst_tree=bound)
     best, checked, complete = None, 0, True
     for s in shards:
@@ -281,7 +281,7 @@ def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_M
         if r.worst is not None and (best is None or r.worst["ratio"] > best["ratio"]):
             best = r.worst
     best = dict(best or {"ratio": 0.0, "updates": 0, "bound": float("nan")})
-    best.update({"claim": claim.id, "domain": dom.describe(en.fold, "enumerate", claim),
+    best.update({"claim": claim.id, "domain": dom.describe(folds(claim, dom), "enumerate", claim),
                  "seconds": round(time.monotonic() - t0, 3), "complete": complete, "candidates": checked})
     return best
 
