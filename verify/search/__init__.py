@@ -30,8 +30,8 @@ from dataclasses import asdict, dataclass, field
 
 from ..verdicts import Verdict
 from .confirm import confirm, save_counterexample
-from .domain import (DEFAULTS, LIMITS, SEARCHABLE_VARIANTS, Domain, SearchError, check_limits, check_searchable,
-                     claim_variant, count_datasets, domain_for, folds)
+from .domain import (DEFAULTS, LIMITS, MAX_SETTINGS, SEARCHABLE_VARIANTS, Domain, SearchError, check_limits,
+                     check_searchable, claim_variant, count_datasets, domain_for, folds)
 
 __all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "domain_for", "confirm", "save_counterexample",
            "SEARCHABLE_VARIANTS", "LIMITS", "DEFAULTS", "DEFAULT_MEMORY", "AUTO_ENUMERATION_STATES"]
@@ -89,8 +89,6 @@ def _prepare(claim, dom, widen):
         dom = domain_for(claim, dom)
     if dom.order not in ("any", "first", "cyclic"):
         raise SearchError(f"order must be any, first or cyclic, not {dom.order!r}")
-    from .domain import MAX_SETTINGS
-
     if len(dom.settings()) > MAX_SETTINGS:
         raise SearchError(f"{len(dom.settings())} run settings (eta x sign(0) x form); a search takes at most {MAX_SETTINGS}")
     check_limits(dom)
@@ -108,11 +106,13 @@ def _states(claim, dom, enumerators) -> int:
     return total
 
 
-def frontier_rows(dom, claim, max_memory: int) -> int:
-    """Frontier states a block may hold under the memory budget."""
+def frontier_rows(dom, claim, max_memory: int) -> tuple[int, int]:
+    """(frontier states a block may hold under the memory budget, bytes one worker then needs)."""
     from .enumeration import row_bytes
 
-    return max(1, min(MAX_FRONTIER, (max_memory - WORKER_BASE) // row_bytes(dom, claim.compiled.uses_prev)))
+    row = row_bytes(dom, claim.compiled.uses_prev)
+    rows = max(1, min(MAX_FRONTIER, (max_memory - WORKER_BASE) // row))
+    return rows, WORKER_BASE + rows * row
 
 
 def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_dir: str | None = None,
@@ -137,16 +137,15 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
         import importlib.util
 
         if importlib.util.find_spec("distributed") is None:
-            raise SearchError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'") from None
+            raise SearchError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'")
     t0 = time.monotonic()
     deadline = time.time() + timeout
     fold = folds(claim, dom)
     enumerators = [Enumerator(claim, dom, s) for s in dom.settings()]  # checks each setting before any work
-    max_rows = frontier_rows(dom, claim, max_memory)
-    per_worker = WORKER_BASE + max_rows * _row(dom, claim)
+    max_rows, per_worker = frontier_rows(dom, claim, max_memory)
     workers = max(1, min(jobs, max_memory // per_worker))
-    states = _states(claim, dom, enumerators)
     if engine == "auto":
+        states = _states(claim, dom, enumerators)
         if states <= AUTO_ENUMERATION_STATES:
             engines = ["enumerate", "z3", "hypothesis"]
             choice = (f"auto: enumeration first: the domain has at most {states:,} states to screen "
@@ -157,7 +156,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
                       "AUTO_ENUMERATION_STATES), beyond what enumeration completes in minutes")
     else:
         engines, choice = [engine], ""
-    reasons, checked, completed = [], 0, None
+    reasons, checked, completed, limited = [], 0, None, False
     used = f"{workers} worker(s)" if not scheduler else f"Dask scheduler {scheduler}"
 
     def result(verdict, eng, **kw):
@@ -167,6 +166,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     for i, eng in enumerate(engines):
         if time.time() > deadline:
             reasons.append(f"{eng}: not started (time limit)")
+            limited = True
             continue
         if eng == "enumerate":
             from .shards import plan, run_shards
@@ -186,6 +186,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
                 return res
             if not complete:
                 reasons.append(f"enumerate: {why}")
+                limited = True
                 continue
             if checked == 0:
                 return result(Verdict.UNKNOWN, eng, reason="unknown: empty domain: no candidate of the domain satisfied "
@@ -204,9 +205,10 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
             # with more engines to try, z3 takes its share of the time (enumeration the rest)
             share = deadline if i == len(engines) - 1 or engines[-1] != "enumerate" else \
                 time.time() + (deadline - time.time()) * 0.5
-            got, why = z3_search(claim, dom, share)
+            got, why, z3_limited = z3_search(claim, dom, share)
             if got is None:
                 reasons.append(f"z3: {why}")
+                limited |= z3_limited
                 continue
         else:
             raise SearchError(f"unknown engine {eng!r}")
@@ -214,14 +216,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
         if out_dir:
             res.files = save_counterexample(claim, got, out_dir)
         return res
-    return result(Verdict.UNKNOWN, engine, reason="unknown: limit reached: " + "; ".join(reasons)
-                  if any("limit" in r or "budget" in r for r in reasons) else "unknown: " + "; ".join(reasons))
-
-
-def _row(dom, claim):
-    from .enumeration import row_bytes
-
-    return row_bytes(dom, claim.compiled.uses_prev)
+    return result(Verdict.UNKNOWN, engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
 
 
 def _tally(merge, shards, timeout, max_exact, max_candidates, max_memory):
@@ -269,7 +264,7 @@ def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_M
     t0 = time.monotonic()
     enumerators = [Enumerator(claim, dom, s) for s in dom.settings()]  # every setting the domain states
     shards = plan([len(en.P) for en in enumerators], dom.points, dom.order != "any")
-    merge = run_shards(claim, dom, shards, time.time() + timeout, frontier_rows(dom, claim, max_memory), worst_tree=bound)
+    merge = run_shards(claim, dom, shards, time.time() + timeout, frontier_rows(dom, claim, max_memory)[0], worst_tree=bound)
     best, checked, complete = None, 0, True
     for s in shards:
         r = merge.results.get(s.index)

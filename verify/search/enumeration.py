@@ -141,16 +141,17 @@ class Enumerator:
         t0 = time.monotonic()
         res = ShardResult(index, "complete")
         best = None  # (depth, block, instance, path, counterexample)
-        min_depth = first_length(self.claim)
+        limit = self.dom.max_updates if cap is None else cap
         try:
             for b, idx in enumerate(blocks(len(self.P), n, self.dom.order != "any", tuple(prefix), BLOCK_DATASETS)):
-                cap = (self.dom.max_updates if cap is None else cap) if best is None else best[0] - 1
-                if cap < min_depth and self.worst is None:
-                    break  # no later dataset can come first
+                if best is not None:  # a later block comes first only with a shorter run
+                    limit = best[0] - 1
+                    if limit < first_length(self.claim):
+                        break
                 self._tick()
                 inst = self._instances(idx)
                 if inst is not None:
-                    got = self._block(inst, n, cap)
+                    got = self._block(inst, n, limit)
                     if got is not None and self.worst is None:
                         best = (got[0], b, got[1], got[2], got[3])
                 res.datasets += len(idx)

@@ -72,23 +72,19 @@ def plan(npts_by_setting: list, points: int, ordered: bool) -> list:
 _CACHE: dict = {}
 
 
-def _enumerator(claim, dom, setting_index, worst_tree):
-    key = (claim.id, claim.expr, tuple(claim.assume), claim.when, dom, setting_index, worst_tree is not None)
+def _enumerator(claim, dom, setting_index):
+    key = (claim.id, claim.expr, tuple(claim.assume), claim.when, dom, setting_index)
     en = _CACHE.get(key)
     if en is None:
         _CACHE.clear()  # one search at a time per worker
-        en = Enumerator(claim, dom, dom.settings()[setting_index])
-        if worst_tree is not None:
-            en.worst = [worst_tree, None]
-        _CACHE[key] = en
+        en = _CACHE[key] = Enumerator(claim, dom, dom.settings()[setting_index])
     return en
 
 
 def run_shard(claim, dom, shard: Shard, deadline: float, max_rows: int, budget=None, worst_tree=None) -> ShardResult:
     """Search one shard to completion (or to a limit): the work a worker does."""
-    en = _enumerator(claim, dom, shard.setting, worst_tree)
-    if worst_tree is not None:
-        en.worst = [worst_tree, None]
+    en = _enumerator(claim, dom, shard.setting)
+    en.worst = None if worst_tree is None else [worst_tree, None]  # tightness: the worst of this shard
     if not shard.first:
         return en.run_shard(shard.index, shard.n, (), deadline, max_rows, budget)
     merged = ShardResult(shard.index, "complete")

@@ -609,36 +609,35 @@ def _child(claim, dom, fold, tie, deadline, incremental, conn):
 
 
 def z3_search(claim, dom, deadline, incremental: bool = True):
-    """(counterexample, None), or (None, reason).  ``deadline`` is a time.time() value.
-    ``incremental`` (the default): one solver per number of points, each update's constraints
-    assumed through a literal and each length's goal pushed and popped; otherwise a fresh solver
-    per check (benchmarks/bench_search.py measures both)."""
+    """(counterexample, None, False), or (None, reason, whether a time or memory limit stopped
+    it).  ``deadline`` is a time.time() value.  ``incremental`` (the default): one solver per
+    number of points, each update's constraints assumed through a literal and each length's goal
+    pushed and popped; otherwise a fresh solver per check (benchmarks/bench_search.py measures
+    both)."""
     from .domain import label_symmetric
 
     if Fraction(1) not in {Fraction(e) for e in dom.etas}:
-        return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain"
+        return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain", False
     if dom.unit:
-        return None, "not encodable: points on the unit circle"
+        return None, "not encodable: points on the unit circle", False
     if dom.order == "cyclic":
-        return None, "not encodable: the cyclic order"
+        return None, "not encodable: the cyclic order", False
     if "yx" not in dom.forms and VARIANTS[dom.variant].half_form:
-        return None, "not encodable: the 1/2 (y - out) x update form"
+        return None, "not encodable: the 1/2 (y - out) x update form", False
     var = VARIANTS[dom.variant]
     tie = var.tie if var.tie is not None else (0 if 0 in dom.sign0s else dom.sign0s[0])
     fold = label_symmetric(claim, dom.variant, tie)
     left = deadline - time.time()
     if left <= 0.2:
-        return None, "time limit reached"
+        return None, "time limit reached", True
     # A fresh interpreter: z3's term sharing (and so its search) depends on what the process
     # built before, and a forked child would inherit that; spawn keeps runs repeatable.
     got = run_in_child(_child, (claim, dom, fold, tie, deadline, incremental), left + 0.5, method="spawn")
     if got is None:
-        return None, f"killed at the hard time limit ({left:.1f} s)"
+        return None, f"killed at the hard time limit ({left:.1f} s)", True
     kind, what = got
     if kind == "sat":
-        return what, None
+        return what, None, False
     if kind == "unsupported":
-        return None, f"not encodable: {what}"
-    if kind == "limit":
-        return None, f"limit reached: {what}"
-    return None, what
+        return None, f"not encodable: {what}", False
+    return None, f"limit reached: {what}" if kind == "limit" else what, kind in ("limit", "unknown")
