@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import glob
 import os
-import sys
 import math
 import time
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from . import _exact as X
 from .certificates import alternative_separator
 from .claims import load_claims
 from .quantifiers import RUN_WHENS, VARIANT_ETA, Coverage, quantifiers, ranging, uses_separator
+from .progress import Progress
 from .replay import ClaimTally, replay
 from .verdicts import Finding, Verdict
 
@@ -221,35 +221,6 @@ def load_spec(spec):
     return builtin(what) if kind == "builtin" else read_dataset(what)
 
 
-class _Progress:
-    """Progress on stderr, one bar per phase (datasets of the corpus, then claims searched), with
-    counts, rate and time left (tqdm); nothing when quiet.  Off a terminal it writes a line at
-    most every 10 s, so CI logs stay short."""
-
-    def __init__(self, quiet: bool, colour: bool = False):
-        self.quiet, self.colour, self.bar = quiet, colour, None
-
-    def phase(self, desc: str, total: int, unit: str):
-        self.close()
-        if self.quiet or total == 0:
-            return
-        from tqdm import tqdm
-
-        tty = sys.stderr.isatty()
-        self.bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=True,
-                        mininterval=0.2 if tty else 10.0, colour="green" if self.colour else None, ascii=not tty)
-
-    def step(self, what: str):
-        if self.bar is not None:
-            self.bar.set_postfix_str(what[:40], refresh=False)
-            self.bar.update(1)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-
 def _new_agg(claims) -> dict:
     return {c.id: {"evals": 0, "traces": 0, "violation": None, "unknown": None, "slack": None, "slack_at": None,
                    "not_applicable": 0, "na_reason": None, "coverage": Coverage()} for c in claims}
@@ -410,7 +381,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     jobs = DEFAULT_JOBS if jobs is None else max(1, int(jobs))
     agg = _new_agg(claims)
     needs = _needs(claims)
-    progress = _Progress(quiet, colour)
+    progress = Progress(quiet, colour)
     progress.phase("corpus", len(datasets), "dataset")
     pool = None
     if jobs > 1 and len(datasets) > 1:

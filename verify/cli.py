@@ -430,28 +430,24 @@ def _check_etas(etas):
 
 
 class _ShardProgress:
-    """A progress bar over the search's shards on stderr (tqdm), when stderr is a terminal or
-    the search is long; nothing with --quiet."""
+    """A progress bar over a search's shards (verify.progress); nothing with --quiet."""
 
     def __init__(self, quiet: bool):
-        self.quiet, self.bar = quiet, None
+        from .progress import Progress
+
+        self.quiet, self.bar, self.started = quiet, Progress(quiet), False
 
     def __enter__(self):
         return None if self.quiet else self
 
     def __call__(self, res, shard, total):
-        if self.bar is None:
-            from tqdm import tqdm
-
-            tty = sys.stderr.isatty()
-            self.bar = tqdm(total=total, desc="shards", unit="shard", file=sys.stderr, dynamic_ncols=True, leave=False,
-                            mininterval=0.2 if tty else 10.0, ascii=not tty)
-        self.bar.set_postfix_str(f"{shard.n} points, {res.status}", refresh=False)
-        self.bar.update(1)
+        if not self.started:
+            self.bar.phase("shards", total, "shard")
+            self.started = True
+        self.bar.step(f"{shard.n} points, {res.status}")
 
     def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.close()
+        self.bar.close()
         return False
 
 
