@@ -252,3 +252,10 @@ def test_bad_scheduler_address_is_one_line():
     r, _ = cli("000.iterations", "--points", "2", "--box", "2", "--scheduler", "nonsense", "--quiet")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().count("\n") == 0 and "--scheduler nonsense: cannot reach a Dask scheduler" in r.stderr
+
+
+@pytest.mark.parametrize("path", ["/nonexistent-dir/r.json", "/"])
+def test_unwritable_results_file_is_one_line_before_the_search(path):
+    r, _ = cli("000.iterations", "--points", "1", "--box", "1", "--quiet", "--results", path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert f"--results {path}: cannot write a file there" in r.stderr and r.stdout == ""

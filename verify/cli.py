@@ -386,6 +386,9 @@ def cmd_search(args) -> int:
         raise UsageError(f"--max-memory {args.max_memory}: choose 0.5 to 1024 GiB")
     _check_etas(args.eta)
     _check_out_dir(args.out, "--out", marker=None)
+    if args.results:  # checked before the search, not after its work
+        if os.path.isdir(args.results) or not os.access(os.path.dirname(os.path.abspath(args.results)), os.W_OK):
+            raise UsageError(f"--results {args.results}: cannot write a file there")
     try:
         dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
                      sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt",
