@@ -413,6 +413,7 @@ class _Problem:
         self.SS = [z3.IntVal(0)]
         self.steps = []
         self.unsat = set()  # lengths z3 proved impossible
+        self._inc, self._acts, self._model = None, [], None  # the incremental solver, its update literals
 
     def _score(self, w, b, x):
         z3 = self.z3
@@ -488,8 +489,8 @@ class _Problem:
         literal, assumed for j <= t; the goal is pushed and popped."""
         z3 = self.z3
         if incremental:
-            if getattr(self, "_inc", None) is None:
-                self._inc, self._acts = z3.SolverFor("QF_NIA"), []
+            if self._inc is None:
+                self._inc = z3.SolverFor("QF_NIA")
                 self._inc.set("random_seed", 0)
                 self._inc.add(*self.s.base)
             while len(self._acts) < len(self.s.steps):
@@ -518,7 +519,7 @@ class _Problem:
         f = z3.Or(*[v != val for row, vals in zip(self.X, cand["X"]) for v, val in zip(row, vals)],
                   *[y != val for y, val in zip(self.Y, cand["Y"]) if z3.is_const(y) and not z3.is_int_value(y)])
         self.s.base.append(f)
-        if getattr(self, "_inc", None) is not None:
+        if self._inc is not None:
             self._inc.add(f)
 
     def model(self, t):
