@@ -259,3 +259,24 @@ def test_unwritable_results_file_is_one_line_before_the_search(path):
     r, _ = cli("000.iterations", "--points", "1", "--box", "1", "--quiet", "--results", path)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "internal error" not in r.stderr
     assert f"--results {path}: cannot write a file there" in r.stderr and r.stdout == ""
+
+
+@pytest.mark.parametrize("npts,n,ordered", [(48, 3, False), (96, 4, False), (48, 4, True), (3, 2, False),
+                                            (2001 * 2001 * 2, 12, False)])
+def test_shard_plan_partitions_every_group(npts, n, ordered):
+    """The shards of each (setting, points) cover the first-point indices 0..npts-1 once, in
+    order, and their datasets add up to the group's; planning a grid of 8 million points is
+    immediate (closed-form counts)."""
+    from verify.search.domain import count_datasets
+    from verify.search.shards import SHARDS_PER_GROUP, plan
+
+    t = time.monotonic()
+    shards = plan([npts], n, ordered)
+    assert time.monotonic() - t < 1.0
+    for k in range(1, n + 1):
+        group = [s for s in shards if s.n == k]
+        assert sum(s.datasets for s in group) == count_datasets(npts, k, ordered)
+        if group[0].first:
+            edges = [s.first for s in group]
+            assert edges[0][0] == 0 and edges[-1][1] == npts and all(a[1] == b[0] for a, b in zip(edges, edges[1:]))
+            assert len(group) <= SHARDS_PER_GROUP + 1

@@ -58,13 +58,27 @@ def plan(npts_by_setting: list, points: int, ordered: bool) -> list:
                 shards.append(Shard(len(shards), s, n, (), total))
                 continue
             target = max(MIN_SHARD_DATASETS, math.ceil(total / SHARDS_PER_GROUP))
-            lo, acc = 0, 0
-            for p in range(npts):
-                acc += count_datasets(npts, n, ordered, p)
-                if acc >= target or p == npts - 1:
-                    shards.append(Shard(len(shards), s, n, (lo, p + 1), acc))
-                    lo, acc = p + 1, 0
+            lo = 0
+            while lo < npts:  # the fewest first points from lo that hold target datasets (or the rest)
+                want = _before(npts, n, ordered, lo) + target
+                a, b = lo + 1, npts
+                while a < b:
+                    m = (a + b) // 2
+                    if _before(npts, n, ordered, m) >= want:
+                        b = m
+                    else:
+                        a = m + 1
+                shards.append(Shard(len(shards), s, n, (lo, a), _before(npts, n, ordered, a) - _before(npts, n, ordered, lo)))
+                lo = a
     return shards
+
+
+def _before(npts: int, n: int, ordered: bool, k: int) -> int:
+    """Datasets whose first point index is below k (closed form: the planning of a grid of a
+    million points costs a few bisections, not a loop over the points)."""
+    if ordered:
+        return k * npts ** (n - 1)
+    return math.comb(npts + n - 1, n) - math.comb(npts - k + n - 1, n)  # the hockey-stick identity
 
 
 # --------------------------------------------------------------------------- one shard
