@@ -125,3 +125,32 @@ def test_errors_cross_process_boundaries():
     assert str(e) == "d.csv:3:2: bad cell" and e.line == 3
     c = pickle.loads(pickle.dumps(ClaimError("c.toml", 4, 1, "bad id")))
     assert str(c) == "c.toml:4:1: bad id" and c.message == "bad id"
+
+
+def test_doctored_high_dimensional_trace_is_one_short_line(tmp_path, capsys):
+    """The inconsistency names the coordinate that differs and shows a few of the rest: one
+    readable line for a 60-dimensional run, not every coordinate."""
+    import json as _json
+
+    from verify.cli import main as cli_main
+
+    rows = [[(i * 7 + j * 3) % 5 - 2 for j in range(60)] + [1 if i % 2 else -1] for i in range(12)]
+    data = tmp_path / "wide.csv"
+    data.write_text("\n".join(",".join(map(str, r)) for r in rows) + "\n")
+    trace = tmp_path / "t.jsonl"
+    assert cli_main(["train", "--data", str(data), "--exact", "--trace", str(trace), "--max-epochs", "3"]) in (0, 1)
+    lines = trace.read_text().splitlines()
+    for k, line in enumerate(lines):
+        rec = _json.loads(line)
+        if isinstance(rec, dict) and rec.get("w") and k > 1:
+            rec["w"][5] = str(int(str(rec["w"][5]).split("/")[0]) + 1)
+            lines[k] = _json.dumps(rec)
+            break
+    else:
+        raise AssertionError("no update record")
+    trace.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert cli_main(["check", "--data", str(data), "--trace", str(trace)]) == 1
+    out = capsys.readouterr().out.strip()
+    assert out.count("\n") == 0 and "INCONSISTENT" in out and "w[5] = " in out and "(60 coordinates)" in out
+    assert len(out) < 600, out

@@ -49,6 +49,18 @@ class ClaimTally:
     not_applicable: str | None = None
 
 
+#: Coordinates an inconsistency message shows of a vector (the differing one is named apart):
+#: a doctored trace of a 1000-dimensional run is one readable line, not 10 KB.
+SHOWN_COORDINATES = 8
+
+
+def _short(values) -> str:
+    """A vector for an inconsistency message: its first SHOWN_COORDINATES coordinates."""
+    vals = [format_rational(Fraction(v)) for v in values]
+    more = f", ... ({len(vals)} coordinates)" if len(vals) > SHOWN_COORDINATES else ""
+    return "(" + ", ".join(vals[:SHOWN_COORDINATES]) + more + ")"
+
+
 def _fmt(v) -> str:
     if isinstance(v, X.Vec):
         return "(" + ", ".join(_fmt(c) for c in v.components()) + ")"
@@ -586,12 +598,12 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         rw, rb = tr.weights_after(u)
         if var.dual:
             if rw != alpha:
-                return Inconsistency(t, f"alpha after the update should be {alpha}; the trace has {rw}")
+                return Inconsistency(t, f"alpha after the update should be {_short(alpha)}; the trace has {_short(rw)}")
             return None
         wf = w.components()
         if [Fraction(v) for v in rw] != wf:
             bad_j = next(j for j, (a, c) in enumerate(zip(rw, wf)) if Fraction(a) != c)
-            return Inconsistency(t, f"w after the update on point {i} should be {_fmt(w)}; the trace has "
+            return Inconsistency(t, f"w after the update on point {i} should be {_short(wf)}; the trace has "
                                     f"w[{bad_j}] = {format_rational(Fraction(rw[bad_j]))} instead of {format_rational(wf[bad_j])}")
         if ctx.bias and Fraction(rb) != b:
             return Inconsistency(t, f"b after the update should be {_fmt(b)}; the trace has {format_rational(Fraction(rb))}")
