@@ -23,9 +23,10 @@ import numpy as np
 from ._numbers import INT64_SAFE, common_denominator, format_rational, to_int_array
 from .datasets import Dataset
 from .limits import MAX_DENOMINATOR_BITS
+from .declared import variant_of
 from .variants import VARIANTS
 
-__all__ = ["Params", "Result", "train", "prepare_inputs"]
+__all__ = ["Params", "Result", "train", "prepare_inputs", "exact_inputs"]
 
 #: Largest block of points scored by one product; bounds temporary memory to BLOCK_MAX rows.
 BLOCK_MAX = 16384
@@ -59,10 +60,15 @@ class Params:
     offset: Fraction = Fraction(1)
     rbf_gamma: Fraction = Fraction(1)
     arithmetic: str = "exact"
+    declared: tuple = ()  #: ((name, Fraction), ...): values of a declared variant's parameters
 
     def to_json(self) -> dict:
         out = {}
         for k, v in self.__dict__.items():
+            if k == "declared":
+                if v:  # absent for the built-in variants: their traces are unchanged
+                    out[k] = {name: format_rational(x) for name, x in v}
+                continue
             if isinstance(v, Fraction):
                 v = format_rational(v) if self.arithmetic == "exact" else float(v)
             elif isinstance(v, tuple):
@@ -71,13 +77,14 @@ class Params:
         return out
 
     @classmethod
-    def from_json(cls, obj: dict) -> "Params":
+    def from_json(cls, obj: dict, var=None) -> "Params":
         """Parameters from a trace header, strictly typed: every field present, no other, each
-        of its type (a string "false" is not a bool, 1.9 is not an int); raises ParamError."""
+        of its type (a string "false" is not a bool, 1.9 is not an int); raises ParamError.
+        ``var``: the variant (a declaration from the header), else looked up by name."""
         if not isinstance(obj, dict):
             raise ParamError("params must be a JSON object")
-        names = list(cls.__dataclass_fields__)
-        extra = sorted(set(obj) - set(names))
+        names = [k for k in cls.__dataclass_fields__ if k != "declared"]
+        extra = sorted(set(obj) - set(names) - {"declared"})
         missing = [k for k in names if k not in obj]
         if extra or missing:
             raise ParamError(f"params {'has unknown field ' + repr(extra[0]) if extra else 'lacks ' + repr(missing[0])}")
@@ -105,8 +112,14 @@ class Params:
                 if type(v) is not list:
                     raise ParamError(f"params.{k} must be a list of numbers"[:200])
                 kw[k] = tuple(_rational_field(k, x) for x in v)
+        if "declared" in obj:
+            dv = obj["declared"]
+            if not isinstance(dv, dict) or len(dv) > 64 or not all(isinstance(k, str) and len(k) <= 64 for k in dv):
+                raise ParamError("params.declared must be an object of parameter values")
+            kw["declared"] = tuple((k, _rational_field(f"declared.{k}", v)) for k, v in sorted(dv.items()))
         params = cls(**kw)
-        var = VARIANTS.get(params.variant)
+        if var is None or var.name != params.variant:
+            var = variant_of(params.variant)
         _check_params(params, var)
         return params
 
@@ -117,6 +130,8 @@ _PARAM_TYPES = {"variant": "str", "eta": "rational", "order": "str", "augment": 
                 "patience": "int", "ratchet": "bool", "kernel": "str", "degree": "int", "offset": "rational",
                 "rbf_gamma": "rational", "arithmetic": "str"}
 _OPTIONAL = {"augment", "w0", "b0", "max_visits", "patience"}
+#: Which of the run's parameters a declared variant takes (the others belong to built-in variants).
+_DECLARED_DEFAULTS = {"form": "yx", "patience": None, "ratchet": False, "kernel": "linear"}
 #: Most points of a kernel run: its Gram matrix has n^2 entries (10^8 float64 = 800 MB).
 MAX_KERNEL_POINTS = 10_000
 #: Largest polynomial kernel degree: (x.z + c)^degree is computed exactly, its size grows with it.
@@ -203,7 +218,7 @@ def prepare_inputs(ds: Dataset, params: Params):
 
     Exact: ``(X_num, D)`` with x = X_num / D.  Float: ``(X_float, 1)``.
     """
-    var = VARIANTS[params.variant]
+    var = variant_of(params.variant)
     if params.arithmetic == "exact":
         X, D = ds.exact()
         if params.augment:
@@ -222,6 +237,16 @@ def prepare_inputs(ds: Dataset, params: Params):
             raise ParamError(f"the unit variant cannot scale the zero vector (point {int(np.argmax(norms == 0))})")
         X = X / norms[:, None]
     return np.ascontiguousarray(X), 1
+
+
+def exact_inputs(ds: Dataset, params: Params):
+    """The exact inputs (after augmentation; for the unit variant x itself, whose score has the
+    sign of the score of x/|x|)."""
+    X, D = ds.exact()
+    if params.augment:
+        ones = np.full((ds.n, 1), D, dtype=X.dtype)
+        X = np.hstack([ones, X] if params.augment == "first" else [X, ones])
+    return X, D
 
 
 def _unit_rows_exact(X, D):
@@ -371,7 +396,7 @@ class _Primal:
                 signs = [(b > 0) - (b < 0)] * unsure.size  # the score is b exactly
             else:
                 if self.Xexact is None:
-                    self.Xexact = self._exact_inputs()
+                    self.Xexact = exact_inputs(self.ds, self.params)
                 rows = sel.start + unsure if isinstance(sel, slice) else sel[unsure]
                 signs = _float_exact_signs(self.Xexact[0][rows], self.Xexact[1], self.W, b)
             sg = np.asarray(signs, dtype=np.float64)
@@ -379,19 +404,13 @@ class _Primal:
             s[unsure[sg == 0]] = 0.0
         return s
 
-    def _exact_inputs(self):
-        """The exact inputs (after augmentation; for the unit variant x itself, whose score
-        has the sign of the score of x/|x|)."""
-        X, D = self.ds.exact()
-        if self.params.augment:
-            ones = np.full((self.ds.n, 1), D, dtype=X.dtype)
-            X = np.hstack([ones, X] if self.params.augment == "first" else [X, ones])
-        return X, D
-
     def all_scores(self):
         return self.scores(np.arange(self.n), lo=0)
 
-    def update(self, i: int, y: int, out: int):
+    def mistakes(self, s, ys):
+        return _mistakes(s, ys, self.tie)
+
+    def update(self, i: int, y: int, out: int, s_i=None, t: int = 0):
         if self.exact:
             step = self.w_step * y if not self.half else self.half_step * (y - out)
             self.W = self.W + step * self.X[i]
@@ -463,7 +482,10 @@ class _Dual:
     def all_scores(self):
         return self.scores(np.arange(self.n))
 
-    def update(self, i, y, out):
+    def mistakes(self, s, ys):
+        return _mistakes(s, ys, self.tie)
+
+    def update(self, i, y, out, s_i=None, t: int = 0):
         self.alpha[i] += 1
         self.F = self.F + y * self.K[i]
 
@@ -525,8 +547,14 @@ def _outs(s, tie: int) -> np.ndarray:
 # --------------------------------------------------------------------------- the loop
 
 def _check_params(params: Params, var):
-    if var is None or params.variant not in VARIANTS:
-        raise ParamError(f"unknown variant {params.variant!r}; choose one of {', '.join(VARIANTS)}")
+    if var is None:
+        raise ParamError(f"unknown variant {params.variant!r}; choose one of {', '.join(VARIANTS)}, "
+                         "or declare it in a variant file (--variants FILE)")
+    if getattr(var, "declared", False):
+        _check_declared(params, var)
+        return
+    if params.declared:
+        raise ParamError(f"--set gives the parameters of a declared variant; {params.variant} is built in")
     if params.arithmetic not in ("exact", "float"):
         raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
     if Fraction(params.eta) <= 0:
@@ -562,6 +590,60 @@ def _check_params(params: Params, var):
         raise ParamError("--patience belongs to the slides and pocket variants")
 
 
+def _check_declared(params: Params, decl):
+    if params.arithmetic not in ("exact", "float"):
+        raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
+    if Fraction(params.eta) <= 0:
+        raise ParamError(f"--eta must be positive, got {params.eta}")
+    if params.sign0 not in (-1, 0, 1):
+        raise ParamError(f"--sign0 must be -1, 0 or +1, got {params.sign0}")
+    if params.augment not in (None, "first", "last"):
+        raise ParamError(f"augment must be first or last, got {params.augment!r}")
+    for name, default in _DECLARED_DEFAULTS.items():
+        if getattr(params, name) != default:
+            raise ParamError(f"--{name} belongs to the built-in variants; a declaration states its own rule")
+    kind, _ = _parse_order(params.order)
+    if kind not in decl.orders:
+        raise ParamError(f"the declared variant {decl.name} supports the orders {', '.join(decl.orders)}, not {params.order}")
+    for name in ("max_epochs", "max_updates", "max_visits"):
+        v = getattr(params, name)
+        if v is not None and v < 0:
+            raise ParamError(f"--{name.replace('_', '-')} must be >= 0, got {v}")
+    known = dict(decl.parameters)
+    for name, _ in params.declared:
+        if name not in known:
+            raise ParamError(f"{decl.name} has no parameter {name!r}"
+                             + (f" (its parameters: {', '.join(known)})" if known else " (it declares none)"))
+
+
+def declared_constants(ds: Dataset, params: Params, X, D, decl) -> dict:
+    """The constants a declaration's expressions may name: eta, n, d, R2, R (when rational, or
+    in float), and the declared parameters (their defaults, overridden by the run's --set)."""
+    out = {"eta": Fraction(params.eta), "n": Fraction(ds.n), "d": Fraction(X.shape[1])}
+    if params.arithmetic == "exact":
+        r2 = Fraction(max((int(v) for v in (X.astype(object) ** 2).sum(axis=1)), default=0), D * D)
+        out["R2"] = r2
+        p, q = math.isqrt(r2.numerator), math.isqrt(r2.denominator)
+        if p * p == r2.numerator and q * q == r2.denominator:
+            out["R"] = Fraction(p, q)
+        elif _names_used(decl) & {"R"}:
+            raise ParamError(f"R = sqrt({format_rational(r2)}) is irrational: an exact run of {decl.name} cannot hold it; "
+                             "run it with --float")
+    else:
+        r2f = float(np.max(np.cumsum(X * X, axis=1)[:, -1])) if X.size else 0.0
+        out["R2"], out["R"] = r2f, math.sqrt(r2f)
+    out.update(dict(decl.parameters))
+    out.update(dict(params.declared))
+    return out
+
+
+def _names_used(decl) -> set:
+    used = set(decl.score.names) | set(decl.mistake.names)
+    for _, c in decl.state + decl.update + decl.outputs:
+        used |= set(c.names)
+    return used
+
+
 def _parse_order(order: str):
     if order in ("first", "cyclic", "max-violation"):
         return order, None
@@ -585,10 +667,29 @@ def _parse_order(order: str):
 def train(ds: Dataset, params: Params, recorder=None) -> Result:
     """Run ``params.variant`` on ``ds``.  ``recorder`` (see perceptron.trace) receives every
     visit; with none, nothing is recorded."""
-    var = VARIANTS.get(params.variant)
+    var = variant_of(params.variant)
     _check_params(params, var)
     X, D = prepare_inputs(ds, params)
-    model = _Dual(ds, params, X, D) if var.dual else _Primal(ds, params, X, D)
+    declared = getattr(var, "declared", False)
+    if declared:
+        from ._declared_model import DeclaredModel, DeclaredError
+
+        try:
+            model = DeclaredModel(var, ds, params, X, D, declared_constants(ds, params, X, D, var))
+        except DeclaredError as e:
+            raise ParamError(f"{var.name}: {e}") from None
+    else:
+        model = _Dual(ds, params, X, D) if var.dual else _Primal(ds, params, X, D)
+    if declared:
+        try:
+            return _loop(ds, params, var, model, X, recorder)
+        except DeclaredError as e:
+            raise ParamError(f"{var.name}: {e}") from None
+    return _loop(ds, params, var, model, X, recorder)
+
+
+def _loop(ds: Dataset, params: Params, var, model, X, recorder) -> Result:
+    declared = getattr(var, "declared", False)
     y = ds.y.astype(np.int64)
     n = ds.n
     tie = model.tie
@@ -621,7 +722,7 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
             if not params.ratchet or model.errors(cand_W, cand_B) < model.errors(pocket_W, pocket_B):
                 pocket_W, pocket_B, run_pocket = cand_W, cand_B, run
                 replaced = True
-        model.update(i, int(y[i]), out)
+        model.update(i, int(y[i]), out, s_i, t)
         k += 1
         run = 0
         return replaced
@@ -629,6 +730,8 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
     def emit(idx, s, mist, upd, replaced=False, ys=None):
         if recorder is None:
             return
+        if hasattr(s, "fractions"):  # a declared exact run's scores: rationals of varying denominators
+            s = np.array(s.fractions(), dtype=object)
         recorder.visits(t - len(idx) + 1, epoch, idx, y[idx] if ys is None else ys, s, mist,
                         k - 1 if upd else k, model.weights() if upd else None, replaced)
 
@@ -661,7 +764,7 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
                     idx = np.arange(pos, pos + m)
                     s = model.scores(idx, lo=pos)
                     ys = y[pos:pos + m]
-                mist = _mistakes(s, ys, tie)
+                mist = model.mistakes(s, ys)
                 hits = np.flatnonzero(mist)
                 if params.patience is not None:
                     room = params.patience - unchanged
@@ -703,14 +806,14 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
                     break
             if stop is not None:
                 break
-            if epoch_mistakes == 0:
+            if epoch_mistakes == 0 and not (declared and var.stop == "epochs"):
                 converged = True
                 stop = "converged"
                 break
     elif order == "sequence":  # the updates are given: each must be on a misclassified point
         for step, j in enumerate(seed, 1):
             s = model.all_scores()
-            mist = _mistakes(s, y, tie)
+            mist = model.mistakes(s, y)
             if not mist[j]:
                 raise ParamError(f"sequence step {step}: point {j} is correctly classified (score {s[j]}, y = {int(y[j])}); "
                                  "the algorithm only updates on a misclassified point")
@@ -719,13 +822,12 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
             run_replaced = do_update(j, s[j])
             emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, run_replaced)
         s = model.all_scores()
-        converged = not _mistakes(s, y, tie).any()
+        converged = not model.mistakes(s, y).any()
         stop = "converged" if converged else "sequence_end"
     else:  # first, max-violation: every step looks at all points
         while True:
             s = model.all_scores()
-            outs = _outs(s, tie)
-            mist = outs != y
+            mist = model.mistakes(s, y)
             hits = np.flatnonzero(mist)
             epoch += 1
             if hits.size == 0:
@@ -764,9 +866,9 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
                 replaced = do_update(j, s[j])
                 emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, replaced)
 
-    if stop in ("unchanged",) or (stop != "converged" and var.pocket):
+    if stop in ("unchanged",) or (stop != "converged" and var.pocket) or (declared and var.stop == "epochs"):
         s = model.all_scores()
-        converged = bool(np.all(_outs(s, tie) == y))
+        converged = not model.mistakes(s, y).any()
     w_pocket = None
     if var.pocket:
         if run > run_pocket:
@@ -779,6 +881,10 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
                  ds.sha256, w_pocket, params.augment)
     if var.pocket:
         res.extra["run_pocket"] = int(run_pocket)
+    if declared and var.outputs:
+        fmt = format_rational if exact else float
+        res.extra["outputs"] = {o: ([fmt(a) for a in v] if isinstance(v, list) else fmt(v))
+                                for o, v in model.outputs(t, epoch).items()}
     if recorder is not None:
         recorder.end(res)
     return res
@@ -799,6 +905,9 @@ def _header(ds: Dataset, params: Params, model, X) -> dict:
         "model_dim": int(X.shape[1]),
         "dual": isinstance(model, _Dual),
     }
+    if getattr(model, "declared", False):
+        h["declaration"] = model.decl.source  # exact values are written "p/q": no common scale
+        return h
     if exact:
         if isinstance(model, _Dual):
             h["scale"] = {"score": str(model.score_den)}

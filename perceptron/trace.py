@@ -28,7 +28,14 @@ Encodings
     ``t, epoch, i, y, mistake, k``; ``score`` (float64) or ``score_num`` (numerators over
     header.scale.score); ``upd_t`` (visit number of each update), ``w``/``w_num``,
     ``b``/``b_num``, ``alpha``; ``pocket_t``.  Numerators too large for int64 are stored as
-    decimal strings.  Visit columns stream to disk while the run goes, so memory stays
+    decimal strings.
+
+Declared variants (perceptron.declared)
+    The header carries the declaration (``declaration``: the table as written, canonical) and no
+    ``scale``: their exact values (eta_k = 1/k) have no common denominator, so each is written
+    "p/q" in full; the end record adds ``outputs`` (the declared outputs).  They are written as
+    JSON Lines only.  A trace written elsewhere may leave ``declaration`` out: ``check`` then
+    replays it against the declaration given with ``--variants`` (or in the claim file).  Visit columns stream to disk while the run goes, so memory stays
     O(updates * d) however long the run.
 """
 
@@ -49,6 +56,7 @@ from ._npz import load_npz
 from ._numbers import NumberError, format_rational, parse_rational
 from .errors import InputError
 from .limits import MAX_DIM, MAX_NUMBER_CHARS, MAX_POINTS, MAX_TRACE_BYTES, MAX_TRACE_LINE, MAX_TRACE_RECORDS, check_regular_file
+from .declared import Declaration, DeclarationError, parse_declaration, variant_of
 from .variants import VARIANTS
 
 __all__ = ["Trace", "MemoryTrace", "JsonlWriter", "NpzWriter", "open_writer", "read_trace", "SCHEMA", "VERSION"]
@@ -76,21 +84,31 @@ class Trace:
     b: np.ndarray | None
     pocket_t: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     end: dict = field(default_factory=dict)
+    declaration: Declaration | None = None  #: the declaration a declared variant's header embeds
 
     @property
     def exact(self) -> bool:
         return self.header["arithmetic"] == "exact"
 
+    @property
+    def fractional(self) -> bool:
+        """An exact trace without a common scale (declared variants): columns hold Fractions."""
+        return self.exact and "scale" not in self.header
+
     def den(self, what: str) -> int:
-        return int(self.header["scale"][what]) if self.exact else 1
+        return int(self.header["scale"][what]) if self.exact and not self.fractional else 1
 
     def score_value(self, j: int):
+        if self.fractional:
+            return Fraction(self.score[j])
         return Fraction(int(self.score[j]), self.den("score")) if self.exact else float(self.score[j])
 
     def weights_after(self, u: int):
         """(w, b) after update number u (0-based) as exact Fractions / floats."""
         if self.header.get("dual"):
             return [int(v) for v in self.w[u]], None
+        if self.fractional:
+            return [Fraction(v) for v in self.w[u]], (Fraction(self.b[u]) if self.b is not None else None)
         if self.exact:
             w = [Fraction(int(v), self.den("w")) for v in self.w[u]]
             b = Fraction(int(self.b[u]), self.den("b")) if self.b is not None else None
@@ -119,6 +137,7 @@ class _Base:
     def begin(self, header: dict):
         self.header = {"schema": SCHEMA, "version": VERSION, **header, "record": self.record}
         self.exact = header["arithmetic"] == "exact"
+        self.fractional = self.exact and "scale" not in header
         self.dual = header.get("dual", False)
         self._begin()
 
@@ -177,12 +196,15 @@ class MemoryTrace(_Base):
             w = np.zeros((0, self.header["dataset"]["n"] if self.dual else self.header["model_dim"]),
                          dtype=np.float64 if not self.exact else np.int64)
         b = np.array(self._b, dtype=object if self.exact else np.float64) if has_b else None
-        if self.exact:
+        if self.exact and not self.fractional:
             cat["score"] = _ints(cat["score"])
             w = _ints(w)
             b = _ints(b) if b is not None else None
-        if not has_b and not self.dual and self.header["params"]["variant"] in ("novikoff", "sklearn"):
-            b = np.zeros(0, dtype=np.int64 if self.exact else np.float64)
+        elif self.fractional:
+            w = w.astype(object)
+        var = variant_of(self.header["params"]["variant"])
+        if not has_b and not self.dual and var is not None and var.bias is not None:
+            b = np.zeros(0, dtype=object if self.fractional else (np.int64 if self.exact else np.float64))
         self.trace = Trace(self.header, cat["t"], cat["epoch"], cat["i"], cat["y"], cat["mistake"], cat["k"],
                            cat["score"], np.array(self._upd_t, dtype=np.int64), w, b,
                            np.array(self._pocket, dtype=np.int64), summary)
@@ -192,7 +214,7 @@ class MemoryTrace(_Base):
 
 def _fmt_num(v, den: int | None):
     if den is None:
-        return float(v)
+        return format_rational(v) if isinstance(v, Fraction) else float(v)
     return format_rational(Fraction(int(v), den))
 
 
@@ -207,7 +229,7 @@ class JsonlWriter(_Base):
         self.fh = open(self.path, "w", encoding="utf-8")
         self.fh.write(json.dumps({"type": "header", **self.header}, sort_keys=True) + "\n")
         sc = self.header.get("scale", {})
-        self.sden = int(sc["score"]) if self.exact else None
+        self.sden = int(sc["score"]) if self.exact and "score" in sc else None
         self.wden = int(sc["w"]) if self.exact and "w" in sc else None
         self.bden = int(sc["b"]) if self.exact and "b" in sc else None
 
@@ -222,7 +244,7 @@ class JsonlWriter(_Base):
                     rec["alpha"] = [int(a) for a in upd[0]]
                 else:
                     if self.exact:
-                        rec["w"] = [_fmt_num(v, self.wden) for v in upd[0].tolist()]
+                        rec["w"] = [_fmt_num(v, self.wden) for v in np.asarray(upd[0]).tolist()]
                     else:
                         rec["w"] = [float(v) for v in upd[0]]
                     if upd[1] is not None:
@@ -320,6 +342,9 @@ class NpzWriter(_Base):
         self.path = path
 
     def _begin(self):
+        if "declaration" in self.header:
+            raise InputError(self.path, "a declared variant's trace is written as JSON Lines (.jsonl): its exact values "
+                                        "have no common scale for NPZ columns")
         self.tmp = tempfile.mkdtemp(prefix="proof-audit-trace-")
         fdt = np.int64 if self.exact else np.float64
         dim = self.header["dataset"]["n"] if self.dual else self.header["model_dim"]
@@ -392,10 +417,11 @@ def open_writer(path: str, record: str = "visits"):
 # the run of those parameters on the data is the replay's question (verify.replay).
 
 _STOPS = ("converged", "max_epochs", "max_updates", "max_visits", "unchanged", "sequence_end")
-_HEADER_KEYS = {"schema", "version", "variant", "params", "arithmetic", "dataset", "model_dim", "dual", "record", "scale"}
+_HEADER_KEYS = {"schema", "version", "variant", "params", "arithmetic", "dataset", "model_dim", "dual", "record", "scale",
+                "declaration"}
 _VISIT_KEYS = {"type", "t", "epoch", "i", "y", "score", "mistake", "k", "w", "b", "alpha", "pocket"}
 _END_KEYS = {"variant", "arithmetic", "updates", "epochs", "visits", "converged", "stop", "w", "b", "dataset_sha256",
-             "alpha", "w_pocket", "run_pocket"}
+             "alpha", "w_pocket", "run_pocket", "outputs"}
 
 
 def read_trace(path: str) -> Trace:
@@ -445,17 +471,15 @@ def _check_header(path, h, line=None):
         bad(f"trace header has an unknown field {extra[0][:40]!r}")
     if h["arithmetic"] not in ("exact", "float"):
         bad(f"header arithmetic must be \"exact\" or \"float\", not {str(h['arithmetic'])[:40]!r}")
-    if h["variant"] not in VARIANTS:
-        bad(f"unknown variant {str(h['variant'])[:40]!r} (this reader knows {', '.join(VARIANTS)})")
+    var = header_variant(path, h, line)
     try:
-        params = Params.from_json(h["params"])
+        params = Params.from_json(h["params"], var)
     except (ParamError, TypeError, ValueError) as e:
         bad(f"trace parameters: {e}")
     if params.variant != h["variant"]:
         bad(f"header variant {h['variant']!r} differs from params.variant {params.variant!r}")
     if params.arithmetic != h["arithmetic"]:
         bad(f"header arithmetic {h['arithmetic']!r} differs from params.arithmetic {params.arithmetic!r}")
-    var = VARIANTS[h["variant"]]
     ds = h["dataset"]
     if not isinstance(ds, dict):
         bad("header dataset must be an object")
@@ -478,7 +502,10 @@ def _check_header(path, h, line=None):
         bad(f"header record must be \"visits\" or \"updates\", not {str(h['record'])[:40]!r}")
     if params.w0 is not None and len(params.w0) != want_dim:
         bad(f"params.w0 has {len(params.w0)} entries; the model has {want_dim}")
-    if h["arithmetic"] == "exact":
+    if getattr(var, "declared", False):
+        if "scale" in h:
+            bad("a declared variant's trace has no scale: its exact values are written \"p/q\" in full")
+    elif h["arithmetic"] == "exact":
         sc = h.get("scale")
         need = {"score"} if var.dual else {"score", "w", "b"}
         if not isinstance(sc, dict) or set(sc) != need:
@@ -488,6 +515,28 @@ def _check_header(path, h, line=None):
                 bad(f"header scale.{key} must be a positive integer in a string, not {str(v)[:40]!r}")
     elif "scale" in h:
         bad("a float trace's header has no scale")
+
+
+def header_variant(path, h, line=None):
+    """The variant a trace header names: built in, embedded in the header (``declaration``), or
+    declared in this process (perceptron.declared.register); raises InputError otherwise."""
+    name = h.get("variant")
+    if not isinstance(name, str):
+        raise InputError(path, "header variant must be a string", line)
+    if name in VARIANTS:
+        if "declaration" in h:
+            raise InputError(path, f"{name} is a built-in variant; its header has no declaration", line)
+        return VARIANTS[name]
+    if "declaration" in h:
+        try:
+            return parse_declaration(name, h["declaration"])
+        except DeclarationError as e:
+            raise InputError(path, f"the header's declaration of {name[:40]}: {e.message}", line) from None
+    var = variant_of(name)
+    if var is None:
+        raise InputError(path, f"unknown variant {name[:40]!r}: the header has no declaration of it; give its "
+                               f"declaration with --variants FILE (this reader knows {', '.join(VARIANTS)})", line)
+    return var
 
 
 def _check_end(path, end, h, line=None):
@@ -528,6 +577,8 @@ def _number(v, den, exact):
             raise ValueError(str(e)) from None
     else:
         raise ValueError(f"expected an exact number as a string \"p/q\", got {str(v)[:40]!r}")
+    if den is None:  # a declared variant's trace: every value in full
+        return f
     num = f * den
     if num.denominator != 1:
         raise ValueError(f"{v} is not a multiple of 1/{den} (the header's scale)")
@@ -573,7 +624,7 @@ def _read_jsonl(path) -> Trace:
                 header = {k: v for k, v in obj.items() if k != "type"}
                 _check_header(path, header, ln)
                 exact = header["arithmetic"] == "exact"
-                var = VARIANTS[header["variant"]]
+                var = header_variant(path, header, ln)
                 dens = {k: int(v) for k, v in header.get("scale", {}).items()}
                 n, dim = header["dataset"]["n"], header["model_dim"]
                 continue
@@ -600,15 +651,17 @@ def _read_jsonl(path) -> Trace:
         else np.zeros((0, wdim), dtype=np.int64 if (exact or var.dual) else np.float64)
     b = np.array(bs, dtype=fdt) if var.bias is not None else None
     score = np.array(cols["score"], dtype=fdt)
-    if exact or var.dual:
+    fractional = exact and "scale" not in header
+    if (exact or var.dual) and not fractional:
         w = _ints(w)
-    if exact:
+    if exact and not fractional:
         score = _ints(score)
         b = _ints(b) if b is not None else None
     tr = Trace(header, np.array(cols["t"], dtype=np.int64), np.array(cols["epoch"], dtype=np.int64),
                np.array(cols["i"], dtype=np.int64), np.array(cols["y"], dtype=np.int8),
                np.array(cols["mistake"], dtype=bool), np.array(cols["k"], dtype=np.int64), score,
-               np.array(upd_t, dtype=np.int64), w, b, np.array(pocket, dtype=np.int64), end)
+               np.array(upd_t, dtype=np.int64), w, b, np.array(pocket, dtype=np.int64), end,
+               var if getattr(var, "declared", False) else None)
     _check_columns(path, tr)
     return tr
 
@@ -679,7 +732,7 @@ def _check_columns(path, tr: Trace):
         raise InputError(path, "labels must be -1 or +1")
     if len(tr.upd_t) > m and h["record"] == "visits":
         raise InputError(path, f"{len(tr.upd_t)} updates recorded in {m} visits")
-    var = VARIANTS[h["variant"]]
+    var = tr.declaration or variant_of(h["variant"])
     wdim = n if var.dual else h["model_dim"]
     if tr.w is None or tr.w.ndim != 2 or tr.w.shape != (len(tr.upd_t), wdim):
         raise InputError(path, f"weights must have shape ({len(tr.upd_t)}, {wdim})")
@@ -716,7 +769,9 @@ def _read_npz(path) -> Trace:
         raise InputError(path, "member 'end' must be a JSON object")
     _check_end(path, end, h)
     exact = h["arithmetic"] == "exact"
-    var = VARIANTS[h["variant"]]
+    var = header_variant(path, h)
+    if getattr(var, "declared", False):
+        raise InputError(path, "a declared variant's trace is read from JSON Lines (.jsonl), not NPZ")
 
     def col(name, kinds, ndim=1, required=True):
         a = data.get(name)

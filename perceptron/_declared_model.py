@@ -1,0 +1,783 @@
+"""The learner's model of a declared variant (perceptron.declared): its state, scores,
+mistakes and updates, exact or float, for the one run loop of perceptron.run.
+
+Exact values are Fractions (scalars) and ``Q`` arrays: integer numerators (int64 while a bound
+proves they cannot wrap, else Python integers) over one positive denominator.  A block of points
+is scored by one matrix-vector product (``dot(w, x)`` with x the block's rows) and its mistake
+condition is evaluated on the whole block, as the built-in variants are.
+
+Float runs evaluate the same expressions in float64.  Each decision is certified: the mistake
+condition is evaluated on intervals that enclose the exact value of every score (the float
+product's rounding bound) with outward rounding; a point the intervals cannot decide is decided
+exactly, from the float state (each float an exact binary rational) and the exact data.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ._numbers import INT64_SAFE
+from .limits import MAX_DENOMINATOR_BITS
+
+__all__ = ["DeclaredModel", "Q"]
+
+#: Bits of a denominator (or numerator) a declared run's exact state may reach: eta_k = 1/k makes
+#: denominators grow like lcm(1..k); past this the run stops with a clear error.
+MAX_STATE_BITS = 4 * MAX_DENOMINATOR_BITS
+
+
+class DeclaredError(ArithmeticError):
+    """A declared run that cannot go on exactly (a limit, an irrational value, division by 0)."""
+
+
+def _maxabs(a) -> int:
+    if a.size == 0:
+        return 0
+    if a.dtype == object:
+        return max(abs(int(v)) for v in a.ravel())
+    return int(max(a.max(), -a.min()))
+
+
+def _big(a):
+    return a if a.dtype == object else a.astype(object)
+
+
+class Q:
+    """An array of rationals num / den (den > 0, an int)."""
+
+    __slots__ = ("num", "den", "_ma")
+
+    def __init__(self, num, den: int, ma: int | None = None):
+        self.num, self.den, self._ma = num, den, ma
+
+    @property
+    def ma(self) -> int:
+        if self._ma is None:
+            self._ma = _maxabs(self.num)
+        return self._ma
+
+    def __len__(self):
+        return len(self.num)
+
+    def __getitem__(self, j):
+        if isinstance(j, (int, np.integer)):
+            return Fraction(int(self.num[j]), self.den)
+        return Q(self.num[j], self.den)
+
+    def fractions(self) -> list:
+        return [Fraction(int(v), self.den) for v in self.num]
+
+
+def _q_of(v) -> Q:
+    if isinstance(v, Q):
+        return v
+    f = Fraction(v)
+    return Q(np.array(f.numerator if abs(f.numerator) < INT64_SAFE else int(f.numerator), dtype=object if abs(f.numerator) >= INT64_SAFE else np.int64), f.denominator, abs(f.numerator))
+
+
+def _scaled(num, ma: int, f: int):
+    """num * f, in int64 when the bound allows."""
+    if f == 1:
+        return num
+    if num.dtype != object and ma * abs(f) < INT64_SAFE:
+        return num * f
+    return _big(num) * f
+
+
+def _check_bits(den: int):
+    if den.bit_length() > MAX_STATE_BITS:
+        raise DeclaredError(f"limit reached: an exact value needs a denominator of {den.bit_length()} bits, over "
+                            f"{MAX_STATE_BITS} (perceptron._declared_model.MAX_STATE_BITS); run it with --float")
+
+
+def q_add(a, b, sign: int = 1):
+    if not isinstance(a, Q) and not isinstance(b, Q):
+        return a + b if sign == 1 else a - b
+    a, b = _q_of(a), _q_of(b)
+    L = a.den * b.den // math.gcd(a.den, b.den)
+    fa, fb = L // a.den, L // b.den
+    bound = a.ma * fa + b.ma * fb
+    na, nb = a.num, b.num
+    if na.dtype == object or nb.dtype == object or bound >= INT64_SAFE:
+        na, nb = _big(na), _big(nb)
+    na = na * fa if fa != 1 else na
+    nb = nb * fb if fb != 1 else nb
+    return Q(na + nb if sign == 1 else na - nb, L, bound)
+
+
+def q_mul(a, b):
+    if not isinstance(a, Q) and not isinstance(b, Q):
+        return a * b
+    if not isinstance(a, Q):
+        a, b = b, a
+    if not isinstance(b, Q):
+        f = Fraction(b)
+        return _reduce(Q(_scaled(a.num, a.ma, f.numerator), a.den * f.denominator, a.ma * abs(f.numerator)))
+    bound = a.ma * b.ma
+    na, nb = a.num, b.num
+    if na.dtype == object or nb.dtype == object or bound >= INT64_SAFE:
+        na, nb = _big(na), _big(nb)
+    return _reduce(Q(na * nb, a.den * b.den, bound))
+
+
+def q_div(a, b):
+    if isinstance(b, Q):
+        raise DeclaredError("division by a per-point value is not supported in a declaration's block evaluation")
+    if b == 0:
+        raise DeclaredError("division by zero")
+    return q_mul(a, 1 / Fraction(b))
+
+
+def q_neg(a):
+    return Q(-a.num, a.den, a._ma) if isinstance(a, Q) else -a
+
+
+def _reduce(q: Q) -> Q:
+    """Divide out the common factor of numerators and denominator once the denominator is large."""
+    if q.den < (1 << 62):
+        return q
+    g = q.den
+    if q.num.dtype == object:
+        for v in q.num.ravel():
+            g = math.gcd(g, int(v))
+            if g == 1:
+                break
+    else:
+        g = math.gcd(g, int(np.gcd.reduce(q.num.ravel())) if q.num.size else 0)
+    if g > 1:
+        q = Q(q.num // g, q.den // g, q.ma // g if q._ma is not None else None)
+    _check_bits(q.den)
+    return q
+
+
+def q_sign(a):
+    """Signs of the numerators (the denominator is positive)."""
+    if isinstance(a, Q):
+        if a.num.dtype == object:
+            return np.array([(v > 0) - (v < 0) for v in a.num.ravel()], dtype=np.int64).reshape(a.num.shape)
+        return np.sign(a.num)
+    return (a > 0) - (a < 0)
+
+
+def q_dot(a: Q, b: Q):
+    """dot of two vectors (a Fraction), or of a vector with a block of rows (a Q per row)."""
+    rows, vec = (b, a) if b.num.ndim == 2 else (a, b)
+    m = rows.num.shape[-1]
+    bound = rows.ma * vec.ma * max(m, 1)
+    rn, vn = rows.num, vec.num
+    if rn.dtype == object or vn.dtype == object or bound >= INT64_SAFE:
+        rn, vn = _big(rn), _big(vn)
+    if rows.num.ndim == 2:
+        return Q(rn @ vn, rows.den * vec.den, None)
+    return Fraction(int(rn @ vn), rows.den * vec.den)
+
+
+def _exact_sqrt(v):
+    f = Fraction(v)
+    if f < 0:
+        raise DeclaredError("square root of a negative number")
+    p, q = math.isqrt(f.numerator), math.isqrt(f.denominator)
+    if p * p != f.numerator or q * q != f.denominator:
+        raise DeclaredError(f"sqrt({f}) is irrational: an exact run cannot hold it; run the declaration with --float")
+    return Fraction(p, q)
+
+
+# --------------------------------------------------------------------------- evaluators
+
+class _Exact:
+    """Exact closures: Fractions and Q."""
+
+    @staticmethod
+    def num(v):
+        return v
+
+    add, mul, div, neg = staticmethod(q_add), staticmethod(q_mul), staticmethod(q_div), staticmethod(q_neg)
+
+    @staticmethod
+    def sub(a, b):
+        return q_add(a, b, -1)
+
+    @staticmethod
+    def cmp(o, a, b):
+        if isinstance(a, Q) or isinstance(b, Q):
+            s = q_sign(q_add(a, b, -1))
+        else:
+            s = (a > b) - (a < b)
+        return _CMP[o](s)
+
+    @staticmethod
+    def pow(a, e):
+        if isinstance(a, Q):
+            if e < 0:
+                raise DeclaredError("negative powers of per-point values are not supported")
+            out = a
+            for _ in range(e - 1):
+                out = q_mul(out, a)
+            return out if e else Q(np.ones_like(a.num), 1, 1)
+        return Fraction(a) ** e
+
+    @staticmethod
+    def call(name, args):
+        if name == "dot":
+            return q_dot(args[0], args[1])
+        if name == "norm2":
+            return q_dot(args[0], args[0])
+        if name == "norm":
+            return _exact_sqrt(q_dot(args[0], args[0]))
+        if name == "sqrt":
+            return _exact_sqrt(args[0])
+        if name == "vec":
+            return _q_vec([Fraction(a) for a in args])
+        if any(isinstance(a, Q) for a in args):
+            return _block_call(name, args)
+        if name == "abs":
+            return abs(args[0])
+        if name == "sign":
+            return Fraction((args[0] > 0) - (args[0] < 0))
+        if name == "min":
+            return min(args)
+        if name == "max":
+            return max(args)
+        if name == "ceil":
+            return Fraction(math.ceil(args[0]))
+        if name == "floor":
+            return Fraction(math.floor(args[0]))
+        raise DeclaredError(f"{name}() is not available here")
+
+    @staticmethod
+    def where(c, a, b):
+        if isinstance(c, np.ndarray):
+            a, b = _q_of(a), _q_of(b)
+            L = a.den * b.den // math.gcd(a.den, b.den)
+            na, nb = _big(a.num) * (L // a.den), _big(b.num) * (L // b.den)
+            return Q(np.where(c, na, nb), L)
+        return a if c else b
+
+
+def _block_call(name, args):
+    if name == "abs" and isinstance(args[0], Q):
+        a = args[0]
+        return Q(abs(a.num), a.den, a._ma)
+    if name == "sign":
+        return Q(q_sign(args[0]).astype(np.int64), 1, 1)
+    if name in ("min", "max"):
+        out = args[0]
+        for b in args[1:]:
+            s = q_sign(q_add(out, b, -1))
+            pick = (s > 0) if name == "min" else (s < 0)
+            out = _Exact.where(np.asarray(pick), b, out)
+        return out
+    raise DeclaredError(f"{name}() of a per-point value is not supported")
+
+
+def _q_vec(fr: list) -> Q:
+    den = 1
+    for f in fr:
+        den = den * f.denominator // math.gcd(den, f.denominator)
+    nums = [int(f * den) for f in fr]
+    big = any(abs(v) >= INT64_SAFE for v in nums)
+    return Q(np.array(nums, dtype=object if big else np.int64), den)
+
+
+_CMP = {"<": lambda s: s < 0, "<=": lambda s: s <= 0, ">": lambda s: s > 0, ">=": lambda s: s >= 0,
+        "==": lambda s: s == 0, "!=": lambda s: s != 0}
+
+
+class _Float:
+    """float64 closures (numpy arrays for vectors and blocks)."""
+
+    @staticmethod
+    def num(v):
+        return float(v)
+
+    @staticmethod
+    def add(a, b):
+        return a + b
+
+    @staticmethod
+    def sub(a, b):
+        return a - b
+
+    @staticmethod
+    def mul(a, b):
+        return a * b
+
+    @staticmethod
+    def div(a, b):
+        return a / b
+
+    @staticmethod
+    def neg(a):
+        return -a
+
+    @staticmethod
+    def cmp(o, a, b):
+        return {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+                "==": np.equal, "!=": np.not_equal}[o](a, b)
+
+    @staticmethod
+    def pow(a, e):
+        return a ** e
+
+    @staticmethod
+    def call(name, args):
+        if name == "dot":
+            a, b = args
+            return b @ a if np.ndim(b) == 2 else (a @ b if np.ndim(a) == 2 else float(np.dot(a, b)))
+        if name == "norm2":
+            return float(np.dot(args[0], args[0]))
+        if name == "norm":
+            return float(np.sqrt(np.dot(args[0], args[0])))
+        if name == "sqrt":
+            return np.sqrt(args[0])
+        if name == "vec":
+            return np.array([float(a) for a in args])
+        if name == "abs":
+            return np.abs(args[0])
+        if name == "sign":
+            return np.sign(args[0])
+        if name == "min":
+            return _fold(np.minimum, args)
+        if name == "max":
+            return _fold(np.maximum, args)
+        if name == "ceil":
+            return np.ceil(args[0])
+        if name == "floor":
+            return np.floor(args[0])
+        raise DeclaredError(f"{name}() is not available here")
+
+    @staticmethod
+    def where(c, a, b):
+        return np.where(c, a, b) if isinstance(c, np.ndarray) else (a if c else b)
+
+
+def _fold(f, args):
+    out = args[0]
+    for a in args[1:]:
+        out = f(out, a)
+    return out
+
+
+def compile_tree(tree, ar):
+    """A closure env -> value for a compiled expression tree, in the arithmetic ``ar``."""
+    op = tree[0]
+    if op == "num":
+        v = ar.num(tree[1])
+        return lambda env: v
+    if op == "name":
+        nm = tree[1]
+        return lambda env: env[nm]
+    if op == "neg":
+        f = compile_tree(tree[1], ar)
+        return lambda env: ar.neg(f(env))
+    if op == "bin":
+        o, fa, fb = tree[1], compile_tree(tree[2], ar), compile_tree(tree[3], ar)
+        g = {"+": ar.add, "-": ar.sub, "*": ar.mul, "/": ar.div}[o]
+        return lambda env: g(fa(env), fb(env))
+    if op == "pow":
+        f, e = compile_tree(tree[1], ar), tree[2]
+        return lambda env: ar.pow(f(env), e)
+    if op == "cmp":
+        ops, fs = tree[1], [compile_tree(p, ar) for p in tree[2]]
+        if len(ops) == 1:
+            o, fa, fb = ops[0], fs[0], fs[1]
+            return lambda env: ar.cmp(o, fa(env), fb(env))
+
+        def chain(env):
+            vals = [f(env) for f in fs]
+            out = True
+            for o, a, b in zip(ops, vals, vals[1:]):
+                out = out & ar.cmp(o, a, b)
+            return out
+        return chain
+    if op in ("and", "or"):
+        fs = [compile_tree(v, ar) for v in tree[1]]
+        comb = np.logical_and if op == "and" else np.logical_or
+        return lambda env: _fold(comb, [f(env) for f in fs])
+    if op == "not":
+        f = compile_tree(tree[1], ar)
+        return lambda env: np.logical_not(f(env))
+    if op == "if":
+        fc, fa, fb = (compile_tree(t, ar) for t in tree[1:])
+
+        def choose(env):
+            c = fc(env)
+            if isinstance(c, np.ndarray) and c.ndim:
+                return ar.where(c, fa(env), fb(env))
+            return fa(env) if c else fb(env)
+        return choose
+    if op == "call":
+        name, fs = tree[1], [compile_tree(a, ar) for a in tree[2]]
+        return lambda env: ar.call(name, [f(env) for f in fs])
+    raise DeclaredError(f"{op} is not allowed in a declaration")
+
+
+# --------------------------------------------------------------------------- intervals
+
+_DOWN, _UP = -np.inf, np.inf
+
+
+def _lo(v):
+    return np.nextafter(v, _DOWN)
+
+
+def _hi(v):
+    return np.nextafter(v, _UP)
+
+
+class _NoInterval(Exception):
+    """The interval screen has no rule for this construct: every point is decided exactly."""
+
+
+def interval_tree(tree):
+    """A closure env -> (lo, hi) enclosing the exact value (conditions: 1 true, 0 false, -1
+    undecided, per point), given enclosures of the names in env."""
+    op = tree[0]
+    if op == "num":
+        f = float(tree[1])
+        lo, hi = (f, f) if Fraction(f) == tree[1] else (_lo(f), _hi(f))
+        return lambda env: (lo, hi)
+    if op == "name":
+        nm = tree[1]
+        return lambda env: env[nm]
+    if op == "neg":
+        f = interval_tree(tree[1])
+        return lambda env: (lambda a: (-a[1], -a[0]))(f(env))
+    if op == "bin":
+        o, fa, fb = tree[1], interval_tree(tree[2]), interval_tree(tree[3])
+        if o == "+":
+            return lambda env: _iadd(fa(env), fb(env))
+        if o == "-":
+            return lambda env: _iadd(fa(env), (lambda b: (-b[1], -b[0]))(fb(env)))
+        if o == "*":
+            return lambda env: _imul(fa(env), fb(env))
+        return lambda env: _idiv(fa(env), fb(env))
+    if op == "cmp":
+        ops, fs = tree[1], [interval_tree(p) for p in tree[2]]
+
+        def cmp(env):
+            vals = [f(env) for f in fs]
+            out = None
+            for o, a, b in zip(ops, vals, vals[1:]):
+                r = _icmp(o, a, b)
+                out = r if out is None else _tand(out, r)
+            return out
+        return cmp
+    if op in ("and", "or"):
+        fs = [interval_tree(v) for v in tree[1]]
+        comb = _tand if op == "and" else _tor
+
+        def logic(env):
+            out = fs[0](env)
+            for f in fs[1:]:
+                out = comb(out, f(env))
+            return out
+        return logic
+    if op == "not":
+        f = interval_tree(tree[1])
+        return lambda env: (lambda v: np.where(v < 0, -1, 1 - v))(np.asarray(f(env)))
+    if op == "call" and tree[1] == "dot" and ("name", "x") in tree[2]:
+        vt = tree[2][0] if tree[2][1] == ("name", "x") else tree[2][1]
+        fv = compile_tree(vt, _Float)
+
+        def idot(env):
+            # the float product of the float rows and v, and its bound against the exact data:
+            # err_i |v| (perceptron.run's rounding bound for the product and the rounded x), doubled
+            v = fv(env["__float__"])
+            p = env["__rows__"] @ v
+            e = 2 * env["__err__"] * float(np.sqrt(np.dot(v, v))) * (1 + 8 * _U) + 1e-300
+            return _lo(p - e), _hi(p + e)
+        return idot
+    if op == "call" and tree[1] == "abs":
+        f = interval_tree(tree[2][0])
+
+        def iabs(env):
+            lo, hi = f(env)
+            alo, ahi = np.abs(lo), np.abs(hi)
+            return np.where((lo <= 0) & (hi >= 0), 0.0, np.minimum(alo, ahi)), np.maximum(alo, ahi)
+        return iabs
+    if op == "call" and tree[1] in ("min", "max"):
+        fs = [interval_tree(a) for a in tree[2]]
+        g = np.minimum if tree[1] == "min" else np.maximum
+        return lambda env: (lambda vs: (_fold(g, [v[0] for v in vs]), _fold(g, [v[1] for v in vs])))([f(env) for f in fs])
+    raise _NoInterval(op)
+
+
+def _iadd(a, b):
+    return _lo(a[0] + b[0]), _hi(a[1] + b[1])
+
+
+def _imul(a, b):
+    p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+    return _lo(_fold(np.minimum, p)), _hi(_fold(np.maximum, p))
+
+
+def _idiv(a, b):
+    blo, bhi = np.asarray(b[0], dtype=float), np.asarray(b[1], dtype=float)
+    if np.any((blo <= 0) & (bhi >= 0)):
+        raise _NoInterval("division by an interval holding 0")
+    return _imul(a, (_lo(1 / bhi), _hi(1 / blo)))
+
+
+def _icmp(o, a, b):
+    alo, ahi, blo, bhi = (np.asarray(v, dtype=float) for v in (*a, *b))
+    if o in ("<", "<="):
+        strict = o == "<"
+        yes = ahi < blo if strict else ahi <= blo
+        no = alo >= bhi if strict else alo > bhi
+    elif o in (">", ">="):
+        return _icmp("<" if o == ">" else "<=", b, a)
+    else:
+        point = (alo == ahi) & (blo == bhi)
+        eq = point & (alo == blo)
+        apart = (ahi < blo) | (bhi < alo)
+        yes, no = (eq, apart) if o == "==" else (apart, eq)
+    return np.where(yes, 1, np.where(no, 0, -1))
+
+
+def _tand(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return np.where((a == 0) | (b == 0), 0, np.where((a == 1) & (b == 1), 1, -1))
+
+
+def _tor(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return np.where((a == 1) | (b == 1), 1, np.where((a == 0) & (b == 0), 0, -1))
+
+
+# --------------------------------------------------------------------------- the model
+
+_U = 2.0**-53
+
+
+class DeclaredModel:
+    """State, scores, mistakes and updates of a declared variant (the interface of the built-in
+    models of perceptron.run: scores, mistakes, update, weights, final)."""
+
+    declared = True
+
+    def __init__(self, decl, ds, params, X, D, consts: dict):
+        self.decl = decl
+        self.exact = params.arithmetic == "exact"
+        self.n, self.d = X.shape
+        self.X, self.D = X, D
+        self.tie = decl.sign0 if decl.sign0 is not None else params.sign0
+        self.has_bias = "b" in dict(decl.state)
+        self.k = 0
+        ar = _Exact if self.exact else _Float
+        self._score = compile_tree(decl.score.tree, ar)
+        self._mistake = compile_tree(decl.mistake.tree, ar)
+        self._update = [(s, compile_tree(c.tree, ar)) for s, c in decl.update]
+        self._outputs = [(o, compile_tree(c.tree, ar)) for o, c in decl.outputs]
+        if self.exact:
+            self.rows = Q(X, D, None)
+            cv = {k: Fraction(v) for k, v in consts.items()}
+        else:
+            cv = {k: float(v) for k, v in consts.items()}
+            self.Xexact = None
+            self.ds, self.params = ds, params
+            try:
+                self._iscore = interval_tree(decl.score.tree)
+                self._imistake = interval_tree(decl.mistake.tree)
+            except _NoInterval:
+                self._iscore = self._imistake = None
+            self._score_exact = compile_tree(decl.score.tree, _Exact)
+            self._mistake_exact = compile_tree(decl.mistake.tree, _Exact)
+            self.err = _error_scale(self.d) * np.sqrt(np.einsum("ij,ij->i", X, X))
+        self.consts = cv
+        init_env = dict(cv)
+        w0 = params.w0 if params.w0 is not None else (0,) * self.d
+        if len(w0) != self.d:
+            from .run import ParamError
+            raise ParamError(f"initial weights have {len(w0)} entries; the model has {self.d} (after augmentation)")
+        b0 = Fraction(params.b0 or 0)
+        if self.exact:
+            init_env.update({"w0": _q_vec([Fraction(v) for v in w0]), "b0": b0})
+        else:
+            init_env.update({"w0": np.array([float(v) for v in w0]), "b0": float(b0)})
+        self.state = {}
+        for s, c in decl.state:
+            v = compile_tree(c.tree, ar)(init_env)
+            if not self.exact and np.ndim(v) == 1:
+                v = np.array(v, dtype=np.float64)
+            self.state[s] = v
+        self.params_env = {**cv, **self.state}
+
+    # ---- scores and decisions
+    def _env(self):
+        env = dict(self.consts)
+        env.update(self.state)
+        env["k"] = Fraction(self.k) if self.exact else float(self.k)
+        return env
+
+    def scores(self, idx, lo=None):
+        env = self._env()
+        if self.exact:
+            rows = Q(self.X[lo:lo + len(idx)] if lo is not None else self.X[idx], self.D, self.rows.ma)
+        else:
+            rows = self.X[lo:lo + len(idx)] if lo is not None else self.X[idx]
+        env["x"] = rows
+        s = self._score(env)
+        if self.exact:
+            return s if isinstance(s, Q) else Q(np.full(len(idx), Fraction(s).numerator, dtype=object), Fraction(s).denominator)
+        s = np.broadcast_to(np.asarray(s, dtype=np.float64), (len(idx),)).copy()
+        idx = np.asarray(idx) if lo is None else np.arange(lo, lo + len(idx))
+        slo = shi = None
+        if self._iscore is not None:
+            ienv = {k: _point(v) for k, v in env.items() if k != "x" and np.ndim(v) == 0}
+            ienv.update({"__rows__": rows, "__err__": self.err[idx], "__float__": env})
+            slo, shi = (np.broadcast_to(np.asarray(v, dtype=np.float64), s.shape) for v in self._iscore(ienv))
+            unsure = np.flatnonzero((slo <= 0) & (shi >= 0))
+        else:
+            unsure = np.arange(len(s))
+        if unsure.size:  # the sign of a score near 0 is decided exactly (as the built-in variants do)
+            sg = np.array([self._exact_score_sign(int(idx[j])) for j in unsure], dtype=np.float64)
+            s[unsure] = np.where(np.sign(s[unsure]) == sg, s[unsure], sg * np.maximum(np.abs(s[unsure]), 5e-324))
+            s[unsure[sg == 0]] = 0.0
+        self._last = (idx, slo, shi)
+        return s
+
+    def all_scores(self):
+        return self.scores(np.arange(self.n), lo=0)
+
+    def outs(self, s):
+        sg = q_sign(s) if self.exact else np.sign(s).astype(np.int64)
+        sg = np.asarray(sg, dtype=np.int64)
+        if self.tie != 0:
+            sg = np.where(sg == 0, self.tie, sg)
+        return sg
+
+    def mistakes(self, s, ys) -> np.ndarray:
+        env = self._env()
+        outs = self.outs(s)
+        if self.exact:
+            env.update({"score": s, "y": Q(ys.astype(np.int64), 1, 1), "out": Q(outs, 1, 1)})
+            m = self._mistake(env)
+            return np.broadcast_to(np.asarray(m, dtype=bool), (len(ys),)).copy()
+        env.update({"score": s, "y": ys.astype(np.float64), "out": outs.astype(np.float64)})
+        return self._certified_mistakes(s, ys, outs)
+
+    def _certified_mistakes(self, s, ys, outs):
+        """Exact decisions for the float state: intervals first, Fractions where they cannot decide."""
+        idx, slo, shi = self._last
+        m = len(ys)
+        decided = None
+        if self._imistake is not None and slo is not None:
+            try:
+                env = {k: _point(v) for k, v in self._env().items() if np.ndim(v) == 0}
+                env["score"] = (slo, shi)
+                env["y"] = (ys.astype(np.float64), ys.astype(np.float64))
+                o = outs.astype(np.float64)  # out = sign(score): certified by scores()
+                env["out"] = (o, o)
+                decided = np.broadcast_to(np.asarray(self._imistake(env)), (m,))
+            except _NoInterval:
+                decided = None
+        if decided is None:
+            decided = np.full(m, -1)
+        out = decided == 1
+        unsure = np.flatnonzero(decided < 0)
+        if unsure.size:
+            out = out.copy()
+            for j in unsure:
+                out[j] = self._exact_mistake(int(idx[j]), int(ys[j]))
+        return out
+
+    def _exact_score(self, i: int):
+        """The exact score of point i (exact data) under the float state (exact binary rationals)."""
+        if self.Xexact is None:
+            from .run import exact_inputs
+            self.Xexact = exact_inputs(self.ds, self.params)
+        Xn, D = self.Xexact
+        env = {k: (_frac_state(v)) for k, v in self._env().items()}
+        env["x"] = Q(Xn[i:i + 1], D, None)
+        s = self._score_exact(env)
+        return (s[0] if isinstance(s, Q) else Fraction(s)), env
+
+    def _exact_score_sign(self, i: int) -> int:
+        s, _ = self._exact_score(i)
+        return (s > 0) - (s < 0)
+
+    def _exact_mistake(self, i: int, y: int) -> bool:
+        s, env = self._exact_score(i)
+        sg = (s > 0) - (s < 0)
+        out = sg if sg != 0 else self.tie
+        env.update({"score": s, "y": Fraction(y), "out": Fraction(out)})
+        return bool(self._mistake_exact(env))
+
+    # ---- updates
+    def update(self, i: int, y: int, out: int, s_i=None, t: int = 0):
+        env = self._env()
+        if self.exact:
+            env.update({"x": Q(self.X[i], self.D, None), "y": Fraction(y), "out": Fraction(out), "score": Fraction(s_i),
+                        "t": Fraction(t), "i": Fraction(i)})
+        else:
+            env.update({"x": self.X[i], "y": float(y), "out": float(out), "score": float(s_i), "t": float(t), "i": float(i)})
+        new = {s: f(env) for s, f in self._update}
+        for s, v in new.items():
+            if self.exact and isinstance(v, Q):
+                v = _reduce(v)
+                _check_bits(v.den)
+            elif self.exact:
+                v = Fraction(v)
+                _check_bits(v.denominator)
+            elif np.ndim(v) == 1:
+                v = np.asarray(v, dtype=np.float64)
+            else:
+                v = float(v)
+            self.state[s] = v
+        self.k += 1
+
+    def weights(self):
+        """(w, b) as the recorder stores them: Fractions (exact) or floats."""
+        w = self.state["w"]
+        b = self.state.get("b") if self.has_bias else None
+        if self.exact:
+            return np.array(w.fractions(), dtype=object), b
+        return w.copy(), b
+
+    def final(self):
+        w, b = self.weights()
+        return list(w) if self.exact else [float(v) for v in w], b
+
+    def outputs(self, t: int, epochs: int) -> dict:
+        env = self._env()
+        env.update({"t": Fraction(t) if self.exact else float(t), "epochs": Fraction(epochs) if self.exact else float(epochs)})
+        out = {}
+        for o, f in self._outputs:
+            v = f(env)
+            if isinstance(v, Q):
+                v = v.fractions()
+            elif isinstance(v, np.ndarray):
+                v = [float(a) for a in v]
+            elif not self.exact:
+                v = float(v)
+            out[o] = v
+        return out
+
+    def state_values(self) -> dict:
+        """The state as exact Fractions / lists, or floats."""
+        out = {}
+        for s, v in self.state.items():
+            out[s] = v.fractions() if isinstance(v, Q) else ([float(a) for a in v] if isinstance(v, np.ndarray) else v)
+        return out
+
+
+def _point(v):
+    f = float(v)
+    return (f, f)
+
+
+def _frac_state(v):
+    if isinstance(v, np.ndarray):
+        return _q_vec([Fraction(float(a)) for a in v])
+    if isinstance(v, Q):
+        return v
+    return Fraction(float(v)) if not isinstance(v, Fraction) else v
+
+
+def _error_scale(d: int) -> float:
+    gamma = (d + 2) * _U / (1 - (d + 2) * _U)
+    return 1.01 * 2 * gamma
