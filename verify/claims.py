@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 from perceptron.errors import InputError
 from perceptron.limits import MAX_CLAIM_BYTES, read_bytes
+from perceptron.declared import declarations_from, variant_of
 from perceptron.variants import VARIANTS
 
 from .expr import ExprError, compile_expr, Compiled
@@ -217,13 +218,17 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         problem(1, 1, "TOML nested too deeply to read")
         return ClaimFile(path, "", "")
     blocks, doc_keys = _locate(text)
+    try:
+        declarations_from(path, data, text)  # [variants.NAME]: declared variants, registered
+    except InputError as e:
+        problem(e.line, None, e.message)
     doc = data.get("document")
     if not isinstance(doc, dict) or not isinstance(doc.get("file"), str):
         problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)")
         doc = {"file": "?", "title": ""}
     for key in data:
-        if key not in ("document", "claim"):
-            problem(1, 1, f"unknown top-level key {key!r} (expected [document] and [[claim]])")
+        if key not in ("document", "claim", "variants"):
+            problem(1, 1, f"unknown top-level key {key!r} (expected [document], [[claim]] and [variants.NAME])")
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         problem(1, 1, "'claim' must be an array of tables: [[claim]]")
@@ -289,8 +294,9 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
                 continue
             lists[key] = tuple(v)
         for v in lists.get("variants", ()):
-            if v not in VARIANTS:
-                problem(*where("variants"), f"unknown variant {v!r}; choose from {', '.join(VARIANTS)}")
+            if variant_of(v) is None:
+                problem(*where("variants"), f"unknown variant {v!r}; choose from {', '.join(VARIANTS)}, or declare it "
+                                            f"in a [variants.{v}] table")
         for a in lists.get("assume", ()):
             if a not in ASSUMPTIONS:
                 problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
@@ -301,7 +307,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         pair = c.get("pair")
         if when == "pair":
             if not isinstance(pair, str) or not (pair in ("eta", "arithmetic") or
-                                                 (pair.startswith("variant:") and pair[8:] in VARIANTS)):
+                                                 (pair.startswith("variant:") and variant_of(pair[8:]) is not None)):
                 problem(*where("pair" if "pair" in c else "when"),
                         f"pair = {pair!r}; a pair claim needs pair = \"eta\", \"arithmetic\" or \"variant:NAME\" "
                         f"(NAME one of {', '.join(VARIANTS)})")
@@ -325,7 +331,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
         elif isinstance(src, str) and when != "pair":
             try:
-                compiled = compile_expr(src, _names_with(free))
+                compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
                 _check_availability(compiled, when, free)
             except ExprError as e:
                 ln, col = where("expr")
@@ -388,13 +394,18 @@ def _free_names(items, where, problem) -> dict:
     return out
 
 
-def _names_with(free: dict | None):
-    """The expression language's names with the claim's free names (which shadow quantities)."""
-    if not free:
+def _names_with(free: dict | None, variants=()):
+    """The expression language's names with the quantities of the claim's declared variants
+    (their parameters, state and outputs) and its free names (which shadow quantities)."""
+    decls = [variant_of(v) for v in variants if getattr(variant_of(v), "declared", False)]
+    if not free and not decls:
         return None
     from .expr import QUANTITIES
 
     names = {k: v[0] for k, v in QUANTITIES.items()}
+    for d in decls:
+        names.update(d.types)
+    free = free or {}
     names.update({k: ("vector" if ty == "vector" else "scalar") for k, ty in free.items()})
     return names
 

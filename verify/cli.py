@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from perceptron import InputError, ParamError, Params, load, open_writer, train
 from perceptron._numbers import NumberError, format_rational, parse_rational
+from perceptron.declared import variant_of
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
 
@@ -72,9 +73,14 @@ def _load_data(args):
 
 
 def _add_run_args(p):
-    p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS),
+    p.add_argument("--variant", default="rosenblatt", metavar="NAME",
                    help="the algorithm: rosenblatt (000), novikoff (001, b += eta y R^2), sign (002), slides, pocket, "
-                        "kernel (003), unit (004), sklearn (scikit-learn's Perceptron)")
+                        "kernel (003), unit (004), sklearn (scikit-learn's Perceptron), or a variant declared in "
+                        "--variants FILE")
+    p.add_argument("--variants", action="append", metavar="FILE",
+                   help="a variant file: [variants.NAME] declarations (see examples/variants; repeatable)")
+    p.add_argument("--set", action="append", metavar="NAME=P/Q", dest="set_values",
+                   help="a declared variant's parameter, e.g. --set tau=1/2 (repeatable; default: the declaration's)")
     p.add_argument("--eta", type=_rational_arg, default=Fraction(1), help="learning rate (exact rational; default 1)")
     p.add_argument("--order", default="cyclic", help="first | cyclic | random:SEED | max-violation (default cyclic)")
     p.add_argument("--augment", choices=["first", "last"], help="add the constant-1 coordinate first or last")
@@ -98,9 +104,32 @@ def _add_run_args(p):
                    help="float64, every decision within rounding re-decided exactly (default for float data)")
 
 
+def _load_variant_files(paths):
+    from perceptron.declared import load_variants
+
+    for path in paths or ():
+        load_variants(path)
+
+
+def _set_values(items) -> tuple:
+    out = {}
+    for item in items or ():
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise UsageError(f"--set {item}: write NAME=VALUE, e.g. --set tau=1/2")
+        if name in out:
+            raise UsageError(f"--set {name} is given twice")
+        try:
+            out[name] = _rational_arg(value)
+        except argparse.ArgumentTypeError as e:
+            raise UsageError(f"--set {item}: {e}") from None
+    return tuple(sorted(out.items()))
+
+
 def _params(args, ds) -> Params:
     arithmetic = args.arithmetic or ("exact" if ds.is_rational else "float")
     return Params(variant=args.variant, eta=args.eta, order=args.order, augment=args.augment,
+                  declared=_set_values(getattr(args, "set_values", None)),
                   sign0=args.sign0, form=args.form, w0=args.w0, b0=args.b0,
                   max_epochs=args.max_epochs, max_updates=args.max_updates, max_visits=args.max_visits,
                   patience=args.patience, ratchet=args.ratchet, kernel=args.kernel, degree=args.degree,
@@ -108,6 +137,7 @@ def _params(args, ds) -> Params:
 
 
 def cmd_train(args) -> int:
+    _load_variant_files(args.variants)
     ds = _load_data(args)
     params = _params(args, ds)
     writer = open_writer(args.trace, args.record) if args.trace else None
@@ -124,7 +154,8 @@ def cmd_train(args) -> int:
         print(json.dumps(summary, separators=(",", ":")))
         return 0
     print(f"{ds.name}: {ds.n} points, d = {ds.d}, labels {ds.label_map}")
-    print(f"variant {res.variant} ({VARIANTS[res.variant].note}), order {params.order}, {res.arithmetic} arithmetic")
+    print(f"variant {res.variant} ({variant_of(res.variant).note}), order {params.order}, {res.arithmetic} arithmetic"
+          + (", " + ", ".join(f"{k} = {format_rational(v)}" for k, v in params.declared) if params.declared else ""))
     if res.arithmetic == "float":
         print("float64 weights, rounded at each update; every mistake decision is the exact sign of the score of "
               "those weights on the exact data (scores within the rounding bound are re-decided in rationals)")
@@ -136,6 +167,9 @@ def cmd_train(args) -> int:
         print(f"w = ({w})" + (f", b = {fmt(res.b)}" if res.b is not None else ""))
     if res.alpha is not None:
         print(f"alpha = {res.alpha[:30]}{' ...' if len(res.alpha) > 30 else ''}")
+    for name, v in res.extra.get("outputs", {}).items():
+        print(f"{name} = " + (f"({', '.join(str(a) for a in v[:20])}{', ...' if len(v) > 20 else ''})"
+                              if isinstance(v, list) else str(v)))
     if args.trace:
         print(f"trace: {args.trace}")
     return 0
@@ -230,9 +264,13 @@ def cmd_check(args) -> int:
     from .replay import replay
     from .verdicts import Verdict
 
+    _load_variant_files(args.variants)
+    claims = _load_all_claims(_claim_paths(args))  # claim files may declare variants too
     ds = _load_data(args)
+    from perceptron.declared import declared
+
     tr = read_trace(args.trace)
-    claims = _load_all_claims(_claim_paths(args))
+    embedded = tr.declaration is not None and declared(tr.declaration.name) is None
     if args.only:
         missing = set(args.only) - {c.id for c in claims}
         if missing:
@@ -248,6 +286,10 @@ def cmd_check(args) -> int:
         return 1
     print(f"{args.trace}: consistent with {ds.name} ({len(tr.t)} visits recorded, {tr.end.get('updates')} updates, "
           f"variant {tr.header['variant']}, {tr.header['arithmetic']})")
+    if tr.declaration is not None or getattr(ctx, "declared", False):
+        src = "the declaration embedded in the trace's header" if embedded else "the declaration given"
+        print(f"  declared variant {tr.header['variant']}: replayed against {src} "
+              f"(sha256 {variant_of(tr.header['variant']).sha256[:16]})")
     if ctx is not None and ctx.kind != "separable":
         why = ctx.sep.reason if ctx.sep is not None else (ctx.cert.method if ctx.cert is not None else "")
         print(f"  dataset certificate: {ctx.kind} ({why})")
@@ -621,6 +663,9 @@ def build_parser() -> argparse.ArgumentParser:
                 "where they apply.")
     _add_data_args(p)
     p.add_argument("--trace", required=True, help="trace file (.jsonl or .npz)")
+    p.add_argument("--variants", action="append", metavar="FILE",
+                   help="a variant file declaring the trace's variant (needed when the trace's header does not "
+                        "embed its declaration; when it does, the two must agree)")
     p.add_argument("--claims", nargs="+", help="claim files (default: the built-in ones)")
     p.add_argument("--only", action="append", help="evaluate only this claim id (repeatable)")
     p.add_argument("--separator", type=_vector_arg, help="use w_opt = v/|v| for this integer/rational v instead of a certificate")

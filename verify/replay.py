@@ -18,8 +18,8 @@ import numpy as np
 
 from perceptron import Params
 from perceptron._numbers import NumberError, format_rational, parse_rational
+from perceptron.declared import declared, register, variant_of
 from perceptron.run import prepare_inputs
-from perceptron.variants import VARIANTS
 
 from . import _exact as X
 from .certificates import Certificate, certify
@@ -82,7 +82,8 @@ class RunContext:
         instead of the certified max-margin one; ``cert`` is still the dataset's certificate
         (computed when not given) and supplies gamma_lo, gamma_hi."""
         self.ds, self.params = ds, params
-        self.var = VARIANTS[params.variant]
+        self.var = variant_of(params.variant)
+        self.declared = getattr(self.var, "declared", False)
         self.bias = self.var.bias is not None
         self.exact = params.arithmetic == "exact"
         Xn, D = prepare_inputs(ds, params.__class__(**{**params.__dict__, "arithmetic": "exact"}))
@@ -114,6 +115,10 @@ class RunContext:
             "w0": self.w0, "sign0": Fraction(self.tie),
             "separable": Fraction(1 if kind == "separable" else 0),
         }
+        self.declared_values = {}
+        if self.declared:  # the declaration's parameters, with the run's values
+            self.declared_values = {**dict(self.var.parameters), **dict(params.declared)}
+            self.consts.update(self.declared_values)
         if cert is not None and cert.kind == "separable":
             self.consts["gamma_lo"] = cert.gamma
             if cert.gamma_hi is not None:
@@ -376,8 +381,17 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
     if h["dataset"]["sha256"] != ds.sha256:
         return None, Inconsistency(None, f"the trace was written for dataset {h['dataset']['sha256'][:16]}... "
                                          f"({h['dataset'].get('name')}), not this one ({ds.sha256[:16]}..., {ds.name})"), {}
+    decl = getattr(trace, "declaration", None)
+    if decl is not None:  # the header's own declaration: it must be the one the user gave, if any
+        known = declared(decl.name)
+        if known is None:
+            register(decl)
+        elif known != decl:
+            diff = next((key for key in known.source if known.source[key] != decl.source.get(key)), "a field")
+            return None, Inconsistency(None, f"the trace's declaration of {decl.name} differs from the one given "
+                                             f"(its {diff}): the trace is of another algorithm"), {}
     try:
-        params = Params.from_json(h["params"])
+        params = Params.from_json(h["params"], decl)
     except (TypeError, ValueError) as e:
         return None, Inconsistency(None, f"trace parameters unreadable: {e}"), {}
     if (h["dataset"].get("n"), h["dataset"].get("d")) != (ds.n, ds.d):
@@ -399,7 +413,12 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
     visit_claims = [c for c in live if c.when == "visit"]
     update_claims = [c for c in live if c.when == "update"]
     end_claims = [c for c in live if c.when == "end"]
-    bad = _replay_exact(ctx, trace, visit_claims, update_claims, end_claims, tallies, name)
+    if ctx.declared:
+        from .replay_declared import replay_declared
+
+        bad = replay_declared(ctx, trace, visit_claims, update_claims, end_claims, tallies, name)
+    else:
+        bad = _replay_exact(ctx, trace, visit_claims, update_claims, end_claims, tallies, name)
     if bad is not None:
         return ctx, bad, {}
     if dataset_claims:
@@ -458,8 +477,9 @@ class _CyclicRule:
     replays: an epoch without a mistake converges; max_epochs, max_updates (checked before an
     epoch and after each update), max_visits and the slides/pocket patience end the run."""
 
-    def __init__(self, ctx, p):
+    def __init__(self, ctx, p, stop_when_clean: bool = True):
         self.p = p
+        self.stop_when_clean = stop_when_clean
         self.steps = _order_iter(ctx, p.order)
         self.max_visits = p.max_visits if p.max_visits is not None else float("inf")
         self.cur_epoch, self.clean, self.unchanged = 0, True, 0
@@ -469,7 +489,7 @@ class _CyclicRule:
         """(epoch, point) of the next visit, or None when the run has ended (see ``stop``)."""
         epoch, i = next(self.steps)
         if epoch != self.cur_epoch:
-            if self.cur_epoch and self.clean:
+            if self.cur_epoch and self.clean and self.stop_when_clean:
                 self.converged, self.stop = True, "converged"
                 return None
             if epoch > self.p.max_epochs:
@@ -838,6 +858,9 @@ def _replay_float(ctx, tr):
     weights are bit-identical to the float update w + (eta y) x, recorded scores are within the
     rounding bound of the exact score, and the end record is the re-run's end."""
     p, var = ctx.params, ctx.var
+    if ctx.declared:
+        return Inconsistency(None, "cannot verify: float traces of declared variants are not replayed yet; re-run it "
+                                   "with --exact (or check the claims, which are evaluated on the exact re-run)")
     if var.dual or var.unit or var.pocket or p.patience is not None or tr.header.get("record") != "visits" \
             or not (p.order == "cyclic" or p.order.startswith("random:")):
         return Inconsistency(None, "cannot verify: float traces are replayed for cyclic and random orders of the "
