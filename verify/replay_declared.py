@@ -18,7 +18,7 @@ from perceptron._numbers import format_rational
 from . import _exact as X
 from .expr import MAX_PREV, evaluate
 
-__all__ = ["replay_declared"]
+__all__ = ["replay_declared", "Stepper"]
 
 
 class _Vals:
@@ -55,40 +55,76 @@ def _fmt(v) -> str:
     return format_rational(v)
 
 
+class Stepper:
+    """A declared variant's state on one dataset, stepped by the claim evaluator: the replay
+    follows a trace with it, the search branches it (``copy``)."""
+
+    def __init__(self, ctx):
+        decl = ctx.var
+        self.ctx, self.decl = ctx, decl
+        self.consts = {"eta": ctx.eta, "n": Fraction(ctx.n), "d": Fraction(ctx.d), "R2": ctx.R2, "R": ctx.R,
+                       **ctx.declared_values}
+        init = _Vals({**self.consts, "w0": ctx.w0, "b0": ctx.b0})
+        self.state = {s: _as_value(evaluate(c.tree, init)) for s, c in decl.state}
+        self.k = 0
+        self.sumsq = Fraction(0)
+
+    def copy(self) -> "Stepper":
+        other = object.__new__(Stepper)
+        other.ctx, other.decl, other.consts = self.ctx, self.decl, self.consts
+        other.state, other.k, other.sumsq = dict(self.state), self.k, self.sumsq
+        return other
+
+    def env(self, extra: dict) -> _Vals:
+        return _Vals({**self.consts, **self.state, "k": Fraction(self.k), **extra})
+
+    def score(self, i):
+        return evaluate(self.decl.score.tree, self.env({"x": self.ctx.rows[i]}))
+
+    def decide(self, i, s):
+        """(out, whether the declared mistake condition holds) for point i with score s."""
+        out = _sgn(s, self.ctx.tie)
+        y = Fraction(self.ctx.y[i])
+        return out, bool(evaluate(self.decl.mistake.tree, self.env({"y": y, "score": s, "out": Fraction(out)})))
+
+    def update(self, i, s, out, t):
+        x = self.ctx.rows[i]
+        e = self.env({"x": x, "y": Fraction(self.ctx.y[i]), "score": s, "out": Fraction(out), "t": Fraction(t),
+                      "i": Fraction(i)})
+        new = {v: _as_value(evaluate(c.tree, e)) for v, c in self.decl.update}
+        self.state.update(new)
+        self.k += 1
+        self.sumsq = self.sumsq + X.vdot(x, x)
+
+    def outputs(self, t, epochs) -> dict:
+        e = _Vals({**self.consts, **self.state, "k": Fraction(self.k), "t": Fraction(t), "epochs": Fraction(epochs)})
+        return {o: _as_value(evaluate(c.tree, e)) for o, c in self.decl.outputs}
+
+    def claim_vals(self, **extra) -> dict:
+        """The values claims see: the constants, the state (b = 0 without one), k, sumsq."""
+        vals = {**self.consts, **self.state, "k": Fraction(self.k), "sumsq": self.sumsq, **extra}
+        vals.setdefault("b", Fraction(0))
+        return vals
+
+
 def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
     """Returns an Inconsistency, or None with the claims' tallies filled in."""
     from .replay import Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim
 
     decl, p = ctx.var, ctx.params
     n = ctx.n
-    consts = {"eta": ctx.eta, "n": Fraction(n), "d": Fraction(ctx.d), "R2": ctx.R2, "R": ctx.R}
-    consts.update(ctx.declared_values)
-    init = _Vals({**consts, "w0": ctx.w0, "b0": ctx.b0})
-    state = {}
     try:
-        for s, c in decl.state:
-            state[s] = _as_value(evaluate(c.tree, init))
+        run = Stepper(ctx)
     except (X.ExactError, ArithmeticError) as e:
         return Inconsistency(None, f"the declaration's initial state cannot be computed exactly: {e}")
+    state = run.state
     recorded_all = tr.header.get("record", "visits") == "visits"
-    k = 0
-    sumsq = Fraction(0)
     history = deque(maxlen=MAX_PREV)
     rec = 0
     nrec = len(tr.t)
     upd_index = 0
     gam_strict = ctx.strict_gamma()
-    tie = ctx.tie
-
-    def env(extra: dict) -> _Vals:
-        return _Vals({**consts, **state, "k": Fraction(k), **extra})
-
-    def score_of(i):
-        return evaluate(decl.score.tree, env({"x": ctx.rows[i]}))
-
-    def decide(i, s):
-        out = _sgn(s, tie)
-        return out, bool(evaluate(decl.mistake.tree, env({"y": Fraction(ctx.y[i]), "score": s, "out": Fraction(out)})))
+    score_of, decide = run.score, run.decide
 
     def check_record(t, epoch, i, s, mistake):
         nonlocal rec
@@ -115,7 +151,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
                                     "the rule forbids an update, the trace records one")
         if not mistake and upd_index < len(tr.upd_t) and int(tr.upd_t[upd_index]) == t:
             return Inconsistency(t, "the trace records weights after this visit; the rule makes no update here")
-        expect_k = k + (1 if mistake else 0)
+        expect_k = run.k + (1 if mistake else 0)
         if int(tr.k[rec]) != expect_k:
             return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(tr.k[rec])}")
         rec += 1
@@ -139,14 +175,9 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
         return None
 
     def claim_vals(t, i, x, y, s, out):
-        vals = {**consts, **state, "k": Fraction(k), "t": Fraction(t), "i": Fraction(i), "x": x, "y": y, "score": s,
-                "out": Fraction(out), "sumsq": sumsq}
-        if "b" not in state:
-            vals["b"] = Fraction(0)
-        return vals
+        return run.claim_vals(t=Fraction(t), i=Fraction(i), x=x, y=y, score=s, out=Fraction(out))
 
     def visit(t, epoch, i):
-        nonlocal k, sumsq
         s = score_of(i)
         out, mistake = decide(i, s)
         if recorded_all or mistake:
@@ -161,19 +192,15 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
                             gam_strict if "strict_margin" in c.assume else None)
         if not mistake:
             return False, None
-        history.append((state["w"], state.get("b", Fraction(0)), k, sumsq))
-        upd_env = env({"x": x, "y": y, "score": s, "out": Fraction(out), "t": Fraction(t), "i": Fraction(i)})
-        new = {v: _as_value(evaluate(c.tree, upd_env)) for v, c in decl.update}
-        state.update(new)
-        k += 1
-        sumsq = sumsq + X.vdot(x, x)
+        history.append((state["w"], state.get("b", Fraction(0)), run.k, run.sumsq))
+        run.update(i, s, out, t)
         bad = check_update(t, i)
         if bad:
             return True, bad
         if update_claims:
             e = _Env(ctx, claim_vals(t, i, x, y, s, out), history)
             for c in update_claims:
-                _eval_claim(c, e, tallies[c.id], {"dataset": name, "t": t, "point": i, "k": k},
+                _eval_claim(c, e, tallies[c.id], {"dataset": name, "t": t, "point": i, "k": run.k},
                             gam_strict if "strict_margin" in c.assume else None)
         return True, None
 
@@ -186,12 +213,12 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
     try:
         if p.order == "cyclic" or p.order.startswith("random:"):
             rule = _CyclicRule(ctx, p, stop_when_clean=decl.stop == "converged")
-            while (step := rule.next(k, t)) is not None:
+            while (step := rule.next(run.k, t)) is not None:
                 t += 1
                 mistake, bad = visit(t, *step)
                 if bad:
                     return bad
-                if rule.after(mistake, k):
+                if rule.after(mistake, run.k):
                     break
             epochs, stop, converged = rule.epochs, rule.stop, rule.converged
             if decl.stop == "epochs":
@@ -226,7 +253,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
                     converged = m == n
                     stop = "converged" if converged else "max_visits"
                     break
-                if k >= p.max_updates:
+                if run.k >= p.max_updates:
                     stop = "max_updates"
                     break
                 if epoch > p.max_epochs:
@@ -248,13 +275,11 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
     if upd_index != len(tr.upd_t):
         return Inconsistency(int(tr.upd_t[upd_index]), "the trace records an update the rule never makes")
     w = state["w"]
+    k = run.k
     got = {"updates": k, "epochs": epochs, "visits": t, "converged": converged, "stop": stop,
            "w": list(w.components()), "b": state["b"] if "b" in state else _bias_of(p, w.components())}
-    out_env = _Vals({**consts, **state, "k": Fraction(k), "t": Fraction(t), "epochs": Fraction(epochs)})
-    outputs = {}
     try:
-        for o, c in decl.outputs:
-            outputs[o] = _as_value(evaluate(c.tree, out_env))
+        outputs = run.outputs(t, epochs)
     except (X.ExactError, ArithmeticError) as e:
         return Inconsistency(None, f"the declared outputs cannot be computed exactly: {e}")
     bad = _end_mismatch(tr.end, got, exact=True)
@@ -270,10 +295,8 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
                                        f"{str(have.get(diff) if isinstance(have, dict) else have)[:60]}" if diff else
                                        "the trace's end record has outputs the declaration does not declare")
     if end_claims:
-        vals = {**consts, **state, **outputs, "k": Fraction(k), "mistakes": Fraction(k), "epochs": Fraction(epochs),
-                "converged": Fraction(1 if converged else 0), "sumsq": sumsq, "t": Fraction(t),
-                "stopped_by_budget": Fraction(0 if converged else 1)}
-        vals.setdefault("b", Fraction(0))
+        vals = run.claim_vals(**outputs, mistakes=Fraction(k), epochs=Fraction(epochs), t=Fraction(t),
+                              converged=Fraction(1 if converged else 0), stopped_by_budget=Fraction(0 if converged else 1))
         e = _Env(ctx, vals, history)
         for c in end_claims:
             if "converged" in c.assume and not converged:
