@@ -85,7 +85,7 @@ def check(claim_id: str, data, *, claims=None):
     c = _claim(claim_id, claims)
     ds = data if isinstance(data, Dataset) else load(str(data))
     if c.when == "once":
-        from .replay import ClaimTally, _Env, _eval_claim
+        from .evaluation import ClaimTally, _Env, _eval_claim
 
         tally = ClaimTally()
         _eval_claim(c, _Env(None, {}), tally, {"once": True})

@@ -25,7 +25,8 @@ from .certificates import alternative_separator
 from .claims import load_claims
 from .quantifiers import RUN_WHENS, VARIANT_ETA, Coverage, quantifiers, ranging, uses_separator
 from .progress import Progress
-from .replay import ClaimTally, replay
+from .evaluation import ClaimTally
+from .replay import replay
 from .verdicts import Finding, Verdict
 
 __all__ = ["Run", "corpus_datasets", "audit", "RESULTS_SCHEMA", "RESULTS_VERSION"]
@@ -413,7 +414,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         for c in claims:
             if c.when == "once":
                 tally = ClaimTally()
-                from .replay import _eval_claim, _Env
+                from .evaluation import _eval_claim, _Env
 
                 _eval_claim(c, _Env(None, {}), tally, {"once": True})
                 _merge(agg[c.id], tally, None, None, None)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from perceptron.variants import VARIANTS
+from perceptron.declared import variant_of
 
 __all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPES"]
 
@@ -66,7 +66,7 @@ def quantifiers(claim) -> dict[str, str]:
     can say what it covered."""
     q: dict[str, str] = {}
     a = set(claim.assume)
-    variants = [VARIANTS[v] for v in claim.variants if v in VARIANTS]
+    variants = [variant_of(v) for v in claim.variants if variant_of(v) is not None]
     if claim.when in ("once", "symbolic"):
         return q
     q["dataset"] = ("the datasets " + ", ".join(claim.datasets)) if claim.datasets else "every dataset satisfying the assumptions"
@@ -95,6 +95,10 @@ def quantifiers(claim) -> dict[str, str]:
                 q["form"] = "fixed: 1/2 eta (y - out) x"
             else:
                 q["form"] = "eta y x and 1/2 eta (y - out) x"
+    for v in variants:  # a declared variant's parameters range unless the claim is about one value
+        for name, default in getattr(v, "parameters", ()):
+            if run or name in (claim.compiled.names if claim.compiled is not None else ()):
+                q.setdefault(name, f"every value of {name} (a parameter of {v.name}; default {default})")
     if uses_separator(claim):
         q["separator"] = ("fixed: the maximum-margin separator (certified)" if claim.separator == "max-margin"
                           else "every separator (w_opt, b_opt, gamma) of the data")

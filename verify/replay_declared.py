@@ -16,6 +16,7 @@ from fractions import Fraction
 from perceptron._numbers import format_rational
 
 from . import _exact as X
+from .evaluation import Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim
 from .expr import MAX_PREV, evaluate
 
 __all__ = ["replay_declared", "Stepper"]
@@ -109,8 +110,6 @@ class Stepper:
 
 def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
     """Returns an Inconsistency, or None with the claims' tallies filled in."""
-    from .replay import Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim
-
     decl, p = ctx.var, ctx.params
     n = ctx.n
     try:

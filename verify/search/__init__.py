@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..verdicts import Verdict
 from .confirm import confirm, save_counterexample
+from .declared_engine import is_declared, search_declared
 from .domain import (DEFAULTS, LIMITS, MAX_SETTINGS, SEARCHABLE_VARIANTS, Domain, SearchError, check_limits,
                      check_searchable, claim_variant, count_datasets, domain_for, folds)
 
@@ -130,6 +131,13 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     from .enumeration import Budget, Enumerator
 
     check_limits(dom, timeout)  # as given, and as widened
+    check_searchable(claim)
+    variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+    if is_declared(variant):
+        if jobs > 1 or scheduler:
+            raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
+        return SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine, timeout,
+                                              out_dir, widen, max_exact))
     dom = _prepare(claim, dom, widen)
     if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
         raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")

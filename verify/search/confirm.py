@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, train
 from perceptron.datasets import write_csv
-from perceptron.variants import VARIANTS
+from perceptron.declared import variant_of
 
 from ..replay import RunContext, evaluate_dataset_claims, replay
 
@@ -19,16 +19,16 @@ __all__ = ["confirm", "save_counterexample"]
 
 
 def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
-            strict=False):
+            strict=False, declared=()):
     """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
     A candidate the learner cannot run as given (a point taken that is not misclassified, an end
     claim's run that does not converge) is no counterexample; with ``strict`` (the complete
     enumeration, whose "none in D" would otherwise rest on a candidate never evaluated) it is an
     error: the search and the learner disagree."""
     ds = from_rows("counterexample", points, labels)
-    var = VARIANTS[variant]
+    var = variant_of(variant)
     params = Params(variant=variant, order="sequence:" + ",".join(map(str, path)), sign0=sign0 if var.tie is None else 0,
-                    eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx")
+                    eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared))
     rec = MemoryTrace()
     try:
         res = train(ds, params, rec)
@@ -58,7 +58,8 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
             "updates": path, "separator": None if separator is None else {"v": [int(a) for a in separator[0]], "b": fr(Fraction(separator[1]))},
             "violation": t.violation, "variant": variant, "order": params.order, "summary": res.summary(),
             "params": {"eta": fr(params.eta), "w0": None if w0 is None else [fr(v) for v in w0],
-                       "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form}}
+                       "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form,
+                       **({"declared": {k: fr(v) for k, v in params.declared}} if params.declared else {})}}
 
 
 def save_counterexample(claim, ce, out_dir) -> dict:
@@ -74,11 +75,13 @@ def save_counterexample(claim, ce, out_dir) -> dict:
     train(ds, Params(variant=ce["variant"], order=ce["order"], eta=Fraction(pr.get("eta", "1")),
                      w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
                      b0=None if pr.get("b0") is None else Fraction(pr["b0"]), sign0=pr.get("sign0", 0),
-                     form=pr.get("form", "yx")), open_writer(trace))
+                     form=pr.get("form", "yx"),
+                     declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))),
+          open_writer(trace))
     sep = ""
     if ce["separator"]:
         sep = " --separator=" + ",".join(map(str, ce["separator"]["v"]))
-        if VARIANTS[ce["variant"]].bias:
+        if variant_of(ce["variant"]).bias:
             sep += f" --separator-bias={ce['separator']['b']}"
     q = shlex.quote  # paths come from users: the printed command must paste safely
     cmd = f"proof-audit check --data {q(data)} --trace {q(trace)} --claims {q(claim.path)} --only {q(claim.id)}{sep}"

@@ -20,6 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
 
 __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points", "point_list", "blocks",
@@ -162,7 +163,7 @@ def claim_variant(claim, wanted):
             raise SearchError(f"claim {claim.id} is about {list(claim.variants)}, not {wanted}")
         return wanted
     for v in claim.variants or ("rosenblatt",):
-        if v in SEARCHABLE_VARIANTS:
+        if v in SEARCHABLE_VARIANTS or getattr(variant_of(v), "declared", False):
             return v
     raise SearchError(f"claim {claim.id} is about {list(claim.variants)}; the search runs {', '.join(SEARCHABLE_VARIANTS)}")
 
