@@ -369,7 +369,8 @@ def declarations_from(path: str, data: dict, text: str) -> list:
 
 
 def load_variants(path: str) -> list:
-    """Read a variant file (TOML with [variants.NAME] tables only) and register its declarations."""
+    """Read the [variants.NAME] tables of a variant file (or of a claim file, whose claims are
+    left to verify.claims) and register the declarations."""
     raw = read_bytes(path, MAX_CLAIM_BYTES, "variant")
     try:
         text = raw.decode("utf-8")
@@ -382,9 +383,10 @@ def load_variants(path: str) -> list:
         raise InputError(path, f"TOML syntax error: {str(e).split(' (at line')[0]}", int(m.group(1)) if m else None) from None
     except RecursionError:
         raise InputError(path, "TOML nested too deeply to read", 1) from None
-    extra = [k for k in data if k != "variants"]
+    extra = [k for k in data if k not in ("variants", "document", "claim")]
     if extra:
-        raise InputError(path, f"unknown top-level key {extra[0][:40]!r} (a variant file holds [variants.NAME] tables)", 1)
+        raise InputError(path, f"unknown top-level key {extra[0][:40]!r} (a variant file holds [variants.NAME] tables; "
+                               "a claim file may hold them too)", 1)
     decls = declarations_from(path, data, text)
     if not decls:
         raise InputError(path, "no [variants.NAME] table", 1)

@@ -1,0 +1,267 @@
+"""Variants declared as data (perceptron.declared): parsing of untrusted declarations, the engine
+against the hand-written variants bit for bit, traces (ours and an independent writer's),
+replay of doctored traces, claims and the search on declared variants."""
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import perceptron as P
+from perceptron.declared import DeclarationError, load_variants, parse_declaration
+from verify.claims import load_claims
+from verify.replay import replay
+from verify.search import Domain, search
+from verify.verdicts import Verdict
+
+from .strategies import etas, separable_datasets
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EX = os.path.join(ROOT, "examples", "variants")
+BUILTINS = {"rosenblatt": "rosenblatt_declared", "novikoff": "novikoff_declared", "sign": "sign_declared",
+            "slides": "slides_declared", "sklearn": "sklearn_declared"}
+
+load_variants(os.path.join(EX, "builtins.toml"))
+for _f in ("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml"):
+    load_variants(os.path.join(EX, _f))
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "verify", *args], capture_output=True, text=True, cwd=cwd or ROOT)
+
+
+# --------------------------------------------------------------------------- declarations
+
+BASE = {"state": {"w": "w0"}, "score": "dot(w, x)", "mistake": "y * score <= 0", "update": {"w": "w + eta * y * x"}}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"score": "__import__('os').system('x')"}, "unknown function"),
+    ({"score": "dot(w, x) + x"}, "x may appear in the score only as dot(v, x)"),
+    ({"mistake": "score"}, "must be a condition"),
+    ({"update": {"w": "w + 1"}}, "cannot add"),
+    ({"update": {"v": "w"}}, "not a state variable"),
+    ({"state": {"b": "0"}}, "state needs w"),
+    ({"state": {"w": "w0", "gamma": "0"}}, "already use"),
+    ({"parameters": {"tau": "1/0"}}, "parameters.tau"),
+    ({"parameters": {"tau": 1.5}}, "exact number"),
+    ({"mistake": "prev(score) <= 0"}, "for claims"),
+    ({"orders": ["max-violation"]}, "orders must be"),
+    ({"stop": "epochs", "orders": ["first"]}, "cyclic and/or random"),
+    ({"sign0": 2}, "sign0 must be"),
+    ({"colour": "red"}, "unknown field"),
+    ({"state": {f"s{j}": "0" for j in range(40)}}, "the limit is 16"),
+    ({"score": "dot(w, x)" + " + 1" * 500}, "limit"),
+])
+def test_bad_declarations_are_one_clear_error(change, message):
+    with pytest.raises(DeclarationError) as e:
+        parse_declaration("mine", {**BASE, **change})
+    assert message in str(e.value)
+
+
+def test_builtin_names_cannot_be_declared():
+    with pytest.raises(DeclarationError, match="built-in"):
+        parse_declaration("rosenblatt", BASE)
+
+
+def test_a_variant_file_with_a_problem_names_its_line(tmp_path):
+    f = tmp_path / "v.toml"
+    f.write_text('[variants.mine]\nstate = { w = "w0" }\nscore = "dot(w, x)"\nmistake = "y * score <= 0"\n'
+                 'update = { w = "w + eta * y * z" }\n')
+    r = _cli("train", "--data", "builtin:and-2", "--variants", str(f), "--variant", "mine")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{f}:5:" in r.stderr and "unknown name 'z'" in r.stderr, r.stderr
+
+
+def test_unknown_variant_and_parameter_are_one_line():
+    r = _cli("train", "--data", "builtin:and-2", "--variant", "nosuch")
+    assert r.returncode == 2 and "unknown variant 'nosuch'" in r.stderr and "Traceback" not in r.stderr
+    r = _cli("train", "--data", "builtin:and-2", "--variants", os.path.join(EX, "margin.toml"), "--variant", "margin",
+             "--set", "rho=1")
+    assert r.returncode == 2 and "margin has no parameter 'rho'" in r.stderr
+
+
+# --------------------------------------------------------------------------- one engine, bit for bit
+
+def _columns(rec):
+    tr = rec.trace
+    score = [tr.score_value(j) for j in range(len(tr.t))]
+    ws = [tr.weights_after(u) for u in range(len(tr.upd_t))]
+    end = {k: v for k, v in tr.end.items() if k != "variant"}
+    return (tr.t.tolist(), tr.i.tolist(), tr.mistake.tolist(), tr.k.tolist(), score, ws, end)
+
+
+def _both(ds, params, name):
+    a, b = P.MemoryTrace(), P.MemoryTrace()
+    P.train(ds, params, a)
+    P.train(ds, P.Params(**{**params.__dict__, "variant": name}), b)
+    return _columns(a), _columns(b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ds=separable_datasets(), variant=st.sampled_from(sorted(BUILTINS)), eta=etas,
+       order=st.sampled_from(["first", "cyclic", "random:3"]), sign0=st.sampled_from([-1, 0, 1]),
+       arithmetic=st.sampled_from(["exact", "float"]))
+def test_declarations_reproduce_the_builtin_variants_bit_for_bit(ds, variant, eta, order, sign0, arithmetic):
+    if variant == "sklearn":
+        order = "cyclic"
+    if variant == "slides":
+        eta = min(eta, Fraction(1))
+    params = P.Params(variant=variant, eta=eta, order=order, sign0=sign0 if variant == "sign" else 0,
+                      arithmetic=arithmetic, max_epochs=50)
+    hand, declared = _both(ds, params, BUILTINS[variant])
+    assert hand == declared
+
+
+def test_the_half_form_declaration_matches_the_sign_variant():
+    ds = P.builtin("and-3")
+    for arithmetic in ("exact", "float"):
+        params = P.Params(variant="sign", form="half", sign0=1, arithmetic=arithmetic, augment="last", max_epochs=100)
+        a, b = P.MemoryTrace(), P.MemoryTrace()
+        P.train(ds, params, a)
+        P.train(ds, P.Params(**{**params.__dict__, "variant": "sign_half_declared", "form": "yx"}), b)
+        assert _columns(a) == _columns(b)
+
+
+def test_float_decisions_are_certified_near_zero():
+    # the score of (1, 1) under w = (1e-16-ish rounding) is decided exactly, as the hand-written one does
+    ds = P.from_rows("tie", [[1, 0], [Fraction(1, 10), Fraction(-1, 10)], [Fraction(3, 10), Fraction(-3, 10)]], [1, -1, 1])
+    for v in ("rosenblatt", "novikoff"):
+        params = P.Params(variant=v, eta=Fraction(1, 10), arithmetic="float", max_epochs=40)
+        hand, declared = _both(ds, params, BUILTINS[v])
+        assert hand == declared
+
+
+# --------------------------------------------------------------------------- traces, replay
+
+def test_margin_trace_replays_and_a_doctored_one_is_caught_at_its_visit(tmp_path):
+    ds = P.builtin("separable-d2-g1_5")
+    path = tmp_path / "m.jsonl"
+    P.train(ds, P.Params(variant="margin", declared=(("tau", Fraction(1, 2)),)), P.open_writer(str(path)))
+    tr = P.read_trace(str(path))
+    assert tr.declaration.name == "margin" and "scale" not in tr.header
+    ctx, bad, _ = replay(ds, tr)
+    assert bad is None
+    lines = path.read_text().splitlines()
+    upd = [j for j, line in enumerate(lines) if '"w":' in line and '"type":"visit"' in line]
+    obj = json.loads(lines[upd[2]])
+    obj["w"][1] = "1/3"
+    lines[upd[2]] = json.dumps(obj)
+    bad_path = tmp_path / "bad.jsonl"
+    bad_path.write_text("\n".join(lines) + "\n")
+    _, bad, _ = replay(ds, P.read_trace(str(bad_path)))
+    assert bad is not None and bad.t == obj["t"] and "w[1] = 1/3" in bad.message
+
+
+def test_a_trace_of_another_declaration_is_rejected(tmp_path):
+    ds = P.builtin("separable-d2-g1_5")
+    path = tmp_path / "m.jsonl"
+    P.train(ds, P.Params(variant="margin"), P.open_writer(str(path)))
+    text = path.read_text().replace('"mistake": "y * score <= tau"', '"mistake": "y * score < tau"')
+    path.write_text(text)
+    _, bad, _ = replay(ds, P.read_trace(str(path)))
+    assert bad is not None and "differs from the one given (its mistake)" in bad.message
+
+
+def test_an_independent_implementation_writes_a_trace_check_accepts(tmp_path):
+    """examples/variants/write_trace.py implements the margin perceptron in plain Python (it does
+    not import this package): its trace passes check; doctored at one visit, check names it."""
+    script = os.path.join(EX, "write_trace.py")
+    src = open(script).read()
+    assert "import perceptron" not in src and "from perceptron" not in src and "verify" not in src
+    data, trace = tmp_path / "d.csv", tmp_path / "t.jsonl"
+    r = subprocess.run([sys.executable, script, str(data), str(trace)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = _cli("check", "--data", str(data), "--trace", str(trace), "--variants", os.path.join(EX, "margin.toml"),
+             "--claims", os.path.join(EX, "margin.toml"), "--only", "margin.bound")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "consistent" in r.stdout and "margin.bound: holds on evidence" in r.stdout
+    lines = trace.read_text().splitlines()
+    j = next(j for j, line in enumerate(lines) if '"mistake": false' in line and j > 5)
+    obj = json.loads(lines[j])
+    obj["score"] = "7"
+    lines[j] = json.dumps(obj)
+    trace.write_text("\n".join(lines) + "\n")
+    r = _cli("check", "--data", str(data), "--trace", str(trace), "--variants", os.path.join(EX, "margin.toml"))
+    assert r.returncode == 1 and f"visit {obj['t']}:" in r.stdout and "the trace has 7" in r.stdout, r.stdout
+    r = _cli("check", "--data", str(data), "--trace", str(trace))  # no declaration anywhere
+    assert r.returncode == 2 and "unknown variant 'margin'" in r.stderr and "--variants" in r.stderr
+
+
+def test_float_runs_of_declarations_and_their_claims(tmp_path):
+    ds = P.builtin("separable-d2-g1_5")
+    rec = P.MemoryTrace()
+    res = P.train(ds, P.Params(variant="averaged", arithmetic="float", order="random:1"), rec)
+    assert res.converged and "w_avg" in res.extra["outputs"]
+    exact = P.train(ds, P.Params(variant="averaged", order="random:1"))
+    assert [float(v) for v in exact.w] == pytest.approx(res.w)
+
+
+def test_eta_over_k_keeps_growing_denominators_exact():
+    ds = P.builtin("separable-d3-g1_10")
+    rec = P.MemoryTrace()
+    res = P.train(ds, P.Params(variant="eta_over_k", max_epochs=50), rec)
+    assert res.updates > 5
+    h = sum(Fraction(1, j) for j in range(1, res.updates + 1))
+    assert rec.trace.weights_after(res.updates - 1)[0] == res.w
+    claims = load_claims(os.path.join(EX, "eta_over_k.toml")).claims
+    _, bad, tallies = replay(ds, rec.trace, claims)
+    assert bad is None
+    assert tallies["eta_over_k.progress"].evaluations == res.updates and not tallies["eta_over_k.progress"].violation
+    assert h > 1
+
+
+# --------------------------------------------------------------------------- search
+
+def _claim(f, cid):
+    return next(c for c in load_claims(os.path.join(EX, f)).claims if c.id == cid)
+
+
+@pytest.mark.parametrize("f, cid", [("margin.toml", "margin.novikoff-misquoted"), ("margin.toml", "margin.bound-any-eta"),
+                                    ("averaged.toml", "averaged.separates"), ("bias_one.toml", "bias_one.novikoff-misquoted"),
+                                    ("eta_over_k.toml", "eta_over_k.misquoted")])
+def test_search_refutes_the_misquoted_bounds_with_replayed_counterexamples(f, cid, tmp_path):
+    res = search(_claim(f, cid), Domain(points=2, box=2, max_updates=5), timeout=120, out_dir=str(tmp_path))
+    assert res.verdict is Verdict.REFUTED, res.reason
+    r = subprocess.run(res.files["replay"], shell=True, capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]})
+    assert r.returncode == 0 and "refuted" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("f, cid", [("margin.toml", "margin.bound"), ("margin.toml", "margin.bound-eta"),
+                                    ("bias_one.toml", "bias_one.bound"), ("averaged.toml", "averaged.last-separates"),
+                                    ("eta_over_k.toml", "eta_over_k.harmonic")])
+def test_search_finds_no_counterexample_to_the_correct_bounds(f, cid):
+    res = search(_claim(f, cid), Domain(points=2, box=1, max_updates=4, sep_box=2), timeout=120)
+    assert res.verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.reason
+    assert res.checked > 0 and "declared variant" in res.domain["runs"]
+
+
+def test_z3_says_it_does_not_encode_declarations():
+    res = search(_claim("margin.toml", "margin.bound"), Domain(points=2, box=1), engine="z3", timeout=10)
+    assert res.verdict is Verdict.UNKNOWN and "z3 does not encode declared variants" in res.reason
+
+
+def test_search_varies_the_declared_parameter():
+    res = search(_claim("margin.toml", "margin.novikoff-misquoted"), Domain(points=1, box=1, max_updates=3), timeout=60)
+    assert "tau in {1/2, 1, 2}" in res.domain["runs"]
+
+
+def test_npz_traces_of_declared_variants_are_refused(tmp_path):
+    with pytest.raises(P.InputError, match="JSON Lines"):
+        P.train(P.builtin("and-2"), P.Params(variant="margin", augment="last"), P.open_writer(str(tmp_path / "t.npz")))
+
+
+def test_declared_run_limits_are_one_line():
+    ds = P.from_rows("r", [[1, 1], [2, 0]], [1, -1])
+    decl = parse_declaration("uses_r", {**BASE, "mistake": "y * score <= R"})
+    from perceptron.declared import register
+    register(decl)
+    with pytest.raises(P.ParamError, match="irrational"):
+        P.train(ds, P.Params(variant="uses_r"))
+    assert np.isfinite(P.train(ds, P.Params(variant="uses_r", arithmetic="float", max_epochs=5)).w).all()
