@@ -170,7 +170,11 @@ def _walk_ops(t) -> set:
 def _x_only_in_dot(t, key: str):
     """The score is computed for a block of points at once: x may appear only as dot(v, x) with
     v free of x (one matrix-vector product)."""
-    if not isinstance(t, tuple):
+    if not isinstance(t, tuple) or not t:
+        return
+    if not isinstance(t[0], str):  # a tuple of arguments
+        for sub in t:
+            _x_only_in_dot(sub, key)
         return
     if t[0] == "name" and t[1] == "x":
         raise DeclarationError(f"{key}: x may appear in the score only as dot(v, x)", key)
@@ -363,7 +367,7 @@ def declarations_from(path: str, data: dict, text: str) -> list:
         try:
             out.append(register(parse_declaration(name, body)))
         except DeclarationError as e:
-            line = where.get((name, e.key)) or where.get((name, None)) or 1
+            line = where.get((name, (e.key or "").split(".")[0])) or where.get((name, None)) or 1
             raise InputError(path, f"[variants.{name[:40]}] {e.message}", line) from None
     return out
 

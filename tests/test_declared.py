@@ -41,8 +41,10 @@ BASE = {"state": {"w": "w0"}, "score": "dot(w, x)", "mistake": "y * score <= 0",
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"score": "__import__('os').system('x')"}, "unknown function"),
-    ({"score": "dot(w, x) + x"}, "x may appear in the score only as dot(v, x)"),
+    ({"score": "__import__('os').system('x')"}, "only the listed functions"),
+    ({"score": "open(x)"}, "unknown function"),
+    ({"score": "dot(w, x) + norm2(x)"}, "x may appear in the score only as dot(v, x)"),
+    ({"score": "dot(x, x)"}, "needs a v free of x"),
     ({"mistake": "score"}, "must be a condition"),
     ({"update": {"w": "w + 1"}}, "cannot add"),
     ({"update": {"v": "w"}}, "not a state variable"),
@@ -172,7 +174,8 @@ def test_an_independent_implementation_writes_a_trace_check_accepts(tmp_path):
     """examples/variants/write_trace.py implements the margin perceptron in plain Python (it does
     not import this package): its trace passes check; doctored at one visit, check names it."""
     script = os.path.join(EX, "write_trace.py")
-    src = open(script).read()
+    with open(script, encoding="utf-8") as fh:
+        src = fh.read()
     assert "import perceptron" not in src and "from perceptron" not in src and "verify" not in src
     data, trace = tmp_path / "d.csv", tmp_path / "t.jsonl"
     r = subprocess.run([sys.executable, script, str(data), str(trace)], capture_output=True, text=True)
@@ -226,7 +229,7 @@ def _claim(f, cid):
                                     ("averaged.toml", "averaged.separates"), ("bias_one.toml", "bias_one.novikoff-misquoted"),
                                     ("eta_over_k.toml", "eta_over_k.misquoted")])
 def test_search_refutes_the_misquoted_bounds_with_replayed_counterexamples(f, cid, tmp_path):
-    res = search(_claim(f, cid), Domain(points=2, box=2, max_updates=5), timeout=120, out_dir=str(tmp_path))
+    res = search(_claim(f, cid), Domain(points=2, box=2, max_updates=5, sep_box=2), timeout=120, out_dir=str(tmp_path))
     assert res.verdict is Verdict.REFUTED, res.reason
     r = subprocess.run(res.files["replay"], shell=True, capture_output=True, text=True, cwd=ROOT,
                        env={**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]})
@@ -258,7 +261,7 @@ def test_npz_traces_of_declared_variants_are_refused(tmp_path):
 
 
 def test_declared_run_limits_are_one_line():
-    ds = P.from_rows("r", [[1, 1], [2, 0]], [1, -1])
+    ds = P.from_rows("r", [[1, 1], [1, 0]], [1, -1])
     decl = parse_declaration("uses_r", {**BASE, "mistake": "y * score <= R"})
     from perceptron.declared import register
     register(decl)

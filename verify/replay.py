@@ -9,6 +9,7 @@ the trace inconsistent, and claims are then not evaluated on it.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import deque
 from fractions import Fraction
@@ -50,32 +51,46 @@ class RunContext:
         self.n, self.d = len(self.rows), int(Xn.shape[1])
         self.R2 = max(X.vdot(r, r) for r in self.rows)
         self.R = X.sqrt(self.R2)
-        self.eta = Fraction(params.eta)
-        self.tie = self.var.tie if self.var.tie is not None else params.sign0
         if cert is None and separator is None:
             cert = certify(Xn, D, self.y, bias=self.bias)
         self.cert = cert
-        sep = None
+        self._set_params(params)
+        self._set_separator(separator)
+
+    def _set_params(self, params: Params):
+        """The quantities of the run's parameters (eta, sign(0), w0, b0, declared parameters)."""
+        self.params = params
+        self.eta = Fraction(params.eta)
+        self.tie = self.var.tie if self.var.tie is not None else params.sign0
+        w0 = params.w0 if params.w0 is not None else (0,) * self.d
+        self.w0 = X.vec_from_fractions(w0) if not self.var.dual else X.vec_from_fractions([0] * self.d)
+        self.b0 = Fraction(params.b0 or 0)
+        consts = dict(getattr(self, "consts", {}))  # a derived context keeps its separator's quantities
+        for key in getattr(self, "declared_values", {}):
+            consts.pop(key, None)
+        consts.update({"eta": self.eta, "R2": self.R2, "R": self.R, "n": Fraction(self.n), "d": Fraction(self.d),
+                       "w0": self.w0, "sign0": Fraction(self.tie)})
+        self.consts = consts
+        self.declared_values = {}
+        if self.declared:  # the declaration's parameters, with the run's values
+            self.declared_values = {**dict(self.var.parameters), **dict(params.declared)}
+            self.consts.update(self.declared_values)
+
+    def _set_separator(self, separator):
+        """The separator claims use: the given (v, c), else the certificate's max-margin one."""
+        cert, sep = self.cert, None
+        self.separator_kind, self._given = None, separator
+        for key in ("w_opt", "b_opt", "gamma", "v_opt", "c_opt", "m_opt", "w_hat_opt", "gamma_lo", "gamma_hi"):
+            self.consts.pop(key, None)
         if separator is not None:
-            sep = _separator_certificate(Xn, D, self.y, separator, self.bias)
+            sep = _separator_certificate(self.Xn, self.D, self.y, separator, self.bias)
             self.separator_kind = "given"
         elif cert is not None and cert.kind == "separable":
             sep = cert
             self.separator_kind = "max-margin"
         self.sep = sep
-        w0 = params.w0 if params.w0 is not None else (0,) * self.d
-        self.w0 = X.vec_from_fractions(w0) if not self.var.dual else X.vec_from_fractions([0] * self.d)
-        self.b0 = Fraction(params.b0 or 0)
         kind = sep.kind if sep is not None else (cert.kind if cert is not None else "unknown")
-        self.consts = {
-            "eta": self.eta, "R2": self.R2, "R": self.R, "n": Fraction(self.n), "d": Fraction(self.d),
-            "w0": self.w0, "sign0": Fraction(self.tie),
-            "separable": Fraction(1 if kind == "separable" else 0),
-        }
-        self.declared_values = {}
-        if self.declared:  # the declaration's parameters, with the run's values
-            self.declared_values = {**dict(self.var.parameters), **dict(params.declared)}
-            self.consts.update(self.declared_values)
+        self.consts["separable"] = Fraction(1 if kind == "separable" else 0)
         if cert is not None and cert.kind == "separable":
             self.consts["gamma_lo"] = cert.gamma
             if cert.gamma_hi is not None:
@@ -85,6 +100,17 @@ class RunContext:
                                 "v_opt": X.vec_from_fractions([Fraction(a) for a in sep.v]), "c_opt": sep.c, "m_opt": sep.m})
             if X.sign(self.R) != 0:  # (w_opt, b_opt/R) is undefined when every point is 0
                 self.consts["w_hat_opt"] = X.vconcat(sep.w_opt, [X.div(sep.b_opt, self.R)])
+
+    def derived(self, params: Params | None = None, separator=None) -> "RunContext":
+        """This context for other parameters of the same variant and inputs (same augmentation),
+        and/or another given separator: the data's quantities are shared, not recomputed."""
+        c = copy.copy(self)
+        c.consts = dict(self.consts)  # never shared: _set_separator changes it in place
+        if params is not None:
+            c._set_params(params)
+        if separator is not None:
+            c._set_separator(separator)
+        return c
 
     @property
     def rows_frac(self) -> list:

@@ -223,24 +223,28 @@ class _Walker:
                 seps = [([int(a) for a in V[j]], int(C[j])) for j in si]
             if not seps:
                 return  # no separator of D: claims about gamma, w_opt do not speak of this dataset
+        per_sep = None
         for eta, s0, vals in self.settings:
             for w0 in self.W0:
                 for b0 in self.B0:
                     params = Params(variant=self.decl.name, eta=eta, sign0=s0, declared=vals, order="cyclic",
                                     w0=None if w0 is None else tuple(Fraction(v) for v in w0),
                                     b0=None if b0 is None else Fraction(b0))
-                    self.instance(ds, pts, labels, params, seps)
+                    if per_sep is None:  # the data's and each separator's quantities, once per dataset
+                        try:
+                            base = RunContext(ds, params, separator=seps[0])
+                        except (X.ExactError, ArithmeticError, ValueError):
+                            return
+                        per_sep = [(base if j == 0 else base.derived(separator=sep), sep) for j, sep in enumerate(seps)]
+                    self.instance(per_sep, pts, labels, params)
 
-    def instance(self, ds, pts, labels, params, seps):
+    def instance(self, per_sep, pts, labels, params):
         """One run setting on one dataset: the runs (which do not depend on the separator) are
         walked once, the claim evaluated at each step for every separator of D."""
         claim = self.claim
         ctxs = []
-        for sep in seps:
-            try:
-                ctx = RunContext(ds, params, separator=None if sep is None else (sep[0], sep[1]))
-            except (X.ExactError, ArithmeticError, ValueError):
-                return
+        for sctx, sep in per_sep:
+            ctx = sctx.derived(params)
             if (ctx.sep is None and self.need_sep) or applicable(claim, ctx, None, "candidate"):
                 continue
             ctxs.append((ctx, sep))
