@@ -731,16 +731,17 @@ class DeclaredModel:
         self.k += 1
 
     def weights(self):
-        """(w, b) as the recorder stores them: Fractions (exact) or floats."""
+        """(w, b) as the recorder stores them: exact w as a Q (numerators over one denominator)
+        and b a Fraction, or floats."""
         w = self.state["w"]
         b = self.state.get("b") if self.has_bias else None
         if self.exact:
-            return np.array(w.fractions(), dtype=object), b
+            return Q(w.num.copy(), w.den, w._ma), b
         return w.copy(), b
 
     def final(self):
         w, b = self.weights()
-        return list(w) if self.exact else [float(v) for v in w], b
+        return w.fractions() if self.exact else [float(v) for v in w], b
 
     def outputs(self, t: int, epochs: int) -> dict:
         env = self._env()

@@ -730,8 +730,6 @@ def _loop(ds: Dataset, params: Params, var, model, X, recorder) -> Result:
     def emit(idx, s, mist, upd, replaced=False, ys=None):
         if recorder is None:
             return
-        if hasattr(s, "fractions"):  # a declared exact run's scores: rationals of varying denominators
-            s = np.array(s.fractions(), dtype=object)
         recorder.visits(t - len(idx) + 1, epoch, idx, y[idx] if ys is None else ys, s, mist,
                         k - 1 if upd else k, model.weights() if upd else None, replaced)
 

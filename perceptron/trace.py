@@ -42,6 +42,7 @@ Declared variants (perceptron.declared)
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -85,6 +86,11 @@ class Trace:
     pocket_t: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     end: dict = field(default_factory=dict)
     declaration: Declaration | None = None  #: the declaration a declared variant's header embeds
+    #: declared variants' exact traces: the denominator of each record's score and of each
+    #: update's w and b (their values have no common scale); the columns hold numerators
+    score_den: np.ndarray | None = None
+    w_den: np.ndarray | None = None
+    b_den: np.ndarray | None = None
 
     @property
     def exact(self) -> bool:
@@ -100,7 +106,7 @@ class Trace:
 
     def score_value(self, j: int):
         if self.fractional:
-            return Fraction(self.score[j])
+            return Fraction(int(self.score[j]), int(self.score_den[j]))
         return Fraction(int(self.score[j]), self.den("score")) if self.exact else float(self.score[j])
 
     def weights_after(self, u: int):
@@ -108,7 +114,9 @@ class Trace:
         if self.header.get("dual"):
             return [int(v) for v in self.w[u]], None
         if self.fractional:
-            return [Fraction(v) for v in self.w[u]], (Fraction(self.b[u]) if self.b is not None else None)
+            d = int(self.w_den[u])
+            return ([Fraction(int(v), d) for v in self.w[u]],
+                    Fraction(int(self.b[u]), int(self.b_den[u])) if self.b is not None else None)
         if self.exact:
             w = [Fraction(int(v), self.den("w")) for v in self.w[u]]
             b = Fraction(int(self.b[u]), self.den("b")) if self.b is not None else None
@@ -156,7 +164,7 @@ class _Base:
         else:
             sl = slice(0, m)
         ts = np.arange(t0, t0 + m, dtype=np.int64)[sl] if self.record == "visits" else np.array([t0], dtype=np.int64)
-        self._visits(ts, epoch, np.asarray(idx)[sl], np.asarray(y)[sl], np.asarray(s)[sl],
+        self._visits(ts, epoch, np.asarray(idx)[sl], np.asarray(y)[sl], s[sl] if hasattr(s, "den") else np.asarray(s)[sl],
                      np.asarray(mist)[sl], np.asarray(ks)[sl], upd, pocket)
 
     def end(self, result):
@@ -169,6 +177,7 @@ class MemoryTrace(_Base):
     def _begin(self):
         self._cols = {c: [] for c in ("t", "epoch", "i", "y", "mistake", "k", "score")}
         self._upd_t, self._w, self._b, self._pocket = [], [], [], []
+        self._sden, self._wden, self._bden = [], [], []
 
     def _visits(self, ts, epoch, idx, y, s, mist, ks, upd, pocket):
         c = self._cols
@@ -178,11 +187,22 @@ class MemoryTrace(_Base):
         c["y"].append(y.astype(np.int8))
         c["mistake"].append(mist.astype(bool))
         c["k"].append(ks.astype(np.int64))
-        c["score"].append(s)
+        if self.fractional:  # a declared run's scores: numerators over one denominator per batch
+            c["score"].append(s.num)
+            self._sden.append(np.full(len(ts), s.den, dtype=object))
+        else:
+            c["score"].append(s)
         if upd is not None:
             self._upd_t.append(int(ts[-1]))
-            self._w.append(np.asarray(upd[0]))
-            self._b.append(upd[1])
+            if self.fractional:
+                self._w.append(upd[0].num)
+                self._wden.append(upd[0].den)
+                b = upd[1]
+                self._b.append(None if b is None else b.numerator)
+                self._bden.append(None if b is None else b.denominator)
+            else:
+                self._w.append(np.asarray(upd[0]))
+                self._b.append(upd[1])
             if pocket:
                 self._pocket.append(int(ts[-1]))
 
@@ -201,13 +221,18 @@ class MemoryTrace(_Base):
             w = _ints(w)
             b = _ints(b) if b is not None else None
         elif self.fractional:
-            w = w.astype(object)
+            w = np.array([list(r) for r in self._w], dtype=object).reshape(w.shape) if self._w else w
+            cat["score"] = np.concatenate([np.asarray(v, dtype=object) for v in c["score"]]) if c["score"] else cat["score"]
         var = variant_of(self.header["params"]["variant"])
         if not has_b and not self.dual and var is not None and var.bias is not None:
             b = np.zeros(0, dtype=object if self.fractional else (np.int64 if self.exact else np.float64))
+        dens = {}
+        if self.fractional:
+            dens = {"score_den": np.concatenate(self._sden) if self._sden else np.zeros(0, dtype=object),
+                    "w_den": np.array(self._wden, dtype=object), "b_den": np.array(self._bden, dtype=object)}
         self.trace = Trace(self.header, cat["t"], cat["epoch"], cat["i"], cat["y"], cat["mistake"], cat["k"],
                            cat["score"], np.array(self._upd_t, dtype=np.int64), w, b,
-                           np.array(self._pocket, dtype=np.int64), summary)
+                           np.array(self._pocket, dtype=np.int64), summary, **dens)
 
 
 # ------------------------------------------------------------------------- JSON Lines
@@ -238,17 +263,20 @@ class JsonlWriter(_Base):
         m = len(ts)
         for j in range(m):
             rec = {"type": "visit", "t": int(ts[j]), "epoch": int(epoch), "i": int(idx[j]), "y": int(y[j]),
-                   "score": _fmt_num(s[j], self.sden), "mistake": bool(mist[j]), "k": int(ks[j])}
+                   "score": _fmt_num(s.num[j], s.den) if self.fractional else _fmt_num(s[j], self.sden),
+                   "mistake": bool(mist[j]), "k": int(ks[j])}
             if j == m - 1 and upd is not None:
                 if self.dual:
                     rec["alpha"] = [int(a) for a in upd[0]]
                 else:
-                    if self.exact:
+                    if self.fractional:
+                        rec["w"] = [_fmt_num(v, upd[0].den) for v in upd[0].num.tolist()]
+                    elif self.exact:
                         rec["w"] = [_fmt_num(v, self.wden) for v in np.asarray(upd[0]).tolist()]
                     else:
                         rec["w"] = [float(v) for v in upd[0]]
                     if upd[1] is not None:
-                        rec["b"] = _fmt_num(upd[1], self.bden)
+                        rec["b"] = format_rational(upd[1]) if self.fractional else _fmt_num(upd[1], self.bden)
                 if pocket:
                     rec["pocket"] = True
             out.append(json.dumps(rec, separators=(",", ":")))
@@ -652,6 +680,15 @@ def _read_jsonl(path) -> Trace:
     b = np.array(bs, dtype=fdt) if var.bias is not None else None
     score = np.array(cols["score"], dtype=fdt)
     fractional = exact and "scale" not in header
+    dens = {}
+    if fractional:  # each value in full: numerators over each record's own denominator
+        score, sden = _per_value(score)
+        rows = [_per_row(r) for r in ws]
+        w = np.array([r[0] for r in rows], dtype=object).reshape(len(ws), wdim) if ws else w
+        dens = {"score_den": sden, "w_den": np.array([r[1] for r in rows], dtype=object)}
+        if b is not None:
+            b, bden = _per_value(b)
+            dens["b_den"] = bden
     if (exact or var.dual) and not fractional:
         w = _ints(w)
     if exact and not fractional:
@@ -661,9 +698,23 @@ def _read_jsonl(path) -> Trace:
                np.array(cols["i"], dtype=np.int64), np.array(cols["y"], dtype=np.int8),
                np.array(cols["mistake"], dtype=bool), np.array(cols["k"], dtype=np.int64), score,
                np.array(upd_t, dtype=np.int64), w, b, np.array(pocket, dtype=np.int64), end,
-               var if getattr(var, "declared", False) else None)
+               var if getattr(var, "declared", False) else None, **dens)
     _check_columns(path, tr)
     return tr
+
+
+def _per_value(values):
+    """A column of Fractions -> (numerators, denominators), each value over its own denominator."""
+    return (np.array([v.numerator for v in values], dtype=object),
+            np.array([v.denominator for v in values], dtype=object))
+
+
+def _per_row(row):
+    """A weight vector of Fractions -> (numerators over the row's common denominator, it)."""
+    den = 1
+    for v in row:
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    return [v.numerator * (den // v.denominator) for v in row], den
 
 
 def _visit(obj, header, var, exact, dens, n, dim, cols, upd_t, ws, bs, pocket):

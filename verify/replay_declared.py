@@ -139,7 +139,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
             return Inconsistency(t, f"epoch should be {epoch}; the trace has {int(tr.epoch[rec])}")
         if int(tr.y[rec]) != ctx.y[i]:
             return Inconsistency(t, f"point {i} has label {ctx.y[i]} in the dataset; the trace records {int(tr.y[rec])}")
-        rs = Fraction(tr.score[rec])
+        rs = tr.score_value(rec)
         if X.compare(rs, s) != 0:
             return Inconsistency(t, f"score of point {i} recomputed from the data is {_fmt(s)}; the trace has {_fmt(rs)}")
         if bool(tr.mistake[rec]) != mistake:
