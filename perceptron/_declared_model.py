@@ -409,10 +409,28 @@ def compile_tree(tree, ar):
                 return ar.where(c, fa(env), fb(env))
             return fa(env) if c else fb(env)
         return choose
+    if op == "call" and tree[1] == "dot" and ("name", "x") in tree[2] and ar is _Float:
+        vt = tree[2][0] if tree[2][1] == ("name", "x") else tree[2][1]
+        fv = compile_tree(vt, ar)
+        key = id(tree)
+        return lambda env: _rows_dot(env, key, fv)
     if op == "call":
         name, fs = tree[1], [compile_tree(a, ar) for a in tree[2]]
         return lambda env: ar.call(name, [f(env) for f in fs])
     raise DeclaredError(f"{op} is not allowed in a declaration")
+
+
+def _rows_dot(env, key, fv):
+    """dot(v, x) in float for the rows x of env: one product, shared by the score and its
+    interval (env["__dots__"] holds it while a block is scored)."""
+    cache = env.get("__dots__")
+    if cache is not None and key in cache:
+        return cache[key]
+    x, v = env["x"], fv(env)
+    p = x @ v if np.ndim(x) == 2 else float(np.dot(x, v))
+    if cache is not None:
+        cache[key] = p
+    return p
 
 
 # --------------------------------------------------------------------------- intervals
@@ -486,9 +504,15 @@ def interval_tree(tree):
         def idot(env):
             # the float product of the float rows and v, and its bound against the exact data:
             # err_i |v| (perceptron.run's rounding bound for the product and the rounded x), doubled
-            v = fv(env["__float__"])
-            p = env["__rows__"] @ v
-            e = 2 * env["__err__"] * float(np.sqrt(np.dot(v, v))) * (1 + 8 * _U) + 1e-300
+            fenv = env["__float__"]
+            v = fv(fenv)
+            p = env["__dots__"].get(id(tree)) if "__dots__" in env else None
+            if p is None:
+                p = env["__rows__"] @ v
+            nv = float(np.sqrt(np.dot(v, v)))
+            if nv == 0:  # v = 0: every product is exactly 0
+                return p, p
+            e = 2 * env["__err__"] * nv * (1 + 8 * _U) + 1e-300
             return _lo(p - e), _hi(p + e)
         return idot
     if op == "call" and tree[1] == "abs":
@@ -506,11 +530,29 @@ def interval_tree(tree):
     raise _NoInterval(op)
 
 
+def _is_point(a) -> bool:
+    """An exact value (a point interval is built as (v, v), one object twice)."""
+    return a[0] is a[1]
+
+
 def _iadd(a, b):
+    # adding an exact 0 is exact (no widening): the first scores of a run from w0 = 0, b0 = 0
+    if _is_point(a) and not np.any(a[0]):
+        return b
+    if _is_point(b) and not np.any(b[0]):
+        return a
     return _lo(a[0] + b[0]), _hi(a[1] + b[1])
 
 
 def _imul(a, b):
+    for z, o in ((a, b), (b, a)):
+        if _is_point(z):
+            zl = np.asarray(z[0], dtype=np.float64)
+            p, q = o[0] * zl, o[1] * zl
+            lo, hi = np.minimum(p, q), np.maximum(p, q)
+            if np.all((zl == 0) | (np.abs(zl) == 1)):  # a label, an out, 0: multiplies exactly
+                return lo, hi
+            return _lo(lo), _hi(hi)
     p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
     return _lo(_fold(np.minimum, p)), _hi(_fold(np.maximum, p))
 
@@ -620,6 +662,8 @@ class DeclaredModel:
         else:
             rows = self.X[lo:lo + len(idx)] if lo is not None else self.X[idx]
         env["x"] = rows
+        if not self.exact:
+            env["__dots__"] = {}
         s = self._score(env)
         if self.exact:
             return s if isinstance(s, Q) else Q(np.full(len(idx), Fraction(s).numerator, dtype=object), Fraction(s).denominator)
@@ -627,10 +671,10 @@ class DeclaredModel:
         idx = np.asarray(idx) if lo is None else np.arange(lo, lo + len(idx))
         slo = shi = None
         if self._iscore is not None:
-            ienv = {k: _point(v) for k, v in env.items() if k != "x" and np.ndim(v) == 0}
-            ienv.update({"__rows__": rows, "__err__": self.err[idx], "__float__": env})
+            ienv = {k: _point(v) for k, v in env.items() if k != "x" and k[:2] != "__" and np.ndim(v) == 0}
+            ienv.update({"__rows__": rows, "__err__": self.err[idx], "__float__": env, "__dots__": env["__dots__"]})
             slo, shi = (np.broadcast_to(np.asarray(v, dtype=np.float64), s.shape) for v in self._iscore(ienv))
-            unsure = np.flatnonzero((slo <= 0) & (shi >= 0))
+            unsure = np.flatnonzero((slo <= 0) & (shi >= 0) & (slo != shi))  # a point interval is exact
         else:
             unsure = np.arange(len(s))
         if unsure.size:  # the sign of a score near 0 is decided exactly (as the built-in variants do)
@@ -669,7 +713,8 @@ class DeclaredModel:
             try:
                 env = {k: _point(v) for k, v in self._env().items() if np.ndim(v) == 0}
                 env["score"] = (slo, shi)
-                env["y"] = (ys.astype(np.float64), ys.astype(np.float64))
+                yf = ys.astype(np.float64)
+                env["y"] = (yf, yf)
                 o = outs.astype(np.float64)  # out = sign(score): certified by scores()
                 env["out"] = (o, o)
                 decided = np.broadcast_to(np.asarray(self._imistake(env)), (m,))
@@ -767,7 +812,7 @@ class DeclaredModel:
 
 
 def _point(v):
-    f = float(v)
+    f = np.float64(v)
     return (f, f)
 
 

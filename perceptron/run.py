@@ -621,7 +621,9 @@ def declared_constants(ds: Dataset, params: Params, X, D, decl) -> dict:
     in float), and the declared parameters (their defaults, overridden by the run's --set)."""
     out = {"eta": Fraction(params.eta), "n": Fraction(ds.n), "d": Fraction(X.shape[1])}
     if params.arithmetic == "exact":
-        r2 = Fraction(max((int(v) for v in (X.astype(object) ** 2).sum(axis=1)), default=0), D * D)
+        big = X.dtype == object or _maxabs(X) ** 2 * max(X.shape[1], 1) >= INT64_SAFE
+        sq = (X.astype(object) ** 2).sum(axis=1) if big else np.einsum("ij,ij->i", X, X)
+        r2 = Fraction(max((int(v) for v in sq), default=0), D * D)
         out["R2"] = r2
         p, q = math.isqrt(r2.numerator), math.isqrt(r2.denominator)
         if p * p == r2.numerator and q * q == r2.denominator:

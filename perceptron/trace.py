@@ -221,7 +221,7 @@ class MemoryTrace(_Base):
             w = _ints(w)
             b = _ints(b) if b is not None else None
         elif self.fractional:
-            w = np.array([list(r) for r in self._w], dtype=object).reshape(w.shape) if self._w else w
+            w = np.vstack(self._w) if self._w else w
             cat["score"] = np.concatenate([np.asarray(v, dtype=object) for v in c["score"]]) if c["score"] else cat["score"]
         var = variant_of(self.header["params"]["variant"])
         if not has_b and not self.dual and var is not None and var.bias is not None:

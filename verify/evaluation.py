@@ -251,3 +251,16 @@ def _show(v) -> str:
     if isinstance(v, list):
         return f"a list of {len(v)}"
     return (format_rational(v) if isinstance(v, Fraction) else str(v))[:60]
+
+
+def _same_ratio(a, da: int, b, db: int) -> bool:
+    """a / da == b / db elementwise, for integer arrays, exactly (int64 when the cross products
+    cannot overflow, else Python integers)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype != object and b.dtype != object and a.size:
+        ma, mb = int(np.abs(a).max()), int(np.abs(b).max())
+        if ma * db < 2**62 and mb * da < 2**62:
+            return bool(np.array_equal(a.astype(np.int64) * db, b.astype(np.int64) * da))
+    return all(int(x) * db == int(y) * da for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))

@@ -23,7 +23,7 @@ from perceptron.run import prepare_inputs
 
 from . import _exact as X
 from .certificates import Certificate, certify
-from .evaluation import ClaimTally, Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim, _fmt, _short
+from .evaluation import ClaimTally, Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim, _fmt, _same_ratio, _short
 from .expr import MAX_PREV
 
 __all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
@@ -230,19 +230,6 @@ def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies:
 
 
 # --------------------------------------------------------------------------- replay
-
-def _same_ratio(a, da: int, b, db: int) -> bool:
-    """a / da == b / db elementwise, for integer arrays, exactly (int64 when the cross products
-    cannot overflow, else Python integers)."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape:
-        return False
-    if a.dtype != object and b.dtype != object and a.size:
-        ma, mb = int(np.abs(a).max()), int(np.abs(b).max())
-        if ma * db < 2**62 and mb * da < 2**62:
-            return bool(np.array_equal(a.astype(np.int64) * db, b.astype(np.int64) * da))
-    return all(int(x) * db == int(y) * da for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
-
 
 def _sgn(v, tie):
     s = X.sign(v)

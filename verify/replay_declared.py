@@ -16,7 +16,7 @@ from fractions import Fraction
 from perceptron._numbers import format_rational
 
 from . import _exact as X
-from .evaluation import Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim
+from .evaluation import Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim, _same_ratio
 from .expr import MAX_PREV, evaluate
 
 __all__ = ["replay_declared", "Stepper"]
@@ -160,9 +160,15 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
         nonlocal upd_index
         if upd_index >= len(tr.upd_t) or int(tr.upd_t[upd_index]) != t:
             return Inconsistency(t, "the rule requires an update here; the trace records no weights for it")
-        rw, rb = tr.weights_after(upd_index)
+        u = upd_index
         upd_index += 1
         w = state["w"]
+        if isinstance(w, X.Vec) and w.plain and not w.extra and _same_ratio(tr.w[u], int(tr.w_den[u]), w.num, w.den):
+            # the recorded numerators over the record's denominator equal ours over ours: compared
+            # as integers (cross-multiplied), no Fraction built; a difference is located below
+            if "b" not in state or Fraction(int(tr.b[u]), int(tr.b_den[u])) == state["b"]:
+                return None
+        rw, rb = tr.weights_after(u)
         wf = w.components()
         if len(rw) != len(wf) or [Fraction(v) for v in rw] != wf:
             j = next((j for j, (a, c) in enumerate(zip(rw, wf)) if Fraction(a) != c), 0)
