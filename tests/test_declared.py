@@ -26,9 +26,21 @@ EX = os.path.join(ROOT, "examples", "variants")
 BUILTINS = {"rosenblatt": "rosenblatt_declared", "novikoff": "novikoff_declared", "sign": "sign_declared",
             "slides": "slides_declared", "sklearn": "sklearn_declared"}
 
-load_variants(os.path.join(EX, "builtins.toml"))
-for _f in ("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml"):
-    load_variants(os.path.join(EX, _f))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _declared_here():
+    """The examples' declarations, registered for this module only (the registry is per process:
+    other tests must see 'margin' as the unknown variant it is for them)."""
+    from perceptron import declared
+
+    saved = dict(declared._REGISTRY)
+    load_variants(os.path.join(EX, "builtins.toml"))
+    for f in ("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml"):
+        load_variants(os.path.join(EX, f))
+    yield
+    declared._REGISTRY.clear()
+    declared._REGISTRY.update(saved)
 
 
 def _cli(*args, cwd=None):
@@ -268,3 +280,33 @@ def test_declared_run_limits_are_one_line():
     with pytest.raises(P.ParamError, match="irrational"):
         P.train(ds, P.Params(variant="uses_r"))
     assert np.isfinite(P.train(ds, P.Params(variant="uses_r", arithmetic="float", max_epochs=5)).w).all()
+
+
+@pytest.mark.parametrize("variant", ["margin", "averaged", "bias_one", "sklearn_declared"])
+def test_float_traces_of_declarations_replay_and_doctoring_is_caught(variant):
+    ds = P.builtin("separable-d3-bias")
+    params = P.Params(variant=variant, arithmetic="float", order="cyclic" if variant == "sklearn_declared" else "random:2",
+                      max_epochs=60)
+    rec = P.MemoryTrace()
+    P.train(ds, params, rec)
+    _, bad, _ = replay(ds, rec.trace)
+    assert bad is None
+    tr = rec.trace
+    u = len(tr.upd_t) // 2
+    tr.w[u, 0] = np.nextafter(tr.w[u, 0], np.inf)  # one ulp
+    _, bad, _ = replay(ds, tr)
+    assert bad is not None and bad.t == int(tr.upd_t[u]) and "float64 update" in bad.message
+    tr.w[u, 0] = np.nextafter(tr.w[u, 0], -np.inf)
+    j = int(tr.upd_t[u]) + 1  # a visit after it: its score moved well beyond the rounding bound
+    tr.score[j - 1] += 1e-6
+    _, bad, _ = replay(ds, tr)
+    assert bad is not None and bad.t == j and "beyond the rounding bound" in bad.message
+
+
+def test_declared_float_claims_are_evaluated_on_the_exact_rerun():
+    ds = P.builtin("separable-d2-g1_5")
+    rec = P.MemoryTrace()
+    P.train(ds, P.Params(variant="margin", arithmetic="float"), rec)
+    claims = load_claims(os.path.join(EX, "margin.toml")).claims
+    ctx, bad, tallies = replay(ds, rec.trace, claims)
+    assert bad is None and tallies["margin.bound"].evaluations > 0 and getattr(ctx, "float_note", "")

@@ -634,8 +634,9 @@ def _replay_float(ctx, tr):
     rounding bound of the exact score, and the end record is the re-run's end."""
     p, var = ctx.params, ctx.var
     if ctx.declared:
-        return Inconsistency(None, "cannot verify: float traces of declared variants are not replayed yet; re-run it "
-                                   "with --exact (or check the claims, which are evaluated on the exact re-run)")
+        from .replay_declared import replay_declared_float
+
+        return replay_declared_float(ctx, tr)
     if var.dual or var.unit or var.pocket or p.patience is not None or tr.header.get("record") != "visits" \
             or not (p.order == "cyclic" or p.order.startswith("random:")):
         return Inconsistency(None, "cannot verify: float traces are replayed for cyclic and random orders of the "
