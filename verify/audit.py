@@ -18,7 +18,7 @@ from fractions import Fraction
 from perceptron import MemoryTrace, ParamError, Params, builtin, read_dataset, train
 from perceptron._numbers import format_rational
 from perceptron.generators import BUILTIN
-from perceptron.variants import VARIANTS
+from perceptron.declared import variant_of
 
 from . import _exact as X
 from .certificates import alternative_separator
@@ -64,6 +64,7 @@ class Run:
             parts.append(f"--b0={format_rational(p.b0)}")
         if p.ratchet:
             parts.append("--ratchet")
+        parts += [f"--set {name}={format_rational(v)}" for name, v in p.declared]
         if p.variant == "kernel" and p.kernel != "linear":
             parts.append(f"--kernel {p.kernel} --degree {p.degree} --offset {format_rational(p.offset)}")
         parts.append(f"--max-epochs {p.max_epochs}")
@@ -145,13 +146,15 @@ def _configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
     for p in base_runs:
         if wanted is None or p.variant in wanted:
             yield p, None
+    if not coq and name not in UNIT_ONLY:
+        yield from ((p, None) for p in _declared_configs(name, wanted))
     if coq or n > VARY_MAX_POINTS:
         return
     E = CORPUS_MAX_EPOCHS
     aug_default = None if name in HOMOGENEOUS or name in UNIT_ONLY else "last"
 
     def aug(v):
-        return aug_default if v in _AUGMENTED else None
+        return aug_default if v in _AUGMENTED or _declared_without_bias(v) else None
 
     def ok(v):
         return name not in UNIT_ONLY or v == "unit"
@@ -169,10 +172,10 @@ def _configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
                 yield Params(variant=v, augment=aug(v), order="cyclic", eta=eta, max_epochs=30 if v == "pocket" else E,
                              **prof), "eta"
     for v in sorted(needs.get("w0", ())):
-        if VARIANTS[v].dual or not ok(v):
+        if variant_of(v).dual or not ok(v):
             continue
         dim = d + (1 if aug(v) else 0)
-        b0 = Fraction(-1) if VARIANTS[v].bias else None
+        b0 = Fraction(-1) if variant_of(v).bias else None
         for prof in _profiles(v):
             yield Params(variant=v, augment=aug(v), order="cyclic", w0=_initial_weights(dim), b0=b0,
                          max_epochs=30 if v == "pocket" else E, **prof), "w0"
@@ -181,6 +184,38 @@ def _configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
             continue
         # the base runs (and the eta / w0 profiles) have sign(0) = 0 and +1: add -1
         yield Params(variant=v, augment=aug(v), order="cyclic", sign0=-1, max_epochs=E), "sign0"
+
+
+def _declared_without_bias(v: str) -> bool:
+    var = variant_of(v)
+    return getattr(var, "declared", False) and var.bias is None
+
+
+#: The visit orders of a declared variant's corpus runs (a random order with a fixed seed).
+DECLARED_CORPUS_ORDERS = {"cyclic": "cyclic", "random": "random:5", "first": "first"}
+
+
+def _declared_configs(name: str, wanted):
+    """Runs of the declared variants some claim is about: each order the declaration supports
+    with its parameters' defaults, and (cyclic) each parameter at half and twice its default
+    (1/2 and 1 for a default 0): a declared parameter is a quantity the claims range over."""
+    E = CORPUS_MAX_EPOCHS
+    for v in sorted(wanted or ()):
+        var = variant_of(v)
+        if not getattr(var, "declared", False):
+            continue
+        aug = None if name in HOMOGENEOUS or var.bias is not None else "last"
+        for order in var.orders:
+            if order in DECLARED_CORPUS_ORDERS:
+                yield Params(variant=v, augment=aug, order=DECLARED_CORPUS_ORDERS[order], max_epochs=E)
+        order = DECLARED_CORPUS_ORDERS["cyclic" if "cyclic" in var.orders else var.orders[0]] \
+            if any(o in DECLARED_CORPUS_ORDERS for o in var.orders) else None
+        if order is None:
+            continue
+        for pname, default in var.parameters:
+            others = (Fraction(1, 2), Fraction(1)) if default == 0 else (default / 2, default * 2)
+            for value in others:
+                yield Params(variant=v, augment=aug, order=order, max_epochs=E, declared=((pname, value),))
 
 
 def _needs(claims) -> dict:
@@ -273,7 +308,7 @@ def _audit_dataset(claims, name, ds, coq, needs) -> dict:
             break
         # a run added to vary one quantity is evaluated for the claims that range over it
         run_claims = claims if varied is None else by_quantity[varied]
-        var_bias = params.variant in ("novikoff", "sklearn")
+        var_bias = variant_of(params.variant).bias is not None
         key = (ds.sha256, var_bias, params.augment, params.variant == "unit")
         if varied is not None:
             mine = [c for c in run_claims if params.variant in c.variants]
@@ -630,7 +665,8 @@ def _cover(cov: Coverage, run: Run | None, ctx, separator_kind):
     p = run.params
     w0 = "non-zero" if (p.w0 is not None and any(p.w0)) or (p.b0 is not None and p.b0 != 0) else "zero"
     cov.add(dataset=run.dataset, order=p.order, eta=format_rational(p.eta), w0=w0, separator=separator_kind,
-            sign0=(ctx.tie if ctx is not None else None), form=p.form)
+            sign0=(ctx.tie if ctx is not None else None), form=p.form,
+            **{k: format_rational(v) for k, v in (getattr(ctx, "declared_values", None) or {}).items()})
 
 
 def _merge(a: dict, t: ClaimTally, run: Run | None, ctx, separator_kind, separator=None):
@@ -760,7 +796,9 @@ def _replay_command(c, viol) -> str | None:
 
     claims = "" if _builtin(c.path) else f" --claims {quote(c.path)}"  # check uses the built-in files by default
     data = quote(str(viol["data"]))
-    return (f"proof-audit train --data {data} {viol['run']} --trace ce.jsonl && "
+    declares = any(getattr(variant_of(v), "declared", False) for v in c.variants)
+    variants = f" --variants {quote(c.path)}" if declares else ""  # the claim file declares the variant
+    return (f"proof-audit train --data {data} {viol['run']}{variants} --trace ce.jsonl && "
             f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}")
 
 

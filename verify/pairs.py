@@ -19,7 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from perceptron import MemoryTrace, ParamError, Params, train
-from perceptron.variants import VARIANTS
+from perceptron.declared import variant_of
 
 __all__ = ["partner_params", "compare_runs"]
 
@@ -33,7 +33,7 @@ def partner_params(claim, params: Params) -> Params | None:
     if pair == "arithmetic":
         return replace(params, arithmetic="float") if params.arithmetic == "exact" else None
     other = pair.split(":", 1)[1]
-    v = VARIANTS[other]
+    v = variant_of(other)
     if v.dual and (params.w0 is not None or params.b0 is not None):
         return None
     kw = {"variant": other}

@@ -136,8 +136,10 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     if is_declared(variant):
         if jobs > 1 or scheduler:
             raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
+        # no interval screen there: every candidate is evaluated exactly, so both budgets bound the same count
+        budget = max_candidates if max_candidates is not None else max_exact
         return SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine, timeout,
-                                              out_dir, widen, max_exact))
+                                              out_dir, widen, budget))
     dom = _prepare(claim, dom, widen)
     if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
         raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")

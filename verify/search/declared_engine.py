@@ -163,7 +163,7 @@ class _Walker:
             self.why = "time limit reached"
             return True
         if self.max_exact is not None and self.checked[0] > self.max_exact:
-            self.why = f"more than {self.max_exact} candidates evaluated (the budget)"
+            self.why = f"more than {self.max_exact} candidates to evaluate (the budget)"
             return True
         return False
 
