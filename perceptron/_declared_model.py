@@ -202,7 +202,11 @@ class _Exact:
 
     @staticmethod
     def cmp(o, a, b):
-        if isinstance(a, Q) or isinstance(b, Q):
+        if isinstance(a, Q) and not isinstance(b, Q) and b == 0:
+            s = q_sign(a)  # a block against 0 (y * score <= 0): the numerators' signs
+        elif isinstance(b, Q) and not isinstance(a, Q) and a == 0:
+            s = -q_sign(b)
+        elif isinstance(a, Q) or isinstance(b, Q):
             s = q_sign(q_add(a, b, -1))
         else:
             s = (a > b) - (a < b)
@@ -361,8 +365,50 @@ def _fold(f, args):
     return out
 
 
+_PER_POINT = {"x", "y", "score", "out"}
+
+
+def _signed_score_test(tree, ar):
+    """The mistake conditions of most variants, y * score OP c (or out * score, score * y) with
+    c free of per-point names, compiled exactly to integer comparisons of the score numerators:
+    the result is the generic evaluation's, with fewer operations per block."""
+    if ar is not _Exact or tree[0] != "cmp" or len(tree[1]) != 1:
+        return None
+    lhs, rhs = tree[2]
+    if not (lhs[0] == "bin" and lhs[1] == "*"):
+        return None
+    a, b = lhs[2], lhs[3]
+    if b == ("name", "score") and a in (("name", "y"), ("name", "out")):
+        label = a[1]
+    elif a == ("name", "score") and b in (("name", "y"), ("name", "out")):
+        label = b[1]
+    else:
+        return None
+    from .declared import _names
+    if _names(rhs) & _PER_POINT:
+        return None
+    fr, test = compile_tree(rhs, ar), _CMP[tree[1][0]]
+
+    def f(env):
+        sc, lab, c = env["score"], env[label], fr(env)
+        if not isinstance(sc, Q) or not isinstance(lab, Q) or isinstance(c, Q):
+            return _Exact.cmp(tree[1][0], q_mul(lab, sc), c)
+        c = Fraction(c)
+        ys = lab.num  # -1/+1 (den 1)
+        if c == 0:
+            return test(q_sign(sc) * ys)
+        if sc.num.dtype != object and sc.ma * c.denominator + abs(c.numerator) * sc.den < INT64_SAFE:
+            return test(np.sign(sc.num * ys * c.denominator - c.numerator * sc.den))
+        num = _big(sc.num) * _big(ys) * c.denominator - c.numerator * sc.den
+        return test(np.array([(v > 0) - (v < 0) for v in num], dtype=np.int64))
+    return f
+
+
 def compile_tree(tree, ar):
     """A closure env -> value for a compiled expression tree, in the arithmetic ``ar``."""
+    fast = _signed_score_test(tree, ar) if tree[0] == "cmp" else None
+    if fast is not None:
+        return fast
     op = tree[0]
     if op == "num":
         v = ar.num(tree[1])
@@ -637,7 +683,8 @@ class DeclaredModel:
             raise ParamError(f"initial weights have {len(w0)} entries; the model has {self.d} (after augmentation)")
         b0 = Fraction(params.b0 or 0)
         if self.exact:
-            init_env.update({"w0": _q_vec([Fraction(v) for v in w0]), "b0": b0})
+            w0q = Q(np.zeros(self.d, dtype=np.int64), 1, 0) if params.w0 is None else _q_vec([Fraction(v) for v in w0])
+            init_env.update({"w0": w0q, "b0": b0})
         else:
             init_env.update({"w0": np.array([float(v) for v in w0]), "b0": float(b0)})
         self.state = {}
@@ -646,14 +693,18 @@ class DeclaredModel:
             if not self.exact and np.ndim(v) == 1:
                 v = np.array(v, dtype=np.float64)
             self.state[s] = v
-        self.params_env = {**cv, **self.state}
+        self._uses_out = "out" in decl.mistake.names
+        self._update_names = set().union(*(c.names for _, c in decl.update))
+        self._rebase()
 
     # ---- scores and decisions
+    def _rebase(self):
+        """The constants, the state and k: the base every evaluation starts from (rebuilt at an
+        update; a step's own names are set on a copy)."""
+        self._base = {**self.consts, **self.state, "k": Fraction(self.k) if self.exact else float(self.k)}
+
     def _env(self):
-        env = dict(self.consts)
-        env.update(self.state)
-        env["k"] = Fraction(self.k) if self.exact else float(self.k)
-        return env
+        return dict(self._base)
 
     def scores(self, idx, lo=None):
         env = self._env()
@@ -696,12 +747,13 @@ class DeclaredModel:
 
     def mistakes(self, s, ys) -> np.ndarray:
         env = self._env()
-        outs = self.outs(s)
         if self.exact:
-            env.update({"score": s, "y": Q(ys.astype(np.int64), 1, 1), "out": Q(outs, 1, 1)})
+            env.update({"score": s, "y": Q(ys.astype(np.int64), 1, 1)})
+            if self._uses_out:
+                env["out"] = Q(self.outs(s), 1, 1)
             m = self._mistake(env)
             return np.broadcast_to(np.asarray(m, dtype=bool), (len(ys),)).copy()
-        env.update({"score": s, "y": ys.astype(np.float64), "out": outs.astype(np.float64)})
+        outs = self.outs(s)
         return self._certified_mistakes(s, ys, outs)
 
     def _certified_mistakes(self, s, ys, outs):
@@ -756,8 +808,12 @@ class DeclaredModel:
     def update(self, i: int, y: int, out: int, s_i=None, t: int = 0):
         env = self._env()
         if self.exact:
-            env.update({"x": Q(self.X[i], self.D, None), "y": Fraction(y), "out": Fraction(out), "score": Fraction(s_i),
-                        "t": Fraction(t), "i": Fraction(i)})
+            env["x"] = Q(self.X[i], self.D, None)
+            env["y"] = Fraction(y)
+            names = self._update_names  # only the step's values the update names
+            for name, value in (("out", out), ("score", s_i), ("t", t), ("i", i)):
+                if name in names:
+                    env[name] = Fraction(value)
         else:
             env.update({"x": self.X[i], "y": float(y), "out": float(out), "score": float(s_i), "t": float(t), "i": float(i)})
         new = {s: f(env) for s, f in self._update}
@@ -774,6 +830,7 @@ class DeclaredModel:
                 v = float(v)
             self.state[s] = v
         self.k += 1
+        self._rebase()
 
     def weights(self):
         """(w, b) as the recorder stores them: exact w as a Q (numerators over one denominator)

@@ -189,7 +189,7 @@ class MemoryTrace(_Base):
         c["k"].append(ks.astype(np.int64))
         if self.fractional:  # a declared run's scores: numerators over one denominator per batch
             c["score"].append(s.num)
-            self._sden.append(np.full(len(ts), s.den, dtype=object))
+            self._sden.append(np.full(len(ts), s.den, dtype=np.int64 if s.den < (1 << 62) else object))
         else:
             c["score"].append(s)
         if upd is not None:

@@ -26,18 +26,21 @@ __all__ = ["replay_declared", "replay_declared_float", "Stepper"]
 
 
 class _Vals:
-    """An environment for evaluating a declaration's expressions: a dict with get()."""
+    """An environment for evaluating a declaration's expressions: the step's own values over a
+    base (constants and state), looked up by get()."""
 
-    __slots__ = ("vals",)
+    __slots__ = ("vals", "base")
 
-    def __init__(self, vals: dict):
-        self.vals = vals
+    def __init__(self, vals: dict, base: dict | None = None):
+        self.vals, self.base = vals, base
 
     def get(self, name):
-        try:
-            return self.vals[name]
-        except KeyError:
-            raise X.ExactError(f"{name} has no value here") from None
+        v = self.vals.get(name)
+        if v is not None:
+            return v
+        if self.base is not None and name in self.base:
+            return self.base[name]
+        raise X.ExactError(f"{name} has no value here")
 
 
 def _sgn(v, tie):
@@ -72,15 +75,19 @@ class Stepper:
         self.state = {s: _as_value(evaluate(c.tree, init)) for s, c in decl.state}
         self.k = 0
         self.sumsq = Fraction(0)
+        self._rebase()
+
+    def _rebase(self):
+        self.base = {**self.consts, **self.state, "k": Fraction(self.k)}
 
     def copy(self) -> "Stepper":
         other = object.__new__(Stepper)
         other.ctx, other.decl, other.consts = self.ctx, self.decl, self.consts
-        other.state, other.k, other.sumsq = dict(self.state), self.k, self.sumsq
+        other.state, other.k, other.sumsq, other.base = dict(self.state), self.k, self.sumsq, self.base
         return other
 
     def env(self, extra: dict) -> _Vals:
-        return _Vals({**self.consts, **self.state, "k": Fraction(self.k), **extra})
+        return _Vals(extra, self.base)
 
     def score(self, i):
         return evaluate(self.decl.score.tree, self.env({"x": self.ctx.rows[i]}))
@@ -99,6 +106,7 @@ class Stepper:
         self.state.update(new)
         self.k += 1
         self.sumsq = self.sumsq + X.vdot(x, x)
+        self._rebase()
 
     def outputs(self, t, epochs) -> dict:
         e = _Vals({**self.consts, **self.state, "k": Fraction(self.k), "t": Fraction(t), "epochs": Fraction(epochs)})
