@@ -702,6 +702,8 @@ class DeclaredModel:
         """The constants, the state and k: the base every evaluation starts from (rebuilt at an
         update; a step's own names are set on a copy)."""
         self._base = {**self.consts, **self.state, "k": Fraction(self.k) if self.exact else float(self.k)}
+        if not self.exact:  # exact point intervals of the float scalars, for the certified decisions
+            self._ipoints = {k: _point(v) for k, v in self._base.items() if np.ndim(v) == 0}
 
     def _env(self):
         return dict(self._base)
@@ -718,13 +720,17 @@ class DeclaredModel:
         s = self._score(env)
         if self.exact:
             return s if isinstance(s, Q) else Q(np.full(len(idx), Fraction(s).numerator, dtype=object), Fraction(s).denominator)
-        s = np.broadcast_to(np.asarray(s, dtype=np.float64), (len(idx),)).copy()
-        idx = np.asarray(idx) if lo is None else np.arange(lo, lo + len(idx))
+        m = len(idx)
+        cached = any(s is p for p in env["__dots__"].values())
+        s = s.copy() if cached else (s if isinstance(s, np.ndarray) and s.shape == (m,) and s.dtype == np.float64
+                                     else np.broadcast_to(np.asarray(s, dtype=np.float64), (m,)).copy())
+        idx = np.asarray(idx) if lo is None else np.arange(lo, lo + m)
         slo = shi = None
         if self._iscore is not None:
-            ienv = {k: _point(v) for k, v in env.items() if k != "x" and k[:2] != "__" and np.ndim(v) == 0}
+            ienv = dict(self._ipoints)
             ienv.update({"__rows__": rows, "__err__": self.err[idx], "__float__": env, "__dots__": env["__dots__"]})
-            slo, shi = (np.broadcast_to(np.asarray(v, dtype=np.float64), s.shape) for v in self._iscore(ienv))
+            slo, shi = (v if isinstance(v, np.ndarray) and v.shape == (m,) else
+                        np.broadcast_to(np.asarray(v, dtype=np.float64), (m,)) for v in self._iscore(ienv))
             unsure = np.flatnonzero((slo <= 0) & (shi >= 0) & (slo != shi))  # a point interval is exact
         else:
             unsure = np.arange(len(s))
@@ -763,7 +769,7 @@ class DeclaredModel:
         decided = None
         if self._imistake is not None and slo is not None:
             try:
-                env = {k: _point(v) for k, v in self._env().items() if np.ndim(v) == 0}
+                env = dict(self._ipoints)
                 env["score"] = (slo, shi)
                 yf = ys.astype(np.float64)
                 env["y"] = (yf, yf)
