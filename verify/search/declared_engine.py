@@ -7,8 +7,9 @@ D is that of the built-in variants (points, box, dim, updates, separators, eta, 
 plus every declared parameter, which a claim ranges over: its default and half and twice it
 (0, 1/2 and 1 when the default is 0).  Orders: ``any`` (every point the mistake condition
 selects may be taken next) and ``first``.  A run is a sequence of updates (the learner's
-``--order sequence:...``), so the visit number t of an update is k + 1.  z3 does not encode
-declarations: ``--engine z3`` says so.
+``--order sequence:...``), so the visit number t of an update is k + 1.  ``--engine z3``
+unrolls the declaration's expressions into z3's polynomial encoding (verify.search.z3_declared);
+``auto`` enumerates.
 """
 
 from __future__ import annotations
@@ -118,8 +119,15 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
 
     checked = [0]
     if eng == "z3":
-        return result(Verdict.UNKNOWN, reason="unknown: z3 does not encode declared variants (their updates are "
-                                              "expressions of the declaration); use --engine enumerate or hypothesis")
+        from .z3_engine import z3_search
+
+        ce, why, limited = z3_search(claim, dom, deadline, decl=decl, settings=settings)
+        if ce is not None:
+            res = result(Verdict.REFUTED, counterexample=ce)
+            if out_dir:
+                res["files"] = save_counterexample(claim, ce, out_dir)
+            return res
+        return result(Verdict.UNKNOWN, reason=("unknown: limit reached: z3: " if limited else "unknown: z3: ") + why)
     if eng not in ("enumerate", "hypothesis"):
         raise SearchError(f"unknown engine {eng!r}")
     walker = _Walker(claim, dom, decl, settings, deadline, checked, max_exact)

@@ -331,6 +331,10 @@ class _Assertions:
         (self.base if self.step is None else self.step).extend(fs)
 
 
+def _rad(v):
+    return v if isinstance(v, Rad) else Rad(v)
+
+
 def _signed(z3, y, e):
     """y * e for a label y in {-1, 1}, written as a case split so that the product of two
     unknowns (nonlinear for the solver) does not appear."""
@@ -349,13 +353,13 @@ def _lex_le(z3, a, b):
 class _Problem:
     """The base formula for n points, and the claim's failure at each length."""
 
-    def __init__(self, claim, dom, n, fold, tie):
+    def __init__(self, claim, dom, n, fold, tie, var=None):
         import z3
 
         from .domain import needs_separator
 
         self.z3 = z3
-        var = VARIANTS[dom.variant]
+        var = var or VARIANTS[dom.variant]
         bias = var.bias is not None
         self.claim, self.dom, self.n, self.tie, self.bias = claim, dom, n, tie, bias
         d, B = dom.dim, dom.box
@@ -472,16 +476,21 @@ class _Problem:
             env = dict(self.base)
         elif self.claim.when == "update":
             st = self.steps[t - 1]
-            env = {**self._state(t), "x": [Rad(v) for v in st["x"]], "y": Rad(st["y"]), "score": Rad(st["score"]),
-                   "i": Rad(st["c"]), "out": Rad(st["out"])}
+            env = {**self._state(t), "x": [Rad(v) for v in st["x"]], "y": Rad(st["y"]), "score": _rad(st["score"]),
+                   "i": Rad(st["c"]), "out": _rad(st["out"])}
             env["x_hat"] = env["x"] + [self.base["R"]]
         else:
             env = self._state(t)
         cond = self.tr.ev(self.claim.compiled.tree, env, prevs)
         goal = [z3.Not(cond), *self.alg.side]
         if self.claim.when == "end":
-            goal += [z3.Not(self._mistake(self._score(self.W[t], self.Bs[t], self.X[i]), self.Y[i])) for i in range(self.n)]
+            goal += self._converged(t)
         return z3.And(*goal)
+
+    def _converged(self, t):
+        """No point is misclassified by the weights after t updates."""
+        z3 = self.z3
+        return [z3.Not(self._mistake(self._score(self.W[t], self.Bs[t], self.X[i]), self.Y[i])) for i in range(self.n)]
 
     def check(self, goal, t, seconds, incremental):
         """sat / unsat / unknown of the base formula, the first t updates and ``goal``.
@@ -537,13 +546,20 @@ class _Problem:
         return out
 
 
-def _child(claim, dom, fold, tie, deadline, incremental, conn):
+def _child(claim, dom, fold, tie, deadline, incremental, decl, settings, conn):
     """In the child: every number of points, every length, in passes of growing slices; the
-    first model that survives replay is sent back."""
+    first model that survives replay is sent back.  A declared variant (``decl``) is searched
+    in each of its run ``settings`` (eta, sign(0), parameter values)."""
     import z3
 
     from .confirm import confirm
     from .domain import best_separator, first_length
+
+    if decl is not None:  # a fresh interpreter: the declaration is registered here too
+        from perceptron.declared import register
+
+        register(decl)
+    settings = settings or [(Fraction(1), tie, ())]
 
     min_t = first_length(claim)
     K = 0 if claim.when == "dataset" else dom.max_updates
@@ -553,20 +569,26 @@ def _child(claim, dom, fold, tie, deadline, incremental, conn):
     # small dataset z3 just missed is looked at again before the large ones get their first slice
     # (measured against every size in every pass and against points + updates first: both slower
     # on the planted bounds)
-    order = [(n, t) for n in range(1, dom.points + 1) for t in range(min_t, K + 1)]
+    order = [(si, n, t) for n in range(1, dom.points + 1) for si in range(len(settings)) for t in range(min_t, K + 1)]
     for p in itertools.count():
         slice_s = SLICES[min(p, len(SLICES) - 1)]
         settled = p + 2 >= dom.points
-        for n, t in order:
+        for si, n, t in order:
             if n > p + 2:
                 break
-            if n not in problems:
+            eta, tie, values = settings[si]
+            if (si, n) not in problems:
                 try:
-                    problems[n] = _Problem(claim, dom, n, fold, tie)
+                    if decl is not None:
+                        from .z3_declared import DeclaredProblem
+
+                        problems[si, n] = DeclaredProblem(claim, dom, n, tie, decl, settings[si])
+                    else:
+                        problems[si, n] = _Problem(claim, dom, n, fold, tie)
                 except Unsupported as e:
                     conn.send(("unsupported", str(e)))
                     return
-            pb = problems[n]
+            pb = problems[si, n]
             if t in pb.unsat:
                 continue
             while len(pb.steps) < t:
@@ -591,7 +613,7 @@ def _child(claim, dom, fold, tie, deadline, incremental, conn):
                     if dom.separators == "best":  # the separator D assigns to this dataset
                         sep = best_separator(cand["X"], cand["Y"], dom, pb.bias)
                 ce = None if pb.V is not None and sep is None else confirm(
-                    claim, dom.variant, cand["X"], cand["Y"], cand["path"], sep, tie)
+                    claim, dom.variant, cand["X"], cand["Y"], cand["path"], sep, tie, eta=eta, declared=values)
                 if ce is not None:
                     ce["found_by"] = f"z3 at {n} point(s), {t} update(s), slice {slice_s:g} s"
                     conn.send(("sat", ce))
@@ -609,7 +631,7 @@ def _child(claim, dom, fold, tie, deadline, incremental, conn):
             return
 
 
-def z3_search(claim, dom, deadline, incremental: bool = True):
+def z3_search(claim, dom, deadline, incremental: bool = True, decl=None, settings=None):
     """(counterexample, None, False), or (None, reason, whether a time or memory limit stopped
     it).  ``deadline`` is a time.time() value.  ``incremental`` (the default): one solver per
     number of points, each update's constraints assumed through a literal and each length's goal
@@ -617,6 +639,22 @@ def z3_search(claim, dom, deadline, incremental: bool = True):
     both)."""
     from .domain import label_symmetric
 
+    if decl is not None:  # a declared variant: its settings, w0 = 0, orders any and first
+        if dom.w0_box:
+            return None, "not encodable: initial weights other than 0 (w0 = 0, b0 = 0 only)", False
+        if dom.order not in ("any", "first"):
+            return None, f"not encodable: the {dom.order} order", False
+        left = deadline - time.time()
+        got = run_in_child(_child, (claim, dom, False, 0, deadline, incremental, decl, settings), left + 0.5,
+                           method="spawn")
+        if got is None:
+            return None, f"killed at the hard time limit ({left:.1f} s)", True
+        kind, what = got
+        if kind == "sat":
+            return what, None, False
+        if kind == "unsupported":
+            return None, f"not encodable: {what}", False
+        return None, what, kind in ("limit", "unknown")
     if Fraction(1) not in {Fraction(e) for e in dom.etas}:
         return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain", False
     if dom.unit:
@@ -633,7 +671,7 @@ def z3_search(claim, dom, deadline, incremental: bool = True):
         return None, "time limit reached", True
     # A fresh interpreter: z3's term sharing (and so its search) depends on what the process
     # built before, and a forked child would inherit that; spawn keeps runs repeatable.
-    got = run_in_child(_child, (claim, dom, fold, tie, deadline, incremental), left + 0.5, method="spawn")
+    got = run_in_child(_child, (claim, dom, fold, tie, deadline, incremental, None, None), left + 0.5, method="spawn")
     if got is None:
         return None, f"killed at the hard time limit ({left:.1f} s)", True
     kind, what = got
