@@ -267,6 +267,15 @@ def test_z3_refutes_declared_variants_misquoted_bounds(f, cid, tmp_path):
     assert res.engine == "z3" and os.path.exists(res.files["trace"])
 
 
+def test_hypothesis_samples_declared_variants():
+    res = search(_claim("margin.toml", "margin.novikoff-misquoted"), Domain(points=2, box=2, max_updates=4),
+                 engine="hypothesis", timeout=60)
+    assert res.verdict is Verdict.REFUTED and res.engine == "hypothesis"
+    res = search(_claim("margin.toml", "margin.bound"), Domain(points=2, box=1, max_updates=3, sep_box=2),
+                 engine="hypothesis", timeout=3)
+    assert res.verdict is Verdict.UNKNOWN and "does not mean none exists" in res.reason
+
+
 def test_z3_on_a_declared_variant_says_what_it_cannot_encode():
     res = search(_claim("margin.toml", "margin.bound"), Domain(points=2, box=1, w0_box=1), engine="z3", timeout=10,
                  widen=False)

@@ -199,7 +199,7 @@ class _Walker:
                                                                       st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n)))
         found = []
 
-        @settings(max_examples=10**6, deadline=None, database=None, derandomize=True,
+        @settings(max_examples=50_000, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck))
         @given(strat)
         def run(data):
