@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._numbers import INT64_SAFE
+from ._numbers import INT64_SAFE, U as _U, error_scale as _error_scale
 from .limits import MAX_DENOMINATOR_BITS
 
 __all__ = ["DeclaredModel", "Q"]
@@ -87,10 +87,11 @@ def _scaled(num, ma: int, f: int):
     return _big(num) * f
 
 
-def _check_bits(den: int):
-    if den.bit_length() > MAX_STATE_BITS:
-        raise DeclaredError(f"limit reached: an exact value needs a denominator of {den.bit_length()} bits, over "
-                            f"{MAX_STATE_BITS} (perceptron._declared_model.MAX_STATE_BITS); run it with --float")
+def _check_bits(value: int, what: str = "denominator"):
+    bits = abs(int(value)).bit_length()
+    if bits > MAX_STATE_BITS:
+        raise DeclaredError(f"limit reached: an exact value needs a {what} of {bits} bits, over {MAX_STATE_BITS} "
+                            "(perceptron._declared_model.MAX_STATE_BITS)" + ("; run it with --float" if what == "denominator" else ""))
 
 
 def q_add(a, b, sign: int = 1):
@@ -638,7 +639,6 @@ def _tor(a, b):
 
 # --------------------------------------------------------------------------- the model
 
-_U = 2.0**-53
 
 
 class DeclaredModel:
@@ -827,13 +827,18 @@ class DeclaredModel:
             if self.exact and isinstance(v, Q):
                 v = _reduce(v)
                 _check_bits(v.den)
+                _check_bits(v.ma, "numerator")
             elif self.exact:
                 v = Fraction(v)
                 _check_bits(v.denominator)
+                _check_bits(v.numerator, "numerator")
             elif np.ndim(v) == 1:
                 v = np.asarray(v, dtype=np.float64)
             else:
                 v = float(v)
+            if not self.exact and not np.all(np.isfinite(v)):
+                raise DeclaredError(f"the float state {s} is no longer finite after update {self.k + 1} (an overflow); "
+                                    "run it --exact")
             self.state[s] = v
         self.k += 1
         self._rebase()
@@ -885,8 +890,3 @@ def _frac_state(v):
     if isinstance(v, Q):
         return v
     return Fraction(float(v)) if not isinstance(v, Fraction) else v
-
-
-def _error_scale(d: int) -> float:
-    gamma = (d + 2) * _U / (1 - (d + 2) * _U)
-    return 1.01 * 2 * gamma

@@ -102,3 +102,16 @@ def to_int_array(values) -> np.ndarray:
     if hi < INT64_SAFE:
         return arr.astype(np.int64)
     return arr
+
+
+#: Unit roundoff of float64.
+U = 2.0**-53
+
+
+def error_scale(d: int) -> float:
+    """A bound on |float score - exact score| per unit of |x| |w|, for a d-term product taken
+    in any order on the correctly rounded inputs (and, for the unit variant, on the rounded
+    x/|x|): gamma_{d+2} for the product and the rounding of x, doubled for the rounding of
+    x/|x|, inflated by 1% for the rounding of the bound itself."""
+    gamma = (d + 2) * U / (1 - (d + 2) * U)
+    return 1.01 * 2 * gamma

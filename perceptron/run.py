@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._numbers import INT64_SAFE, common_denominator, format_rational, to_int_array
+from ._numbers import INT64_SAFE, U as _U, common_denominator, error_scale as _error_scale, format_rational, to_int_array
 from .datasets import Dataset
 from .limits import MAX_DENOMINATOR_BITS
 from .declared import variant_of
@@ -266,19 +266,6 @@ def _unit_rows_exact(X, D):
 
 
 # --------------------------------------------------------------------------- arithmetic
-
-#: Unit roundoff of float64.
-_U = 2.0**-53
-
-
-def _error_scale(d: int) -> float:
-    """A bound on |float score - exact score| per unit of |x| |w|, for a d-term product taken
-    in any order on the correctly rounded inputs (and, for the unit variant, on the rounded
-    x/|x|): gamma_{d+2} for the product and the rounding of x, doubled for the rounding of
-    x/|x|, inflated by 1% for the rounding of the bound itself."""
-    gamma = (d + 2) * _U / (1 - (d + 2) * _U)
-    return 1.01 * 2 * gamma
-
 
 def _float_exact_signs(Xn_rows, D: int, w: np.ndarray, b: float) -> list:
     """Exact signs of x.w + b for exact rows x = Xn_rows / D and the float w, b (each float is
@@ -684,7 +671,8 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
         model = _Dual(ds, params, X, D) if var.dual else _Primal(ds, params, X, D)
     if declared:
         try:
-            return _loop(ds, params, var, model, X, recorder)
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflowing float state is an error below
+                return _loop(ds, params, var, model, X, recorder)
         except DeclaredError as e:
             raise ParamError(f"{var.name}: {e}") from None
     return _loop(ds, params, var, model, X, recorder)

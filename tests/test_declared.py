@@ -346,3 +346,14 @@ def test_the_examples_audit_as_expected():
     assert got["margin.bound-any-eta"].verdict is Verdict.REFUTED
     assert got["margin.bound"].verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
     assert got["margin.bound"].evidence["quantifiers"]["tau"]["varied"]
+
+
+def test_a_run_away_declared_state_stops_with_one_line():
+    from perceptron.declared import register
+
+    register(parse_declaration("doubling", {**BASE, "mistake": "y * score <= 10**60", "update": {"w": "2 * w + y * x"}}))
+    ds = P.builtin("and-2")
+    with pytest.raises(P.ParamError, match="limit reached: an exact value needs a numerator"):
+        P.train(ds, P.Params(variant="doubling", augment="last", max_epochs=100_000))
+    with pytest.raises(P.ParamError, match="no longer finite"):
+        P.train(ds, P.Params(variant="doubling", augment="last", arithmetic="float", max_epochs=100_000))

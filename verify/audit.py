@@ -796,7 +796,7 @@ def _replay_command(c, viol) -> str | None:
 
     claims = "" if _builtin(c.path) else f" --claims {quote(c.path)}"  # check uses the built-in files by default
     data = quote(str(viol["data"]))
-    declares = any(getattr(variant_of(v), "declared", False) for v in c.variants)
+    declares = any(getattr(variant_of(v), "declared", False) for v in getattr(c, "variants", ()))
     variants = f" --variants {quote(c.path)}" if declares else ""  # the claim file declares the variant
     return (f"proof-audit train --data {data} {viol['run']}{variants} --trace ce.jsonl && "
             f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}")

@@ -8,7 +8,7 @@ plus every declared parameter, which a claim ranges over: its default and half a
 (0, 1/2 and 1 when the default is 0).  Orders: ``any`` (every point the mistake condition
 selects may be taken next) and ``first``.  A run is a sequence of updates (the learner's
 ``--order sequence:...``), so the visit number t of an update is k + 1.  ``--engine z3``
-unrolls the declaration's expressions into z3's polynomial encoding (verify.search.z3_declared);
+unrolls the declaration's expressions into z3's polynomial encoding (z3_engine.DeclaredProblem);
 ``auto`` enumerates.
 """
 
