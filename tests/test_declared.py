@@ -357,3 +357,30 @@ def test_a_run_away_declared_state_stops_with_one_line():
         P.train(ds, P.Params(variant="doubling", augment="last", max_epochs=100_000))
     with pytest.raises(P.ParamError, match="no longer finite"):
         P.train(ds, P.Params(variant="doubling", augment="last", arithmetic="float", max_epochs=100_000))
+
+
+def test_prev_rewinds_every_declared_state_variable(tmp_path):
+    """prev(h) is h before the update (not the current h): h grows by 1/k at the k-th update."""
+    f = tmp_path / "c.toml"
+    with open(os.path.join(EX, "eta_over_k.toml"), encoding="utf-8") as fh:
+        head = fh.read().split("[[claim]]")[0]
+    f.write_text(head + '''
+[[claim]]
+id = "mine.h-step"
+section = "x"
+statement = "h grows by 1/k at the k-th update"
+when = "update"
+variants = ["eta_over_k"]
+assume = ["w0_zero", "eta_one"]
+expr = "h - prev(h) == 1 / k"
+expect = "holds"
+''')
+    claim = load_claims(str(f)).claims[0]
+    ds = P.builtin("separable-d3-g1_10")
+    rec = P.MemoryTrace()
+    res = P.train(ds, P.Params(variant="eta_over_k", max_epochs=50), rec)
+    _, bad, tallies = replay(ds, rec.trace, [claim])
+    assert res.updates > 3 and bad is None
+    assert tallies[claim.id].evaluations == res.updates and not tallies[claim.id].violation
+    res = search(claim, Domain(points=2, box=1, max_updates=4, sep_box=1), timeout=60)
+    assert res.verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.reason

@@ -88,11 +88,15 @@ class _Env:
             return self._prev[j]
         if not self.history or len(self.history) < j:
             raise _NotHere(f"prev(..., {j})")
-        w, b, k, sumsq = self.history[-j]
+        entry = self.history[-j]
         vals = dict(self.vals)
         for key in ("w_hat",):
             vals.pop(key, None)
-        vals.update({"w": w, "b": b, "k": Fraction(k), "sumsq": sumsq})
+        if isinstance(entry, dict):  # a declared variant's whole state before the update (w, b, k, sumsq, ...)
+            vals.update(entry)
+        else:
+            w, b, k, sumsq = entry
+            vals.update({"w": w, "b": b, "k": Fraction(k), "sumsq": sumsq})
         env = _Env(self.ctx, vals, list(self.history)[:-j])
         self._prev[j] = env
         return env

@@ -112,6 +112,10 @@ class Stepper:
         e = _Vals({**self.consts, **self.state, "k": Fraction(self.k), "t": Fraction(t), "epochs": Fraction(epochs)})
         return {o: _as_value(evaluate(c.tree, e)) for o, c in self.decl.outputs}
 
+    def before(self) -> dict:
+        """The state as prev(...) sees it: every state variable, b (0 without one), k, sumsq."""
+        return {**self.state, "b": self.state.get("b", Fraction(0)), "k": Fraction(self.k), "sumsq": self.sumsq}
+
     def claim_vals(self, **extra) -> dict:
         """The values claims see: the constants, the state (b = 0 without one), k, sumsq."""
         vals = {**self.consts, **self.state, "k": Fraction(self.k), "sumsq": self.sumsq, **extra}
@@ -208,7 +212,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
                             gam_strict if "strict_margin" in c.assume else None)
         if not mistake:
             return False, None
-        history.append((state["w"], state.get("b", Fraction(0)), run.k, run.sumsq))
+        history.append(run.before())
         run.update(i, s, out, t)
         bad = check_update(t, i)
         if bad:

@@ -27,6 +27,7 @@ from perceptron.declared import variant_of
 
 from .. import _exact as X
 from ..evaluation import ClaimTally, _Env, _eval_claim
+from ..expr import MAX_PREV
 from ..replay import RunContext, applicable, evaluate_dataset_claims
 from ..replay_declared import Stepper
 from ..verdicts import Verdict
@@ -40,6 +41,12 @@ def is_declared(name) -> bool:
     return getattr(variant_of(name), "declared", False)
 
 
+def uses_eta(decl) -> bool:
+    from perceptron.run import _names_used
+
+    return "eta" in _names_used(decl)
+
+
 def _param_values(default: Fraction) -> tuple:
     if default == 0:
         return (Fraction(0), Fraction(1, 2), Fraction(1))
@@ -49,10 +56,11 @@ def _param_values(default: Fraction) -> tuple:
 def declared_settings(claim, dom, decl) -> list:
     """(eta, sign0, parameter values) of every run setting D holds."""
     sign0s = dom.sign0s if decl.sign0 is None else (decl.sign0,)
+    etas = dom.etas if uses_eta(decl) else dom.etas[:1]  # a rate the declaration never reads changes nothing
     names = [p for p, _ in decl.parameters]
     grids = [_param_values(v) for _, v in decl.parameters]
     out = []
-    for eta in dom.etas:
+    for eta in etas:
         for s0 in sign0s:
             for vals in itertools.product(*grids):
                 out.append((Fraction(eta), s0, tuple(zip(names, vals))))
@@ -65,7 +73,7 @@ def declared_settings(claim, dom, decl) -> list:
 def describe(dom, decl, settings, engine) -> dict:
     d = asdict(dom)
     params = ", ".join(f"{p} in {{{', '.join(format_rational(v) for v in _param_values(dv))}}}" for p, dv in decl.parameters)
-    etas = ", ".join(dom.etas)
+    etas = ", ".join(dom.etas) if uses_eta(decl) else f"{dom.etas[0]} (unused by the declaration)"
     w0 = "0" if dom.w0_box == 0 else f"every integer vector in [-{dom.w0_box}, {dom.w0_box}]^{dom.dim}" + (
         " (and b0 in the same range)" if decl.bias else "")
     d.update({
@@ -111,7 +119,8 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
     t0 = time.monotonic()
     deadline = time.time() + timeout
     eng = "enumerate" if engine == "auto" else engine
-    choice = "auto: enumeration (z3 does not encode declared variants)" if engine == "auto" else ""
+    choice = ("auto: enumeration (complete over D; z3 on declared variants with --engine z3)" if engine == "auto"
+              else "")
 
     def result(verdict, **kw):
         return dict(claim_id=claim.id, verdict=verdict, engine=eng, domain=describe(dom, decl, settings, eng),
@@ -270,18 +279,20 @@ class _Walker:
             root = Stepper(ctxs[0][0])
         except (X.ExactError, ArithmeticError):
             return
-        self.walk(ctxs, root, [], pts, labels, params)
+        self.walk(ctxs, root, [], pts, labels, params, ())
 
-    def _evaluate(self, ctxs, vals, where, path, pts, labels, params):
+    def _evaluate(self, ctxs, vals, where, path, pts, labels, params, history=()):
         for ctx, sep in ctxs:
             tally = ClaimTally()
-            _eval_claim(self.claim, _Env(ctx, dict(vals)), tally, where,
+            _eval_claim(self.claim, _Env(ctx, dict(vals), list(history)), tally, where,
                         ctx.strict_gamma() if "strict_margin" in self.claim.assume else None)
             self.checked[0] += tally.evaluations
             if tally.violation:
                 self.found(pts, labels, path, params, sep)
 
-    def walk(self, ctxs, run, path, pts, labels, params):
+    def walk(self, ctxs, run, path, pts, labels, params, history):
+        """Every run from this state (``history``: the states before the last MAX_PREV updates,
+        for prev(...))."""
         if self._late():
             return
         ctx = ctxs[0][0]
@@ -299,7 +310,7 @@ class _Walker:
                     return
                 vals = run.claim_vals(**outs, mistakes=Fraction(k), epochs=Fraction(k), t=Fraction(k),
                                       converged=Fraction(1), stopped_by_budget=Fraction(0))
-                self._evaluate(ctxs, vals, {"end": True, "k": k}, path, pts, labels, params)
+                self._evaluate(ctxs, vals, {"end": True, "k": k}, path, pts, labels, params, history)
             return
         if len(path) >= self.dom.max_updates:
             return
@@ -312,11 +323,12 @@ class _Walker:
             except (X.ExactError, ArithmeticError):
                 continue
             p2 = path + [i]
+            h2 = (history + (run.before(),))[-MAX_PREV:]
             if self.claim.when == "update":
                 vals = nxt.claim_vals(t=Fraction(len(p2)), i=Fraction(i), x=ctx.rows[i], y=Fraction(ctx.y[i]),
                                       score=s, out=Fraction(out))
-                self._evaluate(ctxs, vals, {"k": len(p2)}, p2, pts, labels, params)
-            self.walk(ctxs, nxt, p2, pts, labels, params)
+                self._evaluate(ctxs, vals, {"k": len(p2)}, p2, pts, labels, params, h2)
+            self.walk(ctxs, nxt, p2, pts, labels, params, h2)
 
     def found(self, pts, labels, path, params, sep):
         from .confirm import confirm
