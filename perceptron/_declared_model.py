@@ -641,6 +641,44 @@ def _tor(a, b):
 
 
 
+def _score_pattern(tree):
+    """(v, addend) for a score dot(v, x) or dot(v, x) + a (a free of x), else None: the float
+    path then scores a block with one product and one bound, as the built-in variants do."""
+    from .declared import _names
+
+    def dot_x(t):
+        if t[0] == "call" and t[1] == "dot" and ("name", "x") in t[2]:
+            v = t[2][0] if t[2][1] == ("name", "x") else t[2][1]
+            return v if "x" not in _names(v) else None
+        return None
+
+    v = dot_x(tree)
+    if v is not None:
+        return v, None
+    if tree[0] == "bin" and tree[1] == "+":
+        for a, b in ((tree[2], tree[3]), (tree[3], tree[2])):
+            v = dot_x(a)
+            if v is not None and not (_names(b) & _PER_POINT):
+                return v, b
+    return None
+
+
+def _mistake_pattern(tree):
+    """(label name, comparison, c) for a mistake condition y * score OP c (out may stand for y;
+    c free of per-point names), else None."""
+    from .declared import _names
+
+    if tree[0] != "cmp" or len(tree[1]) != 1:
+        return None
+    lhs, rhs = tree[2]
+    if lhs[0] != "bin" or lhs[1] != "*" or _names(rhs) & _PER_POINT:
+        return None
+    for a, b in ((lhs[2], lhs[3]), (lhs[3], lhs[2])):
+        if b == ("name", "score") and a in (("name", "y"), ("name", "out")):
+            return a[1], tree[1][0], rhs
+    return None
+
+
 class DeclaredModel:
     """State, scores, mistakes and updates of a declared variant (the interface of the built-in
     models of perceptron.run: scores, mistakes, update, weights, final)."""
@@ -673,8 +711,14 @@ class DeclaredModel:
             except _NoInterval:
                 self._iscore = self._imistake = None
             self._score_exact = compile_tree(decl.score.tree, _Exact)
+            sp, mp = _score_pattern(decl.score.tree), _mistake_pattern(decl.mistake.tree)
+            self._fast_score = None if sp is None else (compile_tree(sp[0], _Float),
+                                                        None if sp[1] is None else compile_tree(sp[1], _Float),
+                                                        sp[1] is not None and sp[1] == decl.score.tree[3])
+            self._fast_mistake = None if mp is None else (mp[0], mp[1], compile_tree(mp[2], _Float))
             self._mistake_exact = compile_tree(decl.mistake.tree, _Exact)
             self.err = _error_scale(self.d) * np.sqrt(np.einsum("ij,ij->i", X, X))
+            self.err2 = 2 * (1 + 8 * _U) * self.err
         self.consts = cv
         init_env = dict(cv)
         w0 = params.w0 if params.w0 is not None else (0,) * self.d
@@ -702,8 +746,6 @@ class DeclaredModel:
         """The constants, the state and k: the base every evaluation starts from (rebuilt at an
         update; a step's own names are set on a copy)."""
         self._base = {**self.consts, **self.state, "k": Fraction(self.k) if self.exact else float(self.k)}
-        if not self.exact:  # exact point intervals of the float scalars, for the certified decisions
-            self._ipoints = {k: _point(v) for k, v in self._base.items() if np.ndim(v) == 0}
 
     def _env(self):
         return dict(self._base)
@@ -715,6 +757,8 @@ class DeclaredModel:
         else:
             rows = self.X[lo:lo + len(idx)] if lo is not None else self.X[idx]
         env["x"] = rows
+        if not self.exact and self._fast_score is not None:
+            return self._fast_scores(env, rows, idx, lo)
         if not self.exact:
             env["__dots__"] = {}
         s = self._score(env)
@@ -727,7 +771,7 @@ class DeclaredModel:
         idx = np.asarray(idx) if lo is None else np.arange(lo, lo + m)
         slo = shi = None
         if self._iscore is not None:
-            ienv = dict(self._ipoints)
+            ienv = {k: _point(v) for k, v in self._base.items() if np.ndim(v) == 0}
             ienv.update({"__rows__": rows, "__err__": self.err[idx], "__float__": env, "__dots__": env["__dots__"]})
             slo, shi = (v if isinstance(v, np.ndarray) and v.shape == (m,) else
                         np.broadcast_to(np.asarray(v, dtype=np.float64), (m,)) for v in self._iscore(ienv))
@@ -738,7 +782,33 @@ class DeclaredModel:
             sg = np.array([self._exact_score_sign(int(idx[j])) for j in unsure], dtype=np.float64)
             s[unsure] = np.where(np.sign(s[unsure]) == sg, s[unsure], sg * np.maximum(np.abs(s[unsure]), 5e-324))
             s[unsure[sg == 0]] = 0.0
-        self._last = (idx, slo, shi)
+        self._last = (idx, None, slo, shi, None)
+        return s
+
+    def _fast_scores(self, env, rows, idx, lo):
+        """Float scores of a block, s = x.v (+ a), each within e of the exact score of the float
+        state on the exact data: e = 2 err_i |v| (the product and the rounding of x, doubled as
+        the built-in variants do) + 4u |s| (the addition, and the rounding of s +- e itself), so
+        no outward rounding step is needed."""
+        fv, fa, a_first = self._fast_score
+        m = len(idx)
+        v = fv(env)
+        p = rows @ v
+        a = None if fa is None else float(fa(env))
+        s = p if a is None else (a + p if a_first else p + a)
+        nv = float(np.sqrt(np.dot(v, v)))
+        if nv == 0:  # every product is exactly 0: the score is a (or 0) exactly
+            e = 0.0
+            unsure = ()
+        else:
+            e = (self.err2[lo:lo + m] if lo is not None else self.err2[idx]) * nv + (4 * _U) * np.abs(s) + 1e-300
+            unsure = np.flatnonzero(np.abs(s) <= e)
+        if len(unsure):  # the sign of a score near 0 is decided exactly (as the built-in variants do)
+            where = np.asarray(idx) if lo is None else np.arange(lo, lo + m)
+            sg = np.array([self._exact_score_sign(int(where[j])) for j in unsure], dtype=np.float64)
+            s[unsure] = np.where(np.sign(s[unsure]) == sg, s[unsure], sg * np.maximum(np.abs(s[unsure]), 5e-324))
+            s[unsure[sg == 0]] = 0.0
+        self._last = (idx, lo, None, None, (s, e))
         return s
 
     def all_scores(self):
@@ -759,17 +829,27 @@ class DeclaredModel:
                 env["out"] = Q(self.outs(s), 1, 1)
             m = self._mistake(env)
             return np.broadcast_to(np.asarray(m, dtype=bool), (len(ys),)).copy()
-        outs = self.outs(s)
+        outs = self.outs(s) if self._uses_out else ys  # out only where the mistake condition reads it
         return self._certified_mistakes(s, ys, outs)
 
     def _certified_mistakes(self, s, ys, outs):
         """Exact decisions for the float state: intervals first, Fractions where they cannot decide."""
-        idx, slo, shi = self._last
+        idx, lo, slo, shi, fast = self._last
         m = len(ys)
         decided = None
-        if self._imistake is not None and slo is not None:
+        if fast is not None:
+            sc, e = fast
+            if self._fast_mistake is not None:
+                label, op, fc = self._fast_mistake
+                c = float(fc(self._base))  # the float run's value of c (its float constants), exact as a float
+                if np.isfinite(c):
+                    ls = sc * (ys if label == "y" else outs)  # exact: labels are -1, +1
+                    decided = _icmp(op, (ls - e, ls + e), (c, c))  # e's slack covers the rounding of ls +- e
+            if decided is None:
+                slo, shi = _lo(sc - e), _hi(sc + e)
+        if decided is None and self._imistake is not None and slo is not None:
             try:
-                env = dict(self._ipoints)
+                env = {k: _point(v) for k, v in self._base.items() if np.ndim(v) == 0}
                 env["score"] = (slo, shi)
                 yf = ys.astype(np.float64)
                 env["y"] = (yf, yf)
@@ -783,9 +863,10 @@ class DeclaredModel:
         out = decided == 1
         unsure = np.flatnonzero(decided < 0)
         if unsure.size:
+            where = np.asarray(idx) if lo is None else np.arange(lo, lo + m)
             out = out.copy()
             for j in unsure:
-                out[j] = self._exact_mistake(int(idx[j]), int(ys[j]))
+                out[j] = self._exact_mistake(int(where[j]), int(ys[j]))
         return out
 
     def _exact_score(self, i: int):

@@ -607,7 +607,9 @@ def declared_constants(ds: Dataset, params: Params, X, D, decl) -> dict:
     """The constants a declaration's expressions may name: eta, n, d, R2, R (when rational, or
     in float), and the declared parameters (their defaults, overridden by the run's --set)."""
     out = {"eta": Fraction(params.eta), "n": Fraction(ds.n), "d": Fraction(X.shape[1])}
-    if params.arithmetic == "exact":
+    if not _names_used(decl) & {"R", "R2"}:
+        pass  # R and R2 cost a pass over the data: only for declarations that name them
+    elif params.arithmetic == "exact":
         big = X.dtype == object or _maxabs(X) ** 2 * max(X.shape[1], 1) >= INT64_SAFE
         sq = (X.astype(object) ** 2).sum(axis=1) if big else np.einsum("ij,ij->i", X, X)
         r2 = Fraction(max((int(v) for v in sq), default=0), D * D)
