@@ -72,10 +72,12 @@ class Q:
 
 
 def _q_of(v) -> Q:
+    """A rational scalar as a 0-d Q (it broadcasts against arrays)."""
     if isinstance(v, Q):
         return v
     f = Fraction(v)
-    return Q(np.array(f.numerator if abs(f.numerator) < INT64_SAFE else int(f.numerator), dtype=object if abs(f.numerator) >= INT64_SAFE else np.int64), f.denominator, abs(f.numerator))
+    big = abs(f.numerator) >= INT64_SAFE
+    return Q(np.array(f.numerator, dtype=object if big else np.int64), f.denominator, abs(f.numerator))
 
 
 def _scaled(num, ma: int, f: int):

@@ -43,6 +43,32 @@ class _Vals:
         raise X.ExactError(f"{name} has no value here")
 
 
+_CMPS = {"<": lambda c: c < 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, ">=": lambda c: c >= 0,
+         "==": lambda c: c == 0, "!=": lambda c: c != 0}
+
+
+def _signed_test(tree):
+    """(label, op, c) for a mistake condition y * score OP c (or out * score) with c free of the
+    point's names, else None: then only the sign of y * score - c is needed per visit."""
+    if tree[0] != "cmp" or len(tree[1]) != 1:
+        return None
+    lhs, rhs = tree[2]
+    if lhs[0] != "bin" or lhs[1] != "*" or _tree_names(rhs) & {"x", "y", "score", "out", "i", "t"}:
+        return None
+    for a, b in ((lhs[2], lhs[3]), (lhs[3], lhs[2])):
+        if b == ("name", "score") and a in (("name", "y"), ("name", "out")):
+            return a[1], tree[1][0], rhs
+    return None
+
+
+def _tree_names(t) -> set:
+    if not isinstance(t, tuple):
+        return set()
+    if t and t[0] == "name":
+        return {t[1]}
+    return set().union(*(_tree_names(a) for a in t if isinstance(a, tuple))) if t else set()
+
+
 def _sgn(v, tie):
     s = X.sign(v)
     return s if s != 0 else tie
@@ -75,6 +101,7 @@ class Stepper:
         self.state = {s: _as_value(evaluate(c.tree, init)) for s, c in decl.state}
         self.k = 0
         self.sumsq = Fraction(0)
+        self._signed, self._c = _signed_test(decl.mistake.tree), None
         self._rebase()
 
     def _rebase(self):
@@ -84,6 +111,7 @@ class Stepper:
         other = object.__new__(Stepper)
         other.ctx, other.decl, other.consts = self.ctx, self.decl, self.consts
         other.state, other.k, other.sumsq, other.base = dict(self.state), self.k, self.sumsq, self.base
+        other._signed, other._c = self._signed, self._c
         return other
 
     def env(self, extra: dict) -> _Vals:
@@ -95,7 +123,14 @@ class Stepper:
     def decide(self, i, s):
         """(out, whether the declared mistake condition holds) for point i with score s."""
         out = _sgn(s, self.ctx.tie)
-        y = Fraction(self.ctx.y[i])
+        yi = self.ctx.y[i]
+        if self._signed is not None:  # y * score OP c: c (free of the point) once per state
+            label, op, c_tree = self._signed
+            if self._c is None or self._c[0] != self.k:
+                self._c = (self.k, evaluate(c_tree, self.env({})))
+            lab = yi if label == "y" else out
+            return out, _CMPS[op](X.compare(s if lab == 1 else X.neg(s), self._c[1]))
+        y = Fraction(yi)
         return out, bool(evaluate(self.decl.mistake.tree, self.env({"y": y, "score": s, "out": Fraction(out)})))
 
     def update(self, i, s, out, t):
@@ -106,6 +141,7 @@ class Stepper:
         self.state.update(new)
         self.k += 1
         self.sumsq = self.sumsq + X.vdot(x, x)
+        self._c = None
         self._rebase()
 
     def outputs(self, t, epochs) -> dict:
