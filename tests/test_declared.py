@@ -132,6 +132,32 @@ def test_declarations_reproduce_the_builtin_variants_bit_for_bit(ds, variant, et
     assert hand == declared
 
 
+@settings(max_examples=40, deadline=None)
+@given(ds=separable_datasets(), variant=st.sampled_from(sorted(BUILTINS)), eta=etas,
+       order=st.sampled_from(["first", "cyclic", "random:0", "random:7"]))
+def test_declarations_pass_the_run_property_test(ds, variant, eta, order):
+    """tests/test_run_properties.py's property, on the declarations: every visit, score, flag,
+    count and update equals the naive one-visit-at-a-time reference of the built-in variant."""
+    from .reference import naive_run
+
+    if variant == "sklearn":
+        order = "cyclic"
+    if variant == "slides":
+        eta = min(eta, Fraction(1))
+    hand = P.Params(variant=variant, order=order, eta=eta, max_epochs=60)
+    rec = P.MemoryTrace()
+    res = P.train(ds, P.Params(**{**hand.__dict__, "variant": BUILTINS[variant]}), rec)
+    tr = rec.trace
+    visits, updates, _ = naive_run(ds, hand)
+    assert len(tr.t) == len(visits) == res.visits
+    for j, (epoch, i, sc, mistake, k) in enumerate(visits):
+        assert (tr.epoch[j], tr.i[j], bool(tr.mistake[j]), tr.k[j], tr.score_value(j)) == (epoch, i, mistake, k, sc), j
+    assert list(tr.upd_t) == [u[0] for u in updates]
+    for u, (_, w, b) in enumerate(updates):
+        got_w, got_b = tr.weights_after(u)
+        assert got_w == w and (b is None or got_b == b)
+
+
 def test_the_half_form_declaration_matches_the_sign_variant():
     ds = P.builtin("and-3")
     for arithmetic in ("exact", "float"):
