@@ -20,13 +20,15 @@ from fractions import Fraction
 import numpy as np
 
 from ._numbers import INT64_SAFE, U as _U, error_scale as _error_scale
-from .limits import MAX_DENOMINATOR_BITS
 
 __all__ = ["DeclaredModel", "Q"]
 
-#: Bits of a denominator (or numerator) a declared run's exact state may reach: eta_k = 1/k makes
-#: denominators grow like lcm(1..k); past this the run stops with a clear error.
-MAX_STATE_BITS = 4 * MAX_DENOMINATOR_BITS
+#: Bits of a numerator or denominator a declared run's exact state may reach: eta_k = 1/k makes
+#: denominators grow like lcm(1..k), PA-I's steps like a product of |x|^2; past this the run stops
+#: with a clear error.  1 600 bits (482 digits) keeps every "p/q" of its trace within the
+#: 1 000 characters a trace's number may have (perceptron.limits.MAX_NUMBER_CHARS), so that what
+#: the learner writes, check can read.
+MAX_STATE_BITS = 1600
 
 
 class DeclaredError(ArithmeticError):

@@ -36,7 +36,7 @@ def _declared_here():
 
     saved = dict(declared._REGISTRY)
     load_variants(os.path.join(EX, "builtins.toml"))
-    for f in ("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml"):
+    for f in ("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml", "passive_aggressive.toml"):
         load_variants(os.path.join(EX, f))
     yield
     declared._REGISTRY.clear()
@@ -265,7 +265,8 @@ def _claim(f, cid):
 
 @pytest.mark.parametrize("f, cid", [("margin.toml", "margin.novikoff-misquoted"), ("margin.toml", "margin.bound-any-eta"),
                                     ("averaged.toml", "averaged.separates"), ("bias_one.toml", "bias_one.novikoff-misquoted"),
-                                    ("eta_over_k.toml", "eta_over_k.misquoted")])
+                                    ("eta_over_k.toml", "eta_over_k.misquoted"),
+                                    ("passive_aggressive.toml", "pa.misquoted")])
 def test_search_refutes_the_misquoted_bounds_with_replayed_counterexamples(f, cid, tmp_path):
     res = search(_claim(f, cid), Domain(points=2, box=2, max_updates=5, sep_box=2), timeout=120, out_dir=str(tmp_path))
     assert res.verdict is Verdict.REFUTED, res.reason
@@ -372,6 +373,17 @@ def test_the_examples_audit_as_expected():
     assert got["margin.bound-any-eta"].verdict is Verdict.REFUTED
     assert got["margin.bound"].verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
     assert got["margin.bound"].evidence["quantifiers"]["tau"]["varied"]
+
+
+def test_an_exact_run_stops_before_its_trace_would_be_unreadable():
+    """PA-I's exact steps grow like a product of |x|^2: the run stops at MAX_STATE_BITS, whose
+    "p/q" still fit the trace reader's limit, instead of writing a trace check cannot read (the
+    audit once reported such a run's own trace inconsistent)."""
+    ds = P.builtin("unit-d3-g1_5")
+    with pytest.raises(P.ParamError, match="limit reached"):
+        P.train(ds, P.Params(variant="pa", order="first", max_epochs=200))
+    res = P.train(ds, P.Params(variant="pa", order="first", max_epochs=200, arithmetic="float"))
+    assert res.updates > 0
 
 
 def test_a_run_away_declared_state_stops_with_one_line():
