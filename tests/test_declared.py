@@ -422,3 +422,61 @@ expect = "holds"
     assert tallies[claim.id].evaluations == res.updates and not tallies[claim.id].violation
     res = search(claim, Domain(points=2, box=1, max_updates=4, sep_box=1), timeout=60)
     assert res.verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.reason
+
+
+def _claim_file(tmp_path, head_file, body):
+    f = tmp_path / "c.toml"
+    with open(os.path.join(EX, head_file), encoding="utf-8") as fh:
+        head = fh.read().split("[[claim]]")[0]
+    f.write_text(head + body)
+    return load_claims(str(f)).claims[0]
+
+
+def test_a_rate_the_claim_reads_is_varied_even_if_the_declaration_ignores_it(tmp_path):
+    """eta_over_k never reads eta, but this claim does: D must still vary eta (w does not scale
+    with it, so the claim fails at eta = 2)."""
+    claim = _claim_file(tmp_path, "eta_over_k.toml", '''
+[[claim]]
+id = "mine.eta"
+section = "x"
+statement = "w . w_opt >= eta gamma h"
+when = "update"
+variants = ["eta_over_k"]
+assume = ["separable", "w0_zero"]
+expr = "dot(w, w_opt) >= eta * gamma * h"
+expect = "refuted"
+''')
+    res = search(claim, Domain(points=1, box=1, max_updates=2, sep_box=1), timeout=60)
+    assert res.verdict is Verdict.REFUTED, res.reason
+    assert res.counterexample["params"]["eta"] == "2"
+
+
+def test_runs_that_cannot_be_made_exactly_leave_the_search_unknown(tmp_path):
+    """A step by y x / |x| is irrational at x = (1, 1): the search's evaluator holds the square
+    root, the learner cannot run it exactly, so a violation found there is no counterexample;
+    the search must say unknown, neither 'refuted' nor 'no counterexample in D'."""
+    f = tmp_path / "c.toml"
+    f.write_text('''
+[document]
+file = "mine"
+
+[variants.unit_step]
+state = { w = "w0" }
+score = "dot(w, x)"
+mistake = "y * score <= 0"
+update = { w = "w + y * x / norm(x)" }
+
+[[claim]]
+id = "mine.loose"
+section = "x"
+statement = "every update is on a unit point"
+when = "update"
+variants = ["unit_step"]
+assume = ["w0_zero", "eta_one"]
+expr = "norm2(x) == 1"
+expect = "holds"
+''')
+    claim = load_claims(str(f)).claims[0]
+    res = search(claim, Domain(points=1, box=1, max_updates=2, sep_box=1), timeout=60)
+    assert res.verdict is Verdict.UNKNOWN and "could not be made exactly" in res.reason, res.reason
+    assert "is irrational" in res.reason and "not one the learner makes" in res.reason

@@ -15,7 +15,12 @@ from perceptron.declared import variant_of
 
 from ..replay import RunContext, evaluate_dataset_claims, replay
 
-__all__ = ["confirm", "save_counterexample"]
+__all__ = ["confirm", "save_counterexample", "NotRunnable"]
+
+
+class NotRunnable(AssertionError):
+    """The learner refuses a candidate run the search made (strict confirmation): the two
+    disagree, or the run leaves what the learner computes exactly (an irrational step)."""
 
 
 def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
@@ -34,7 +39,7 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
         res = train(ds, params, rec)
     except ParamError as e:
         if strict:
-            raise AssertionError(f"the search's run {params.order} is not one the learner makes: {e}") from None
+            raise NotRunnable(f"the search's run {params.order} is not one the learner makes: {e}") from None
         return None
     if claim.when == "end" and not res.converged:
         if strict:

@@ -41,10 +41,12 @@ def is_declared(name) -> bool:
     return getattr(variant_of(name), "declared", False)
 
 
-def uses_eta(decl) -> bool:
+def uses_eta(decl, claim) -> bool:
+    """Whether eta matters: the declaration or the claim reads it (a rate read by neither changes
+    nothing, so D need not vary it; one the claim reads must vary, whatever the run does)."""
     from perceptron.run import _names_used
 
-    return "eta" in _names_used(decl)
+    return "eta" in _names_used(decl) or "eta" in claim.compiled.names
 
 
 def _param_values(default: Fraction) -> tuple:
@@ -56,7 +58,7 @@ def _param_values(default: Fraction) -> tuple:
 def declared_settings(claim, dom, decl) -> list:
     """(eta, sign0, parameter values) of every run setting D holds."""
     sign0s = dom.sign0s if decl.sign0 is None else (decl.sign0,)
-    etas = dom.etas if uses_eta(decl) else dom.etas[:1]  # a rate the declaration never reads changes nothing
+    etas = dom.etas if uses_eta(decl, claim) else dom.etas[:1]
     names = [p for p, _ in decl.parameters]
     grids = [_param_values(v) for _, v in decl.parameters]
     out = []
@@ -70,10 +72,10 @@ def declared_settings(claim, dom, decl) -> list:
     return out
 
 
-def describe(dom, decl, settings, engine) -> dict:
+def describe(dom, decl, settings, engine, claim) -> dict:
     d = asdict(dom)
     params = ", ".join(f"{p} in {{{', '.join(format_rational(v) for v in _param_values(dv))}}}" for p, dv in decl.parameters)
-    etas = ", ".join(dom.etas) if uses_eta(decl) else f"{dom.etas[0]} (unused by the declaration)"
+    etas = ", ".join(dom.etas) if uses_eta(decl, claim) else f"{dom.etas[0]} (read by neither the declaration nor the claim)"
     w0 = "0" if dom.w0_box == 0 else f"every integer vector in [-{dom.w0_box}, {dom.w0_box}]^{dom.dim}" + (
         " (and b0 in the same range)" if decl.bias else "")
     d.update({
@@ -123,7 +125,7 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
               else "")
 
     def result(verdict, **kw):
-        return dict(claim_id=claim.id, verdict=verdict, engine=eng, domain=describe(dom, decl, settings, eng),
+        return dict(claim_id=claim.id, verdict=verdict, engine=eng, domain=describe(dom, decl, settings, eng, claim),
                     seconds=time.monotonic() - t0, checked=checked[0], choice=choice, workers="1 worker(s)", **kw)
 
     checked = [0]
@@ -156,6 +158,9 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
     if not complete:
         return result(Verdict.UNKNOWN, reason=f"unknown: limit reached: {walker.why}; completed {walker.datasets:,} datasets "
                                               f"(up to {walker.points_done} point(s) complete)")
+    if walker.skipped:
+        return result(Verdict.UNKNOWN, reason=f"unknown: {walker.skipped:,} run(s) or evaluations of D could not be made "
+                                              f"exactly, so D was not covered (first: {walker.skip_why})")
     if checked[0] == 0:
         return result(Verdict.UNKNOWN, reason="unknown: empty domain: no candidate of the domain satisfied the claim's "
                                               "assumptions and reached an evaluation (nothing was checked)")
@@ -167,6 +172,7 @@ class _Walker:
         self.claim, self.dom, self.decl, self.settings = claim, dom, decl, settings
         self.deadline, self.checked, self.max_exact = deadline, checked, max_exact
         self.why = ""
+        self.skipped, self.skip_why = 0, ""  # parts of D not evaluated: never 'no counterexample in D'
         self.datasets = 0
         self.points_done = 0
         self.need_sep = needs_separator(claim)
@@ -174,6 +180,11 @@ class _Walker:
         r = range(-dom.w0_box, dom.w0_box + 1)
         self.W0 = [None] if dom.w0_box == 0 else [w for w in itertools.product(r, repeat=dom.dim)]
         self.B0 = [None] if dom.w0_box == 0 or not self.bias else list(r)
+
+    def _skip(self, why, where):
+        self.skipped += 1
+        if not self.skip_why:
+            self.skip_why = f"{why} ({where})"
 
     def _late(self) -> bool:
         if time.time() > self.deadline:
@@ -250,8 +261,8 @@ class _Walker:
                     if per_sep is None:  # the data's and each separator's quantities, once per dataset
                         try:
                             base = RunContext(ds, params, separator=seps[0])
-                        except (X.ExactError, ArithmeticError, ValueError):
-                            return
+                        except (X.ExactError, ArithmeticError, ValueError) as e:
+                            return self._skip(e, f"dataset {pts}, {labels}")
                         per_sep = [(base if j == 0 else base.derived(separator=sep), sep) for j, sep in enumerate(seps)]
                     self.instance(per_sep, pts, labels, params)
 
@@ -277,8 +288,8 @@ class _Walker:
             return
         try:
             root = Stepper(ctxs[0][0])
-        except (X.ExactError, ArithmeticError):
-            return
+        except (X.ExactError, ArithmeticError) as e:
+            return self._skip(e, f"dataset {pts}, {labels}")
         self.walk(ctxs, root, [], pts, labels, params, ())
 
     def _evaluate(self, ctxs, vals, where, path, pts, labels, params, history=()):
@@ -289,6 +300,8 @@ class _Walker:
             self.checked[0] += tally.evaluations
             if tally.violation:
                 self.found(pts, labels, path, params, sep)
+            if tally.unknown:
+                self._skip(tally.unknown, f"dataset {pts}, {labels}, updates {path}")
 
     def walk(self, ctxs, run, path, pts, labels, params, history):
         """Every run from this state (``history``: the states before the last MAX_PREV updates,
@@ -298,16 +311,16 @@ class _Walker:
         ctx = ctxs[0][0]
         try:
             marked = [(i, s, *run.decide(i, s)) for i, s in ((i, run.score(i)) for i in range(ctx.n))]
-        except (X.ExactError, ArithmeticError):
-            return
+        except (X.ExactError, ArithmeticError) as e:
+            return self._skip(e, f"dataset {pts}, {labels}, updates {path}")
         take = [(i, s, out) for i, s, out, m in marked if m]
         if not take:
             if self.claim.when == "end":
                 k = len(path)  # a run of the learner's --order sequence: one visit (and epoch) per update
                 try:
                     outs = run.outputs(k, k)
-                except (X.ExactError, ArithmeticError):
-                    return
+                except (X.ExactError, ArithmeticError) as e:
+                    return self._skip(e, f"dataset {pts}, {labels}, updates {path}")
                 vals = run.claim_vals(**outs, mistakes=Fraction(k), epochs=Fraction(k), t=Fraction(k),
                                       converged=Fraction(1), stopped_by_budget=Fraction(0))
                 self._evaluate(ctxs, vals, {"end": True, "k": k}, path, pts, labels, params, history)
@@ -320,7 +333,8 @@ class _Walker:
             nxt = run.copy()
             try:
                 nxt.update(i, s, out, len(path) + 1)
-            except (X.ExactError, ArithmeticError):
+            except (X.ExactError, ArithmeticError) as e:
+                self._skip(e, f"dataset {pts}, {labels}, updates {path + [i]}")
                 continue
             p2 = path + [i]
             h2 = (history + (run.before(),))[-MAX_PREV:]
@@ -331,11 +345,14 @@ class _Walker:
             self.walk(ctxs, nxt, p2, pts, labels, params, h2)
 
     def found(self, pts, labels, path, params, sep):
-        from .confirm import confirm
+        from .confirm import NotRunnable, confirm
 
         separator = None if sep is None else (sep[0], sep[1])
-        ce = confirm(self.claim, self.decl.name, [list(p) for p in pts], labels, path, separator, params.sign0,
-                     eta=params.eta, w0=params.w0, b0=params.b0, declared=params.declared, strict=True)
+        try:
+            ce = confirm(self.claim, self.decl.name, [list(p) for p in pts], labels, path, separator, params.sign0,
+                         eta=params.eta, w0=params.w0, b0=params.b0, declared=params.declared, strict=True)
+        except NotRunnable as e:  # the claim evaluator holds square roots the learner cannot: not a counterexample
+            return self._skip(e, f"dataset {pts}, {labels}, updates {path}")
         if ce is None:  # the step-by-step evaluation and the replay of the learner's trace disagree: a bug
             raise AssertionError(f"the search's violation of {self.claim.id} on {pts}, {labels}, path {path} "
                                  "did not survive the replay")
