@@ -542,29 +542,19 @@ def _check_params(params: Params, var):
         return
     if params.declared:
         raise ParamError(f"--set gives the parameters of a declared variant; {params.variant} is built in")
-    if params.arithmetic not in ("exact", "float"):
-        raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
-    if Fraction(params.eta) <= 0:
-        raise ParamError(f"--eta must be positive, got {params.eta}")
+    _check_common(params)
     if params.variant in ("slides", "pocket") and Fraction(params.eta) > 1:
         raise ParamError(f"the {params.variant} variant takes --eta in (0, 1], got {params.eta}")
-    if params.sign0 not in (-1, 0, 1):
-        raise ParamError(f"--sign0 must be -1, 0 or +1, got {params.sign0}")
     if params.form == "half" and not var.half_form:
         raise ParamError(f"--form half (1/2 eta (y - out) x) belongs to the sign variant, not {params.variant}")
     if params.form not in ("yx", "half"):
         raise ParamError(f"form must be yx or half, got {params.form!r}")
-    if params.augment not in (None, "first", "last"):
-        raise ParamError(f"augment must be first or last, got {params.augment!r}")
     if params.variant == "sklearn" and params.order != "cyclic":
         raise ParamError("the sklearn variant runs in data order: use --order cyclic")
     if var.dual and (params.w0 is not None or params.b0 is not None):
         raise ParamError("the kernel variant starts from alpha = 0; initial weights do not apply")
     _parse_order(params.order)
-    for name in ("max_epochs", "max_updates", "max_visits", "patience"):
-        v = getattr(params, name)
-        if v is not None and v < 0:
-            raise ParamError(f"--{name.replace('_', '-')} must be >= 0, got {v}")
+    _check_budgets(params, ("max_epochs", "max_updates", "max_visits", "patience"))
     if params.kernel not in ("linear", "poly", "rbf"):
         raise ParamError(f"--kernel must be linear, poly or rbf, not {params.kernel!r}")
     if params.kernel != "linear" and not var.dual:
@@ -577,7 +567,8 @@ def _check_params(params: Params, var):
         raise ParamError("--patience belongs to the slides and pocket variants")
 
 
-def _check_declared(params: Params, decl):
+def _check_common(params: Params):
+    """What every variant, built in or declared, requires of its parameters."""
     if params.arithmetic not in ("exact", "float"):
         raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
     if Fraction(params.eta) <= 0:
@@ -586,16 +577,24 @@ def _check_declared(params: Params, decl):
         raise ParamError(f"--sign0 must be -1, 0 or +1, got {params.sign0}")
     if params.augment not in (None, "first", "last"):
         raise ParamError(f"augment must be first or last, got {params.augment!r}")
+
+
+def _check_budgets(params: Params, names):
+    for name in names:
+        v = getattr(params, name)
+        if v is not None and v < 0:
+            raise ParamError(f"--{name.replace('_', '-')} must be >= 0, got {v}")
+
+
+def _check_declared(params: Params, decl):
+    _check_common(params)
     for name, default in _DECLARED_DEFAULTS.items():
         if getattr(params, name) != default:
             raise ParamError(f"--{name} belongs to the built-in variants; a declaration states its own rule")
     kind, _ = _parse_order(params.order)
     if kind not in decl.orders:
         raise ParamError(f"the declared variant {decl.name} supports the orders {', '.join(decl.orders)}, not {params.order}")
-    for name in ("max_epochs", "max_updates", "max_visits"):
-        v = getattr(params, name)
-        if v is not None and v < 0:
-            raise ParamError(f"--{name.replace('_', '-')} must be >= 0, got {v}")
+    _check_budgets(params, ("max_epochs", "max_updates", "max_visits"))
     known = dict(decl.parameters)
     for name, _ in params.declared:
         if name not in known:

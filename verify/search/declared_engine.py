@@ -138,7 +138,8 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
             if out_dir:
                 res["files"] = save_counterexample(claim, ce, out_dir)
             return res
-        return result(Verdict.UNKNOWN, reason=("unknown: limit reached: z3: " if limited else "unknown: z3: ") + why)
+        return result(Verdict.UNKNOWN, reason="unknown: " + ("limit reached: " if limited else "") +
+                      "z3: " + why.removeprefix("limit reached: "))
     if eng not in ("enumerate", "hypothesis"):
         raise SearchError(f"unknown engine {eng!r}")
     walker = _Walker(claim, dom, decl, settings, deadline, checked, max_exact)

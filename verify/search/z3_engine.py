@@ -736,39 +736,31 @@ def z3_search(claim, dom, deadline, incremental: bool = True, decl=None, setting
     both)."""
     from .domain import label_symmetric
 
-    if decl is not None:  # a declared variant: its settings, w0 = 0, orders any and first
+    if decl is not None:  # a declared variant: its own settings; w0 = 0, orders any and first
         if dom.w0_box:
             return None, "not encodable: initial weights other than 0 (w0 = 0, b0 = 0 only)", False
         if dom.order not in ("any", "first"):
             return None, f"not encodable: the {dom.order} order", False
-        left = deadline - time.time()
-        got = run_in_child(_child, (claim, dom, False, 0, deadline, incremental, decl, settings), left + 0.5,
-                           method="spawn")
-        if got is None:
-            return None, f"killed at the hard time limit ({left:.1f} s)", True
-        kind, what = got
-        if kind == "sat":
-            return what, None, False
-        if kind == "unsupported":
-            return None, f"not encodable: {what}", False
-        return None, what, kind in ("limit", "unknown")
-    if Fraction(1) not in {Fraction(e) for e in dom.etas}:
-        return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain", False
-    if dom.unit:
-        return None, "not encodable: points on the unit circle", False
-    if dom.order == "cyclic":
-        return None, "not encodable: the cyclic order", False
-    if "yx" not in dom.forms and VARIANTS[dom.variant].half_form:
-        return None, "not encodable: the 1/2 (y - out) x update form", False
-    var = VARIANTS[dom.variant]
-    tie = var.tie if var.tie is not None else (0 if 0 in dom.sign0s else dom.sign0s[0])
-    fold = label_symmetric(claim, dom.variant, tie)
+        fold, tie = False, 0
+    else:
+        if Fraction(1) not in {Fraction(e) for e in dom.etas}:
+            return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain", False
+        if dom.unit:
+            return None, "not encodable: points on the unit circle", False
+        if dom.order == "cyclic":
+            return None, "not encodable: the cyclic order", False
+        if "yx" not in dom.forms and VARIANTS[dom.variant].half_form:
+            return None, "not encodable: the 1/2 (y - out) x update form", False
+        var = VARIANTS[dom.variant]
+        tie = var.tie if var.tie is not None else (0 if 0 in dom.sign0s else dom.sign0s[0])
+        fold = label_symmetric(claim, dom.variant, tie)
     left = deadline - time.time()
     if left <= 0.2:
         return None, "time limit reached", True
     # A fresh interpreter: z3's term sharing (and so its search) depends on what the process
     # built before, and a forked child would inherit that; spawn keeps runs repeatable.
-    got = run_in_child(_child, (claim, dom, fold, tie, deadline, incremental, None, None), left + 0.5, method="spawn")
+    got = run_in_child(_child, (claim, dom, fold, tie, deadline, incremental, decl, settings), left + 0.5,
+                       method="spawn")
     if got is None:
         return None, f"killed at the hard time limit ({left:.1f} s)", True
     kind, what = got
