@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._numbers import INT64_SAFE, U as _U, error_scale as _error_scale
+from .declared import PER_POINT, names_in, signed_score_test
 
 __all__ = ["DeclaredModel", "Q"]
 
@@ -370,28 +371,14 @@ def _fold(f, args):
     return out
 
 
-_PER_POINT = {"x", "y", "score", "out"}
-
-
 def _signed_score_test(tree, ar):
-    """The mistake conditions of most variants, y * score OP c (or out * score, score * y) with
-    c free of per-point names, compiled exactly to integer comparisons of the score numerators:
-    the result is the generic evaluation's, with fewer operations per block."""
-    if ar is not _Exact or tree[0] != "cmp" or len(tree[1]) != 1:
+    """The mistake conditions of most variants, y * score OP c (perceptron.declared.
+    signed_score_test), compiled exactly to integer comparisons of the score numerators: the
+    result is the generic evaluation's, with fewer operations per block."""
+    found = signed_score_test(tree) if ar is _Exact else None
+    if found is None:
         return None
-    lhs, rhs = tree[2]
-    if not (lhs[0] == "bin" and lhs[1] == "*"):
-        return None
-    a, b = lhs[2], lhs[3]
-    if b == ("name", "score") and a in (("name", "y"), ("name", "out")):
-        label = a[1]
-    elif a == ("name", "score") and b in (("name", "y"), ("name", "out")):
-        label = b[1]
-    else:
-        return None
-    from .declared import _names
-    if _names(rhs) & _PER_POINT:
-        return None
+    label, _, rhs = found
     fr, test = compile_tree(rhs, ar), _CMP[tree[1][0]]
 
     def f(env):
@@ -648,12 +635,10 @@ def _tor(a, b):
 def _score_pattern(tree):
     """(v, addend) for a score dot(v, x) or dot(v, x) + a (a free of x), else None: the float
     path then scores a block with one product and one bound, as the built-in variants do."""
-    from .declared import _names
-
     def dot_x(t):
         if t[0] == "call" and t[1] == "dot" and ("name", "x") in t[2]:
             v = t[2][0] if t[2][1] == ("name", "x") else t[2][1]
-            return v if "x" not in _names(v) else None
+            return v if "x" not in names_in(v) else None
         return None
 
     v = dot_x(tree)
@@ -662,24 +647,8 @@ def _score_pattern(tree):
     if tree[0] == "bin" and tree[1] == "+":
         for a, b in ((tree[2], tree[3]), (tree[3], tree[2])):
             v = dot_x(a)
-            if v is not None and not (_names(b) & _PER_POINT):
+            if v is not None and not (names_in(b) & PER_POINT):
                 return v, b
-    return None
-
-
-def _mistake_pattern(tree):
-    """(label name, comparison, c) for a mistake condition y * score OP c (out may stand for y;
-    c free of per-point names), else None."""
-    from .declared import _names
-
-    if tree[0] != "cmp" or len(tree[1]) != 1:
-        return None
-    lhs, rhs = tree[2]
-    if lhs[0] != "bin" or lhs[1] != "*" or _names(rhs) & _PER_POINT:
-        return None
-    for a, b in ((lhs[2], lhs[3]), (lhs[3], lhs[2])):
-        if b == ("name", "score") and a in (("name", "y"), ("name", "out")):
-            return a[1], tree[1][0], rhs
     return None
 
 
@@ -715,7 +684,7 @@ class DeclaredModel:
             except _NoInterval:
                 self._iscore = self._imistake = None
             self._score_exact = compile_tree(decl.score.tree, _Exact)
-            sp, mp = _score_pattern(decl.score.tree), _mistake_pattern(decl.mistake.tree)
+            sp, mp = _score_pattern(decl.score.tree), signed_score_test(decl.mistake.tree)
             self._fast_score = None if sp is None else (compile_tree(sp[0], _Float),
                                                         None if sp[1] is None else compile_tree(sp[1], _Float),
                                                         sp[1] is not None and sp[1] == decl.score.tree[3])

@@ -182,7 +182,7 @@ def _x_only_in_dot(t, key: str):
         a, b = t[2]
         if b == ("name", "x") or a == ("name", "x"):
             other = a if b == ("name", "x") else b
-            if "x" in _names(other):
+            if "x" in names_in(other):
                 raise DeclarationError(f"{key}: dot(v, x) needs a v free of x", key)
             return
     for sub in t[1:]:
@@ -190,7 +190,27 @@ def _x_only_in_dot(t, key: str):
             _x_only_in_dot(sub, key)
 
 
-def _names(t) -> set:
+#: Names that differ from point to point within a block of visits.
+PER_POINT = frozenset(("x", "y", "score", "out"))
+
+
+def signed_score_test(tree):
+    """(label, comparison, c) for a mistake condition y * score OP c (out may stand for y, the
+    factors in either order; c free of per-point names), else None: the mistake condition of most
+    variants, which the learner and the replay decide with one comparison per point."""
+    if tree[0] != "cmp" or len(tree[1]) != 1:
+        return None
+    lhs, rhs = tree[2]
+    if lhs[0] != "bin" or lhs[1] != "*" or names_in(rhs) & PER_POINT:
+        return None
+    for a, b in ((lhs[2], lhs[3]), (lhs[3], lhs[2])):
+        if b == ("name", "score") and a in (("name", "y"), ("name", "out")):
+            return a[1], tree[1][0], rhs
+    return None
+
+
+def names_in(t) -> set:
+    """The names a compiled tree reads."""
     if not isinstance(t, tuple):
         return set()
     if t and t[0] == "name":
@@ -198,7 +218,7 @@ def _names(t) -> set:
     out = set()
     for x in t:
         if isinstance(x, tuple):
-            out |= _names(x)
+            out |= names_in(x)
     return out
 
 

@@ -278,3 +278,17 @@ def _same_ratio(a, da: int, b, db: int) -> bool:
         if ma * db < 2**62 and mb * da < 2**62:
             return bool(np.array_equal(a.astype(np.int64) * db, b.astype(np.int64) * da))
     return all(int(x) * db == int(y) * da for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+
+
+def _sgn(v, tie):
+    s = X.sign(v)
+    return s if s != 0 else tie
+
+
+def _augmented_bias(p, w):
+    """The bias an end record states for a run without a b: the augmented coordinate, or 0."""
+    if p.augment == "first":
+        return w[0]
+    if p.augment == "last":
+        return w[-1]
+    return Fraction(0)

@@ -23,7 +23,8 @@ from perceptron.run import prepare_inputs
 
 from . import _exact as X
 from .certificates import Certificate, certify
-from .evaluation import ClaimTally, Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim, _fmt, _same_ratio, _short
+from .evaluation import (ClaimTally, Inconsistency, _augmented_bias, _CyclicRule, _end_mismatch, _Env, _eval_claim, _fmt,
+                         _same_ratio, _sgn, _short)
 from .expr import MAX_PREV
 
 __all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
@@ -230,11 +231,6 @@ def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies:
 
 
 # --------------------------------------------------------------------------- replay
-
-def _sgn(v, tie):
-    s = X.sign(v)
-    return s if s != 0 else tie
-
 
 def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims=True, separator=None):
     """Re-run the trace's algorithm on ds, compare with every record, evaluate claims.
@@ -604,15 +600,6 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             _eval_claim(c, env, tallies[c.id], {"dataset": name, "end": True, "k": k},
                         gam_strict if "strict_margin" in c.assume else None)
     return None
-
-
-def _augmented_bias(p, w):
-    """The bias an end record states for a run without a b: the augmented coordinate, or 0."""
-    if p.augment == "first":
-        return w[0]
-    if p.augment == "last":
-        return w[-1]
-    return Fraction(0)
 
 
 def _errors(ctx, w, b) -> int:

@@ -17,9 +17,10 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron._numbers import format_rational
+from perceptron.declared import signed_score_test
 
 from . import _exact as X
-from .evaluation import Inconsistency, _CyclicRule, _end_mismatch, _Env, _eval_claim, _same_ratio
+from .evaluation import Inconsistency, _augmented_bias, _CyclicRule, _end_mismatch, _Env, _eval_claim, _same_ratio, _sgn
 from .expr import MAX_PREV, evaluate
 
 __all__ = ["replay_declared", "replay_declared_float", "Stepper"]
@@ -45,33 +46,6 @@ class _Vals:
 
 _CMPS = {"<": lambda c: c < 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, ">=": lambda c: c >= 0,
          "==": lambda c: c == 0, "!=": lambda c: c != 0}
-
-
-def _signed_test(tree):
-    """(label, op, c) for a mistake condition y * score OP c (or out * score) with c free of the
-    point's names, else None: then only the sign of y * score - c is needed per visit."""
-    if tree[0] != "cmp" or len(tree[1]) != 1:
-        return None
-    lhs, rhs = tree[2]
-    if lhs[0] != "bin" or lhs[1] != "*" or _tree_names(rhs) & {"x", "y", "score", "out", "i", "t"}:
-        return None
-    for a, b in ((lhs[2], lhs[3]), (lhs[3], lhs[2])):
-        if b == ("name", "score") and a in (("name", "y"), ("name", "out")):
-            return a[1], tree[1][0], rhs
-    return None
-
-
-def _tree_names(t) -> set:
-    if not isinstance(t, tuple):
-        return set()
-    if t and t[0] == "name":
-        return {t[1]}
-    return set().union(*(_tree_names(a) for a in t if isinstance(a, tuple))) if t else set()
-
-
-def _sgn(v, tie):
-    s = X.sign(v)
-    return s if s != 0 else tie
 
 
 def _as_value(v):
@@ -101,7 +75,7 @@ class Stepper:
         self.state = {s: _as_value(evaluate(c.tree, init)) for s, c in decl.state}
         self.k = 0
         self.sumsq = Fraction(0)
-        self._signed, self._c = _signed_test(decl.mistake.tree), None
+        self._signed, self._c = signed_score_test(decl.mistake.tree), None
         self._rebase()
 
     def _rebase(self):
@@ -333,7 +307,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
     w = state["w"]
     k = run.k
     got = {"updates": k, "epochs": epochs, "visits": t, "converged": converged, "stop": stop,
-           "w": list(w.components()), "b": state["b"] if "b" in state else _bias_of(p, w.components())}
+           "w": list(w.components()), "b": state["b"] if "b" in state else _augmented_bias(p, w.components())}
     try:
         outputs = run.outputs(t, epochs)
     except (X.ExactError, ArithmeticError) as e:
@@ -360,14 +334,6 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
             _eval_claim(c, e, tallies[c.id], {"dataset": name, "end": True, "k": k},
                         gam_strict if "strict_margin" in c.assume else None)
     return None
-
-
-def _bias_of(p, w):
-    if p.augment == "first":
-        return w[0]
-    if p.augment == "last":
-        return w[-1]
-    return Fraction(0)
 
 
 # --------------------------------------------------------------------------- float traces
@@ -639,7 +605,7 @@ def replay_declared_float(ctx, tr):
         return Inconsistency(int(tr.upd_t[upd]), "the trace records an update the rule never makes")
     w = state["w"]
     got = {"updates": k, "epochs": epoch, "visits": t, "converged": converged, "stop": stop, "w": [float(v) for v in w],
-           "b": state["b"] if "b" in state else (float(w[0]) if p.augment == "first" else float(w[-1]) if p.augment == "last" else 0.0)}
+           "b": state["b"] if "b" in state else float(_augmented_bias(p, list(w)))}
     bad = _end_mismatch(tr.end, got, exact=False)
     if bad is not None:
         return bad
