@@ -7,9 +7,10 @@ is scored by one matrix-vector product (``dot(w, x)`` with x the block's rows) a
 condition is evaluated on the whole block, as the built-in variants are.
 
 Float runs evaluate the same expressions in float64.  Each decision is certified: the mistake
-condition is evaluated on intervals that enclose the exact value of every score (the float
-product's rounding bound) with outward rounding; a point the intervals cannot decide is decided
-exactly, from the float state (each float an exact binary rational) and the exact data.
+condition is evaluated on intervals (perceptron._interval, outward rounding) that enclose the
+exact value of every score (the float product's rounding bound); a point the intervals cannot
+decide is decided exactly, from the float state (each float an exact binary rational) and the
+exact data.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from fractions import Fraction
 import numpy as np
 
 from ._numbers import INT64_SAFE, U as _U, error_scale as _error_scale
-from .declared import PER_POINT, names_in, signed_score_test
+from . import _interval as I
+from .declared import PER_POINT, names_in, signed_score_test, split_dot
 
 __all__ = ["DeclaredModel", "Q"]
 
@@ -447,185 +449,10 @@ def compile_tree(tree, ar):
                 return ar.where(c, fa(env), fb(env))
             return fa(env) if c else fb(env)
         return choose
-    if op == "call" and tree[1] == "dot" and ("name", "x") in tree[2] and ar is _Float:
-        vt = tree[2][0] if tree[2][1] == ("name", "x") else tree[2][1]
-        fv = compile_tree(vt, ar)
-        key = id(tree)
-        return lambda env: _rows_dot(env, key, fv)
     if op == "call":
         name, fs = tree[1], [compile_tree(a, ar) for a in tree[2]]
         return lambda env: ar.call(name, [f(env) for f in fs])
     raise DeclaredError(f"{op} is not allowed in a declaration")
-
-
-def _rows_dot(env, key, fv):
-    """dot(v, x) in float for the rows x of env: one product, shared by the score and its
-    interval (env["__dots__"] holds it while a block is scored)."""
-    cache = env.get("__dots__")
-    if cache is not None and key in cache:
-        return cache[key]
-    x, v = env["x"], fv(env)
-    p = x @ v if np.ndim(x) == 2 else float(np.dot(x, v))
-    if cache is not None:
-        cache[key] = p
-    return p
-
-
-# --------------------------------------------------------------------------- intervals
-
-_DOWN, _UP = -np.inf, np.inf
-
-
-def _lo(v):
-    return np.nextafter(v, _DOWN)
-
-
-def _hi(v):
-    return np.nextafter(v, _UP)
-
-
-class _NoInterval(Exception):
-    """The interval screen has no rule for this construct: every point is decided exactly."""
-
-
-def interval_tree(tree):
-    """A closure env -> (lo, hi) enclosing the exact value (conditions: 1 true, 0 false, -1
-    undecided, per point), given enclosures of the names in env."""
-    op = tree[0]
-    if op == "num":
-        f = float(tree[1])
-        lo, hi = (f, f) if Fraction(f) == tree[1] else (_lo(f), _hi(f))
-        return lambda env: (lo, hi)
-    if op == "name":
-        nm = tree[1]
-        return lambda env: env[nm]
-    if op == "neg":
-        f = interval_tree(tree[1])
-        return lambda env: (lambda a: (-a[1], -a[0]))(f(env))
-    if op == "bin":
-        o, fa, fb = tree[1], interval_tree(tree[2]), interval_tree(tree[3])
-        if o == "+":
-            return lambda env: _iadd(fa(env), fb(env))
-        if o == "-":
-            return lambda env: _iadd(fa(env), (lambda b: (-b[1], -b[0]))(fb(env)))
-        if o == "*":
-            return lambda env: _imul(fa(env), fb(env))
-        return lambda env: _idiv(fa(env), fb(env))
-    if op == "cmp":
-        ops, fs = tree[1], [interval_tree(p) for p in tree[2]]
-
-        def cmp(env):
-            vals = [f(env) for f in fs]
-            out = None
-            for o, a, b in zip(ops, vals, vals[1:]):
-                r = _icmp(o, a, b)
-                out = r if out is None else _tand(out, r)
-            return out
-        return cmp
-    if op in ("and", "or"):
-        fs = [interval_tree(v) for v in tree[1]]
-        comb = _tand if op == "and" else _tor
-
-        def logic(env):
-            out = fs[0](env)
-            for f in fs[1:]:
-                out = comb(out, f(env))
-            return out
-        return logic
-    if op == "not":
-        f = interval_tree(tree[1])
-        return lambda env: (lambda v: np.where(v < 0, -1, 1 - v))(np.asarray(f(env)))
-    if op == "call" and tree[1] == "dot" and ("name", "x") in tree[2]:
-        vt = tree[2][0] if tree[2][1] == ("name", "x") else tree[2][1]
-        fv = compile_tree(vt, _Float)
-
-        def idot(env):
-            # the float product of the float rows and v, and its bound against the exact data:
-            # err_i |v| (perceptron.run's rounding bound for the product and the rounded x), doubled
-            fenv = env["__float__"]
-            v = fv(fenv)
-            p = env["__dots__"].get(id(tree)) if "__dots__" in env else None
-            if p is None:
-                p = env["__rows__"] @ v
-            nv = float(np.sqrt(np.dot(v, v)))
-            if nv == 0:  # v = 0: every product is exactly 0
-                return p, p
-            e = 2 * env["__err__"] * nv * (1 + 8 * _U) + 1e-300
-            return _lo(p - e), _hi(p + e)
-        return idot
-    if op == "call" and tree[1] == "abs":
-        f = interval_tree(tree[2][0])
-
-        def iabs(env):
-            lo, hi = f(env)
-            alo, ahi = np.abs(lo), np.abs(hi)
-            return np.where((lo <= 0) & (hi >= 0), 0.0, np.minimum(alo, ahi)), np.maximum(alo, ahi)
-        return iabs
-    if op == "call" and tree[1] in ("min", "max"):
-        fs = [interval_tree(a) for a in tree[2]]
-        g = np.minimum if tree[1] == "min" else np.maximum
-        return lambda env: (lambda vs: (_fold(g, [v[0] for v in vs]), _fold(g, [v[1] for v in vs])))([f(env) for f in fs])
-    raise _NoInterval(op)
-
-
-def _is_point(a) -> bool:
-    """An exact value (a point interval is built as (v, v), one object twice)."""
-    return a[0] is a[1]
-
-
-def _iadd(a, b):
-    # adding an exact 0 is exact (no widening): the first scores of a run from w0 = 0, b0 = 0
-    if _is_point(a) and not np.any(a[0]):
-        return b
-    if _is_point(b) and not np.any(b[0]):
-        return a
-    return _lo(a[0] + b[0]), _hi(a[1] + b[1])
-
-
-def _imul(a, b):
-    for z, o in ((a, b), (b, a)):
-        if _is_point(z):
-            zl = np.asarray(z[0], dtype=np.float64)
-            p, q = o[0] * zl, o[1] * zl
-            lo, hi = np.minimum(p, q), np.maximum(p, q)
-            if np.all((zl == 0) | (np.abs(zl) == 1)):  # a label, an out, 0: multiplies exactly
-                return lo, hi
-            return _lo(lo), _hi(hi)
-    p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
-    return _lo(_fold(np.minimum, p)), _hi(_fold(np.maximum, p))
-
-
-def _idiv(a, b):
-    blo, bhi = np.asarray(b[0], dtype=float), np.asarray(b[1], dtype=float)
-    if np.any((blo <= 0) & (bhi >= 0)):
-        raise _NoInterval("division by an interval holding 0")
-    return _imul(a, (_lo(1 / bhi), _hi(1 / blo)))
-
-
-def _icmp(o, a, b):
-    alo, ahi, blo, bhi = (np.asarray(v, dtype=float) for v in (*a, *b))
-    if o in ("<", "<="):
-        strict = o == "<"
-        yes = ahi < blo if strict else ahi <= blo
-        no = alo >= bhi if strict else alo > bhi
-    elif o in (">", ">="):
-        return _icmp("<" if o == ">" else "<=", b, a)
-    else:
-        point = (alo == ahi) & (blo == bhi)
-        eq = point & (alo == blo)
-        apart = (ahi < blo) | (bhi < alo)
-        yes, no = (eq, apart) if o == "==" else (apart, eq)
-    return np.where(yes, 1, np.where(no, 0, -1))
-
-
-def _tand(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return np.where((a == 0) | (b == 0), 0, np.where((a == 1) & (b == 1), 1, -1))
-
-
-def _tor(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return np.where((a == 1) | (b == 1), 1, np.where((a == 0) & (b == 0), 0, -1))
 
 
 # --------------------------------------------------------------------------- the model
@@ -678,11 +505,10 @@ class DeclaredModel:
             cv = {k: float(v) for k, v in consts.items()}
             self.Xexact = None
             self.ds, self.params = ds, params
-            try:
-                self._iscore = interval_tree(decl.score.tree)
-                self._imistake = interval_tree(decl.mistake.tree)
-            except _NoInterval:
-                self._iscore = self._imistake = None
+            dots: list = []
+            self._split = split_dot(decl.score.tree, dots)  # dot(v, x) -> __dotJ__: one product per block
+            self._score_split = compile_tree(self._split, _Float)
+            self._dot_v = [compile_tree(v, _Float) for v in dots]
             self._score_exact = compile_tree(decl.score.tree, _Exact)
             sp, mp = _score_pattern(decl.score.tree), signed_score_test(decl.mistake.tree)
             self._fast_score = None if sp is None else (compile_tree(sp[0], _Float),
@@ -690,8 +516,8 @@ class DeclaredModel:
                                                         sp[1] is not None and sp[1] == decl.score.tree[3])
             self._fast_mistake = None if mp is None else (mp[0], mp[1], compile_tree(mp[2], _Float))
             self._mistake_exact = compile_tree(decl.mistake.tree, _Exact)
-            self.err = _error_scale(self.d) * np.sqrt(np.einsum("ij,ij->i", X, X))
-            self.err2 = 2 * (1 + 8 * _U) * self.err
+            # the product's rounding bound per row (perceptron.run's), doubled, as for the built-in variants
+            self.err2 = 2 * (1 + 8 * _U) * _error_scale(self.d) * np.sqrt(np.einsum("ij,ij->i", X, X))
         self.consts = cv
         init_env = dict(cv)
         w0 = params.w0 if params.w0 is not None else (0,) * self.d
@@ -732,25 +558,25 @@ class DeclaredModel:
         env["x"] = rows
         if not self.exact and self._fast_score is not None:
             return self._fast_scores(env, rows, idx, lo)
-        if not self.exact:
-            env["__dots__"] = {}
-        s = self._score(env)
         if self.exact:
+            s = self._score(env)
             return s if isinstance(s, Q) else Q(np.full(len(idx), Fraction(s).numerator, dtype=object), Fraction(s).denominator)
         m = len(idx)
-        cached = any(s is p for p in env["__dots__"].values())
-        s = s.copy() if cached else (s if isinstance(s, np.ndarray) and s.shape == (m,) and s.dtype == np.float64
-                                     else np.broadcast_to(np.asarray(s, dtype=np.float64), (m,)).copy())
         idx = np.asarray(idx) if lo is None else np.arange(lo, lo + m)
-        slo = shi = None
-        if self._iscore is not None:
-            ienv = {k: _point(v) for k, v in self._base.items() if np.ndim(v) == 0}
-            ienv.update({"__rows__": rows, "__err__": self.err[idx], "__float__": env, "__dots__": env["__dots__"]})
-            slo, shi = (v if isinstance(v, np.ndarray) and v.shape == (m,) else
-                        np.broadcast_to(np.asarray(v, dtype=np.float64), (m,)) for v in self._iscore(ienv))
+        dots = {}
+        for j, fv in enumerate(self._dot_v):  # each product once, with its bound against the exact data:
+            v = fv(env)                      # err_i |v| (the product and the rounded x), doubled
+            p = rows @ v
+            env[f"__dot{j}__"] = p
+            e = self.err2[idx] * float(np.sqrt(np.dot(v, v))) + 1e-300 if v.any() else None
+            dots[f"__dot{j}__"] = I.point(p) if e is None else (np.nextafter(p - e, -np.inf), np.nextafter(p + e, np.inf))
+        s = np.array(np.broadcast_to(np.asarray(self._score_split(env), dtype=np.float64), (m,)))
+        try:
+            slo, shi = (np.broadcast_to(v, (m,)) for v in I.ieval(self._split, _Points(self._base, m, dots), m))
             unsure = np.flatnonzero((slo <= 0) & (shi >= 0) & (slo != shi))  # a point interval is exact
-        else:
-            unsure = np.arange(len(s))
+        except I.IntervalError:
+            slo = shi = None
+            unsure = np.arange(m)
         if unsure.size:  # the sign of a score near 0 is decided exactly (as the built-in variants do)
             sg = np.array([self._exact_score_sign(int(idx[j])) for j in unsure], dtype=np.float64)
             s[unsure] = np.where(np.sign(s[unsure]) == sg, s[unsure], sg * np.maximum(np.abs(s[unsure]), 5e-324))
@@ -817,19 +643,15 @@ class DeclaredModel:
                 c = float(fc(self._base))  # the float run's value of c (its float constants), exact as a float
                 if np.isfinite(c):
                     ls = sc * (ys if label == "y" else outs)  # exact: labels are -1, +1
-                    decided = _icmp(op, (ls - e, ls + e), (c, c))  # e's slack covers the rounding of ls +- e
+                    decided = I._cmp(op, (ls - e, ls + e), (c, c))  # e's slack covers the rounding of ls +- e
             if decided is None:
-                slo, shi = _lo(sc - e), _hi(sc + e)
-        if decided is None and self._imistake is not None and slo is not None:
+                slo, shi = np.nextafter(sc - e, -np.inf), np.nextafter(sc + e, np.inf)
+        if decided is None and slo is not None:
+            step = {"score": (slo, shi), "y": I.point(ys.astype(np.float64)),
+                    "out": I.point(outs.astype(np.float64))}  # out = sign(score): certified by scores()
             try:
-                env = {k: _point(v) for k, v in self._base.items() if np.ndim(v) == 0}
-                env["score"] = (slo, shi)
-                yf = ys.astype(np.float64)
-                env["y"] = (yf, yf)
-                o = outs.astype(np.float64)  # out = sign(score): certified by scores()
-                env["out"] = (o, o)
-                decided = np.broadcast_to(np.asarray(self._imistake(env)), (m,))
-            except _NoInterval:
+                decided = np.broadcast_to(np.asarray(I.ieval(self.decl.mistake.tree, _Points(self._base, m, step), m)), (m,))
+            except I.IntervalError:
                 decided = None
         if decided is None:
             decided = np.full(m, -1)
@@ -933,9 +755,21 @@ class DeclaredModel:
         return out
 
 
-def _point(v):
-    f = np.float64(v)
-    return (f, f)
+class _Points:
+    """Intervals for perceptron._interval.ieval: a step's own (``step``) over exact point
+    intervals of the float state and constants (each float an exact binary rational), built
+    for the M points of a block when first asked for."""
+
+    def __init__(self, base: dict, m: int, step: dict):
+        self.base, self.m, self.vals = base, m, dict(step)
+
+    def get(self, name):
+        v = self.vals.get(name)
+        if v is None:
+            b = self.base[name]
+            a = np.full(self.m, b, dtype=np.float64) if np.ndim(b) == 0 else np.broadcast_to(b, (self.m, len(b)))
+            v = self.vals[name] = I.point(a)
+        return v
 
 
 def _frac_state(v):

@@ -209,6 +209,20 @@ def signed_score_test(tree):
     return None
 
 
+def split_dot(tree, found: list):
+    """The score's tree with each dot(v, x) replaced by the name __dotJ__ (J the index in
+    ``found``, where v is appended): a block's products are computed apart, once, with their
+    rounding bound (not an interval product per coordinate)."""
+    if not isinstance(tree, tuple) or not tree or not isinstance(tree[0], str):
+        return tree
+    if tree[0] == "call" and tree[1] == "dot" and ("name", "x") in tree[2]:
+        v = tree[2][0] if tree[2][1] == ("name", "x") else tree[2][1]
+        found.append(v)
+        return ("name", f"__dot{len(found) - 1}__")
+    return tuple(split_dot(t, found) if isinstance(t, tuple) and t and isinstance(t[0], str) else
+                 (tuple(split_dot(a, found) for a in t) if isinstance(t, tuple) else t) for t in tree)
+
+
 def names_in(t) -> set:
     """The names a compiled tree reads."""
     if not isinstance(t, tuple):

@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron._numbers import format_rational
-from perceptron.declared import signed_score_test
+from perceptron.declared import signed_score_test, split_dot
 
 from . import _exact as X
 from .evaluation import Inconsistency, _augmented_bias, _CyclicRule, _end_mismatch, _Env, _eval_claim, _same_ratio, _sgn
@@ -394,19 +394,6 @@ def _feval(tree, env: dict):
     raise X.ExactError(f"{op} cannot be evaluated in float")
 
 
-def _split_dot(tree, found: list):
-    """The score's tree with each dot(v, x) replaced by a name (its interval is computed apart:
-    one product and its rounding bound, not an interval product per coordinate)."""
-    if not isinstance(tree, tuple) or not tree or not isinstance(tree[0], str):
-        return tree
-    if tree[0] == "call" and tree[1] == "dot" and ("name", "x") in tree[2]:
-        v = tree[2][0] if tree[2][1] == ("name", "x") else tree[2][1]
-        found.append(v)
-        return ("name", f"__dot{len(found) - 1}__")
-    return tuple(_split_dot(t, found) if isinstance(t, tuple) and t and isinstance(t[0], str) else
-                 (tuple(_split_dot(a, found) for a in t) if isinstance(t, tuple) else t) for t in tree)
-
-
 class _IEnv:
     def __init__(self, vals):
         self.vals = vals
@@ -427,7 +414,7 @@ def replay_declared_float(ctx, tr):
     record.  Returns an Inconsistency or None."""
     from perceptron.run import prepare_inputs
 
-    from . import _interval as I
+    from perceptron import _interval as I
     from .evaluation import Inconsistency, _end_mismatch
 
     decl, p = ctx.var, ctx.params
@@ -450,7 +437,7 @@ def replay_declared_float(ctx, tr):
         v = _feval(c.tree, init)
         state[s] = np.array(v, dtype=np.float64) if np.ndim(v) == 1 else float(v)
     dots: list = []
-    score_split = _split_dot(decl.score.tree, dots)
+    score_split = split_dot(decl.score.tree, dots)
     tie = ctx.tie
     k = t = rec = upd = 0
     nrec = len(tr.t)

@@ -5,7 +5,7 @@ dataset (its first point, in the canonical order of verify.search.domain).  Its 
 generated in blocks of at most BLOCK_DATASETS; each block's instances (dataset x separator x
 w0) are run breadth first, every misclassified point taken at each step (``order any``) or the
 order's one; states that behave the same from then on are merged.  Candidates are screened in
-batches by interval arithmetic (verify._interval) and those the screen cannot decide are
+batches by interval arithmetic (perceptron._interval) and those the screen cannot decide are
 replayed exactly (verify.search.confirm).
 
 Order.  Within a shard the first counterexample is the one with the fewest updates, then the
@@ -26,7 +26,7 @@ import numpy as np
 
 from perceptron.variants import VARIANTS
 
-from .. import _interval as I
+from perceptron import _interval as I
 from .confirm import confirm
 from .domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, blocks, choose_separators, first_length,
                      label_symmetric, needs_separator, point_list, separators)

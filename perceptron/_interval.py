@@ -1,10 +1,12 @@
-"""Vectorised interval evaluation of claim expressions, for screening many candidates at once.
+"""Vectorised interval evaluation of the expression language, for screening many values at once:
+the search's candidates (verify.search.enumeration), the declared variants' float decisions
+(perceptron._declared_model) and their replay (verify.replay_declared).
 
 Every value is a pair (lo, hi) of float64 arrays with lo <= true value <= hi: each basic
 operation is computed in round-to-nearest and then widened outward by one ulp, which is a
 rigorous enclosure for +, -, *, /, sqrt.  A comparison is then certainly true, certainly false
-or undecided (TRUE, FALSE, UNDECIDED); the search decides only with the first two and sends
-undecided candidates to the exact evaluator.  Scalars have shape (M,), vectors (M, D).
+or undecided (TRUE, FALSE, UNDECIDED); callers decide only with the first two and send the
+undecided ones to an exact evaluator.  Scalars have shape (M,), vectors (M, D).
 """
 
 from __future__ import annotations
