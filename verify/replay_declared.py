@@ -140,7 +140,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
     try:
         run = Stepper(ctx)
     except (X.ExactError, ArithmeticError) as e:
-        return Inconsistency(None, f"the declaration's initial state cannot be computed exactly: {e}")
+        return Inconsistency(None, f"cannot verify: the declaration's initial state cannot be computed exactly: {e}")
     state = run.state
     recorded_all = tr.header.get("record", "visits") == "visits"
     history = deque(maxlen=MAX_PREV)
@@ -299,7 +299,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
                     if bad:
                         return bad
     except (X.ExactError, ArithmeticError) as e:
-        return Inconsistency(t or None, f"the declaration cannot be evaluated exactly here: {e}")
+        return Inconsistency(t or None, f"cannot verify: the declaration cannot be evaluated exactly here: {e}")
     if recorded_all and rec != nrec:
         return Inconsistency(int(tr.t[rec]), f"the rule ends the run after visit {t} ({stop}); the trace goes on to {nrec} visits")
     if upd_index != len(tr.upd_t):
@@ -311,7 +311,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
     try:
         outputs = run.outputs(t, epochs)
     except (X.ExactError, ArithmeticError) as e:
-        return Inconsistency(None, f"the declared outputs cannot be computed exactly: {e}")
+        return Inconsistency(None, f"cannot verify: the declared outputs cannot be computed exactly: {e}")
     bad = _end_mismatch(tr.end, got, exact=True)
     if bad is not None:
         return bad
