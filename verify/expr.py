@@ -9,7 +9,8 @@ from perceptron.expression import MAX_PREV, QUANTITIES, Compiled, ExprError, com
 
 from . import _exact as X
 
-__all__ = ["QUANTITIES", "ExprError", "compile_expr", "evaluate", "Compiled", "MAX_PREV"]
+__all__ = ["QUANTITIES", "ExprError", "compile_expr", "evaluate", "Compiled", "MAX_PREV", "scalar_bin", "scalar_pow",
+           "call_scalar", "minmax_scalar", "guard"]
 
 #: Bits of one exact value during evaluation (numerator and denominator; for a sum of square
 #: roots, every term): a product or power past it stops with "unknown: limit reached".
@@ -18,7 +19,7 @@ MAX_EXACT_BITS = 1 << 18
 MAX_SURD_TERMS = 256
 
 
-def _guard(v):
+def guard(v):
     """Stop an exact value that outgrows MAX_EXACT_BITS or MAX_SURD_TERMS: the evaluation
     ends "unknown: limit reached" instead of filling memory."""
     if isinstance(v, Fraction):
@@ -79,36 +80,13 @@ def _evaluate(tree, env, op):
     if op == "not":
         return not evaluate(tree[1], env)
     if op == "bin":
-        a, b = evaluate(tree[2], env), evaluate(tree[3], env)
-        o = tree[1]
-        if isinstance(a, X.Vec) or isinstance(b, X.Vec):
-            if o == "+":
-                return X.vadd(a, b)
-            if o == "-":
-                return X.vadd(a, b, -1)
-            if o == "*":
-                return X.vscale(a, b) if isinstance(b, X.Vec) else X.vscale(b, a)
-            if o == "/":
-                return X.vscale(X.div(Fraction(1), b), a)
-        if o == "+":
-            return X.add(a, b)
-        if o == "-":
-            return X.sub(a, b)
-        if o == "*":
-            return _guard(X.mul(_guard(a), _guard(b)))
-        return _guard(X.div(_guard(a), _guard(b)))
+        return scalar_bin(tree[1], evaluate(tree[2], env), evaluate(tree[3], env))
     if op == "pow":
-        a, e = _guard(evaluate(tree[1], env)), tree[2]
-        if e < 0:
-            a, e = X.div(Fraction(1), a), -e
-        out = Fraction(1)
-        for _ in range(e):
-            out = _guard(X.mul(out, a))
-        return out
+        return scalar_pow(evaluate(tree[1], env), tree[2])
     if op == "cmp":
         vals = [evaluate(p, env) for p in tree[2]]
         for o, a, b in zip(tree[1], vals, vals[1:]):
-            if not _cmp(o, a, b):
+            if not cmp_scalar(o, a, b):
                 return False
         return True
     if op == "if":
@@ -132,13 +110,44 @@ def _evaluate(tree, env, op):
             for v in vals:
                 s = X.add(s, v)
             return s
-        return _minmax(vals, name == "min_i")
+        return minmax_scalar(vals, name == "min_i")
     if op == "call":
-        return _call(tree[1], [evaluate(a, env) for a in tree[2]])
+        return call_scalar(tree[1], [evaluate(a, env) for a in tree[2]])
     raise EvalError(f"bad tree node {op!r}")
 
 
-def _cmp(o, a, b) -> bool:
+def scalar_bin(o: str, a, b):
+    """a o b for exact scalars and vectors (o one of + - * /): the one definition both
+    evaluators use (verify.columns applies it row by row where it cannot vectorise)."""
+    if isinstance(a, X.Vec) or isinstance(b, X.Vec):
+        if o == "+":
+            return X.vadd(a, b)
+        if o == "-":
+            return X.vadd(a, b, -1)
+        if o == "*":
+            return X.vscale(a, b) if isinstance(b, X.Vec) else X.vscale(b, a)
+        if o == "/":
+            return X.vscale(X.div(Fraction(1), b), a)
+    if o == "+":
+        return X.add(a, b)
+    if o == "-":
+        return X.sub(a, b)
+    if o == "*":
+        return guard(X.mul(guard(a), guard(b)))
+    return guard(X.div(guard(a), guard(b)))
+
+
+def scalar_pow(a, e: int):
+    a = guard(a)
+    if e < 0:
+        a, e = X.div(Fraction(1), a), -e
+    out = Fraction(1)
+    for _ in range(e):
+        out = guard(X.mul(out, a))
+    return out
+
+
+def cmp_scalar(o, a, b) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return (a == b) if o == "==" else (a != b)
     if isinstance(a, X.Vec):
@@ -148,7 +157,7 @@ def _cmp(o, a, b) -> bool:
     return {"<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0, "==": s == 0, "!=": s != 0}[o]
 
 
-def _minmax(vals, lo):
+def minmax_scalar(vals, lo):
     best = vals[0]
     for v in vals[1:]:
         c = X.compare(v, best)
@@ -157,7 +166,7 @@ def _minmax(vals, lo):
     return best
 
 
-def _call(name, args):
+def call_scalar(name, args):
     if name == "dot":
         return X.vdot(args[0], args[1])
     if name == "norm2":
@@ -175,9 +184,9 @@ def _call(name, args):
     if name == "sign":
         return Fraction(X.sign(args[0]))
     if name == "min":
-        return _minmax(args, True)
+        return minmax_scalar(args, True)
     if name == "max":
-        return _minmax(args, False)
+        return minmax_scalar(args, False)
     if name == "vec":
         rat = [a for a in args if not isinstance(a, X.Surd)]
         if len(rat) == len(args):

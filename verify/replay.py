@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import math
-from collections import deque
 from fractions import Fraction
 
 import numpy as np
@@ -23,9 +22,9 @@ from perceptron.run import prepare_inputs
 
 from . import _exact as X
 from .certificates import Certificate, certify
+from .columns import StepLog
 from .evaluation import (ClaimTally, Inconsistency, _augmented_bias, _CyclicRule, _end_mismatch, _Env, _eval_claim, _fmt,
                          _same_ratio, _sgn, _short)
-from .expr import MAX_PREV
 
 __all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
 
@@ -287,6 +286,10 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
     return ctx, None, tallies
 
 
+#: Tests set this to evaluate every claim of a replay with the scalar evaluator (the oracle of
+#: verify.columns' whole-trace evaluation) instead.
+SCALAR_ORACLE = False
+
 #: Why claims on a float trace are evaluated on the exact re-run.
 FLOAT_CLAIMS_NOTE = ("claims evaluated on the exact re-run of the trace's parameters: the notes' algorithm "
                      "is exact; the float run's weights are rounded")
@@ -342,7 +345,6 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     alpha = [0] * n
     k = 0
     sumsq = Fraction(0)
-    history = deque(maxlen=MAX_PREV)
     sden = int(tr.header["scale"]["score"]) if "scale" in tr.header else None
     rec = 0  # index into recorded visits
     nrec = len(tr.t)
@@ -350,7 +352,6 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     run = run_pocket = 0
     w_pocket, b_pocket = w, b
     held = [(w, b)]
-    gam_strict = ctx.strict_gamma()
     pocket_marks = set(int(v) for v in tr.pocket_t)
 
     def score_of(i):
@@ -443,11 +444,7 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         x = ctx.rows[i]
         yi = Fraction(ctx.y[i])
         if visit_claims:
-            env = _Env(ctx, {"w": current_w(), "b": b, "k": Fraction(k), "t": Fraction(t), "i": Fraction(i), "x": x,
-                             "y": yi, "score": s, "out": Fraction(out), "sumsq": sumsq})
-            for c in visit_claims:
-                _eval_claim(c, env, tallies[c.id], {"dataset": name, "t": t, "point": i},
-                            gam_strict if "strict_margin" in c.assume else None)
+            log.step("visit", t, i, k, s, out)
         if not mistake:
             run += 1
             return False, None
@@ -459,7 +456,6 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         if var.pocket and replaced != (t in pocket_marks):
             return True, Inconsistency(t, f"the pocket {'takes' if replaced else 'keeps'} its weights at this update; "
                                           f"the trace {'does not mark' if replaced else 'marks'} it")
-        history.append((current_w(), b, k, sumsq))
         if var.dual:
             alpha[i] += 1
         else:
@@ -477,13 +473,16 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         bad = check_update(t, i)
         if bad:
             return True, bad
+        if claims_on:
+            log.state(current_w(), b, sumsq)
         if update_claims:
-            env = _Env(ctx, {"w": current_w(), "b": b, "k": Fraction(k), "t": Fraction(t), "i": Fraction(i), "x": x,
-                             "y": yi, "score": s, "out": Fraction(out), "sumsq": sumsq}, history)
-            for c in update_claims:
-                _eval_claim(c, env, tallies[c.id], {"dataset": name, "t": t, "point": i, "k": k},
-                            gam_strict if "strict_margin" in c.assume else None)
+            log.step("update", t, i, k, s, out)
         return True, None
+
+    # claims are evaluated over blocks of the trace at once (verify.columns), in trace order
+    claims_on = bool(visit_claims or update_claims or end_claims)
+    log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), current_w(), b, sumsq,
+                  scalar=SCALAR_ORACLE) if claims_on else None
 
     max_visits = p.max_visits if p.max_visits is not None else float("inf")
     t = 0
@@ -584,6 +583,8 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     bad = _end_mismatch(tr.end, got, exact=True)
     if bad is not None:
         return bad
+    end_claims = [c for c in end_claims if converged or "converged" not in c.assume]
+    vals = {}
     if end_claims:
         vals = {"w": final_w, "b": b, "k": Fraction(k), "mistakes": Fraction(k), "epochs": Fraction(epochs),
                 "converged": Fraction(1 if converged else 0), "sumsq": sumsq,
@@ -593,12 +594,8 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             vals["pocket_errors"] = Fraction(_errors(ctx, w_pocket, b_pocket))
             if len(held) <= 5000:
                 vals["min_visited_errors"] = Fraction(min(_errors(ctx, hw, hb) for hw, hb in held))
-        env = _Env(ctx, vals, history)
-        for c in end_claims:
-            if "converged" in c.assume and not converged:
-                continue
-            _eval_claim(c, env, tallies[c.id], {"dataset": name, "end": True, "k": k},
-                        gam_strict if "strict_margin" in c.assume else None)
+    if claims_on:
+        log.end(end_claims, vals, k)
     return None
 
 
