@@ -26,7 +26,7 @@ def _tallies(ds, trace, claims, scalar: bool, monkeypatch=None):
     old = replay_mod.SCALAR_ORACLE
     replay_mod.SCALAR_ORACLE = scalar
     try:
-        _, bad, tallies = replay(ds, trace, claims, dataset_claims=False)
+        _, bad, tallies = replay(ds, trace, claims)
     finally:
         replay_mod.SCALAR_ORACLE = old
     assert bad is None, bad
@@ -63,9 +63,16 @@ _AGG = ["min_i(y*dot(w, x))", "max_i(dot(w, x) + b)", "sum_i(y*dot(w_opt, x))", 
         "sum_i(norm2(x) - R2)"]
 
 
+_DATASET = ["R2", "R", "gamma", "n", "d", "b_opt", "norm2(w_opt)", "dot(w, w_opt)", "norm(w)", "c", "1", "2",
+            "min_i(y*dot(w, x))", "max_i(y*(dot(w, x) + c))", "sum_i(y*dot(w_opt, x))", "min_i(norm(x))"]
+
+
 @st.composite
 def _scalar(draw, when, depth=0):
-    atoms = (_END if when == "end" else _SCALARS + (_PREV if when == "update" else [])) + _AGG
+    if when == "dataset":
+        atoms = _DATASET
+    else:
+        atoms = (_END if when == "end" else _SCALARS + (_PREV if when == "update" else [])) + _AGG
     if depth >= 2 or draw(st.booleans()):
         return draw(st.sampled_from(atoms))
     kind = draw(st.sampled_from(["bin", "bin", "pow", "fn", "if"]))
@@ -89,12 +96,12 @@ def _cond(draw, when, depth=0):
         return f"({draw(_cond(when, depth + 1))} {op} {draw(_cond(when, depth + 1))})"
     if depth < 2 and draw(st.integers(0, 5)) == 0:
         return f"not ({draw(_cond(when, depth + 1))})"
-    if when != "end" and draw(st.integers(0, 6)) == 0:
+    if when not in ("end", "dataset") and draw(st.integers(0, 6)) == 0:
         vec = draw(st.sampled_from(["w == prev(w) + eta*y*x", "w_hat == prev(w_hat) + eta*y*x_hat", "w != w0",
                                     "prev(w) == w0"] if when == "update" else ["w != w0", "x == x"]))
         return vec
     if draw(st.integers(0, 8)) == 0:
-        return f"all_i(y*dot(w, x) > {draw(_scalar(when, 2))})"
+        return f"{draw(st.sampled_from(['all_i', 'any_i']))}(y*dot(w, x) > {draw(_scalar(when, 2))})"
     op = draw(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
     out = f"{draw(_scalar(when, depth + 1))} {op} {draw(_scalar(when, depth + 1))}"
     if draw(st.integers(0, 5)) == 0:
@@ -106,11 +113,15 @@ def _cond(draw, when, depth=0):
 def _claims(draw, tmp):
     out = []
     for j in range(draw(st.integers(1, 4))):
-        when = draw(st.sampled_from(["visit", "update", "update", "end"]))
+        when = draw(st.sampled_from(["visit", "update", "update", "end", "dataset"]))
         expr = draw(_cond(when))
+        extra = VARIANTS
+        if when == "dataset":
+            free = [f for f in ('"w"', '"c:positive"') if f.strip('"').split(":")[0] in expr.replace("w_opt", "")]
+            extra = f"free = [{', '.join(free)}]\n" if free else ""
         path = tmp / f"c{j}.toml"
         path.write_text(f'{DOC}[[claim]]\nid = "r.{j}"\nsection = "s"\nstatement = "s"\nexpr = "{expr}"\n'
-                        f'when = "{when}"\nexpect = "holds"\n{VARIANTS}')
+                        f'when = "{when}"\nexpect = "holds"\n{extra}')
         try:
             cf = load_claims(str(path))
         except ClaimError:

@@ -228,6 +228,21 @@ def _const(value, R: int):
     return Rat(np.broadcast_to(_ints([f.numerator]), (R,)), np.broadcast_to(_ints([f.denominator]), (R,)))
 
 
+def _column(values: list):
+    """A column of given exact values (one per row)."""
+    if all(isinstance(v, bool) for v in values):
+        return Bools(np.array(values, dtype=bool))
+    if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values):
+        return _rat_of_fractions(values)
+    if all(isinstance(v, X.Vec) and v.plain and not v.extra for v in values):
+        if len({v.num.shape for v in values}) == 1:
+            dt = object if any(v.num.dtype == object for v in values) else np.int64
+            return VecCol(np.stack([v.num.astype(dt) for v in values]), _ints(v.den for v in values))
+    if any(isinstance(v, X.Vec) for v in values):
+        raise _Unsupported("vectors of mixed forms")
+    return Obj(list(values))
+
+
 def _rat_of_fractions(vals) -> Rat:
     vals = [Fraction(v) for v in vals]
     return Rat(_ints(v.numerator for v in vals), _ints(v.denominator for v in vals))
@@ -529,8 +544,9 @@ class Frame:
     values are ``end_vals``."""
 
     def __init__(self, ctx, kind: str, name: str, states: list, first_state: int, steps: dict,
-                 end_vals: dict | None = None):
+                 end_vals: dict | None = None, row_vals: list | None = None):
         self.ctx, self.kind, self.name = ctx, kind, name
+        self.row_vals = row_vals  # a dataset frame: {name: value} per row (free names' assignments)
         self.first_state = first_state
         self.states = states  # (w, b, sumsq): verify._exact values
         ws = [w for w, _, _ in states]
@@ -545,14 +561,25 @@ class Frame:
         self.SUMSQ = _rat_of_fractions(q for _, _, q in states)
         self.steps = steps  # t, i, state (absolute), out: int arrays; score: Rat
         self.end_vals = end_vals or {}
-        self.history = kind != "visit"
+        self.history = kind in ("update", "end")
 
     @property
     def nsteps(self) -> int:
         return len(self.steps["state"])
 
+    @classmethod
+    def of_dataset(cls, ctx, name: str, assignments: list) -> "Frame":
+        """A frame of dataset claims: one row per assignment of the free names ([{}] for none)."""
+        return cls(ctx, "dataset", name, [], 0, {"state": np.zeros(len(assignments), dtype=np.int64)},
+                   row_vals=assignments)
+
     def where(self, r: int) -> dict:
         s = self.steps
+        if self.kind == "dataset":
+            from .evaluation import _fmt
+
+            vals = self.row_vals[r]
+            return {"dataset": self.name, "free": {k: _fmt(v) for k, v in vals.items()}} if vals else {"dataset": self.name}
         if self.kind == "end":
             return {"dataset": self.name, "end": True, "k": int(s["state"][r])}
         out = {"dataset": self.name, "t": int(s["t"][r]), "point": int(s["i"][r])}
@@ -571,7 +598,9 @@ class Frame:
             back = range(max(self.first_state, st - MAX_PREV), st)
             hist = [(self.states[j - self.first_state][0], self.states[j - self.first_state][1], j,
                      self.states[j - self.first_state][2]) for j in back]
-        if self.kind == "end":
+        if self.kind == "dataset":
+            vals = dict(self.row_vals[r])
+        elif self.kind == "end":
             vals = dict(self.end_vals)
         else:
             w, b, sumsq = self.states[st - self.first_state]
@@ -674,6 +703,15 @@ class _Env:
     def _get(self, name):
         f, R = self.frame, len(self.rows)
         ctx = f.ctx
+        if f.row_vals is not None:  # a dataset frame: the free names' values, then the constants
+            if f.row_vals and name in f.row_vals[0] and (self.points is None or name not in ("x", "y")):
+                return _column([f.row_vals[int(r)][name] for r in self.rows])
+            if name not in ("x", "y", "x_hat", "w_hat") or (self.points is None and name != "w_hat"):
+                if name == "gamma" and self.gamma is not None:
+                    return _const(self.gamma, R)
+                if name in ctx.consts and name not in ("x", "y"):
+                    return _const(ctx.consts[name], R)
+                raise _Unavailable(name)
         if name in ("w", "b", "k", "sumsq"):
             if name in f.end_vals and self.shift == 0:
                 return _const(f.end_vals[name], R)

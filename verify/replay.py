@@ -22,8 +22,8 @@ from perceptron.run import prepare_inputs
 
 from . import _exact as X
 from .certificates import Certificate, certify
-from .columns import StepLog
-from .evaluation import (ClaimTally, Inconsistency, _augmented_bias, _CyclicRule, _end_mismatch, _Env, _eval_claim, _fmt,
+from .columns import Frame, StepLog, tally_claims
+from .evaluation import (ClaimTally, Inconsistency, _augmented_bias, _CyclicRule, _end_mismatch, _fmt,
                          _same_ratio, _sgn, _short)
 
 __all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
@@ -211,22 +211,18 @@ def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies:
         if why:
             tallies.setdefault(c.id, ClaimTally()).not_applicable = why
             continue
-        g = ctx.strict_gamma() if "strict_margin" in c.assume else None
         tally = tallies.setdefault(c.id, ClaimTally())
-        if not c.free:
-            _eval_claim(c, _Env(ctx, {}), tally, {"dataset": dataset_name}, g)
-            continue
-        from .free import assignments
+        assigned = [{}]
+        if c.free:
+            from .free import assignments
 
-        assigned = assignments(c.free, ctx.d, ctx.n)
-        if isinstance(assigned, str):
-            tally.not_applicable = f"free names not enumerated on {dataset_name}: {assigned}"
-            continue
-        for vals in assigned:
-            where = {"dataset": dataset_name, "free": {k: _fmt(v) for k, v in vals.items()}}
-            _eval_claim(c, _Env(ctx, dict(vals)), tally, where, g)
-            if tally.violation is not None:
-                break
+            assigned = assignments(c.free, ctx.d, ctx.n)
+            if isinstance(assigned, str):
+                tally.not_applicable = f"free names not enumerated on {dataset_name}: {assigned}"
+                continue
+        # every assignment of the free names is a row, evaluated together (verify.columns)
+        tally_claims(Frame.of_dataset(ctx, dataset_name, assigned), [c], tallies, ctx.strict_gamma(),
+                     scalar=SCALAR_ORACLE)
 
 
 # --------------------------------------------------------------------------- replay
