@@ -228,8 +228,11 @@ def _const(value, R: int):
     return Rat(np.broadcast_to(_ints([f.numerator]), (R,)), np.broadcast_to(_ints([f.denominator]), (R,)))
 
 
-def _column(values: list):
-    """A column of given exact values (one per row)."""
+def _column(values: list, sample):
+    """A column of given exact values (one per row), of the kind of ``sample`` when there are none."""
+    values = list(values)
+    if not values:
+        return _const(sample, 0)
     if all(isinstance(v, bool) for v in values):
         return Bools(np.array(values, dtype=bool))
     if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values):
@@ -637,7 +640,8 @@ class StepLog:
         if len(self.states) * self.d > BLOCK_CELLS:
             self.flush()
 
-    def step(self, kind: str, t: int, i: int, k: int, score, out: int):
+    def step(self, kind: str, t: int, i: int, k: int, score: tuple, out: int):
+        """A step where claims are evaluated; ``score`` = (numerator, denominator > 0)."""
         s = self.steps[kind]
         s["t"].append(t)
         s["i"].append(i)
@@ -652,7 +656,7 @@ class StepLog:
             s = self.steps[kind]
             if claims and s["t"]:
                 steps = {key: _ints(s[key]) for key in ("t", "i", "state", "out")}
-                steps["score"] = _rat_of_fractions(s["score"])
+                steps["score"] = Rat(_ints(v[0] for v in s["score"]), _ints(v[1] for v in s["score"]))
                 frame = Frame(self.ctx, kind, self.name, self.states, self.first_state, steps)
                 tally_claims(frame, claims, self.tallies, self.gamma_strict, scalar=self.scalar_only)
             self.steps[kind] = _new_steps()
@@ -705,7 +709,7 @@ class _Env:
         ctx = f.ctx
         if f.row_vals is not None:  # a dataset frame: the free names' values, then the constants
             if f.row_vals and name in f.row_vals[0] and (self.points is None or name not in ("x", "y")):
-                return _column([f.row_vals[int(r)][name] for r in self.rows])
+                return _column([f.row_vals[int(r)][name] for r in self.rows], f.row_vals[0][name])
             if name not in ("x", "y", "x_hat", "w_hat") or (self.points is None and name != "w_hat"):
                 if name == "gamma" and self.gamma is not None:
                     return _const(self.gamma, R)

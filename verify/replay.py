@@ -350,6 +350,39 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     held = [(w, b)]
     pocket_marks = set(int(v) for v in tr.pocket_t)
 
+    # Scores of the primal variants as integers: x_i . w + b = (Xn_i . wn bd + bn D wd) / (D wd bd), with
+    # w = wn / wd, b = bn / bd; the products of the points still to be visited are computed a chunk
+    # at a time between updates (one integer matrix-vector product; int64 while a bound proves no wrap)
+    Xn, D = ctx.Xn, ctx.D
+    xmax = int(np.abs(Xn).max()) if Xn.size else 0
+    rowsq = (Xn * Xn).sum(axis=1).tolist() if xmax * xmax * max(1, ctx.d) < 2**62 else \
+        [sum(int(a) * int(a) for a in r) for r in Xn]  # |x_i|^2 = rowsq_i / D^2
+    cache: dict = {}
+    chunk = [1]
+
+    def _products(idx):
+        wn = w.num
+        if wn.dtype != object and Xn.dtype != object and xmax * w.maxabs() * max(1, ctx.d) < 2**62:
+            return (Xn[idx] @ wn).tolist()
+        return [int(v) for v in np.dot(Xn[idx].astype(object), wn.astype(object))]
+
+    def score_int(i):
+        """(numerator, denominator > 0) of point i's score under the current weights."""
+        if var.dual:
+            f = score_of(i)
+            return f.numerator, f.denominator
+        got = cache.get(i)
+        if got is None:
+            size = chunk[0]
+            idx = [j for j in range(i, min(n, i + size)) if j not in cache] or [i]
+            chunk[0] = min(2 * size, max(n, 1))
+            cache.update(zip(idx, _products(idx)))
+            got = cache[i]
+        if ctx.bias:
+            bf = Fraction(b)
+            return got * bf.denominator + bf.numerator * D * w.den, D * w.den * bf.denominator
+        return got, D * w.den
+
     def score_of(i):
         if var.dual:
             s = Fraction(0)
@@ -357,8 +390,8 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                 if alpha[j]:
                     s = X.add(s, X.mul(alpha[j] * ctx.y[j], _kernel_value(ctx, ctx.rows[j], ctx.rows[i])))
             return X.mul(ctx.eta, s)
-        s = X.vdot(w, ctx.rows[i])
-        return X.add(s, b) if ctx.bias else s
+        num, den = score_int(i)
+        return Fraction(num, den)
 
     def current_w():
         if var.dual:
@@ -371,34 +404,40 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             return X.vscale(ctx.eta, acc)
         return w
 
-    def check_record(t, epoch, i, s, mistake):
+    # the trace's columns as Python lists, read once
+    r_t, r_i, r_epoch, r_y = tr.t.tolist(), tr.i.tolist(), tr.epoch.tolist(), tr.y.tolist()
+    r_mistake, r_k, r_score = tr.mistake.tolist(), tr.k.tolist(), tr.score.tolist()
+    r_upd = tr.upd_t.tolist()
+
+    def check_record(t, epoch, i, sn, sd, mistake):
+        """The record of visit t against the rule; the score is sn / sd (integers, sd > 0)."""
         nonlocal rec
         if rec >= nrec:
             return Inconsistency(t, f"the rule requires a visit to point {i} (epoch {epoch}); the trace has ended")
-        rt = int(tr.t[rec])
+        rt = int(r_t[rec])
         if rt != t:
             what = "a visit" if rt > t else "a repeated or out-of-order visit"
             return Inconsistency(t, f"the trace records visit number {rt} where the rule requires visit {t} ({what} is missing or extra)")
-        ri = int(tr.i[rec])
+        ri = int(r_i[rec])
         if ri != i:
             return Inconsistency(t, f"the rule ({p.order} order) requires point {i}; the trace has point {ri}")
-        if int(tr.epoch[rec]) != epoch:
-            return Inconsistency(t, f"epoch should be {epoch}; the trace has {int(tr.epoch[rec])}")
-        if int(tr.y[rec]) != ctx.y[i]:
-            return Inconsistency(t, f"point {i} has label {ctx.y[i]} in the dataset; the trace records {int(tr.y[rec])}")
-        if sden is not None:
-            rs = Fraction(int(tr.score[rec]), sden)
-            if X.compare(rs, s) != 0:
-                return Inconsistency(t, f"score of point {i} recomputed from the data is {_fmt(s)}; the trace has {_fmt(rs)}")
-        if bool(tr.mistake[rec]) != mistake:
+        if int(r_epoch[rec]) != epoch:
+            return Inconsistency(t, f"epoch should be {epoch}; the trace has {int(r_epoch[rec])}")
+        if int(r_y[rec]) != ctx.y[i]:
+            return Inconsistency(t, f"point {i} has label {ctx.y[i]} in the dataset; the trace records {int(r_y[rec])}")
+        if sden is not None and int(r_score[rec]) * sd != sn * sden:
+            rs = Fraction(int(r_score[rec]), sden)
+            return Inconsistency(t, f"score of point {i} recomputed from the data is {_fmt(Fraction(sn, sd))}; the trace has {_fmt(rs)}")
+        if bool(r_mistake[rec]) != mistake:
+            s = _fmt(Fraction(sn, sd))
             if mistake:
-                return Inconsistency(t, f"point {i} is misclassified (score {_fmt(s)}, y = {ctx.y[i]}): the rule requires an update, the trace records none")
-            return Inconsistency(t, f"point {i} is correctly classified (score {_fmt(s)}, y = {ctx.y[i]}): the rule forbids an update, the trace records one")
-        if not mistake and upd_index < len(tr.upd_t) and int(tr.upd_t[upd_index]) == t:
+                return Inconsistency(t, f"point {i} is misclassified (score {s}, y = {ctx.y[i]}): the rule requires an update, the trace records none")
+            return Inconsistency(t, f"point {i} is correctly classified (score {s}, y = {ctx.y[i]}): the rule forbids an update, the trace records one")
+        if not mistake and upd_index < len(r_upd) and int(r_upd[upd_index]) == t:
             return Inconsistency(t, "the trace records weights after this visit; the rule makes no update here")
         expect_k = k + (1 if mistake else 0)
-        if int(tr.k[rec]) != expect_k:
-            return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(tr.k[rec])}")
+        if int(r_k[rec]) != expect_k:
+            return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(r_k[rec])}")
         rec += 1
         return None
 
@@ -430,17 +469,17 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     def visit(t, epoch, i):
         """Score point i, check the record, update; returns (mistake, inconsistency)."""
         nonlocal w, b, k, sumsq, run, run_pocket, w_pocket, b_pocket
-        s = score_of(i)
-        out = _sgn(s, ctx.tie)
+        sn, sd = score_int(i)
+        out = (sn > 0) - (sn < 0) or ctx.tie
         mistake = out != ctx.y[i]
         if recorded_all or mistake:
-            bad = check_record(t, epoch, i, s, mistake)
+            bad = check_record(t, epoch, i, sn, sd, mistake)
             if bad:
                 return mistake, bad
         x = ctx.rows[i]
         yi = Fraction(ctx.y[i])
         if visit_claims:
-            log.step("visit", t, i, k, s, out)
+            log.step("visit", t, i, k, (sn, sd), out)
         if not mistake:
             run += 1
             return False, None
@@ -463,7 +502,9 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
                 b = b + ctx.eta * yi
         k += 1
         run = 0
-        sumsq = sumsq + X.vdot(x, x)
+        cache.clear()
+        chunk[0] = 1
+        sumsq = sumsq + Fraction(int(rowsq[i]), D * D)
         if var.pocket:
             held.append((w, b))
         bad = check_update(t, i)
@@ -472,7 +513,7 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         if claims_on:
             log.state(current_w(), b, sumsq)
         if update_claims:
-            log.step("update", t, i, k, s, out)
+            log.step("update", t, i, k, (sn, sd), out)
         return True, None
 
     # claims are evaluated over blocks of the trace at once (verify.columns), in trace order
