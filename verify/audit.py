@@ -384,6 +384,12 @@ def _worker_dataset(task):
     return _audit_dataset(_WORKER["claims"], name, load_spec(spec), coq, _WORKER["needs"])
 
 
+def _worker_symbolic(cid):
+    from .symbolic import CLAIM_LIMIT
+
+    return _symbolic_steps(next(c for c in _WORKER["claims"] if c.id == cid), CLAIM_LIMIT)
+
+
 def _worker_search(task):
     cid, finding, domain = task
     claim = next(c for c in _WORKER["claims"] if c.id == cid)
@@ -427,9 +433,12 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_worker_init, initargs=(claim_files, only))
     try:
+        symbolic_done: dict = {}
         if pool is not None:
-            # the larger datasets come last in the corpus: start them first (merged in order)
+            # the larger datasets come last in the corpus: start them first (merged in order); the
+            # proof steps need no corpus: they are checked beside it, by whichever worker is free
             futures = {i: pool.submit(_worker_dataset, datasets[i]) for i in reversed(range(len(datasets)))}
+            symbolic_done = {c.id: pool.submit(_worker_symbolic, c.id) for c in claims if c.when == "symbolic"}
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
             parts = (_audit_dataset(claims, name, load_spec(spec), coq, needs) for name, spec, coq in datasets)
@@ -460,7 +469,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         progress.phase("proof steps", len(symbolic), "claim")
         findings = []
         for c in claims:
-            findings.append(_finding(c, agg[c.id], corpus_desc, budget))
+            done = symbolic_done.get(c.id)
+            findings.append(_finding(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
             if c.when == "symbolic":
                 progress.step(c.id)
         findings, tightness = _searches(claims, findings, progress, pool, domain or AUDIT_DOMAIN)
@@ -690,10 +700,10 @@ def _merge(a: dict, t: ClaimTally, run: Run | None, ctx, separator_kind, separat
         a["slack_at"] = {**(t.min_slack_at or {}), **({"run": run.describe()} if run else {})}
 
 
-def _finding(c, a, corpus_desc="the corpus", budget=None) -> Finding:
+def _finding(c, a, corpus_desc="the corpus", budget=None, symbolic=None) -> Finding:
     ev: dict = {"evaluations": a["evals"], "applicable_runs": a["traces"], "not_applicable_runs": a["not_applicable"]}
     if c.when == "symbolic":
-        return _symbolic_finding(c, budget if budget is not None else {})
+        return _symbolic_finding(c, budget if budget is not None else {}, symbolic)
     cov: Coverage = a["coverage"]
     quant = quantifiers(c)
     if quant:
@@ -755,8 +765,21 @@ def _free_domain_text(c, corpus_desc) -> str:
 SYMBOLIC_FILE_BUDGET = 600.0
 
 
-def _symbolic_finding(c, budget: dict) -> Finding:
-    from .symbolic import CLAIM_LIMIT, StepResult, check_symbolic
+def _symbolic_steps(c, limit: float):
+    """(the claim's step results, seconds taken)."""
+    from .symbolic import check_symbolic
+
+    sym = c.symbolic
+    t0 = time.perf_counter()
+    steps = check_symbolic(sym["vectors"], sym["scalars"], sym["hypotheses"], sym["steps"], limit=limit)
+    return steps, time.perf_counter() - t0
+
+
+def _symbolic_finding(c, budget: dict, done=None) -> Finding:
+    """The finding of a symbolic claim; ``done`` = (steps, seconds) when a worker checked it
+    already.  Claims are charged to their file's budget in file order either way: one that
+    starts (or, checked beside the corpus, would start) past the budget is unknown."""
+    from .symbolic import CLAIM_LIMIT, StepResult
 
     sym = c.symbolic
     left = budget.setdefault(c.path, SYMBOLIC_FILE_BUDGET)
@@ -765,10 +788,8 @@ def _symbolic_finding(c, budget: dict) -> Finding:
                             f"limit reached: the claim file's symbolic budget of {SYMBOLIC_FILE_BUDGET:.0f} s "
                             "is spent (verify.audit.SYMBOLIC_FILE_BUDGET)") for st in sym["steps"]]
     else:
-        t0 = time.perf_counter()
-        steps = check_symbolic(sym["vectors"], sym["scalars"], sym["hypotheses"], sym["steps"],
-                               limit=min(CLAIM_LIMIT, left))
-        budget[c.path] = left - (time.perf_counter() - t0)
+        steps, seconds = done if done is not None else _symbolic_steps(c, min(CLAIM_LIMIT, left))
+        budget[c.path] = left - seconds
     verdicts = [s.verdict for s in steps]
     v = min(verdicts) if verdicts else Verdict.UNKNOWN
     ev = {"method": "symbolic: sympy identities, z3 over inner products (Gram abstraction)",

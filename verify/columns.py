@@ -38,7 +38,7 @@ import numpy as np
 from perceptron.expression import MAX_PREV
 
 from . import _exact as X
-from .expr import MAX_EXACT_BITS, call_scalar, guard, minmax_scalar, scalar_bin, scalar_pow
+from .expr import MAX_EXACT_BITS, call_scalar, guard, scalar_bin, scalar_pow
 
 __all__ = ["Frame", "StepLog", "tally_claims", "BLOCK_CELLS"]
 
@@ -372,7 +372,10 @@ def _div(a, b):
         if isinstance(b, Mono) and isinstance(a, Mono) and _same_m(ma, mb):
             out = c
         elif isinstance(b, Mono):
-            out = _simplify(Mono(c, _guard_rat(_rmul(ma.m, _rinv(mb.m, {})), bad)))
+            # c1 sqrt(m1) / (c2 sqrt(m2)) = c1 / (c2 m2) sqrt(m1 m2): radicands stay products, so
+            # b / R and R share the radicand R2 and add as one term
+            c = _guard_rat(_rmul(c, _rinv(mb.m, {})), bad)
+            out = _simplify(Mono(c, mb.m if isinstance(a, Rat) else _guard_rat(_rmul(ma.m, mb.m), bad)))
         else:
             out = Mono(c, ma.m)
     else:
@@ -552,19 +555,24 @@ class Frame:
         self.row_vals = row_vals  # a dataset frame: {name: value} per row (free names' assignments)
         self.first_state = first_state
         self.states = states  # (w, b, sumsq): verify._exact values
-        ws = [w for w, _, _ in states]
-        if all(isinstance(w, X.Vec) and w.plain and not w.extra for w in ws) and ws:
-            nums = [w.num for w in ws]
-            dt = object if any(a.dtype == object for a in nums) else np.int64
-            self.W = np.stack([a.astype(dt) for a in nums])
-            self.Wden = _ints(w.den for w in ws)
-        else:
-            self.W = self.Wden = None
-        self.B = _rat_of_fractions(b for _, b, _ in states)
-        self.SUMSQ = _rat_of_fractions(q for _, _, q in states)
+        self._arrays = None
         self.steps = steps  # t, i, state (absolute), out: int arrays; score: Rat
         self.end_vals = end_vals or {}
         self.history = kind in ("update", "end")
+
+    def arrays(self):
+        """(W, Wden, B, SUMSQ): the states' weights as one integer matrix over a denominator per
+        state (None when they are not plain vectors), b and sumsq as rational columns."""
+        if self._arrays is None:
+            ws = [w for w, _, _ in self.states]
+            W = Wden = None
+            if ws and all(isinstance(w, X.Vec) and w.plain and not w.extra for w in ws):
+                nums = [w.num for w in ws]
+                dt = object if any(a.dtype == object for a in nums) else np.int64
+                W, Wden = np.stack([a.astype(dt) for a in nums]), _ints(w.den for w in ws)
+            self._arrays = (W, Wden, _rat_of_fractions(b for _, b, _ in self.states),
+                            _rat_of_fractions(q for _, _, q in self.states))
+        return self._arrays
 
     @property
     def nsteps(self) -> int:
@@ -719,16 +727,16 @@ class _Env:
         if name in ("w", "b", "k", "sumsq"):
             if name in f.end_vals and self.shift == 0:
                 return _const(f.end_vals[name], R)
-            s = self.state_rows()
-            if name == "w":
-                if f.W is None:
-                    raise _Unsupported("weights that are not one integer vector over a denominator")
-                return VecCol(f.W[s], f.Wden[s])
             if name == "k":
                 k = f.steps["state"][self.rows] - self.shift
                 return Rat(k.astype(np.int64), np.ones(R, dtype=np.int64))
-            arr = f.B if name == "b" else f.SUMSQ
-            return arr.take(s)
+            s = self.state_rows()
+            W, Wden, B, SUMSQ = f.arrays()
+            if name == "w":
+                if W is None:
+                    raise _Unsupported("weights that are not one integer vector over a denominator")
+                return VecCol(W[s], Wden[s])
+            return (B if name == "b" else SUMSQ).take(s)
         if name in ("x", "y") and self.points is not None:
             if name == "x":
                 return VecCol(ctx.Xn[self.points], np.broadcast_to(_ints([ctx.D]), (R,)))
@@ -1020,18 +1028,26 @@ def _aggregate(env: _Env, name: str, sub):
             j = np.argmin(num, axis=1) if lo else np.argmax(num, axis=1)
             rows = np.arange(R)
             return Rat(num[rows, j], den[rows, j]).with_bad(new=out_bad)
-    o = _as_obj(inner)
-    vals = []
+    # screened: the points whose value may be the extreme one (float bounds), then exact
+    # comparisons among those only; the first extreme point in order, as the scalar evaluator
+    val, err = _approx(inner)
+    sgn = 1 if lo else -1
+    lo_b, hi_b = (sgn * val - err).reshape(R, n), (sgn * val + err).reshape(R, n)
+    pick = np.zeros(R, dtype=np.int64)
     for r in range(R):
         if r in out_bad:
-            vals.append(Fraction(0))
             continue
+        cands = np.flatnonzero(~(lo_b[r] > hi_b[r].min())).tolist() if np.isfinite(hi_b[r]).any() else list(range(n))
+        best, bv = cands[0], inner.item(r * n + cands[0])
         try:
-            vals.append(minmax_scalar(o.vals[r * n:(r + 1) * n], lo))
+            for j in cands[1:]:
+                v = inner.item(r * n + j)
+                if sgn * X.compare(v, bv) < 0:
+                    best, bv = j, v
         except (X.ExactError, ArithmeticError) as e:
             out_bad[r] = str(e)
-            vals.append(Fraction(0))
-    return Obj(vals).with_bad(new=out_bad)
+        pick[r] = r * n + best
+    return inner.take(pick).with_bad(new=out_bad)
 
 
 def _call(name, args, R):
@@ -1077,38 +1093,48 @@ def _call(name, args, R):
 
 # ---------------------------------------------------------------------------- tallies
 
+#: Relative error bound of the float approximations of _approx (a few roundings of 2^-53 each).
+_REL = 2.0**-48
+#: Below this magnitude a nonzero value may have lost precision to underflow: no float bound.
+_TINY = 2.0**-900
+
+
 def _approx(c) -> tuple[np.ndarray, np.ndarray]:
-    """(value, error bound) floats for each row of a scalar column: |exact - value| <= bound
-    (rows past the float range get an infinite bound and are always compared exactly)."""
+    """(value, error bound) floats for each row of a scalar column: |exact - value| <= bound.
+    Rows past the float range, or so small that underflow may have eaten their precision, get
+    an infinite bound: the screens that use it then compare those rows exactly."""
     R = len(c)
     val, err = np.zeros(R), np.full(R, np.inf)
     if isinstance(c, (Rat, Mono)):
         rat, m = (c, None) if isinstance(c, Rat) else (c.c, c.m)
         ints = [rat.num, rat.den] + ([] if m is None else [m.num, m.den])
-        if all(a.dtype != object for a in ints):  # int64: each value to float within 2^-52, a few roundings
-            with np.errstate(divide="ignore", invalid="ignore"):
+        if all(a.dtype != object for a in ints):  # int64 to float, a division, a root, a product
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
                 val = rat.num.astype(float) / rat.den.astype(float)
                 if m is not None:
                     val = val * np.sqrt(m.num.astype(float) / m.den.astype(float))
-            ok = np.isfinite(val)
-            return np.where(ok, val, 0.0), np.where(ok, np.abs(val) * 2.0**-48 + 2.0**-1000, np.inf)
+            nonzero = rat.num != 0 if m is None else (rat.num != 0) & (m.num != 0)
+            ok = np.isfinite(val) & ~(nonzero & (np.abs(val) < _TINY))
+            return np.where(ok, val, 0.0), np.where(ok, np.abs(val) * _REL, np.inf)
         for r in range(R):
             try:
-                v = int(rat.num[r]) / int(rat.den[r])
+                v = int(rat.num[r]) / int(rat.den[r])  # correctly rounded
                 if m is not None:
                     v *= math.sqrt(int(m.num[r]) / int(m.den[r]))
             except (OverflowError, ZeroDivisionError):
                 continue
-            if math.isfinite(v):
-                val[r], err[r] = v, abs(v) * 2.0**-48 + 2.0**-1000
+            zero = int(rat.num[r]) == 0 or (m is not None and int(m.num[r]) == 0)
+            if math.isfinite(v) and (zero or abs(v) >= _TINY):
+                val[r], err[r] = v, abs(v) * _REL
         return val, err
     for r, v in enumerate(c.vals):
-        try:
-            f = X.to_float(v)
-        except (X.ExactError, ArithmeticError):
+        try:  # rational bounds of a sum of square roots, 80 bits: the midpoint and half the width
+            lo, hi = X._bounds(v, 80)
+            mid, half = float((lo + hi) / 2), float((hi - lo) / 2)
+        except (X.ExactError, ArithmeticError, OverflowError):
             continue
-        if math.isfinite(f):
-            val[r], err[r] = f, abs(f) * 2.0**-48 + 2.0**-1000
+        if math.isfinite(mid) and math.isfinite(half) and (lo == hi == 0 or abs(mid) >= _TINY):
+            val[r], err[r] = mid, half * (1 + _REL) + abs(mid) * _REL + (0.0 if lo == hi else _TINY)
     return val, err
 
 
