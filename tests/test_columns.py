@@ -147,7 +147,7 @@ def test_random_claims_agree_with_the_scalar_evaluator(tmp_path, ds, variant, or
 
 
 @settings(max_examples=25, deadline=None)
-@given(ds=separable_datasets(max_n=7, max_d=3), variant=st.sampled_from(["rosenblatt", "novikoff", "sign", "slides"]),
+@given(ds=separable_datasets(max_n=7, max_d=3), variant=st.sampled_from(["rosenblatt", "novikoff", "sign", "slides", "kernel", "pocket"]),
        order=st.sampled_from(["cyclic", "first", "random:1", "max-violation"]),
        eta=st.sampled_from([1, Fraction(3, 4)]))
 def test_builtin_claims_agree_with_the_scalar_evaluator(ds, variant, order, eta):

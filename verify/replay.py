@@ -322,13 +322,22 @@ def _replay_float_trace(ds, trace, params, claims, name, cert, dataset_claims, s
     return ectx, None, tallies
 
 
-def _kernel_value(ctx, a, b):
+#: Points up to which the kernel replay keeps each kernel row it computed (n^2 integers).
+KERNEL_ROWS_KEPT = 4096
+
+
+def _kernel_row(ctx, i: int) -> tuple[list, int]:
+    """K(x_j, x_i) for every j as (integer numerators, one denominator): x . x' = (Xn Xn_i) / D^2,
+    the polynomial kernel ((Xn Xn_i) q + p D^2)^deg / (q D^2)^deg for an offset p / q."""
     p = ctx.params
-    g = X.vdot(a, b)
+    Xn, D = ctx.Xn, ctx.D
+    g = [int(v) for v in np.dot(Xn.astype(object), Xn[i].astype(object))]
     if p.kernel == "linear":
-        return g
+        return g, D * D
     if p.kernel == "poly":
-        return (g + Fraction(p.offset)) ** p.degree
+        off = Fraction(p.offset)
+        q = off.denominator
+        return [(v * q + off.numerator * D * D) ** p.degree for v in g], (q * D * D) ** p.degree
     raise X.ExactError("the RBF kernel has no exact value")
 
 
@@ -359,18 +368,33 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         [sum(int(a) * int(a) for a in r) for r in Xn]  # |x_i|^2 = rowsq_i / D^2
     cache: dict = {}
     chunk = [1]
+    wbound = [w.maxabs()]  # a bound on |w numerators|: int64 while products and sums cannot wrap
+
+    def step_weights(c: Fraction, i: int):
+        """w + c x_i as integers over one denominator, which grows only when c needs it (never
+        reduced: the denominator stays fixed over a run, as the learner's scaled weights)."""
+        wn, wden = w.num, w.den
+        step_den = c.denominator * D
+        L = wden if wden % step_den == 0 else math.lcm(wden, step_den)
+        grow, m = L // wden, c.numerator * (L // step_den)
+        bound = wbound[0] * grow + abs(m) * xmax
+        if wn.dtype != object and Xn.dtype != object and bound < 2**62:
+            wn = (wn * grow if grow != 1 else wn) + m * Xn[i]
+        else:
+            wn = wn.astype(object) * grow + m * Xn[i].astype(object)
+        wbound[0] = bound
+        return X.Vec(wn, L)
 
     def _products(idx):
         wn = w.num
-        if wn.dtype != object and Xn.dtype != object and xmax * w.maxabs() * max(1, ctx.d) < 2**62:
+        if wn.dtype != object and Xn.dtype != object and xmax * wbound[0] * max(1, ctx.d) < 2**62:
             return (Xn[idx] @ wn).tolist()
         return [int(v) for v in np.dot(Xn[idx].astype(object), wn.astype(object))]
 
     def score_int(i):
         """(numerator, denominator > 0) of point i's score under the current weights."""
         if var.dual:
-            f = score_of(i)
-            return f.numerator, f.denominator
+            return dual_score(i)
         got = cache.get(i)
         if got is None:
             size = chunk[0]
@@ -383,13 +407,20 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             return got * bf.denominator + bf.numerator * D * w.den, D * w.den * bf.denominator
         return got, D * w.den
 
+    krows: dict = {}
+
+    def dual_score(i):
+        """eta sum_j alpha_j y_j K(x_j, x_i), as (numerator, denominator > 0)."""
+        row = krows.get(i)
+        if row is None:
+            row = _kernel_row(ctx, i)
+            if n <= KERNEL_ROWS_KEPT:
+                krows[i] = row
+        nums, kden = row
+        total = sum(alpha[j] * ctx.y[j] * nums[j] for j in range(n) if alpha[j])
+        return ctx.eta.numerator * total, ctx.eta.denominator * kden
+
     def score_of(i):
-        if var.dual:
-            s = Fraction(0)
-            for j in range(n):
-                if alpha[j]:
-                    s = X.add(s, X.mul(alpha[j] * ctx.y[j], _kernel_value(ctx, ctx.rows[j], ctx.rows[i])))
-            return X.mul(ctx.eta, s)
         num, den = score_int(i)
         return Fraction(num, den)
 
@@ -397,11 +428,11 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         if var.dual:
             if p.kernel != "linear":
                 return None
-            acc = X.vec_from_fractions([0] * ctx.d)
-            for j in range(n):
-                if alpha[j]:
-                    acc = X.vadd(acc, X.vscale(alpha[j] * ctx.y[j], ctx.rows[j]))
-            return X.vscale(ctx.eta, acc)
+            # eta sum_j alpha_j y_j x_j = eta.num (coef . Xn) / (eta.den D), in integers
+            coef = np.array([a * yj for a, yj in zip(alpha, ctx.y)], dtype=object)
+            num = np.dot(coef, Xn.astype(object)) * ctx.eta.numerator if n else np.zeros(ctx.d, dtype=object)
+            top = max((abs(int(v)) for v in num), default=0)
+            return X.Vec(num.astype(np.int64) if top < 2**62 else num, ctx.eta.denominator * D)
         return w
 
     # the trace's columns as Python lists, read once
@@ -447,7 +478,8 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             return Inconsistency(t, "the rule requires an update here; the trace records no weights for it")
         u = upd_index
         upd_index += 1
-        if not var.dual and w.plain and not w.extra and _same_ratio(tr.w[u], tr.den("w"), w.num, w.den):
+        if not var.dual and (np.array_equal(tr.w[u], w.num) if tr.den("w") == w.den
+                             else _same_ratio(tr.w[u], tr.den("w"), w.num, w.den)):
             # the recorded numerators over the trace's denominator equal ours over ours: compared as
             # integers (cross-multiplied), no Fraction built; a difference is located below
             if not ctx.bias or Fraction(int(tr.b[u]), tr.den("b")) == b:
@@ -476,7 +508,6 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             bad = check_record(t, epoch, i, sn, sd, mistake)
             if bad:
                 return mistake, bad
-        x = ctx.rows[i]
         yi = Fraction(ctx.y[i])
         if visit_claims:
             log.step("visit", t, i, k, (sn, sd), out)
@@ -495,7 +526,7 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             alpha[i] += 1
         else:
             c = ctx.eta * yi if p.form == "yx" else ctx.eta * (yi - out) / 2
-            w = X.vadd(w, X.vscale(c, x))
+            w = step_weights(c, i)
             if var.bias == "R2":
                 b = b + ctx.eta * yi * ctx.R2
             elif var.bias == "one":
@@ -556,8 +587,8 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     else:
         epoch = 0
         while True:
-            scores = [score_of(i) for i in range(n)]
-            mist = [_sgn(s, ctx.tie) != ctx.y[i] for i, s in enumerate(scores)]
+            scores = [score_int(i) for i in range(n)]  # (numerator, denominator > 0)
+            mist = [((sn > 0) - (sn < 0) or ctx.tie) != ctx.y[i] for i, (sn, _) in enumerate(scores)]
             epoch += 1
             epochs = epoch
             if not any(mist):
@@ -589,8 +620,8 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             else:
                 cand = [i for i in range(n) if mist[i]]
                 best = cand[0]
-                for i in cand[1:]:
-                    if X.compare(X.mul(scores[i], ctx.y[i]), X.mul(scores[best], ctx.y[best])) < 0:
+                for i in cand[1:]:  # y_i s_i < y_best s_best, cross-multiplied (denominators > 0)
+                    if scores[i][0] * ctx.y[i] * scores[best][1] < scores[best][0] * ctx.y[best] * scores[i][1]:
                         best = i
                 if t + 1 > max_visits:
                     stop = "max_visits"
