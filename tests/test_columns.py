@@ -222,3 +222,61 @@ def test_unknown_only_where_the_scalar_evaluator_meets_it(expr, unknown):
     _same(vec, sca)
     if unknown:
         assert unknown in vec["u.1"].unknown
+
+
+# --------------------------------------------------------------------------- the block replay
+
+def _tamper(trace, what: str, j: int):
+    """A copy of the trace with one record changed."""
+    import copy
+
+    import numpy as np
+
+    tr = copy.deepcopy(trace)
+    if what == "score":
+        tr.score = tr.score.astype(object)
+        tr.score[j % len(tr.score)] += 1
+    elif what == "mistake":
+        tr.mistake = tr.mistake.copy()
+        tr.mistake[j % len(tr.mistake)] ^= True
+    elif what == "point":
+        tr.i = tr.i.copy()
+        tr.i[j % len(tr.i)] = (tr.i[j % len(tr.i)] + 1) % max(2, int(tr.i.max()) + 1)
+    elif what == "weight":
+        tr.w = tr.w.astype(object)
+        tr.w[j % len(tr.w), j % tr.w.shape[1]] += 1
+    elif what == "drop":
+        keep = np.arange(len(tr.t)) != j % len(tr.t)
+        for f in ("t", "epoch", "i", "y", "mistake", "k", "score"):
+            setattr(tr, f, getattr(tr, f)[keep])
+    elif what == "k":
+        tr.k = tr.k.copy()
+        tr.k[j % len(tr.k)] += 1
+    elif what == "end":
+        tr.end = dict(tr.end, epochs=tr.end["epochs"] + 1)
+    return tr
+
+
+@settings(max_examples=80, deadline=None)
+@given(ds=separable_datasets(max_n=6, max_d=3), variant=st.sampled_from(["rosenblatt", "novikoff", "sign", "slides"]),
+       order=st.sampled_from(["cyclic", "random:2"]), eta=st.sampled_from([1, Fraction(1, 3)]),
+       what=st.sampled_from(["score", "mistake", "point", "weight", "drop", "k", "end"]), j=st.integers(0, 50))
+def test_block_replay_accepts_only_what_the_visit_by_visit_replay_accepts(ds, variant, order, eta, what, j):
+    """The block replay takes every consistent trace of its variants and orders, and refuses
+    every doctored one (which the visit-by-visit replay then reports at its visit)."""
+    from verify.replay import RunContext
+    from verify.replay_blocks import replay_blocks
+
+    try:
+        trace = _run(ds, variant=variant, order=order, eta=eta, arithmetic="exact", max_epochs=30)
+    except Exception:  # noqa: BLE001
+        assume(False)
+    ctx = RunContext(ds, Params.from_json(trace.header["params"]))
+    assert replay_blocks(ctx, trace, [], [], [], {}, "d")
+    assume(len(trace.upd_t) > 0 or what not in ("weight",))
+    bad = _tamper(trace, what, j)
+    accepted = replay_blocks(RunContext(ds, Params.from_json(bad.header["params"])), bad, [], [], [], {}, "d")
+    _, inconsistency, _ = replay(ds, bad, [])
+    assert not accepted or inconsistency is None
+    if what in ("score", "mistake", "weight", "drop", "k", "end"):
+        assert not accepted and inconsistency is not None

@@ -23,6 +23,7 @@ from perceptron.run import prepare_inputs
 from . import _exact as X
 from .certificates import Certificate, certify
 from .columns import Frame, StepLog, tally_claims
+from .replay_blocks import replay_blocks
 from .evaluation import (ClaimTally, Inconsistency, _augmented_bias, _CyclicRule, _end_mismatch, _fmt,
                          _same_ratio, _sgn, _short)
 
@@ -342,6 +343,8 @@ def _kernel_row(ctx, i: int) -> tuple[list, int]:
 
 
 def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
+    if not SCALAR_ORACLE and replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
+        return None  # the whole trace checked in integer arrays (anything amiss is replayed below)
     p, var = ctx.params, ctx.var
     n = ctx.n
     recorded_all = tr.header.get("record", "visits") == "visits"
