@@ -200,11 +200,8 @@ def replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     end_claims = [c for c in end_claims if rule.converged or "converged" not in c.assume]
     if not (visit_claims or update_claims or end_claims):
         return True
-    from . import replay as _r
-
     rowsq = [int(v) for v in (Xn.astype(object) * Xn.astype(object)).sum(axis=1)] if n else []
-    log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), w0, ctx.b0, Fraction(0),
-                  scalar=_r.SCALAR_ORACLE)
+    log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), w0, ctx.b0, Fraction(0))
     sq = 0
     u = 0
     t_list, i_list = rt.tolist(), ri.tolist()
