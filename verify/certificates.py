@@ -252,10 +252,27 @@ def certify_points(rows, y, *, bias: bool) -> Certificate:
     return certify(np.array(nums, dtype=object).reshape(len(rows), -1), den, y, bias=bias)
 
 
+class _CSC:
+    """A dense matrix in compressed sparse column form, as clarabel reads a scipy.sparse
+    csc_matrix (shape, data, indices, indptr): building it directly spares loading
+    scipy.sparse (0.07-0.15 s of every `check`) for one conversion."""
+
+    def __init__(self, dense: np.ndarray):
+        mask = dense != 0
+        self.shape = dense.shape
+        rows, cols = np.nonzero(mask.T)  # column-major order: (column, row) pairs
+        self.indices = cols.astype(np.int64)
+        self.data = np.ascontiguousarray(dense.T[mask.T], dtype=np.float64)
+        self.indptr = np.concatenate([[0], np.cumsum(mask.sum(axis=0))]).astype(np.int64)
+        self.has_canonical_format = True
+
+    def getformat(self) -> str:
+        return "csc"
+
+
 def _dual_qp(Xn, D, y, bias):
     """lambda minimising |sum lambda_i y_i x_i| over the simplex (per class with a bias)."""
     import clarabel
-    import scipy.sparse as sp
 
     Xf = _floats(Xn, D)
     scale = float(np.abs(Xf).max()) or 1.0
@@ -270,15 +287,16 @@ def _dual_qp(Xn, D, y, bias):
     else:
         groups = [np.ones(n, dtype=bool)]
     Aeq = np.vstack([g.astype(float) for g in groups])
-    A = sp.csc_matrix(np.vstack([Aeq, -np.eye(n)]))
+    A = _CSC(np.vstack([Aeq, -np.eye(n)]))
     b = np.concatenate([np.ones(len(groups)), np.zeros(n)])
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = 1e-12
     settings.tol_feas = 1e-12
+    settings.direct_solve_method = "faer"  # supernodal LDL: the Gram block is dense (0.13 -> 0.08 s at n = 400)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sol = clarabel.DefaultSolver(sp.csc_matrix(np.triu(G)), np.zeros(n), A, b,
+        sol = clarabel.DefaultSolver(_CSC(np.triu(G)), np.zeros(n), A, b,
                                      [clarabel.ZeroConeT(len(groups)), clarabel.NonnegativeConeT(n)], settings).solve()
     status = str(sol.status)
     if "Solved" not in status:
