@@ -526,7 +526,8 @@ def _read_coq(path: str, label_set) -> Dataset:
 
 
 _COMMENT = re.compile(r"#[^\n]*")
-_NON_INTEGER = re.compile(r"[^0-9/\s-]|\d{19}")
+_INTEGER_CHARS = str.maketrans("", "", "0123456789/- \t\n\r\v\f")  # deleted: what must remain is nothing
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
 def _coq_fast(text: str):
@@ -547,7 +548,9 @@ def _coq_fast(text: str):
     if any("/" in t for t in labels):
         return None
     s = " ".join(toks[2:])
-    if _NON_INTEGER.search(s):
+    # only digits, '-', '/' and blanks, no integer of 19 digits or more (int64); a token of at
+    # most 19 characters cannot hold one, so the (slower) digit-run search runs only past that
+    if s.translate(_INTEGER_CHARS) or (max(map(len, toks)) > 19 and _LONG_DIGITS.search(s)):
         return None
     slashes = s.count("/")
     if slashes == n * d:
