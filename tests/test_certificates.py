@@ -116,3 +116,23 @@ def test_certify_prints_the_separator_it_verified(capsys):
     got = json.loads(capsys.readouterr().out)
     assert "Fraction" not in got["gamma_lo"] and "/" in got["gamma_lo"]
     assert got["v_opt"] == [v.strip() for v in out.split("w_opt = v = (")[1].split(")")[0].split(",")]
+
+
+from hypothesis import given, settings as _settings, strategies as _st  # noqa: E402
+
+
+@_settings(max_examples=200, deadline=None)
+@given(_st.data())
+def test_int_matvec_is_exact(data):
+    """The limb-split int64 matrix-vector product equals Python integer arithmetic, for any
+    integer vector (hundreds of bits) and int64 matrices up to 2^61."""
+    import numpy as np
+
+    from verify.certificates import int_matvec
+
+    m, n = data.draw(_st.integers(0, 5)), data.draw(_st.integers(0, 6))
+    big = data.draw(_st.sampled_from([1, 250, 2**40, 2**61]))
+    M = np.array(data.draw(_st.lists(_st.lists(_st.integers(-big, big), min_size=n, max_size=n), min_size=m, max_size=m)),
+                 dtype=np.int64).reshape(m, n)
+    v = data.draw(_st.lists(_st.integers(-2**300, 2**300), min_size=n, max_size=n))
+    assert int_matvec(M, v) == [sum(int(a) * b for a, b in zip(row, v)) for row in M.tolist()]

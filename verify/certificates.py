@@ -133,10 +133,37 @@ def _floats(Xn, D) -> np.ndarray:
     return np.array([float(Fraction(a, 1 << shift)) for a in ints], dtype=np.float64).reshape(np.asarray(Xn).shape)
 
 
+def int_matvec(M: np.ndarray, v) -> list[int]:
+    """Exact M @ v for an integer matrix M and Python integers v, as Python integers.  With M
+    in int64, v is split into signed limbs small enough that each int64 product M @ limb cannot
+    wrap (|M| max * limb * columns < 2^62), and the limbs' products are recombined exactly:
+    one or a few int64 matrix-vector products instead of Python-integer arithmetic per entry."""
+    v = [int(a) for a in v]
+    if M.dtype == object or not v:
+        return [int(s) for s in _as_int_matrix(M).dot(np.array(v, dtype=object))] if v else [0] * M.shape[0]
+    mmax = int(np.abs(M).max()) if M.size else 0
+    if mmax == 0:
+        return [0] * M.shape[0]
+    bits = 61 - mmax.bit_length() - max(1, M.shape[1]).bit_length()
+    if bits < 8:
+        return [int(s) for s in M.astype(object).dot(np.array(v, dtype=object))]
+    base = 1 << bits
+    signs = [1 if a >= 0 else -1 for a in v]
+    rest = [abs(a) for a in v]
+    total = [0] * M.shape[0]
+    shift = 0
+    while any(rest):
+        limb = np.array([sg * (a & (base - 1)) for sg, a in zip(signs, rest)], dtype=np.int64)
+        rest = [a >> bits for a in rest]
+        part = (M @ limb).tolist()
+        total = [t + (q << shift) for t, q in zip(total, part)]
+        shift += bits
+    return total
+
+
 def _products(Xn, v) -> list[int]:
     """Exact v.x_i for every row of the integer matrix Xn (Python integers)."""
-    vo = np.array([int(a) for a in v], dtype=object)
-    return [int(s) for s in _as_int_matrix(Xn).dot(vo)]
+    return int_matvec(np.asarray(Xn), v)
 
 
 def _margin(s: list[int], y, bias: bool, D: int):
@@ -312,7 +339,6 @@ def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
     # lambda rounded: integer weights l_i, normalised exactly per group: lambda_i = l_i / L_g
     top = float(lam_f.max()) or 1.0
     l = [int(round(v / top * 2**LAMBDA_BITS)) for v in lam_f]
-    Xo = _as_int_matrix(Xn)
     sums = []
     for g in groups:
         L = sum(l[i] for i in range(n) if g[i])
@@ -325,7 +351,7 @@ def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
     for g, L in zip(groups, sums):
         for i in np.nonzero(g)[0]:
             coef[i] = int(y[i]) * l[i] * (Lall // L)
-    znum = coef.dot(Xo)  # integer vector; z = znum / (Lall * D)
+    znum = int_matvec(np.ascontiguousarray(np.asarray(Xn).T), coef.tolist())  # z = znum / (Lall * D), exactly
     z2 = Fraction(sum(int(a) * int(a) for a in znum), (Lall * D) ** 2)
     if bias and len(groups) == 2:
         z2 /= 4
