@@ -63,7 +63,15 @@ class Certificate:
     # the separator normalised (exact; w_opt a Vec whose norm is 1 as a surd identity)
     @property
     def norm_v(self):
-        return X.sqrt(Fraction(sum(Fraction(a) * Fraction(a) for a in self.v)))
+        """|v| exactly (computed once: claims read it at every use of w_opt, b_opt and gamma)."""
+        got = self.__dict__.get("_norm_v")  # a cache, not a field: equality and to_json ignore it
+        if got is None:
+            vs = [Fraction(a) for a in self.v]
+            den = math.lcm(*[a.denominator for a in vs]) if vs else 1
+            nums = [int(a * den) for a in vs]
+            got = X.sqrt(Fraction(sum(a * a for a in nums), den * den))
+            self.__dict__["_norm_v"] = got
+        return got
 
     @property
     def w_opt(self):

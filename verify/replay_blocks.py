@@ -200,7 +200,9 @@ def replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     end_claims = [c for c in end_claims if rule.converged or "converged" not in c.assume]
     if not (visit_claims or update_claims or end_claims):
         return True
-    rowsq = [int(v) for v in (Xn.astype(object) * Xn.astype(object)).sum(axis=1)] if n else []
+    xmax = _maxabs(Xn)
+    rowsq = (Xn * Xn).sum(axis=1).tolist() if Xn.dtype != object and xmax * xmax * max(1, ctx.d) < _SAFE \
+        else [int(v) for v in (Xn.astype(object) * Xn.astype(object)).sum(axis=1)]
     log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), w0, ctx.b0, Fraction(0))
     sq = 0
     u = 0
