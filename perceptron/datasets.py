@@ -530,43 +530,62 @@ _INTEGER_CHARS = str.maketrans("", "", "0123456789/- \t\n\r\v\f")  # deleted: wh
 _LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
+_SPACED_SLASH = re.compile(r"\s*/\s*")
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[[9, 10, 11, 12, 13, 32]] = True
+
+
 def _coq_fast(text: str):
     """Vectorised parse for the common case (integers and 'p/q' or 'p % q' cells, each
     integer under 19 digits).  Returns (labels, X_num, den) or None; None sends the file
-    through the line-by-line parser, which also produces the error messages."""
+    through the line-by-line parser, which also produces the error messages.
+
+    The token structure is checked on the bytes with numpy (where tokens start, which token
+    each '/' belongs to), never by splitting the text into Python strings: every '/' in a
+    distinct feature token, every feature a fraction or none, n (d + 1) tokens after n and d."""
     if "#" in text:
         text = _COMMENT.sub("", text)
-    toks = text.replace(" % ", "/").replace("%", "/").split()
-    if "/" in toks:  # 'p / q' with spaces: glue the three tokens
-        toks = " ".join(toks).replace(" / ", "/").split()
-    if len(toks) < 3 or not (_INDEX.fullmatch(toks[0]) and _INDEX.fullmatch(toks[1])):
+    t = text.replace(" % ", "/").replace("%", "/")
+    if t.translate(_INTEGER_CHARS):  # only digits, '-', '/' and blanks
         return None
-    n, d = int(toks[0]), int(toks[1])
-    if n == 0 or d == 0 or len(toks) != 2 + n * (d + 1):
+    b = np.frombuffer(t.encode("ascii"), dtype=np.uint8)
+    ws = _WHITESPACE[b]
+    slashes = np.flatnonzero(b == 47)
+    if len(slashes) and (ws[np.maximum(slashes - 1, 0)] | ws[np.minimum(slashes + 1, len(b) - 1)]).any():
+        t = _SPACED_SLASH.sub("/", t)  # 'p / q' with blanks: glue the three tokens
+        b = np.frombuffer(t.encode("ascii"), dtype=np.uint8)
+        ws = _WHITESPACE[b]
+        slashes = np.flatnonzero(b == 47)
+    head = t[:64].split()
+    if len(head) < 3 or not (_INDEX.fullmatch(head[0]) and _INDEX.fullmatch(head[1])):
         return None
-    labels = toks[2::d + 1]
-    if any("/" in t for t in labels):
+    n, d = int(head[0]), int(head[1])
+    if n == 0 or d == 0:
         return None
-    s = " ".join(toks[2:])
-    # only digits, '-', '/' and blanks, no integer of 19 digits or more (int64); a token of at
-    # most 19 characters cannot hold one, so the (slower) digit-run search runs only past that
-    if s.translate(_INTEGER_CHARS) or (max(map(len, toks)) > 19 and _LONG_DIGITS.search(s)):
+    starts = ~ws
+    starts[1:] &= ws[:-1]
+    start_at = np.flatnonzero(starts)
+    if len(start_at) != 2 + n * (d + 1):
         return None
-    slashes = s.count("/")
-    if slashes == n * d:
-        a = np.fromstring(s.replace("/", " "), dtype=np.int64, sep=" ")
-        if a.size != n * (1 + 2 * d):
+    ends = np.flatnonzero(~ws & np.append(ws[1:], True)) + 1
+    if int((ends - start_at).max()) > 19 and _LONG_DIGITS.search(t):  # a token that long may hold 19 digits
+        return None
+    slash_tok = np.searchsorted(start_at, slashes, side="right") - 1
+    if len(slash_tok):
+        if len(slash_tok) != n * d or (slash_tok < 2).any() or ((slash_tok - 2) % (d + 1) == 0).any() \
+                or (np.diff(slash_tok) <= 0).any():
+            return None  # a label, or a token with two '/', or features partly fractions: line by line
+        a = np.fromstring(t.replace("/", " "), dtype=np.int64, sep=" ")
+        if a.size != 2 + n * (1 + 2 * d):
             return None
-        a = a.reshape(n, 1 + 2 * d)
+        a = a[2:].reshape(n, 1 + 2 * d)
         P, Q = a[:, 1::2], a[:, 2::2]
-    elif slashes == 0:
-        a = np.fromstring(s, dtype=np.int64, sep=" ")
-        if a.size != n * (1 + d):
-            return None
-        a = a.reshape(n, 1 + d)
-        P, Q = a[:, 1:], np.ones((n, d), dtype=np.int64)
     else:
-        return None
+        a = np.fromstring(t, dtype=np.int64, sep=" ")
+        if a.size != 2 + n * (1 + d):
+            return None
+        a = a[2:].reshape(n, 1 + d)
+        P, Q = a[:, 1:], np.ones((n, d), dtype=np.int64)
     if (Q == 0).any():
         return None
     neg = Q < 0

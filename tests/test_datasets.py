@@ -183,3 +183,32 @@ def test_label_map_option(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["train", "--data", p, "--label-map", "M=2"])
     assert e.value.code == 2 and "argument --label-map: 'M=2': write LABEL=1 or LABEL=-1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("body,want", [
+    ("2\n2\n1\n1 % 2\n-3/4\n0\n5\n7 / 3\n", [[Fraction(1, 2), Fraction(-3, 4)], [5, Fraction(7, 3)]]),  # mixed cells
+    ("2\n2\n1\n1/2\n-3/4\n0\n5/1\n7 / 3\n", [[Fraction(1, 2), Fraction(-3, 4)], [5, Fraction(7, 3)]]),  # 'p / q' glued
+    ("2\n2\n1\n1\n2\n0\n-5\n9\n", [[1, 2], [-5, 9]]),  # integers only
+])
+def test_coq_parse_paths_agree(tmp_path, body, want):
+    """The byte-level fast parse and the line-by-line parse give the same exact values."""
+    p = tmp_path / "v.dat"
+    p.write_text(body)
+    ds = read_dataset(str(p))
+    X, D = ds.exact()
+    assert [[Fraction(int(a), D) for a in row] for row in X] == [[Fraction(v) for v in r] for r in want]
+    assert list(ds.y) == [1, -1]
+
+
+@pytest.mark.parametrize("body,line", [
+    ("2\n2\n1\n1/2/3\n4\n0\n5/1\n7/3\n", 4),  # two slashes in one cell
+    ("2\n2\n1/2\n1/2\n4/1\n0\n5/1\n7/3\n", 3),  # a fractional label
+])
+def test_coq_cells_the_fast_parse_must_not_accept(tmp_path, body, line):
+    """Counts that happen to match must not make the fast parse misread a file: these go to
+    the line-by-line parse, which names the line."""
+    p = tmp_path / "v.dat"
+    p.write_text(body)
+    with pytest.raises(InputError) as e:
+        read_dataset(str(p))
+    assert f":{line}:" in str(e.value) or f"line {line}" in str(e.value)

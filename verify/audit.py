@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import glob
 import os
-import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,7 +24,7 @@ from .certificates import alternative_separator
 from .claims import load_claims
 from .quantifiers import RUN_WHENS, VARIANT_ETA, Coverage, quantifiers, ranging, uses_separator
 from .progress import Progress
-from .evaluation import ClaimTally
+from .evaluation import ClaimTally, exact_json
 from .replay import replay
 from .verdicts import Finding, Verdict
 
@@ -749,7 +748,7 @@ def _finding(c, a, corpus_desc="the corpus", budget=None, symbolic=None) -> Find
         else:
             ev["varied"] = [q for q in ranging(c)]
     if a["slack"] is not None and v != Verdict.REFUTED:
-        ev["min_slack"] = _num(a["slack"])
+        ev["min_slack"] = exact_json(a["slack"])
         ev["min_slack_at"] = a["slack_at"]
     return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
 
@@ -798,14 +797,6 @@ def _symbolic_finding(c, budget: dict, done=None) -> Finding:
     if failing:
         ev["first_failing_step"] = failing[0].step
     return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
-
-
-def _num(v):
-    """An exact number for results.json: its exact text and a float approximation (null when
-    it is beyond the float range: JSON has no infinities)."""
-    f = X.to_float(v)
-    return {"exact": repr(v) if isinstance(v, X.Surd) else format_rational(v),
-            "approx": round(f, 12) if math.isfinite(f) else None}
 
 
 def _replay_command(c, viol) -> str | None:

@@ -19,6 +19,8 @@ from perceptron.declared import variant_of
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
 
+from .quantifiers import SEARCHABLE_VARIANTS
+
 __all__ = ["main"]
 
 
@@ -324,9 +326,9 @@ def cmd_check(args) -> int:
             if "sides" in viol:
                 print(f"      sides: {viol['sides']} ops {viol['ops']}")
         elif t.min_slack is not None:
-            from .audit import _num
+            from .evaluation import exact_json
 
-            sl = _num(t.min_slack)
+            sl = exact_json(t.min_slack)
             shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx'] if sl['approx'] is not None else float('inf'):.6g} (exact: a rational of {len(sl['exact'])} characters)"
             print(f"      smallest slack {shown} at {t.min_slack_at}")
         if t.unknown:
@@ -688,7 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--separators", choices=["best", "all"], default="best",
                    help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
                         "every separator is searched with all)")
-    p.add_argument("--variant", choices=list(__import__("verify.search.domain", fromlist=["x"]).SEARCHABLE_VARIANTS),
+    p.add_argument("--variant", choices=list(SEARCHABLE_VARIANTS),
                    help="the algorithm searched (default: the claim's first searchable variant, else rosenblatt)")
     p.add_argument("--sign0", type=int, choices=[-1, 0, 1], nargs="+",
                    help="values of sign(0) (default 0; widened to -1 0 1 when the claim ranges over sign(0))")

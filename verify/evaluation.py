@@ -4,6 +4,7 @@ stopping rule of the cyclic and random orders, and the comparison of end records
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -14,7 +15,7 @@ from perceptron._numbers import NumberError, format_rational, parse_rational
 from . import _exact as X
 from .expr import evaluate
 
-__all__ = ["Inconsistency", "ClaimTally"]
+__all__ = ["Inconsistency", "ClaimTally", "exact_json"]
 
 
 @dataclass
@@ -58,6 +59,14 @@ def _fmt(v) -> str:
     if isinstance(v, X.Surd):
         return f"{v!r} (~{X.to_float(v):.6g})"
     return format_rational(v)
+
+
+def exact_json(v) -> dict:
+    """An exact number for results.json: its exact text and a float approximation (null when
+    it is beyond the float range: JSON has no infinities)."""
+    f = X.to_float(v)
+    return {"exact": repr(v) if isinstance(v, X.Surd) else format_rational(v),
+            "approx": round(f, 12) if math.isfinite(f) else None}
 
 
 class _Env:

@@ -23,10 +23,11 @@ import numpy as np
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
 
+from ..quantifiers import SEARCHABLE_VARIANTS
+
 __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points", "point_list", "blocks",
            "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
-SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn", "unit")
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
 UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "stopped_by_budget",
                      "gamma_lo", "gamma_hi"}
