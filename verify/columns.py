@@ -83,9 +83,14 @@ def _iadd(a: np.ndarray, b: np.ndarray, sb: int = 1) -> np.ndarray:
 
 
 def _ints(values) -> np.ndarray:
-    vals = [int(v) for v in values]
-    hi = max((abs(v) for v in vals), default=0)
-    return np.array(vals, dtype=np.int64 if hi < _SAFE else object)
+    vals = values if isinstance(values, list) else list(values)
+    try:
+        out = np.array(vals, dtype=np.int64)
+    except OverflowError:
+        return np.array([int(v) for v in vals], dtype=object)
+    if out.size and int(np.abs(out).max()) >= _SAFE:  # int64, but past the bound the arithmetic assumes
+        return np.array([int(v) for v in vals], dtype=object)
+    return out
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -247,8 +252,9 @@ def _column(values: list, sample):
 
 
 def _rat_of_fractions(vals) -> Rat:
-    vals = [Fraction(v) for v in vals]
-    return Rat(_ints(v.numerator for v in vals), _ints(v.denominator for v in vals))
+    """Integers and Fractions as a rational column (numerator and denominator read directly)."""
+    vals = list(vals)
+    return Rat(_ints([v.numerator for v in vals]), _ints([v.denominator for v in vals]))
 
 
 def _as_obj(a) -> Obj:
@@ -556,6 +562,8 @@ class Frame:
         self.first_state = first_state
         self.states = states  # (w, b, sumsq): verify._exact values
         self._arrays = None
+        self.consts: dict = {}  # (id of a constant value, rows) -> its column: built once per frame
+        self.free: dict = {}  # a free name -> its column over every row of a dataset frame
         self.steps = steps  # t, i, state (absolute), out: int arrays; score: Rat
         self.end_vals = end_vals or {}
         self.history = kind in ("update", "end")
@@ -717,16 +725,19 @@ class _Env:
         ctx = f.ctx
         if f.row_vals is not None:  # a dataset frame: the free names' values, then the constants
             if f.row_vals and name in f.row_vals[0] and (self.points is None or name not in ("x", "y")):
-                return _column([f.row_vals[int(r)][name] for r in self.rows], f.row_vals[0][name])
+                full = f.free.get(name)
+                if full is None:
+                    full = f.free[name] = _column([vals[name] for vals in f.row_vals], f.row_vals[0][name])
+                return full.take(self.rows)
             if name not in ("x", "y", "x_hat", "w_hat") or (self.points is None and name != "w_hat"):
                 if name == "gamma" and self.gamma is not None:
-                    return _const(self.gamma, R)
+                    return self.const(self.gamma)
                 if name in ctx.consts and name not in ("x", "y"):
-                    return _const(ctx.consts[name], R)
+                    return self.const(ctx.consts[name])
                 raise _Unavailable(name)
         if name in ("w", "b", "k", "sumsq"):
             if name in f.end_vals and self.shift == 0:
-                return _const(f.end_vals[name], R)
+                return self.const(f.end_vals[name])
             if name == "k":
                 k = f.steps["state"][self.rows] - self.shift
                 return Rat(k.astype(np.int64), np.ones(R, dtype=np.int64))
@@ -743,7 +754,7 @@ class _Env:
             yv = np.asarray(ctx.y, dtype=np.int64)[self.points]
             return Rat(yv, np.ones(R, dtype=np.int64))
         if name in f.end_vals:
-            return _const(f.end_vals[name], R)
+            return self.const(f.end_vals[name])
         if name in ("t", "i", "x", "y", "score", "out") and f.kind != "end":
             s = f.steps
             if name == "t":
@@ -762,15 +773,24 @@ class _Env:
             w, b = self.get("w"), self.get("b")
             if w.extra or w.mult is not None:
                 raise _Unsupported("w_hat of an augmented w")
-            return VecCol(w.num, w.den, (_div(b, _const(ctx.R, R)),)).with_bad(w, b)
+            return VecCol(w.num, w.den, (_div(b, self.const(ctx.R)),)).with_bad(w, b)
         if name == "x_hat":
             x = self.get("x")
-            return VecCol(x.num, x.den, (_const(ctx.R, R),)).with_bad(x)
+            return VecCol(x.num, x.den, (self.const(ctx.R),)).with_bad(x)
         if name == "gamma" and self.gamma is not None:
-            return _const(self.gamma, R)
+            return self.const(self.gamma)
         if name in ctx.consts:
-            return _const(ctx.consts[name], R)
+            return self.const(ctx.consts[name])
         raise _Unavailable(name)
+
+    def const(self, value):
+        """A constant's column over these rows, built once per frame (columns are never changed
+        after they are made, so one object can serve every claim)."""
+        key = (id(value), len(self.rows))
+        hit = self.frame.consts.get(key)
+        if hit is None:
+            hit = self.frame.consts[key] = (value, _const(value, len(self.rows)))  # holds value: its id stays its own
+        return hit[1]
 
     def prev(self, j: int) -> tuple["_Env", dict]:
         env = _Env(self.frame, self.rows, self.gamma, self.shift + j, self.points)
@@ -809,7 +829,7 @@ def _evaluate(tree, env: _Env):
     op = tree[0]
     R = len(env)
     if op == "num":
-        return _const(tree[1], R)
+        return env.const(tree[1])
     if op == "name":
         try:
             return env.get(tree[1])
