@@ -282,6 +282,32 @@ def _float_exact_signs(Xn_rows, D: int, w: np.ndarray, b: float) -> list:
     return out
 
 
+#: Largest data (points x dimension) given a float32 copy for the screen (1 GiB of float32).
+FLOAT32_SCREEN_CELLS = 1 << 28
+#: The screen runs while max|x_j| max|w_j| d stays below this: no float32 product or sum can
+#: overflow (float32 reaches 2^128).
+_F32_RANGE = 2.0**120
+#: Per unit of sqrt(d)(|x| + |w|) + d: the absolute error of rounding to float32 near
+#: underflow (subnormal spacing 2^-149), generously.
+_F32_TINY = 2.0**-140
+
+
+def _maxabs_float(A: np.ndarray) -> float:
+    return max(float(A.max()), -float(A.min())) if A.size else 0.0
+
+
+def error_scale32(d: int) -> float:
+    """The float32 screen's bound per unit of |x| |w| (x the exact data, w the float64
+    weights): rounding x to float64 and then float32 (u64 + u32 each way), w to float32 (u32),
+    the d-term float32 product in any order (gamma_d with u32 = 2^-24), relative errors away
+    from underflow (the screen adds _F32_TINY terms for that, and stops short of overflow), doubled as
+    error_scale doubles for the unit variant's rounding of x/|x|, inflated by 1% for the
+    rounding of the bound itself."""
+    u32 = 2.0**-24
+    gamma = d * u32 / (1 - d * u32)
+    return 1.01 * 2 * ((1 + u32 + _U) ** 2 * (1 + u32) - 1 + gamma * (1 + u32 + _U) ** 2 * (1 + u32))
+
+
 def _fits(maxabs_x: int, maxabs_w: int, d: int, maxabs_b: int) -> bool:
     return maxabs_x * maxabs_w * d + maxabs_b < INT64_SAFE
 
@@ -346,9 +372,17 @@ class _Primal:
                 self.b_step = 1.0
             else:
                 self.b_step = 0.0
-            self.err = _error_scale(self.d) * np.sqrt(np.einsum("ij,ij->i", X, X))
+            self.xnorm = np.sqrt(np.einsum("ij,ij->i", X, X))
+            self.err = _error_scale(self.d) * self.xnorm
             self.ds, self.params, self.Xexact = ds, params, None
             self.big = False
+            # the screen: scores first in float32 (half the memory traffic of the data), with a
+            # rigorous bound; only the points it cannot decide are scored again in float64
+            self.xmax = _maxabs_float(X)
+            small = X.size <= FLOAT32_SCREEN_CELLS and np.isfinite(self.xmax) and self.xmax * self.d < _F32_RANGE
+            self.X32 = X.astype(np.float32) if small and X.size else None
+            self.e32 = error_scale32(self.d)
+            self.c32 = None
 
     def _to_big(self):
         self.X = self.X.astype(object)
@@ -365,7 +399,31 @@ class _Primal:
                 s = s + self.B
             return s
         sel = slice(lo, lo + len(idx)) if lo is not None else idx
+        if self.X32 is not None and self.xmax * _maxabs_float(self.W) * self.d < _F32_RANGE:
+            return self._screened(sel)
         return self._certified(self.X[sel], self.err[sel], sel)
+
+    def _screened(self, sel) -> np.ndarray:
+        """Scores from the float32 copy of the data and weights: where |s| exceeds its bound
+        (error_scale32: the rounding of x and w to float32, a d-term float32 product in any
+        order, the float64 addition of b), s has the exact sign of x.w + b and lies within the
+        bound of it; the other points are scored by _certified (float64, then exactly)."""
+        b = self.B if self.has_bias else 0.0
+        s = (self.X32[sel] @ self.W.astype(np.float32)).astype(np.float64)
+        if b:
+            s += b
+        wn = float(np.sqrt(np.dot(self.W, self.W)))
+        if self.c32 is None:  # per point, once: (e32 + TINY sqrt(d)) |x|
+            self.c32 = (self.e32 + _F32_TINY * math.sqrt(self.d)) * self.xnorm
+        # the bound e32 |x| |w| + TINY (sqrt(d) (|x| + |w|) + d) + 4 u (|b| + |s|) is at most
+        # c32 max(|w|, 1) + const + 4 u |s|; the 4 u |s| term moves to the left
+        const = 4 * _U * abs(b) + _F32_TINY * (math.sqrt(self.d) * wn + self.d)
+        a = np.abs(s)
+        unsure = np.flatnonzero(a * (1 - 4 * _U) <= self.c32[sel] * max(wn, 1.0) + const)
+        if unsure.size:
+            rows = sel.start + unsure if isinstance(sel, slice) else sel[unsure]
+            s[unsure] = self._certified(self.X[rows], self.err[rows], rows)
+        return s
 
     def _certified(self, X, err, sel) -> np.ndarray:
         """Float scores whose signs are the exact signs of x.w + b (x the exact data, w and b
@@ -902,4 +960,6 @@ def _header(ds: Dataset, params: Params, model, X) -> dict:
             h["scale"] = {"score": str(model.score_den)}
         else:
             h["scale"] = {"score": str(model.score_den), "w": str(model.S), "b": str(model.S * model.D)}
+    elif getattr(model, "X32", None) is not None:
+        h["scores"] = "float32-screened"  # a recorded score is within error_scale32 |x| |w| of the exact one
     return h

@@ -446,7 +446,7 @@ def open_writer(path: str, record: str = "visits"):
 
 _STOPS = ("converged", "max_epochs", "max_updates", "max_visits", "unchanged", "sequence_end")
 _HEADER_KEYS = {"schema", "version", "variant", "params", "arithmetic", "dataset", "model_dim", "dual", "record", "scale",
-                "declaration"}
+                "declaration", "scores"}
 _VISIT_KEYS = {"type", "t", "epoch", "i", "y", "score", "mistake", "k", "w", "b", "alpha", "pocket"}
 _END_KEYS = {"variant", "arithmetic", "updates", "epochs", "visits", "converged", "stop", "w", "b", "dataset_sha256",
              "alpha", "w_pocket", "run_pocket", "outputs"}
@@ -528,6 +528,9 @@ def _check_header(path, h, line=None):
         bad(f"header dual must be {str(var.dual).lower()} for the {var.name} variant")
     if h["record"] not in ("visits", "updates"):
         bad(f"header record must be \"visits\" or \"updates\", not {str(h['record'])[:40]!r}")
+    if "scores" in h and (h["scores"] != "float32-screened" or h["arithmetic"] != "float"):
+        bad("header scores may only be \"float32-screened\", in a float trace (recorded scores then lie within the "
+            "float32 screen's bound of the exact ones)")
     if params.w0 is not None and len(params.w0) != want_dim:
         bad(f"params.w0 has {len(params.w0)} entries; the model has {want_dim}")
     if getattr(var, "declared", False):

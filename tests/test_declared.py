@@ -111,10 +111,20 @@ def _columns(rec):
 
 
 def _both(ds, params, name):
+    """The two runs' traces, compared bit for bit: visits, decisions, weights, end.  Float
+    scores are certified approximations, and the hand-written variants screen theirs in
+    float32: there each trace must replay (every recorded score within its bound of the exact
+    score) and the scores are left out of the bit-for-bit comparison."""
     a, b = P.MemoryTrace(), P.MemoryTrace()
     P.train(ds, params, a)
     P.train(ds, P.Params(**{**params.__dict__, "variant": name}), b)
-    return _columns(a), _columns(b)
+    ca, cb = _columns(a), _columns(b)
+    if params.arithmetic == "float":
+        for rec in (a, b):
+            _, bad, _ = replay(ds, rec.trace)
+            assert bad is None or "cannot verify" in bad.message, bad
+        ca, cb = ca[:4] + ca[5:], cb[:4] + cb[5:]
+    return ca, cb
 
 
 @settings(max_examples=60, deadline=None)

@@ -31,3 +31,45 @@ def test_matches_sklearn_exactly(seed):
     res = train(ds, Params(variant="sklearn", arithmetic="float", eta=Fraction(eta), max_epochs=epochs))
     assert np.array_equal(np.array(res.w), clf.coef_[0])
     assert res.b == clf.intercept_[0]
+
+
+# --------------------------------------------------------------------------- the float32 screen
+
+from fractions import Fraction as _F  # noqa: E402
+
+from hypothesis import given as _given, settings as _settings, strategies as _st  # noqa: E402
+
+
+@_settings(max_examples=150, deadline=None)
+@_given(_st.data())
+def test_the_float32_screen_keeps_every_decision_exact(data):
+    """Scores through the float32 screen have the exact sign of x.w + b (x the exact data, w and
+    b the float weights as binary rationals), near zero, across magnitudes, with ties."""
+    import numpy as np
+
+    from perceptron import Params, from_rows
+    from perceptron.run import _Primal, _float_exact_signs, exact_inputs, prepare_inputs
+
+    d = data.draw(_st.integers(1, 6))
+    n = data.draw(_st.integers(1, 30))
+    scale = data.draw(_st.sampled_from([1e-30, 1e-3, 1.0, 1e3, 1e30]))
+    mags = _st.floats(-4, 4, allow_nan=False, allow_infinity=False)
+    rows = [[_F(data.draw(mags)) * _F(scale) for _ in range(d)] for _ in range(n)]
+    if data.draw(_st.booleans()) and n > 1:
+        rows[1] = list(rows[0])  # a repeated point
+    ds = from_rows("screen", rows, [1 if j % 2 else -1 for j in range(n)])
+    params = Params(variant=data.draw(_st.sampled_from(["rosenblatt", "novikoff"])), arithmetic="float")
+    X, D = prepare_inputs(ds, params)
+    m = _Primal(ds, params, X, D)
+    if m.X32 is None:
+        return
+    w = np.array([data.draw(_st.floats(-4, 4, allow_nan=False)) for _ in range(X.shape[1])])
+    if data.draw(_st.booleans()):  # weights orthogonal to a point: its exact score is 0
+        w = np.array(X[0][::-1] * np.array([1, -1] * X.shape[1])[:X.shape[1]]) if X.shape[1] == 2 else w
+    m.W = w
+    if m.has_bias:
+        m.B = float(data.draw(_st.sampled_from([0.0, 1e-20, -2.5])))
+    s = m.scores(np.arange(n), lo=0)
+    Xn, Dn = exact_inputs(ds, params)
+    exact = _float_exact_signs(Xn, Dn, m.W, m.B if m.has_bias else 0.0)
+    assert [int(np.sign(v)) for v in s] == exact

@@ -18,7 +18,7 @@ import numpy as np
 from perceptron import Params
 from perceptron._numbers import format_rational
 from perceptron.declared import declared, register, variant_of
-from perceptron.run import prepare_inputs
+from perceptron.run import error_scale32, prepare_inputs
 
 from . import _exact as X
 from .certificates import Certificate, certify
@@ -707,6 +707,8 @@ def _replay_float(ctx, tr):
     unit = 2.0**-53
     gamma = (d + 3) * unit / (1 - (d + 3) * unit)  # the product (d terms) and the rounding of x
     norms = np.sqrt(np.einsum("ij,ij->i", Xf, Xf))
+    screened = tr.header.get("scores") == "float32-screened"
+    e32 = error_scale32(d)
     rec = k = upd = t = 0
     nrec = len(tr.t)
     rule = _CyclicRule(ctx, p)
@@ -735,9 +737,14 @@ def _replay_float(ctx, tr):
         if int(tr.y[rec]) != y[i]:
             return Inconsistency(t, f"point {i} has label {y[i]} in the dataset; the trace records {int(tr.y[rec])}")
         rs = float(tr.score[rec])
-        if not abs(rs - s_seq) <= 2 * bound:
+        tol = 2 * bound
+        if screened:  # the learner recorded its float32 screen's score where that decided the sign
+            wn = float(np.linalg.norm(w))
+            tol += e32 * float(norms[i]) * wn + 4 * unit * (abs(b) + abs(rs)) + 2.0**-140 * (
+                math.sqrt(d) * (float(norms[i]) + wn) + d)
+        if not abs(rs - s_seq) <= tol:
             return Inconsistency(t, f"score of point {i} recomputed is {s_seq!r}; the trace has {rs!r} "
-                                    f"(beyond the rounding bound {2 * bound:.3g})")
+                                    f"(beyond the rounding bound {tol:.3g})")
         if bool(tr.mistake[rec]) != mistake:
             return Inconsistency(t, f"point {i} {'is' if mistake else 'is not'} misclassified (exact sign of its score "
                                     f"{sg}, y = {y[i]}); the trace says mistake = {bool(tr.mistake[rec])}")
