@@ -412,18 +412,22 @@ class _Primal:
         s = (self.X32[sel] @ self.W.astype(np.float32)).astype(np.float64)
         if b:
             s += b
-        wn = float(np.sqrt(np.dot(self.W, self.W)))
-        if self.c32 is None:  # per point, once: (e32 + TINY sqrt(d)) |x|
-            self.c32 = (self.e32 + _F32_TINY * math.sqrt(self.d)) * self.xnorm
-        # the bound e32 |x| |w| + TINY (sqrt(d) (|x| + |w|) + d) + 4 u (|b| + |s|) is at most
-        # c32 max(|w|, 1) + const + 4 u |s|; the 4 u |s| term moves to the left
-        const = 4 * _U * abs(b) + _F32_TINY * (math.sqrt(self.d) * wn + self.d)
-        a = np.abs(s)
-        unsure = np.flatnonzero(a * (1 - 4 * _U) <= self.c32[sel] * max(wn, 1.0) + const)
+        unsure = np.flatnonzero(np.abs(s) <= self.screen_bound(sel, s))
         if unsure.size:
             rows = sel.start + unsure if isinstance(sel, slice) else sel[unsure]
             s[unsure] = self._certified(self.X[rows], self.err[rows], rows)
         return s
+
+    def screen_bound(self, sel, s) -> np.ndarray:
+        """|s - (x.w + b)| is at most this for a score s of the float32 screen: e32 |x| |w| +
+        TINY (sqrt(d) (|x| + |w|) + d) + 4 u (|b| + |s|), taken as c32 max(|w|, 1) + const +
+        4 u |s| with c32 = (e32 + TINY sqrt(d)) |x| computed once per point."""
+        b = self.B if self.has_bias else 0.0
+        wn = float(np.sqrt(np.dot(self.W, self.W)))
+        if self.c32 is None:
+            self.c32 = (self.e32 + _F32_TINY * math.sqrt(self.d)) * self.xnorm
+        const = 4 * _U * abs(b) + _F32_TINY * (math.sqrt(self.d) * wn + self.d)
+        return self.c32[sel] * max(wn, 1.0) + const + 4 * _U * np.abs(s)
 
     def _certified(self, X, err, sel) -> np.ndarray:
         """Float scores whose signs are the exact signs of x.w + b (x the exact data, w and b

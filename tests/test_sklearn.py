@@ -71,5 +71,35 @@ def test_the_float32_screen_keeps_every_decision_exact(data):
         m.B = float(data.draw(_st.sampled_from([0.0, 1e-20, -2.5])))
     s = m.scores(np.arange(n), lo=0)
     Xn, Dn = exact_inputs(ds, params)
-    exact = _float_exact_signs(Xn, Dn, m.W, m.B if m.has_bias else 0.0)
+    b = m.B if m.has_bias else 0.0
+    exact = _float_exact_signs(Xn, Dn, m.W, b)
     assert [int(np.sign(v)) for v in s] == exact
+    # and every score lies within the bound the screen states (the replay checks recorded scores with it)
+    bound = m.screen_bound(slice(0, n), s)
+    wq = [_F(float(v)) for v in m.W]
+    for j in range(n):
+        if Xn.shape[1] != len(wq):
+            break
+        value = sum(_F(int(a), Dn) * c for a, c in zip(Xn[j], wq)) + _F(b)
+        assert abs(_F(float(s[j])) - value) <= _F(float(bound[j])), (j, s[j], value, bound[j])
+
+
+def test_the_float32_screen_catches_cancellation():
+    """x = (1e8, 1, -1e8, -1/2), w = (1, 1, 1, 1): x.w = 1/2, but a float32 sum loses the 1 next
+    to 1e8 and gets -1/2.  The screen's bound (about 1e-5 |x| |w|) sends it to float64."""
+    import numpy as np
+
+    from perceptron import Params, from_rows
+    from perceptron.run import _Primal, prepare_inputs
+
+    rows = [[10**8, 1, -10**8, _F(-1, 2)], [10**8, 1, -10**8, _F(1, 2)], [1, 2, 3, 4]]
+    ds = from_rows("cancel", rows, [1, 1, -1])
+    params = Params(variant="rosenblatt", arithmetic="float")
+    X, D = prepare_inputs(ds, params)
+    m = _Primal(ds, params, X, D)
+    assert m.X32 is not None
+    m.W = np.ones(4)
+    s32 = (m.X32 @ m.W.astype(np.float32))[:2]
+    s = m.scores(np.arange(3), lo=0)
+    assert list(np.sign(s[:2])) == [1.0, 1.0] and s[0] == 0.5 and s[1] == 1.5
+    assert s32[0] != 0.5  # float32 alone gets it wrong (the screen does not trust it)
