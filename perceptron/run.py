@@ -412,22 +412,23 @@ class _Primal:
         s = (self.X32[sel] @ self.W.astype(np.float32)).astype(np.float64)
         if b:
             s += b
-        unsure = np.flatnonzero(np.abs(s) <= self.screen_bound(sel, s))
+        unsure = np.flatnonzero(np.abs(s) * (1 - 4 * _U) <= self.screen_bound(sel))  # |s| <= bound(s), rearranged
         if unsure.size:
             rows = sel.start + unsure if isinstance(sel, slice) else sel[unsure]
             s[unsure] = self._certified(self.X[rows], self.err[rows], rows)
         return s
 
-    def screen_bound(self, sel, s) -> np.ndarray:
-        """|s - (x.w + b)| is at most this for a score s of the float32 screen: e32 |x| |w| +
-        TINY (sqrt(d) (|x| + |w|) + d) + 4 u (|b| + |s|), taken as c32 max(|w|, 1) + const +
-        4 u |s| with c32 = (e32 + TINY sqrt(d)) |x| computed once per point."""
+    def screen_bound(self, sel) -> np.ndarray:
+        """|s - (x.w + b)| <= screen_bound + 4 u |s| for a score s of the float32 screen: the
+        bound e32 |x| |w| + TINY (sqrt(d) (|x| + |w|) + d) + 4 u (|b| + |s|), taken as
+        c32 max(|w|, 1) + const + 4 u |s| with c32 = (e32 + TINY sqrt(d)) |x| computed once per
+        point (the 4 u |s| term is left to the caller)."""
         b = self.B if self.has_bias else 0.0
         wn = float(np.sqrt(np.dot(self.W, self.W)))
         if self.c32 is None:
             self.c32 = (self.e32 + _F32_TINY * math.sqrt(self.d)) * self.xnorm
         const = 4 * _U * abs(b) + _F32_TINY * (math.sqrt(self.d) * wn + self.d)
-        return self.c32[sel] * max(wn, 1.0) + const + 4 * _U * np.abs(s)
+        return self.c32[sel] * max(wn, 1.0) + const
 
     def _certified(self, X, err, sel) -> np.ndarray:
         """Float scores whose signs are the exact signs of x.w + b (x the exact data, w and b
