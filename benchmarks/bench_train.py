@@ -5,7 +5,8 @@
    the plain way with Python Fractions (one visit at a time), on the same file.  CoqPerceptron's
    C++ GMP perceptron takes about 20 s on this file on a machine like ours (DESIGN.md).
 2. Float training with a full trace against scikit-learn's Perceptron.fit on 100 000 separable
-   points in 100 dimensions, same epochs, same run (shuffle=False, tol=None, alpha=0).
+   points in 100 dimensions, same epochs, same run (shuffle=False, tol=None, alpha=0), with the
+   default BLAS threads and again in a fresh process with one BLAS thread (both printed).
 
 Usage: python benchmarks/bench_train.py [--repeat N] [--skip-peer]
 """
@@ -124,13 +125,25 @@ def bench_float(repeat, n=100_000, d=100):
           f"median ratio ours/sklearn = {statistics.median(ratios):.3f} (target <= 1.0); weights bit-identical")
 
 
+SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-peer", action="store_true", help="skip the slow Fraction peer")
+    ap.add_argument("--float-only", action="store_true", help="only the float comparison (used for the one-thread run)")
     args = ap.parse_args(argv)
-    bench_exact(args.repeat, args.skip_peer)
+    if not args.float_only:
+        bench_exact(args.repeat, args.skip_peer)
+    threads = "one BLAS thread" if os.environ.get("OPENBLAS_NUM_THREADS") == "1" else "the default BLAS threads"
+    print(f"[{threads}]")
     bench_float(args.repeat)
+    if not args.float_only:  # BLAS reads its thread count when numpy loads: a fresh process for one thread
+        import subprocess
+
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--float-only", "--repeat", str(args.repeat)],
+                       env={**os.environ, **SINGLE_THREAD}, check=True)
     return 0
 
 
