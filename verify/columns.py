@@ -45,6 +45,9 @@ __all__ = ["Frame", "StepLog", "tally_claims", "BLOCK_CELLS"]
 #: Integer cells (steps x dimension, or steps x points x dimension for a per-point aggregate)
 #: one block of evaluation holds at once: bounds memory whatever the trace's length (64 MiB of int64).
 BLOCK_CELLS = 1 << 23
+#: Vector columns the claims of a block may hold at once in their shared environment (w, prev(w),
+#: x, w_hat, ...): the block's rows are BLOCK_CELLS / (SHARED_COLUMNS d).
+SHARED_COLUMNS = 8
 _SAFE = 2**62
 _SKIP = object()  # a step the claim does not speak about (prev before the j-th update)
 
@@ -1192,18 +1195,25 @@ def tally_claims(frame: Frame, claims, tallies: dict, gamma_strict=None, *, scal
     steps = frame.nsteps
     if not steps or not claims:
         return
-    chunk = max(1, BLOCK_CELLS // max(1, frame.ctx.d))
-    for claim in claims:
-        tally = tallies[claim.id]
-        g = gamma_strict if "strict_margin" in claim.assume else None
-        for s in range(0, steps, chunk):
+    # the claims of a block share one environment: a quantity several claims read (w, prev(w),
+    # dot(w, w_opt), ...) is computed once; blocks are sized so that the columns it holds stay
+    # within a few BLOCK_CELLS
+    chunk = max(1, BLOCK_CELLS // (SHARED_COLUMNS * max(1, frame.ctx.d)))
+    for s in range(0, steps, chunk):
+        rows = np.arange(s, min(steps, s + chunk))
+        envs: dict = {}
+        for claim in claims:
+            tally = tallies[claim.id]
             if tally.violation is not None:
-                break
-            rows = np.arange(s, min(steps, s + chunk))
+                continue
+            g = gamma_strict if "strict_margin" in claim.assume else None
             try:
                 if scalar:
                     raise _Unsupported("the scalar oracle")
-                _tally_block(claim, _Env(frame, rows, g), tally)
+                env = envs.get(g is None)
+                if env is None:
+                    env = envs[g is None] = _Env(frame, rows, g)
+                _tally_block(claim, env, tally)
             except _Unsupported:
                 for r in rows.tolist():
                     _eval_claim(claim, frame.scalar_env(r, g), tally, frame.where(r), g)
