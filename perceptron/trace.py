@@ -178,6 +178,43 @@ class MemoryTrace(_Base):
         self._cols = {c: [] for c in ("t", "epoch", "i", "y", "mistake", "k", "score")}
         self._upd_t, self._w, self._b, self._pocket = [], [], [], []
         self._sden, self._wden, self._bden = [], [], []
+        self._batches: list = []  # (t0, epoch, k0, updated, idx, y, s, mist): columns built at the end
+
+    def visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
+        """Every visit of a batch kept as given (no per-batch arrays): a run with an update at
+        nearly every visit hands over many batches of one or two visits."""
+        if self.record != "visits" or self.fractional:
+            return super().visits(t0, epoch, idx, y, s, mist, k0, upd, pocket)
+        self._batches.append((t0, epoch, k0, upd is not None, idx, y, s, mist))
+        if upd is not None:
+            t_last = t0 + len(idx) - 1
+            self._upd_t.append(int(t_last))
+            self._w.append(np.asarray(upd[0]))
+            self._b.append(upd[1])
+            if pocket:
+                self._pocket.append(int(t_last))
+
+    def _flush_batches(self):
+        """The kept batches as the seven columns (as _visits would have built them)."""
+        bs = self._batches
+        if not bs:
+            return
+        ms = np.array([len(b[4]) for b in bs], dtype=np.int64)
+        total = int(ms.sum())
+        starts = np.repeat(np.array([b[0] for b in bs], dtype=np.int64) - np.concatenate([[0], np.cumsum(ms)[:-1]]), ms)
+        c = self._cols
+        c["t"].append(starts + np.arange(total, dtype=np.int64))
+        c["epoch"].append(np.repeat(np.array([b[1] for b in bs], dtype=np.int64), ms))
+        k = np.repeat(np.array([b[2] for b in bs], dtype=np.int64), ms)
+        last = np.cumsum(ms) - 1
+        k[last[np.array([b[3] for b in bs], dtype=bool)]] += 1
+        c["k"].append(k)
+        c["i"].append(np.concatenate([np.asarray(b[4]) for b in bs]).astype(np.int64))
+        c["y"].append(np.concatenate([np.asarray(b[5]) for b in bs]).astype(np.int8))
+        c["mistake"].append(np.concatenate([np.asarray(b[7]) for b in bs]).astype(bool))
+        scores = [np.asarray(b[6]) for b in bs]
+        c["score"].append(np.concatenate(scores) if scores else np.zeros(0))
+        self._batches = []
 
     def _visits(self, ts, epoch, idx, y, s, mist, ks, upd, pocket):
         c = self._cols
@@ -207,6 +244,7 @@ class MemoryTrace(_Base):
                 self._pocket.append(int(ts[-1]))
 
     def _end(self, summary):
+        self._flush_batches()
         c = self._cols
         cat = {k: (np.concatenate(v) if v else np.zeros(0, dtype=np.int64)) for k, v in c.items()}
         has_b = bool(self._b) and self._b[0] is not None
