@@ -64,27 +64,34 @@ class Certificate:
     @property
     def norm_v(self):
         """|v| exactly (computed once: claims read it at every use of w_opt, b_opt and gamma)."""
-        got = self.__dict__.get("_norm_v")  # a cache, not a field: equality and to_json ignore it
-        if got is None:
+        def make():
             vs = [Fraction(a) for a in self.v]
             den = math.lcm(*[a.denominator for a in vs]) if vs else 1
             nums = [int(a * den) for a in vs]
-            got = X.sqrt(Fraction(sum(a * a for a in nums), den * den))
-            self.__dict__["_norm_v"] = got
+            return X.sqrt(Fraction(sum(a * a for a in nums), den * den))
+
+        return self._once("_norm_v", make)
+
+    def _once(self, name, make):
+        """A derived exact value computed once (kept outside the fields: equality and to_json
+        ignore it); certificates are not changed after they are made."""
+        got = self.__dict__.get(name)
+        if got is None:
+            got = self.__dict__[name] = make()
         return got
 
     @property
     def w_opt(self):
-        return X.vec_from_fractions(self.v) if self.unit else X.unit_direction(self.v)
+        return self._once("_w_opt", lambda: X.vec_from_fractions(self.v) if self.unit else X.unit_direction(self.v))
 
     @property
     def b_opt(self):
-        return X.div(self.c, self.norm_v)
+        return self._once("_b_opt", lambda: X.div(self.c, self.norm_v))
 
     @property
     def gamma(self):
         """gamma_lo: the exact margin of (w_opt, b_opt), a lower bound on the maximum margin."""
-        return X.div(self.m, self.norm_v)
+        return self._once("_gamma", lambda: X.div(self.m, self.norm_v))
 
     def ratio(self) -> float | None:
         """gamma_lo / gamma_hi (<= 1), from exact squares."""
