@@ -253,15 +253,16 @@ def _link_root(out_dir: str, results: dict) -> str | None:
     return "" if rel == "." else rel + "/"
 
 
-def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True) -> list[str]:
+def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, figures=None) -> list[str]:
     """Write report.md, junit.xml, results.sarif, index.html beside results.json; under GitHub
-    Actions (and ``github``) also print annotations and put the summary in $GITHUB_STEP_SUMMARY."""
+    Actions (and ``github``) also print annotations and put the summary in $GITHUB_STEP_SUMMARY.
+    ``figures``: the page's corpus plots rendered already (figures_of), else rendered here."""
     env = os.environ if env is None else env
     paths = []
     md = markdown(results)
     for name, text in (("report.md", md + "\n"), ("junit.xml", junit_xml(results)),
                        ("results.sarif", json.dumps(sarif(results), indent=1, sort_keys=True) + "\n"),
-                       ("index.html", html(results, _link_root(out_dir, results)))):
+                       ("index.html", html(results, _link_root(out_dir, results), figures))):
         p = os.path.join(out_dir, name)
         with open(p, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -286,7 +287,14 @@ def _svg(fig) -> str:
     return text[text.index("<svg"):]
 
 
-def _figures(results) -> list[tuple[str, str]]:
+def figures_of(plots: dict, documents) -> list[tuple[str, str]]:
+    """The page's corpus plots from the corpus' plot data and the documents audited, as
+    results.json will hold them (the data goes through JSON first): the audit renders them in a
+    worker while the searches run."""
+    return _corpus_figures(json.loads(json.dumps(plots)), set(documents))
+
+
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -294,9 +302,21 @@ def _figures(results) -> list[tuple[str, str]]:
 
     matplotlib.rcParams["svg.hashsalt"] = "proof-audit"  # stable ids: same results, same file
     matplotlib.rcParams["svg.fonttype"] = "none"  # text as <text>: no glyph outlines repeated in every figure
+    return plt
+
+
+def _figures(results, corpus_figures=None) -> list[tuple[str, str]]:
+    """Every plot of the page: the corpus' (``corpus_figures`` when rendered already), then a
+    picture of each two-dimensional counterexample the search found."""
+    if corpus_figures is None:
+        corpus_figures = _corpus_figures(results["corpus"].get("plots") or {},
+                                         {c["document"] for c in results["claims"]})
+    return corpus_figures + _counterexample_figures(results["claims"])
+
+
+def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
+    plt = _pyplot()
     figs = []
-    plots = results["corpus"].get("plots") or {}
-    audited = {c["document"] for c in results["claims"]}
     for s in plots.get("series", []) if _NOTE_000 in audited else ():
         rows = s["rows"]
         if not rows:
@@ -354,10 +374,16 @@ def _figures(results) -> list[tuple[str, str]]:
         ax.set_title("Updates against the bound, whole corpus")
         figs.append(("Updates against the bound across the corpus", _svg(fig)))
         plt.close(fig)
-    for c in results["claims"]:
+    return figs
+
+
+def _counterexample_figures(claims) -> list[tuple[str, str]]:
+    figs = []
+    for c in claims:
         ce = (c["evidence"].get("counterexample") or {}).get("search")
         if not ce or len(ce["points"][0]) != 2:
             continue
+        plt = _pyplot()
         fig, ax = plt.subplots(figsize=(4, 4))
         from fractions import Fraction
 
@@ -423,7 +449,7 @@ def _anchor(cid: str) -> str:
     return "claim-" + cid
 
 
-def html(results: dict, link_root: str | None = None) -> str:
+def html(results: dict, link_root: str | None = None, figures=None) -> str:
     """One self-contained page (inline SVG plots, no scripts, no external resources): a summary,
     the unexpected verdicts first, then the errors found in the notes, then every note's claims
     (filterable by status with CSS alone), then the plots of the notes audited.  ``link_root``:
@@ -498,7 +524,7 @@ def html(results: dict, link_root: str | None = None) -> str:
     parts.append(f'<header><h1>Proof audit</h1><p class="summary">{len(claims)} claims from {len(docs)} '
                  f'note{"s" if len(docs) != 1 else ""}, over {len(corpus.get("datasets", []))} datasets and '
                  f'{corpus.get("runs", 0)} runs: {counts}</p></header>')
-    figs = _figures(results)
+    figs = _figures(results, figures)
     nav = ['<a href="#unexpected">Unexpected</a>', '<a href="#found">Errors found</a>']
     nav += [f'<a href="#note-{j}">{H.escape(cs[0].get("title") or doc)}</a>' for j, (doc, cs) in enumerate(docs.items())]
     if figs:

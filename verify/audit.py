@@ -383,6 +383,12 @@ def _worker_dataset(task):
     return _audit_dataset(_WORKER["claims"], name, load_spec(spec), coq, _WORKER["needs"])
 
 
+def _worker_figures(plots, documents):
+    from .artefacts import figures_of
+
+    return figures_of(plots, documents)
+
+
 def _worker_symbolic(cid):
     from .symbolic import CLAIM_LIMIT
 
@@ -454,6 +460,9 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                 plots[k] += part["plots"].get(k, [])
         if not plots["other"]:
             del plots["other"]
+        figures = None
+        if pool is not None:  # the page's plots need only the corpus: a worker renders them beside the searches
+            figures = pool.submit(_worker_figures, plots, sorted({c.document for c in claims}))
         for c in claims:
             if c.when == "once":
                 tally = ClaimTally()
@@ -473,6 +482,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             if c.when == "symbolic":
                 progress.step(c.id)
         findings, tightness = _searches(claims, findings, progress, pool, domain or AUDIT_DOMAIN)
+        if figures is not None:
+            figures = figures.result()
     finally:
         if pool is not None:
             pool.shutdown()
@@ -489,6 +500,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             "search_domain": "per claim: see each claim's evidence.search.domain_text",
             "exact_evaluation_budget": SEARCH_EXACT_BUDGET}
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done, "jobs": jobs}
+    if figures is not None:
+        run_info["figures"] = figures  # for the HTML page (not written to run_info.json)
     return findings, info, run_info
 
 

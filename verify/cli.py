@@ -368,11 +368,12 @@ def cmd_run(args) -> int:
     findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
                                        colour=use_colour(args.color, sys.stderr))
     by_id = {c.id: c for c in claims}
+    figures = run_info.pop("figures", None)  # rendered by a worker during the search
     path = write_results(args.out, findings, by_id, corpus, run_info)
     from .artefacts import write_artefacts
 
     with open(path, encoding="utf-8") as fh:
-        write_artefacts(args.out, json.load(fh))
+        write_artefacts(args.out, json.load(fh), figures=figures)
     if not args.quiet or any(not f.as_expected for f in findings):
         print_table(findings, by_id, verbose=args.verbose, colour=use_colour(args.color, sys.stdout))
         print_tightness(corpus.get("tightness"))
