@@ -329,7 +329,7 @@ def cmd_check(args) -> int:
             from .evaluation import exact_json
 
             sl = exact_json(t.min_slack)
-            shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx'] if sl['approx'] is not None else float('inf'):.6g} (exact: a rational of {len(sl['exact'])} characters)"
+            shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx'] if sl['approx'] is not None else float('inf'):.6g} (exact: {'a sum of square roots' if 'sqrt' in sl['exact'] else 'a rational'} of {len(sl['exact'])} characters)"
             print(f"      smallest slack {shown} at {t.min_slack_at}")
         if t.unknown:
             print(f"      unknown: {t.unknown}")
