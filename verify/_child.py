@@ -8,7 +8,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 
-__all__ = ["run_in_child", "die_with_parent", "address_space_held", "CHILD_MEMORY"]
+__all__ = ["run_in_child", "ChildServer", "die_with_parent", "address_space_held", "CHILD_MEMORY"]
 
 #: Address space a solver child may add to what it starts with (bytes; a forked child starts
 #: with its parent's): sympy and z3 grow without bound on hard inputs; past this they fail with
@@ -89,3 +89,58 @@ def run_in_child(target, args, limit: float, method: str = "fork", memory: int |
         recv.close()
     return got
 
+
+
+def _serve(target, memory, conn):
+    die_with_parent()
+    _limit_memory(memory)
+    while True:
+        try:
+            req = conn.recv()
+        except (EOFError, OSError):
+            return
+        if req is None:
+            return
+        try:
+            out = target(*req)
+        except MemoryError:
+            out = ("limit", f"the child ran out of its {memory >> 20} MiB address space")
+        conn.send(out)
+
+
+class ChildServer:
+    """One child that answers ``target(*args)`` request after request, under the limits of
+    run_in_child: each request has its own wall-clock limit, past which the child is killed
+    (the request's answer is None) and a fresh child serves the next one.  It spares a fork
+    per request when many small ones come in a row (z3's checks of one proof)."""
+
+    def __init__(self, target, method: str = "fork", memory: int | None = CHILD_MEMORY):
+        self.target, self.method, self.memory = target, method, memory
+        self.proc = self.conn = None
+
+    def _start(self):
+        ctx = mp.get_context(self.method)
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(self.target, self.memory, child), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def call(self, args: tuple, limit: float):
+        if self.proc is None or not self.proc.is_alive():
+            self._start()
+        try:
+            self.conn.send(args)
+            if self.conn.poll(limit):
+                return self.conn.recv()
+        except (EOFError, OSError):
+            pass
+        self.close()  # past the limit, or the child died: a fresh one next time
+        return None
+
+    def close(self):
+        if self.proc is not None:
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join(1.0)
+            self.conn.close()
+        self.proc = self.conn = None

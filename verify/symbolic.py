@@ -20,13 +20,15 @@ Each step ``a op b`` is decided:
 
 from __future__ import annotations
 
+import os
+
 import itertools
 import time
 from dataclasses import dataclass, field
 
 import sympy
 
-from ._child import run_in_child
+from ._child import ChildServer, run_in_child
 from .verdicts import Verdict
 
 __all__ = ["StepResult", "check_symbolic", "Z3_TIMEOUT"]
@@ -254,7 +256,7 @@ def _gram_axioms(z3, conv: _ToZ3, vectors):
     return out
 
 
-def _z3_child(smt: str, timeout: float, conn):
+def _z3_solve(smt: str, timeout: float):
     import z3
 
     s = z3.Solver()
@@ -270,10 +272,12 @@ def _z3_child(smt: str, timeout: float, conn):
                 vals[d.name()] = ("q", v.as_fraction().numerator, v.as_fraction().denominator)
             elif z3.is_algebraic_value(v):
                 vals[d.name()] = ("a", v.approx(20).as_decimal(20).rstrip("?"))
-        conn.send(("sat", vals))
-    else:
-        conn.send((str(r), s.reason_unknown() if r == z3.unknown else ""))
-    conn.close()
+        return "sat", vals
+    return str(r), s.reason_unknown() if r == z3.unknown else ""
+
+
+#: The child that runs the z3 checks of the claim being checked (one per claim, not one per check).
+_Z3: dict = {}
 
 
 def _z3_check(assertions, timeout=Z3_TIMEOUT):
@@ -282,7 +286,11 @@ def _z3_check(assertions, timeout=Z3_TIMEOUT):
 
     s = z3.Solver()
     s.add(*assertions)
-    got = run_in_child(_z3_child, (s.to_smt2(), timeout), timeout + 1.0)
+    server = _Z3.get("server")
+    if server is None or _Z3.get("pid") != os.getpid():  # a forked process starts its own
+        server = _Z3["server"] = ChildServer(_z3_solve)
+        _Z3["pid"] = os.getpid()
+    got = server.call((s.to_smt2(), timeout), timeout + 1.0)
     if got is None:
         return "unknown", f"z3 killed at the hard limit of {timeout + 1:.0f} s"
     return got
@@ -291,7 +299,12 @@ def _z3_check(assertions, timeout=Z3_TIMEOUT):
 # ------------------------------------------------------------------ the checker
 
 def _symbolic_child(vectors, scalars, hyps, steps, timeout, conn):
-    conn.send(("ok", _check_all(vectors, scalars, hyps, steps, timeout)))
+    try:
+        conn.send(("ok", _check_all(vectors, scalars, hyps, steps, timeout)))
+    finally:
+        server = _Z3.pop("server", None)
+        if server is not None and _Z3.pop("pid", None) == os.getpid():
+            server.close()
     conn.close()
 
 
