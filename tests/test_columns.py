@@ -280,3 +280,35 @@ def test_block_replay_accepts_only_what_the_visit_by_visit_replay_accepts(ds, va
     assert not accepted or inconsistency is None
     if what in ("score", "mistake", "weight", "drop", "k", "end"):
         assert not accepted and inconsistency is not None
+
+
+def test_prev_reaches_back_across_block_boundaries(monkeypatch):
+    """prev(e, 8) (the deepest look-back) at every update, with a block ending at every state:
+    the tallies are the scalar evaluator's."""
+    ds = builtin("xor-2")
+    trace = _run(ds, variant="rosenblatt", order="cyclic", arithmetic="exact", max_epochs=20)
+    claims = load_claims_text("""
+[[claim]]
+id = "p.8"
+section = "s"
+statement = "s"
+expr = "prev(k, 8) == k - 8 and norm2(prev(w, 8)) <= norm2(prev(w, 7)) + R2"
+when = "update"
+expect = "holds"
+variants = ["rosenblatt"]
+
+[[claim]]
+id = "p.8slack"
+section = "s"
+statement = "s"
+expr = "norm2(prev(w, 8)) + dot(prev(w, 8), x) <= norm2(w) + 1000"
+when = "update"
+expect = "holds"
+variants = ["rosenblatt"]
+""")
+    want = _tallies(ds, trace, claims, True)
+    monkeypatch.setattr(C, "BLOCK_CELLS", 1)
+    got = _tallies(ds, trace, claims, False)
+    _same(got, want)
+    assert want["p.8"].evaluations == len(trace.upd_t) - 7 > 0 and want["p.8"].violation is None
+    assert want["p.8slack"].min_slack is not None  # its exact value and place depend on the state read

@@ -679,7 +679,7 @@ class StepLog:
                 frame = Frame(self.ctx, kind, self.name, self.states, self.first_state, steps)
                 tally_claims(frame, claims, self.tallies, self.gamma_strict, scalar=self.scalar_only)
             self.steps[kind] = _new_steps()
-        keep = self.states[-MAX_PREV:]
+        keep = self.states[-(MAX_PREV + 1):]  # the next update step may read MAX_PREV states back
         self.first_state += len(self.states) - len(keep)
         self.states = keep
 
@@ -712,7 +712,12 @@ class _Env:
                     None if self.points is None else self.points[idx])
 
     def state_rows(self) -> np.ndarray:
-        st = self.frame.steps["state"][self.rows] - self.shift - self.frame.first_state
+        """Indices into the frame's states (rows before the first state, where prev() does not
+        speak, read state 0: their values are never used)."""
+        absolute = self.frame.steps["state"][self.rows] - self.shift
+        st = absolute - self.frame.first_state
+        if ((absolute >= 0) & (st < 0)).any():
+            raise AssertionError("a claim reads a state its block no longer holds")  # a bug, never a value
         return np.maximum(st, 0)
 
     def get(self, name: str):
