@@ -312,8 +312,7 @@ def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT, limit=CLAI
     """Check each step given the hypotheses; one StepResult per written step.  The work runs
     in a child process under a hard time limit and _child.CHILD_MEMORY; past either every step
     is unknown, "limit reached"."""
-    import sympy  # noqa: F401 - loaded once here: every forked child shares it instead of importing it again
-    import z3  # noqa: F401
+    import z3  # noqa: F401 - loaded here (sympy is, at import): every forked child shares both
 
     got = run_in_child(_symbolic_child, (vectors, scalars, hyps, steps, timeout), limit, daemon=False)
     if got is not None and got[0] == "ok":
