@@ -7,7 +7,11 @@ Header (JSON object)
     parameter), ``arithmetic`` ("exact" or "float"), ``dataset`` {sha256, name, n, d,
     label_map}, ``model_dim`` (length of w after augmentation), ``dual`` (kernel runs),
     ``record`` ("visits" or "updates"), and for exact runs ``scale``: the common denominators
-    {score, w, b} of every value in the trace.
+    {score, w, b} of every value in the trace.  A float run whose scores went through the
+    float32 screen says ``scores`` = "float32-screened": each recorded score is then within
+    perceptron.run.error_scale32 |x| |w| (plus the terms of Model.screen_bound) of the exact
+    score, rather than within the float64 product's bound (decisions and weights are exact
+    either way).
 
 Visit
     ``t`` (1-based visit number), ``epoch`` (1-based), ``i`` (0-based point index), ``y``
