@@ -9,7 +9,7 @@ Header (JSON object)
     ``record`` ("visits" or "updates"), and for exact runs ``scale``: the common denominators
     {score, w, b} of every value in the trace.  A float run whose scores went through the
     float32 screen says ``scores`` = "float32-screened": each recorded score is then within
-    perceptron.run.error_scale32 |x| |w| (plus the terms of Model.screen_bound) of the exact
+    perceptron.run.error_scale32 |x| |w| (plus the terms of _Primal.screen_bound) of the exact
     score, rather than within the float64 product's bound (decisions and weights are exact
     either way).
 
