@@ -50,7 +50,7 @@ class RunContext:
         self.rows = [X.Vec(np.asarray(r), D) for r in Xn]
         self.y = [int(v) for v in ds.y]
         self.n, self.d = len(self.rows), int(Xn.shape[1])
-        self.R2 = max(X.vdot(r, r) for r in self.rows)
+        self.R2 = Fraction(max(self.norms2), D * D)
         self.R = X.sqrt(self.R2)
         self._inputs_key = (ds.sha256, params.augment, bool(getattr(self.var, "unit", False)), self.bias)
         if cert is None and separator is None:
@@ -58,6 +58,16 @@ class RunContext:
         self.cert = cert
         self._set_params(params)
         self._set_separator(separator)
+
+    @property
+    def norms2(self) -> list[int]:
+        """|x_i|^2 D^2 for every input (Python integers; computed once: R2, sumsq and both
+        replays read it)."""
+        if getattr(self, "_norms2", None) is None:
+            Xn, xmax = self.Xn, (int(np.abs(self.Xn).max()) if self.Xn.size else 0)
+            self._norms2 = ((Xn * Xn).sum(axis=1).tolist() if Xn.dtype != object and xmax * xmax * max(1, Xn.shape[1]) < 2**62
+                            else [sum(int(a) * int(a) for a in r) for r in Xn])
+        return self._norms2
 
     def _set_params(self, params: Params):
         """The quantities of the run's parameters (eta, sign(0), w0, b0, declared parameters)."""
@@ -388,8 +398,7 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     # at a time between updates (one integer matrix-vector product; int64 while a bound proves no wrap)
     Xn, D = ctx.Xn, ctx.D
     xmax = int(np.abs(Xn).max()) if Xn.size else 0
-    rowsq = (Xn * Xn).sum(axis=1).tolist() if xmax * xmax * max(1, ctx.d) < 2**62 else \
-        [sum(int(a) * int(a) for a in r) for r in Xn]  # |x_i|^2 = rowsq_i / D^2
+    rowsq = ctx.norms2  # |x_i|^2 = rowsq_i / D^2
     cache: dict = {}
     chunk = [1]
     wbound = [w.maxabs()]  # a bound on |w numerators|: int64 while products and sums cannot wrap

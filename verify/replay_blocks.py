@@ -28,39 +28,25 @@ from fractions import Fraction
 import numpy as np
 
 from . import _exact as X
-from .columns import BLOCK_CELLS, StepLog
+from .columns import _SAFE, BLOCK_CELLS, StepLog, _maxabs
 from .evaluation import _augmented_bias, _CyclicRule, _end_mismatch
 
 __all__ = ["replay_blocks"]
 
-_SAFE = 2**62
-
-
-def _maxabs(a: np.ndarray) -> int:
-    return int(np.abs(a).max()) if a.size else 0
-
-
 def _scaled(a: np.ndarray, f: int) -> np.ndarray:
     if f == 1:
         return a
-    if a.dtype != object and _maxabs(a) * f < _SAFE:
+    if a.dtype != object and f < _SAFE and _maxabs(a) * f < _SAFE:
         return a * f
     return a.astype(object) * f
 
 
 def _ints(a) -> np.ndarray:
+    """A trace column (or a list of Python integers) as int64 where every value fits, else as is."""
     a = np.asarray(a)
     if a.dtype == object:
         return a.astype(np.int64) if _maxabs(a) < _SAFE else a
     return a.astype(np.int64)
-
-
-def _mul_rows(a: np.ndarray, col: np.ndarray) -> np.ndarray:
-    """a * col[:, None] (or a * col for a vector) without wrapping."""
-    c = col[:, None] if a.ndim == 2 else col
-    if a.dtype != object and col.dtype != object and _maxabs(a) * _maxabs(col) < _SAFE:
-        return a * c
-    return a.astype(object) * c.astype(object)
 
 
 def replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, name) -> bool:
@@ -112,9 +98,7 @@ def replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     Wrec = _ints(tr.w) if U else np.zeros((0, ctx.d), dtype=np.int64)
     if Wrec.shape != (U, ctx.d):
         return False
-    W = np.concatenate([_scaled(np.asarray(w0.num).reshape(1, -1), L // w0.den), _scaled(Wrec, L // wden)]) \
-        if Wrec.dtype != object and np.asarray(w0.num).dtype != object else \
-        np.concatenate([np.asarray(w0.num, dtype=object).reshape(1, -1) * (L // w0.den), Wrec.astype(object) * (L // wden)])
+    W = np.concatenate([_scaled(np.asarray(w0.num).reshape(1, -1), L // w0.den), _scaled(Wrec, L // wden)])
     if ctx.bias:
         if tr.b is None or len(tr.b) != U:
             return False
@@ -200,9 +184,7 @@ def replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
     end_claims = [c for c in end_claims if rule.converged or "converged" not in c.assume]
     if not (visit_claims or update_claims or end_claims):
         return True
-    xmax = _maxabs(Xn)
-    rowsq = (Xn * Xn).sum(axis=1).tolist() if Xn.dtype != object and xmax * xmax * max(1, ctx.d) < _SAFE \
-        else [int(v) for v in (Xn.astype(object) * Xn.astype(object)).sum(axis=1)]
+    rowsq = ctx.norms2
     log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), w0, ctx.b0, Fraction(0))
     sq = 0
     u = 0
