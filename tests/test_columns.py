@@ -22,7 +22,7 @@ DOC = '[document]\nfile = "mine.txt"\n\n'
 BUILTIN = [c for path in builtin_claim_files() for c in load_claims(path).claims if c.compiled is not None]
 
 
-def _tallies(ds, trace, claims, scalar: bool, monkeypatch=None):
+def _tallies(ds, trace, claims, scalar: bool):
     old = replay_mod.SCALAR_ORACLE
     replay_mod.SCALAR_ORACLE = scalar
     try:
@@ -120,8 +120,7 @@ def _claims(draw, tmp):
             free = [f for f in ('"w"', '"c:positive"') if f.strip('"').split(":")[0] in expr.replace("w_opt", "")]
             extra = f"free = [{', '.join(free)}]\n" if free else ""
         path = tmp / f"c{j}.toml"
-        path.write_text(f'{DOC}[[claim]]\nid = "r.{j}"\nsection = "s"\nstatement = "s"\nexpr = "{expr}"\n'
-                        f'when = "{when}"\nexpect = "holds"\n{extra}')
+        path.write_text(DOC + _claim(f"r.{j}", expr, when, variants=extra))
         try:
             cf = load_claims(str(path))
         except ClaimError:
@@ -175,25 +174,10 @@ def test_square_roots_compared_exactly():
     at every step (a float evaluation would fail some), and a claim off by 2^-60 fails."""
     ds = builtin("separable-d2-g1_20")
     trace = _run(ds, variant="rosenblatt", arithmetic="exact")
-    cf = load_claims_text("""
-[[claim]]
-id = "x.id"
-section = "s"
-statement = "s"
-expr = "norm(w)*norm(w) == norm2(w) and sqrt(k)*sqrt(k) == k and norm(w)/sqrt(k) <= R"
-when = "update"
-expect = "holds"
-variants = ["rosenblatt"]
+    cf = load_claims_text(
+        _claim("x.id", "norm(w)*norm(w) == norm2(w) and sqrt(k)*sqrt(k) == k and norm(w)/sqrt(k) <= R")
+        + _claim("x.off", "norm(w) <= sqrt(norm2(w)) - 1/2**60", expect="refuted"))
 
-[[claim]]
-id = "x.off"
-section = "s"
-statement = "s"
-expr = "norm(w) <= sqrt(norm2(w)) - 1/2**60"
-when = "update"
-expect = "refuted"
-variants = ["rosenblatt"]
-""")
     got = _tallies(ds, trace, cf, False)
     assert got["x.id"].violation is None and got["x.id"].evaluations == len(trace.upd_t) > 0
     assert got["x.off"].violation is not None and got["x.off"].evaluations == 1
@@ -207,13 +191,18 @@ def load_claims_text(text):
     return [c for c in load_claims(fh.name).claims if c.compiled is not None]
 
 
+def _claim(cid: str, expr: str, when: str = "update", expect: str = "holds", variants: str = VARIANTS) -> str:
+    """One [[claim]] table of a test claim file."""
+    return (f'[[claim]]\nid = "{cid}"\nsection = "s"\nstatement = "s"\nexpr = "{expr}"\nwhen = "{when}"\n'
+            f'expect = "{expect}"\n{variants}\n')
+
+
 @pytest.mark.parametrize("expr,unknown", [("k != 2 or undefined_thing > 0", None),
                                           ("1/(k - 2) > -5", "division by zero")])
 def test_unknown_only_where_the_scalar_evaluator_meets_it(expr, unknown):
     ds = builtin("separable-d2-g1_20")
     trace = _run(ds, variant="rosenblatt", arithmetic="exact")
-    text = (f'[[claim]]\nid = "u.1"\nsection = "s"\nstatement = "s"\nexpr = "{expr}"\nwhen = "update"\n'
-            'expect = "holds"\n' + VARIANTS)
+    text = _claim("u.1", expr)
     try:
         claims = load_claims_text(text)
     except ClaimError:
@@ -287,25 +276,10 @@ def test_prev_reaches_back_across_block_boundaries(monkeypatch):
     the tallies are the scalar evaluator's."""
     ds = builtin("xor-2")
     trace = _run(ds, variant="rosenblatt", order="cyclic", arithmetic="exact", max_epochs=20)
-    claims = load_claims_text("""
-[[claim]]
-id = "p.8"
-section = "s"
-statement = "s"
-expr = "prev(k, 8) == k - 8 and norm2(prev(w, 8)) <= norm2(prev(w, 7)) + R2"
-when = "update"
-expect = "holds"
-variants = ["rosenblatt"]
+    claims = load_claims_text(
+        _claim("p.8", "prev(k, 8) == k - 8 and norm2(prev(w, 8)) <= norm2(prev(w, 7)) + R2")
+        + _claim("p.8slack", "norm2(prev(w, 8)) + dot(prev(w, 8), x) <= norm2(w) + 1000"))
 
-[[claim]]
-id = "p.8slack"
-section = "s"
-statement = "s"
-expr = "norm2(prev(w, 8)) + dot(prev(w, 8), x) <= norm2(w) + 1000"
-when = "update"
-expect = "holds"
-variants = ["rosenblatt"]
-""")
     want = _tallies(ds, trace, claims, True)
     monkeypatch.setattr(C, "BLOCK_CELLS", 1)
     got = _tallies(ds, trace, claims, False)

@@ -407,12 +407,18 @@ def test_a_run_away_declared_state_stops_with_one_line():
         P.train(ds, P.Params(variant="doubling", augment="last", arithmetic="float", max_epochs=100_000))
 
 
+def _claim_file(tmp_path, head_file, body):
+    """The first claim of ``body`` under the [document] and declarations of an example file."""
+    f = tmp_path / "c.toml"
+    with open(os.path.join(EX, head_file), encoding="utf-8") as fh:
+        head = fh.read().split("[[claim]]")[0]
+    f.write_text(head + body)
+    return load_claims(str(f)).claims[0]
+
+
 def test_prev_rewinds_every_declared_state_variable(tmp_path):
     """prev(h) is h before the update (not the current h): h grows by 1/k at the k-th update."""
-    f = tmp_path / "c.toml"
-    with open(os.path.join(EX, "eta_over_k.toml"), encoding="utf-8") as fh:
-        head = fh.read().split("[[claim]]")[0]
-    f.write_text(head + '''
+    claim = _claim_file(tmp_path, "eta_over_k.toml", '''
 [[claim]]
 id = "mine.h-step"
 section = "x"
@@ -423,7 +429,6 @@ assume = ["w0_zero", "eta_one"]
 expr = "h - prev(h) == 1 / k"
 expect = "holds"
 ''')
-    claim = load_claims(str(f)).claims[0]
     ds = P.builtin("separable-d3-g1_10")
     rec = P.MemoryTrace()
     res = P.train(ds, P.Params(variant="eta_over_k", max_epochs=50), rec)
@@ -432,14 +437,6 @@ expect = "holds"
     assert tallies[claim.id].evaluations == res.updates and not tallies[claim.id].violation
     res = search(claim, Domain(points=2, box=1, max_updates=4, sep_box=1), timeout=60)
     assert res.verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.reason
-
-
-def _claim_file(tmp_path, head_file, body):
-    f = tmp_path / "c.toml"
-    with open(os.path.join(EX, head_file), encoding="utf-8") as fh:
-        head = fh.read().split("[[claim]]")[0]
-    f.write_text(head + body)
-    return load_claims(str(f)).claims[0]
 
 
 def test_a_rate_the_claim_reads_is_varied_even_if_the_declaration_ignores_it(tmp_path):

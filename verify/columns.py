@@ -38,6 +38,7 @@ import numpy as np
 from perceptron.expression import MAX_PREV
 
 from . import _exact as X
+from .evaluation import _Env as _ScalarEnv, _eval_claim, _fmt
 from .expr import MAX_EXACT_BITS, call_scalar, guard, scalar_bin, scalar_pow
 
 __all__ = ["Frame", "StepLog", "tally_claims", "BLOCK_CELLS"]
@@ -598,8 +599,6 @@ class Frame:
     def where(self, r: int) -> dict:
         s = self.steps
         if self.kind == "dataset":
-            from .evaluation import _fmt
-
             vals = self.row_vals[r]
             return {"dataset": self.name, "free": {k: _fmt(v) for k, v in vals.items()}} if vals else {"dataset": self.name}
         if self.kind == "end":
@@ -612,8 +611,6 @@ class Frame:
     def scalar_env(self, r: int, gamma=None):
         """The scalar evaluator's environment at step r (verify.evaluation._Env): the oracle,
         and the path of a claim this module does not vectorise."""
-        from .evaluation import _Env as ScalarEnv
-
         ctx, st = self.ctx, int(self.steps["state"][r])
         hist = None
         if self.history:
@@ -632,7 +629,7 @@ class Frame:
                     "out": Fraction(int(self.steps["out"][r])), "sumsq": sumsq}
         if gamma is not None:
             vals["gamma"] = gamma
-        return ScalarEnv(ctx, vals, hist)
+        return _ScalarEnv(ctx, vals, hist)
 
 
 class StepLog:
@@ -1179,8 +1176,6 @@ def _slack_col(tree, env: _Env):
 def _sides_at(tree, env: _Env, r: int) -> dict:
     if tree[0] != "cmp":
         return {}
-    from .evaluation import _fmt
-
     try:
         vals = [evaluate(p, env) for p in tree[2]]
         if any(r in v.bad for v in vals):
@@ -1195,8 +1190,6 @@ def tally_claims(frame: Frame, claims, tallies: dict, gamma_strict=None, *, scal
     trace order, as verify.evaluation._eval_claim does one step at a time.  A claim whose
     constructs this module does not vectorise (and every claim when ``scalar``, the tests'
     oracle) is evaluated by the scalar evaluator at each step instead."""
-    from .evaluation import _eval_claim
-
     steps = frame.nsteps
     if not steps or not claims:
         return
