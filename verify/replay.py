@@ -354,8 +354,10 @@ def _replay_float_trace(ds, trace, params, claims, name, cert, dataset_claims, s
     return ectx, None, tallies
 
 
-#: Points up to which the kernel replay keeps each kernel row it computed (n^2 integers).
-KERNEL_ROWS_KEPT = 4096
+#: Kernel values (integers) the kernel replay keeps, rows of n each, so that a row is computed
+#: once per run rather than once per visit; past it further rows are computed when needed
+#: (a poly kernel's values are large integers: this bounds memory, about 100 MiB).
+KERNEL_CELLS_KEPT = 1 << 21
 
 
 def _kernel_row(ctx, i: int) -> tuple[list, int]:
@@ -447,7 +449,7 @@ def _replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
         row = krows.get(i)
         if row is None:
             row = _kernel_row(ctx, i)
-            if n <= KERNEL_ROWS_KEPT:
+            if (len(krows) + 1) * n <= KERNEL_CELLS_KEPT:
                 krows[i] = row
         nums, kden = row
         total = sum(alpha[j] * ctx.y[j] * nums[j] for j in range(n) if alpha[j])
