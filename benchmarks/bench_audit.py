@@ -10,7 +10,7 @@ otherwise recompile every module on every start, about 0.1 s).
 
 On vec400_1 also a peer written the plain way, in this process: the replay done with Python
 Fractions one visit at a time (tests/reference.py's naive perceptron, every recorded score and
-weight compared) plus every claim evaluated step by step by the scalar evaluator (verify.expr;
+weight compared) plus every claim evaluated step by step by the scalar evaluator (verify.language.expr;
 its time is the visit-by-visit replay with claims minus the same replay without them).
 CoqPerceptron's C++ GMP perceptron is not built by this project: its training time on vec400_1
 measured here (9.6 s, the issue's figure) and the 2017 figures of
@@ -81,7 +81,7 @@ def _cpp_2017(section: str) -> float | None:
 
 
 def _claims():
-    from verify.claims import builtin_claim_files, load_claims
+    from verify.language.claims import builtin_claim_files, load_claims
 
     return [c for p in builtin_claim_files() for c in load_claims(p).claims]
 
@@ -105,7 +105,7 @@ def _plain_replay(data: str, trace: str) -> float:
 
 def _inprocess(data: str, trace: str, claims, scalar: bool) -> float:
     """replay(ds, trace, claims) in this process, the certificate computed beforehand."""
-    import verify.replay as R
+    import verify.replay.dispatch as R
     from perceptron import Params, read_dataset
     from perceptron.trace import read_trace
 

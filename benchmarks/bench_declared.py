@@ -4,8 +4,8 @@ A declaration (examples/variants/builtins.toml) runs in the one engine of percep
 the declared model; the hand-written variant runs its own model.  For each, the median of N
 paired runs of
   - training with a complete trace in memory (every visit), and
-  - the replay of that trace (verify.replay: every record recomputed and compared; the built-in
-    variants by verify.replay, the declared ones by verify.replay_declared),
+  - the replay of that trace (verify.replay.dispatch: every record recomputed and compared; the built-in
+    variants by verify.replay.dispatch, the declared ones by verify.replay.declared),
 on CoqPerceptron's vec400_1 (400 x 1000 rationals, exact, Rosenblatt, augmented first) and on a
 separable 100 000 x 100 float set (scikit-learn's variant: b += eta y).  The issue's target: the
 declared variant at most 1.5x the hand-written one, training and replay.
@@ -31,7 +31,7 @@ sys.path.insert(0, HERE)
 import perceptron as P  # noqa: E402
 from perceptron.datasets import Dataset  # noqa: E402
 from perceptron.declared import load_variants  # noqa: E402
-from verify.replay import replay  # noqa: E402
+from verify.replay.dispatch import replay  # noqa: E402
 
 VEC400 = os.path.join(ROOT, "..", "shared", "data", "coqperceptron", "data", "vec400_1.dat")
 
@@ -99,7 +99,7 @@ def main(argv=None):
         X, y = separable_float(args.n, 100)
         ds = Dataset(name="sep", y=y.astype(np.int8), X_float=np.ascontiguousarray(X))
         params = P.Params(variant="sklearn", arithmetic="float")
-        from verify.replay import RunContext
+        from verify.replay.dispatch import RunContext
 
         # the claims-free replay of a float trace needs no certificate; one fixed separator skips the QP
         cert = RunContext(ds, P.Params(variant="sklearn", arithmetic="float"), separator=([1] * 100, 0)).cert

@@ -46,8 +46,8 @@ def _run_audit(tree: str, extra=()) -> float:
 _CERT_NEW = """
 import sys, time, json
 from perceptron import read_dataset, Params
-from perceptron.run import prepare_inputs
-from verify.certificates import certify
+from perceptron.params import prepare_inputs
+from verify.certify.certificates import certify
 ds = read_dataset(sys.argv[1])
 X, D = prepare_inputs(ds, Params(variant="rosenblatt", augment="first"))
 t = time.perf_counter(); c = certify(X, D, ds.y, bias=False); dt = time.perf_counter() - t
@@ -58,8 +58,8 @@ _CERT_OLD = """
 import sys, time, json
 from fractions import Fraction
 from perceptron import read_dataset, Params
-from perceptron.run import prepare_inputs
-from verify.certificates import certify_points
+from perceptron.params import prepare_inputs
+from verify.certify.certificates import certify_points
 ds = read_dataset(sys.argv[1])
 X, D = prepare_inputs(ds, Params(variant="rosenblatt", augment="first"))
 rows = [[Fraction(int(v), D) for v in r] for r in X]

@@ -15,10 +15,10 @@ import sys
 import tempfile
 import time
 
-from verify.artefacts import write_artefacts
-from verify.audit import audit
-from verify.claims import builtin_claim_files, load_claims
-from verify.report import write_results
+from verify.report.artefacts import write_artefacts
+from verify.corpus.audit import audit
+from verify.language.claims import builtin_claim_files, load_claims
+from verify.report.results import write_results
 
 
 def main(argv=None):

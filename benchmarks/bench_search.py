@@ -27,10 +27,10 @@ import sys
 import time
 from fractions import Fraction
 
-from verify.claims import builtin_claim_files, load_claims
-from verify.search import Domain, _prepare, search
-from verify.search.z3_engine import z3_search
-from verify.symbolic import check_symbolic
+from verify.language.claims import builtin_claim_files, load_claims
+from verify.searching import Domain, _prepare, search
+from verify.searching.z3_engine import z3_search
+from verify.symbolic.steps import check_symbolic
 from verify.verdicts import Verdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -6,7 +6,8 @@ Knows nothing of proofs; ``verify`` replays what this package writes.
 from .datasets import Dataset, read_dataset, from_rows
 from .errors import InputError
 from .generators import BUILTIN, builtin
-from .run import ParamError, Params, Result, train
+from .params import ParamError, Params
+from .run import Result, train
 from .trace import MemoryTrace, Trace, open_writer, read_trace
 from .variants import VARIANTS
 

@@ -1,6 +1,6 @@
 """Vectorised interval evaluation of the expression language, for screening many values at once:
-the search's candidates (verify.search.enumeration), the declared variants' float decisions
-(perceptron._declared_model) and their replay (verify.replay_declared).
+the search's candidates (verify.searching.enumeration), the declared variants' float decisions
+(perceptron.models.declared) and their replay (verify.replay.declared).
 
 Every value is a pair (lo, hi) of float64 arrays with lo <= true value <= hi: each basic
 operation is computed in round-to-nearest and then widened outward by one ulp, which is a

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["parse_rational", "format_rational", "common_denominator", "to_int_array", "INT64_SAFE"]
+__all__ = ["parse_rational", "format_rational", "common_denominator", "to_int_array", "INT64_SAFE", "maxabs", "narrow_ints"]
 
 #: Largest magnitude we let an int64 intermediate reach before switching to Python integers.
 #: Kept at 2**62 rather than 2**63 - 1 so that one further addition of two in-range values
@@ -115,3 +115,32 @@ def error_scale(d: int) -> float:
     x/|x|, inflated by 1% for the rounding of the bound itself."""
     gamma = (d + 2) * U / (1 - (d + 2) * U)
     return 1.01 * 2 * gamma
+
+
+def maxabs(a) -> int:
+    """max |a_j| of an integer array (int64 or Python integers), 0 when it is empty: the one
+    bound every int64 fast path compares with INT64_SAFE."""
+    if a.size == 0:
+        return 0
+    if a.dtype == object:
+        return max(abs(int(v)) for v in a.ravel())
+    return int(max(a.max(), -a.min()))
+
+
+def narrow_ints(values) -> np.ndarray:
+    """Integers (an array or any sequence of Python integers) as an int64 array where every
+    value is below INT64_SAFE in magnitude, else as an array of Python integers: the int64
+    fast paths rely on that bound."""
+    if isinstance(values, np.ndarray):
+        a = values
+    else:
+        vals = values if isinstance(values, list) else list(values)
+        try:
+            a = np.array(vals, dtype=np.int64)
+        except OverflowError:
+            return np.array([int(v) for v in vals], dtype=object)
+    if a.dtype == object:
+        return a.astype(np.int64) if maxabs(a) < INT64_SAFE else a
+    if maxabs(a) >= INT64_SAFE:
+        return np.array([int(v) for v in a.ravel().tolist()], dtype=object).reshape(a.shape)
+    return a.astype(np.int64, copy=False)

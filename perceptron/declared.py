@@ -408,7 +408,7 @@ def declarations_from(path: str, data: dict, text: str) -> list:
 
 def load_variants(path: str) -> list:
     """Read the [variants.NAME] tables of a variant file (or of a claim file, whose claims are
-    left to verify.claims) and register the declarations."""
+    left to verify.language.claims) and register the declarations."""
     raw = read_bytes(path, MAX_CLAIM_BYTES, "variant")
     try:
         text = raw.decode("utf-8")

@@ -1,5 +1,5 @@
 """The expression language of claim files and variant declarations: a whitelisted subset of
-Python expression syntax.  This module parses and type-checks; verify.expr evaluates claims
+Python expression syntax.  This module parses and type-checks; verify.language.expr evaluates claims
 exactly, perceptron.declared runs declared variants.
 
 Claim and variant files are untrusted.  Their expressions are parsed with ``ast.parse`` (which

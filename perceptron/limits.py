@@ -88,7 +88,7 @@ def read_bytes(path: str, limit: int, what: str) -> bytes:
 def allow_long_numbers() -> None:
     """Python refuses to convert integers of more than 4 300 digits to text (a guard against
     quadratic parsing of untrusted digits).  Every number read here is limited far below that
-    (MAX_NUMBER_CHARS), but exact results may be longer (up to verify.expr.MAX_EXACT_BITS,
+    (MAX_NUMBER_CHARS), but exact results may be longer (up to verify.language.expr.MAX_EXACT_BITS,
     about 79 000 digits) and must still be printable: the command line and the audit's workers
     raise the guard to 100 000 digits."""
     if hasattr(sys, "set_int_max_str_digits"):

@@ -9,7 +9,7 @@ Header (JSON object)
     ``record`` ("visits" or "updates"), and for exact runs ``scale``: the common denominators
     {score, w, b} of every value in the trace.  A float run whose scores went through the
     float32 screen says ``scores`` = "float32-screened": each recorded score is then within
-    perceptron.run.error_scale32 |x| |w| (plus the terms of _Primal.screen_bound) of the exact
+    perceptron.run.error_scale32 |x| |w| (plus the terms of Primal.screen_bound) of the exact
     score, rather than within the float64 product's bound (decisions and weights are exact
     either way).
 
@@ -58,7 +58,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._npz import load_npz
-from ._numbers import NumberError, format_rational, parse_rational
+from ._numbers import INT64_SAFE, NumberError, format_rational, narrow_ints, parse_rational
 from .errors import InputError
 from .limits import MAX_DIM, MAX_NUMBER_CHARS, MAX_POINTS, MAX_TRACE_BYTES, MAX_TRACE_LINE, MAX_TRACE_RECORDS, check_regular_file
 from .declared import Declaration, DeclarationError, parse_declaration, variant_of
@@ -128,14 +128,6 @@ class Trace:
             w = [float(v) for v in self.w[u]]
             b = float(self.b[u]) if self.b is not None else None
         return w, b
-
-
-def _ints(a) -> np.ndarray:
-    a = np.asarray(a)
-    if a.dtype == object:
-        hi = max((abs(int(v)) for v in a.ravel()), default=0)
-        return a.astype(np.int64) if hi < 2**62 else a
-    return a
 
 
 class _Base:
@@ -230,7 +222,7 @@ class MemoryTrace(_Base):
         c["k"].append(ks.astype(np.int64))
         if self.fractional:  # a declared run's scores: numerators over one denominator per batch
             c["score"].append(s.num)
-            self._sden.append(np.full(len(ts), s.den, dtype=np.int64 if s.den < (1 << 62) else object))
+            self._sden.append(np.full(len(ts), s.den, dtype=np.int64 if s.den < INT64_SAFE else object))
         else:
             c["score"].append(s)
         if upd is not None:
@@ -259,9 +251,9 @@ class MemoryTrace(_Base):
                          dtype=np.float64 if not self.exact else np.int64)
         b = np.array(self._b, dtype=object if self.exact else np.float64) if has_b else None
         if self.exact and not self.fractional:
-            cat["score"] = _ints(cat["score"])
-            w = _ints(w)
-            b = _ints(b) if b is not None else None
+            cat["score"] = narrow_ints(cat["score"])
+            w = narrow_ints(w)
+            b = narrow_ints(b) if b is not None else None
         elif self.fractional:
             w = np.vstack(self._w) if self._w else w
             cat["score"] = np.concatenate([np.asarray(v, dtype=object) for v in c["score"]]) if c["score"] else cat["score"]
@@ -347,7 +339,7 @@ class _Column:
     def append(self, a):
         m = len(a)
         if getattr(a, "dtype", None) == object and self.dtype.kind == "i":
-            a = _ints(a)
+            a = narrow_ints(a)
             if a.dtype == object:
                 self.flush()
                 self._to_text()
@@ -484,7 +476,7 @@ def open_writer(path: str, record: str = "visits"):
 # strictly typed (a string "false" is not a bool, 1.9 is not a label), the header and the end
 # record consistent with each other and with the parameters, every record the shape the
 # header promises, numbers within the limits of perceptron.limits.  Whether the records are
-# the run of those parameters on the data is the replay's question (verify.replay).
+# the run of those parameters on the data is the replay's question (verify.replay.dispatch).
 
 _STOPS = ("converged", "max_epochs", "max_updates", "max_visits", "unchanged", "sequence_end")
 _HEADER_KEYS = {"schema", "version", "variant", "params", "arithmetic", "dataset", "model_dim", "dual", "record", "scale",
@@ -524,7 +516,7 @@ def _is_int(v) -> bool:
 def _check_header(path, h, line=None):
     """Structure of the header (and its params, parsed strictly); raises InputError naming the
     first problem."""
-    from .run import ParamError, Params
+    from .params import ParamError, Params
 
     def bad(msg):
         raise InputError(path, msg, line)
@@ -735,10 +727,10 @@ def _read_jsonl(path) -> Trace:
             b, bden = _per_value(b)
             dens["b_den"] = bden
     if (exact or var.dual) and not fractional:
-        w = _ints(w)
+        w = narrow_ints(w)
     if exact and not fractional:
-        score = _ints(score)
-        b = _ints(b) if b is not None else None
+        score = narrow_ints(score)
+        b = narrow_ints(b) if b is not None else None
     tr = Trace(header, np.array(cols["t"], dtype=np.int64), np.array(cols["epoch"], dtype=np.int64),
                np.array(cols["i"], dtype=np.int64), np.array(cols["y"], dtype=np.int8),
                np.array(cols["mistake"], dtype=bool), np.array(cols["k"], dtype=np.int64), score,

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from perceptron.run import prepare_inputs
+from perceptron.params import prepare_inputs
 from perceptron.variants import VARIANTS
 
 

@@ -8,7 +8,7 @@ import sys
 import textwrap
 import xml.etree.ElementTree as ET
 
-from verify.artefacts import github_annotations, junit_xml, markdown, sarif, write_artefacts
+from verify.report.artefacts import github_annotations, junit_xml, markdown, sarif, write_artefacts
 from verify.cli import main
 
 FALSE_CLAIM = '''

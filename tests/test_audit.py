@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from perceptron import MemoryTrace, Params, train
-from verify.claims import builtin_claim_files, load_claims
+from verify.language.claims import builtin_claim_files, load_claims
 from verify.cli import main
-from verify.replay import replay
+from verify.replay.dispatch import replay
 
 from .strategies import orders, separable_datasets
 

@@ -8,9 +8,9 @@ from fractions import Fraction
 import pytest
 
 from perceptron import BUILTIN, Params, builtin, from_rows, read_dataset
-from perceptron.run import prepare_inputs
-from verify import _exact as X
-from verify.certificates import Certificate, certify, certify_points, verify
+from perceptron.params import prepare_inputs
+from verify.numbers import exact as X
+from verify.certify.certificates import Certificate, certify, certify_points, verify
 
 COQ = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "coqperceptron", "data")
 
@@ -128,7 +128,7 @@ def test_int_matvec_is_exact(data):
     integer vector (hundreds of bits) and int64 matrices up to 2^61."""
     import numpy as np
 
-    from verify.certificates import int_matvec
+    from verify.certify.certificates import int_matvec
 
     m, n = data.draw(_st.integers(0, 5)), data.draw(_st.integers(0, 6))
     big = data.draw(_st.sampled_from([1, 250, 2**40, 2**61]))

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from verify.claims import ClaimError, builtin_claim_files, lint, load_claims
+from verify.language.claims import ClaimError, builtin_claim_files, lint, load_claims
 from verify.cli import main
 
 

@@ -1,4 +1,4 @@
-"""Whole-trace claim evaluation (verify.columns) against the scalar evaluator (verify.expr), the
+"""Whole-trace claim evaluation (verify.language.columns) against the scalar evaluator (verify.language.expr), the
 oracle: on random traces and random claims, every tally -- evaluations, first violation, first
 unknown, the exact smallest slack and where -- is the one stepping through the trace gives."""
 
@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import verify.columns as C
-import verify.replay as replay_mod
+import verify.language.columns as C
+import verify.replay.dispatch as replay_mod
 from perceptron import MemoryTrace, Params, builtin, train
-from verify import _exact as X
-from verify.claims import ClaimError, builtin_claim_files, load_claims
-from verify.replay import replay
+from verify.numbers import exact as X
+from verify.language.claims import ClaimError, builtin_claim_files, load_claims
+from verify.replay.dispatch import replay
 
 from .strategies import separable_datasets
 
@@ -253,8 +253,8 @@ def _tamper(trace, what: str, j: int):
 def test_block_replay_accepts_only_what_the_visit_by_visit_replay_accepts(ds, variant, order, eta, what, j):
     """The block replay takes every consistent trace of its variants and orders, and refuses
     every doctored one (which the visit-by-visit replay then reports at its visit)."""
-    from verify.replay import RunContext
-    from verify.replay_blocks import replay_blocks
+    from verify.replay.dispatch import RunContext
+    from verify.replay.blocks import replay_blocks
 
     try:
         trace = _run(ds, variant=variant, order=order, eta=eta, arithmetic="exact", max_epochs=30)

@@ -17,7 +17,7 @@ from .test_artefacts import FALSE_CLAIM
 # so the test sees the work done (one line per call, in whichever process made it)
 SPY = '''
 import importlib, json, os
-A = importlib.import_module("verify.audit")  # the module (verify.audit is the API's function)
+A = importlib.import_module("verify.corpus.audit")
 
 _real = A.audit
 
@@ -201,7 +201,7 @@ def test_locations_are_relative_to_the_repository_root(tmp_path, monkeypatch, ca
 
 
 def test_source_fields_are_checked(tmp_path):
-    from verify.claims import ClaimError, load_claims
+    from verify.language.claims import ClaimError, load_claims
 
     p = tmp_path / "claims_x.toml"
     for bad, msg in (('line = "5"', "line must be"), ("line = 0", "line must be"), ('anchor = "#a b"', "anchor must be")):
@@ -330,7 +330,7 @@ def test_python_api():
     ns: dict = {}
     exec("from verify import *", ns)
     assert callable(ns["audit"]) and callable(ns["check"]) and callable(ns["search"])
-    exec("from verify.audit import *\nfrom verify.search import *\nfrom verify.replay import *", ns)  # every __all__ resolves
+    exec("from verify.corpus.audit import *\nfrom verify.searching import *\nfrom verify.replay.dispatch import *", ns)  # every __all__ resolves
     # one claim on one dataset: the worked example of note 000 converges in 5 updates there ...
     f = verify.check("000.example.updates", "builtin:worked-example")
     assert isinstance(f, verify.Finding) and f.verdict == verify.Verdict.HOLDS_ON_EVIDENCE, f

@@ -14,9 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 import perceptron as P
 from perceptron.declared import DeclarationError, load_variants, parse_declaration
-from verify.claims import load_claims
-from verify.replay import replay
-from verify.search import Domain, search
+from verify.language.claims import load_claims
+from verify.replay.dispatch import replay
+from verify.searching import Domain, search
 from verify.verdicts import Verdict
 
 from .strategies import etas, separable_datasets
@@ -372,7 +372,7 @@ def test_declared_float_claims_are_evaluated_on_the_exact_rerun():
 def test_the_examples_audit_as_expected():
     """`proof-audit run --claims examples/variants/*.toml`: every claim's verdict is the one its
     file expects (the misquoted bounds refuted, the corrected ones not), in one audit."""
-    from verify.audit import audit
+    from verify.corpus.audit import audit
 
     files = [os.path.join(EX, f) for f in ("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml")]
     findings, _, _ = audit(files, quiet=True, jobs=2)

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from verify import _exact as X
-from verify.expr import ExprError, compile_expr, evaluate
+from verify.numbers import exact as X
+from verify.language.expr import ExprError, compile_expr, evaluate
 
 
 class _Env:

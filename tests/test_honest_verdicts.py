@@ -8,11 +8,11 @@ import textwrap
 
 import pytest
 
-from verify.audit import _finding, _new_agg, audit
-from verify.claims import builtin_claim_files, load_claims
+from verify.corpus.audit import finding_of, new_aggregate, audit
+from verify.language.claims import builtin_claim_files, load_claims
 from verify.cli import main
-from verify.quantifiers import quantifiers, ranging
-from verify.search import Domain, search
+from verify.language.quantifiers import quantifiers, ranging
+from verify.searching import Domain, search
 from verify.verdicts import Verdict
 
 USER = '''
@@ -205,15 +205,15 @@ def test_a_quantifier_never_varied_gives_unknown():
     """Evidence that saw one eta cannot make a claim over every eta 'hold'."""
     c = next(c for f in builtin_claim_files() for c in load_claims(f).claims if c.id == "002.rule.eta-y-x")
     assert "eta" in ranging(c)
-    agg = _new_agg([c])[c.id]
+    agg = new_aggregate([c])[c.id]
     agg["evals"], agg["traces"] = 10, 2
     agg["coverage"].add(dataset="a", order="cyclic", eta="1", w0="zero", form="yx", sign0=0)
     agg["coverage"].add(dataset="b", order="first", eta="1", w0="non-zero", form="half", sign0=1)
-    f = _finding(c, agg)
+    f = finding_of(c, agg)
     assert f.verdict == Verdict.UNKNOWN and "eta" in f.evidence["unvaried"]
     agg["coverage"].add(dataset="b", order="first", eta="2", w0="zero", form="yx", sign0=0)
     agg["coverage"].add(dataset="b", order="first", eta="1/2", w0="zero", form="yx", sign0=0)
-    assert _finding(c, agg).verdict == Verdict.HOLDS_ON_EVIDENCE
+    assert finding_of(c, agg).verdict == Verdict.HOLDS_ON_EVIDENCE
 
 
 def test_quantifiers_follow_the_assumptions():
@@ -322,7 +322,7 @@ def test_empty_domain_is_unknown(tmp_path):
     assert search(c, Domain(points=2, dim=1, box=1, max_updates=2), engine="enumerate", timeout=30).verdict \
         == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
     # an assumption the domain cannot enforce is refused, not ignored
-    from verify.search import SearchError
+    from verify.searching import SearchError
 
     with pytest.raises(SearchError, match="non-separability"):
         search(nonsep, Domain(points=1, dim=1, box=1, max_updates=2), engine="enumerate", timeout=30)
@@ -330,8 +330,8 @@ def test_empty_domain_is_unknown(tmp_path):
 
 def test_folded_and_unfolded_searches_agree(monkeypatch):
     """Folding labels (sign(0) = 0) changes the work, never the verdict."""
-    from verify.search import domain as D
-    from verify.search import enumeration as E
+    from verify.searching import domain as D
+    from verify.searching import enumeration as E
 
     claims = {c.id: c for f in builtin_claim_files() for c in load_claims(f).claims}
     planted = {c.id: c for c in load_claims(os.path.join(os.path.dirname(__file__), "data", "planted_claims.toml")).claims}
@@ -349,7 +349,7 @@ def test_folded_and_unfolded_searches_agree(monkeypatch):
 
 def test_search_widens_over_eta_w0_sign0():
     c = next(c for f in builtin_claim_files() for c in load_claims(f).claims if c.id == "002.rule.eta-y-x")
-    from verify.search import domain_for
+    from verify.searching import domain_for
 
     d = domain_for(c, Domain(variant="sign"))
     assert set(d.etas) >= {"1/2", "2"} and d.w0_box >= 1 and set(d.sign0s) == {-1, 0, 1}
@@ -385,10 +385,10 @@ def test_pytest_plugin_shows_domains(tmp_path):
 def test_free_claim_on_one_dataset_is_unknown():
     """Enumerating w is not enough: a 'for all w' claim over every dataset needs several datasets."""
     c = next(c for f in builtin_claim_files() for c in load_claims(f).claims if c.id == "004.rescaling")
-    agg = _new_agg([c])[c.id]
+    agg = new_aggregate([c])[c.id]
     agg["evals"], agg["traces"] = 81, 1
     agg["coverage"].add(dataset="unit-d2-g1_10")
-    f = _finding(c, agg)
+    f = finding_of(c, agg)
     assert f.verdict == Verdict.UNKNOWN and f.evidence["unvaried"] == ["dataset"]
     agg["coverage"].add(dataset="unit-d3-g1_5")
-    assert _finding(c, agg).verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+    assert finding_of(c, agg).verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN

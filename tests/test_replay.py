@@ -6,7 +6,7 @@ import pytest
 
 from perceptron import builtin, open_writer, read_trace, train, Params
 from verify.cli import main
-from verify.replay import replay
+from verify.replay.dispatch import replay
 
 
 def _trace_lines(tmp_path, data="separable-d2-g1_20", **kw):

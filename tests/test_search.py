@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from verify.claims import builtin_claim_files, load_claims
+from verify.language.claims import builtin_claim_files, load_claims
 from verify.cli import main
-from verify.search import Domain, search, worst
+from verify.searching import Domain, search, worst
 from verify.verdicts import Verdict
 
 HERE = os.path.dirname(__file__)
@@ -189,8 +189,8 @@ def test_end_claims_are_checked_on_runs_with_no_update(tmp_path):
 def test_worst_covers_every_setting_of_its_domain(monkeypatch):
     """Tightness is taken over the whole domain it names: every learning rate of a claim that
     ranges over eta, not only the first."""
-    from verify.search import domain_for
-    from verify.search import shards as S
+    from verify.searching import domain_for
+    from verify.searching import shards as S
 
     seen = set()
     real = S.run_shard

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from verify.claims import builtin_claim_files, load_claims
-from verify.search import Domain, search
+from verify.language.claims import builtin_claim_files, load_claims
+from verify.searching import Domain, search
 from verify.verdicts import Verdict
 
 HERE = os.path.dirname(__file__)
@@ -49,8 +49,8 @@ def test_search_stays_under_its_memory_budget_under_prlimit(tmp_path):
 def test_frontier_past_the_budget_is_unknown_with_the_part_completed():
     """One instance whose frontier outgrows the budget stops the search: unknown, limit
     reached, and the part of the domain completed is stated."""
-    from verify.search import WORKER_BASE
-    from verify.search.enumeration import row_bytes
+    from verify.searching import WORKER_BASE
+    from verify.searching.enumeration import row_bytes
 
     c = BUILTIN["000.denominator.bound"]  # no separability: runs on non-separable data go on
     dom = Domain(points=3, dim=2, box=2, max_updates=12)
@@ -124,7 +124,7 @@ def test_same_result_for_one_worker_two_workers_and_dask(tmp_path, dask_cluster,
 
 def test_two_workers_share_the_shards():
     """With 2 workers the shards run in 2 processes (the statistics name them)."""
-    from verify.search import shards as S
+    from verify.searching import shards as S
 
     c = BUILTIN["000.iterations"]
     dom = Domain(points=3, dim=2, box=3, max_updates=6)
@@ -178,7 +178,7 @@ def test_z3_polynomial_form_has_no_roots():
     """The encoding keeps roots out of the solver: every comparison is over integer polynomials."""
     import z3
 
-    from verify.search.z3_engine import _Problem
+    from verify.searching.z3_engine import _Problem
 
     c = PLANTED_CLAIMS["planted.no-square"]  # mistakes <= R/gamma
     pb = _Problem(c, Z3_DOMAIN, 2, True, 0)
@@ -228,7 +228,7 @@ def test_no_import_cycles_in_verify():
                 rel = os.path.relpath(p, ROOT)[:-3].replace(os.sep, ".")
                 mods[rel[:-len(".__init__")] if rel.endswith(".__init__") else rel] = p
     graph = {m: {t for t in _imports(p, m) if t in mods and t != m} for m, p in mods.items()}
-    assert "verify.search.z3_engine" in graph and "verify.search.enumeration" in graph
+    assert "verify.searching.z3_engine" in graph and "verify.searching.enumeration" in graph
     # a package's __init__ importing its own submodules is the package's API, not a cycle
     edges = {m: {t for t in ts if not (m.startswith(t + ".") and os.path.basename(mods[t]) == "__init__.py")}
              for m, ts in graph.items()}
@@ -267,8 +267,8 @@ def test_shard_plan_partitions_every_group(npts, n, ordered):
     """The shards of each (setting, points) cover the first-point indices 0..npts-1 once, in
     order, and their datasets add up to the group's; planning a grid of 8 million points is
     immediate (closed-form counts)."""
-    from verify.search.domain import count_datasets
-    from verify.search.shards import SHARDS_PER_GROUP, plan
+    from verify.searching.domain import count_datasets
+    from verify.searching.shards import SHARDS_PER_GROUP, plan
 
     t = time.monotonic()
     shards = plan([npts], n, ordered)

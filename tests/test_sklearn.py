@@ -48,7 +48,8 @@ def test_the_float32_screen_keeps_every_decision_exact(data):
     import numpy as np
 
     from perceptron import Params, from_rows
-    from perceptron.run import _Primal, _float_exact_signs, exact_inputs, prepare_inputs
+    from perceptron.models.primal import Primal, float_exact_signs
+    from perceptron.params import exact_inputs, prepare_inputs
 
     d = data.draw(_st.integers(1, 6))
     n = data.draw(_st.integers(1, 30))
@@ -60,7 +61,7 @@ def test_the_float32_screen_keeps_every_decision_exact(data):
     ds = from_rows("screen", rows, [1 if j % 2 else -1 for j in range(n)])
     params = Params(variant=data.draw(_st.sampled_from(["rosenblatt", "novikoff"])), arithmetic="float")
     X, D = prepare_inputs(ds, params)
-    m = _Primal(ds, params, X, D)
+    m = Primal(ds, params, X, D)
     if m.X32 is None:
         return
     w = np.array([data.draw(_st.floats(-4, 4, allow_nan=False)) for _ in range(X.shape[1])])
@@ -72,7 +73,7 @@ def test_the_float32_screen_keeps_every_decision_exact(data):
     s = m.scores(np.arange(n), lo=0)
     Xn, Dn = exact_inputs(ds, params)
     b = m.B if m.has_bias else 0.0
-    exact = _float_exact_signs(Xn, Dn, m.W, b)
+    exact = float_exact_signs(Xn, Dn, m.W, b)
     assert [int(np.sign(v)) for v in s] == exact
     # and every score lies within the bound the screen states (the replay checks recorded scores with it)
     bound = m.screen_bound(slice(0, n)) + 4 * 2.0**-53 * np.abs(s)
@@ -90,13 +91,14 @@ def test_the_float32_screen_catches_cancellation():
     import numpy as np
 
     from perceptron import Params, from_rows
-    from perceptron.run import _Primal, prepare_inputs
+    from perceptron.models.primal import Primal
+    from perceptron.params import prepare_inputs
 
     rows = [[10**8, 1, -10**8, _F(-1, 2)], [10**8, 1, -10**8, _F(1, 2)], [1, 2, 3, 4]]
     ds = from_rows("cancel", rows, [1, 1, -1])
     params = Params(variant="rosenblatt", arithmetic="float")
     X, D = prepare_inputs(ds, params)
-    m = _Primal(ds, params, X, D)
+    m = Primal(ds, params, X, D)
     assert m.X32 is not None
     m.W = np.ones(4)
     s32 = (m.X32 @ m.W.astype(np.float32))[:2]

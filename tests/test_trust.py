@@ -11,12 +11,12 @@ from types import SimpleNamespace
 import pytest
 
 from perceptron import InputError, MemoryTrace, Params, from_rows, train
-from perceptron.run import prepare_inputs
-from verify.certificates import certify
-from verify.replay import replay
+from perceptron.params import prepare_inputs
+from verify.certify.certificates import certify
+from verify.replay.dispatch import replay
 
 
-def _mistakes(ds, arithmetic):
+def mistakes_of(ds, arithmetic):
     rec = MemoryTrace()
     train(ds, Params(order="cyclic", arithmetic=arithmetic, max_epochs=5), rec)
     return rec.trace
@@ -25,7 +25,7 @@ def _mistakes(ds, arithmetic):
 def test_float_run_decides_a_zero_score_exactly():
     """0.1 + 0.2 - 0.3 is 5.6e-17 in float and 0 exactly: a mistake (sign(0) = 0) for both."""
     ds = from_rows("tie", [[1, 1, 1], ["1/10", "2/10", "-3/10"], [-1, -1, -2]], [1, 1, -1])
-    ex, fl = _mistakes(ds, "exact"), _mistakes(ds, "float")
+    ex, fl = mistakes_of(ds, "exact"), mistakes_of(ds, "float")
     assert fl.mistake[1] and ex.mistake[1]
     assert list(fl.mistake) == list(ex.mistake)
     ctx, bad, _ = replay(ds, fl)
@@ -37,8 +37,8 @@ def test_float_run_decides_rounded_data_exactly():
     is 0 and the exact score 1: the float run must take the exact decision."""
     big = 2**53
     ds = from_rows("round", [[1, 1], [big + 1, -big]], [1, 1])
-    fl = _mistakes(ds, "float")
-    ex = _mistakes(ds, "exact")
+    fl = mistakes_of(ds, "float")
+    ex = mistakes_of(ds, "exact")
     assert not fl.mistake[1] and not ex.mistake[1]
     _, bad, _ = replay(ds, fl)
     assert bad is None, bad
@@ -46,7 +46,7 @@ def test_float_run_decides_rounded_data_exactly():
 
 def test_doctored_float_decision_is_caught():
     ds = from_rows("tie", [[1, 1, 1], ["1/10", "2/10", "-3/10"], [-1, -1, -2]], [1, 1, -1])
-    fl = _mistakes(ds, "float")
+    fl = mistakes_of(ds, "float")
     fl.mistake[1] = False  # what naive float rounding would decide
     _, bad, _ = replay(ds, fl)
     assert bad is not None and bad.t == 2
@@ -69,10 +69,10 @@ def test_certificate_exists_whenever_the_data_decide(rows, labels, kind):
 
 
 def test_replay_command_is_shell_quoted():
-    from verify.audit import _replay_command
+    from verify.corpus.audit import replay_command
 
     c = SimpleNamespace(path="/tmp/evil;touch X;.toml", id="a.b")
-    cmd = _replay_command(c, {"run": "--variant rosenblatt --order cyclic", "data": "my data;rm -rf ~.csv"})
+    cmd = replay_command(c, {"run": "--variant rosenblatt --order cyclic", "data": "my data;rm -rf ~.csv"})
     toks = shlex.split(cmd)
     assert "/tmp/evil;touch X;.toml" in toks and "my data;rm -rf ~.csv" in toks
     assert "touch" not in toks and "rm" not in toks
@@ -92,7 +92,7 @@ def test_limits_checked_before_reading(tmp_path):
 
 
 def test_claim_expressions_bounded():
-    from verify.expr import ExprError, compile_expr
+    from verify.language.expr import ExprError, compile_expr
 
     with pytest.raises(ExprError, match="nested powers"):
         compile_expr("((2**64)**64)**64 > 0")
@@ -104,10 +104,10 @@ def test_claim_expressions_bounded():
 def test_dataset_time_limit_gives_unknown(monkeypatch):
     """A dataset whose audit runs past DATASET_SECONDS leaves its claims unknown, never holds."""
     from perceptron import builtin
-    import verify.audit  # noqa: F401
-    from verify.claims import builtin_claim_files, load_claims
+    import verify.corpus.audit  # noqa: F401
+    from verify.language.claims import builtin_claim_files, load_claims
 
-    audit = sys.modules["verify.audit"]  # the module (verify.audit is the API's function)
+    audit = sys.modules["verify.corpus.audit"]
     claims = [c for c in load_claims(builtin_claim_files()[0]).claims]
     monkeypatch.setattr(audit, "DATASET_SECONDS", -1.0)
     out = audit._audit_dataset(claims, "and-2", builtin("and-2"), False, audit._needs(claims))
@@ -119,7 +119,7 @@ def test_errors_cross_process_boundaries():
     """Errors raised in the audit's workers come back pickled: they must rebuild intact."""
     import pickle
 
-    from verify.claims import ClaimError
+    from verify.language.claims import ClaimError
 
     e = pickle.loads(pickle.dumps(InputError("d.csv", "bad cell", 3, 2)))
     assert str(e) == "d.csv:3:2: bad cell" and e.line == 3

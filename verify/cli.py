@@ -19,7 +19,7 @@ from perceptron.declared import variant_of
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
 
-from .quantifiers import SEARCHABLE_VARIANTS
+from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
 __all__ = ["main"]
 
@@ -190,13 +190,13 @@ def _config():
 
 
 def _claim_paths(args):
-    from .claims import builtin_claim_files
+    from verify.language.claims import builtin_claim_files
 
     return args.claims or _config().claims or builtin_claim_files()
 
 
 def _load_all_claims(paths):
-    from .claims import ClaimError, load_claims
+    from verify.language.claims import ClaimError, load_claims
 
     claims = []
     for p in paths:
@@ -208,7 +208,7 @@ def _load_all_claims(paths):
 
 
 def cmd_lint(args) -> int:
-    from .claims import lint
+    from verify.language.claims import lint
 
     problems = lint(args.files)
     for p in problems:
@@ -219,10 +219,10 @@ def cmd_lint(args) -> int:
 
 
 def cmd_certify(args) -> int:
-    from . import _exact as X_
-    from perceptron.run import prepare_inputs
+    from verify.numbers import exact as X_
+    from perceptron.params import prepare_inputs
 
-    from .certificates import certify
+    from verify.certify.certificates import certify
 
     ds = _load_data(args)
     params = Params(variant=args.variant, augment=args.augment, arithmetic="exact")
@@ -263,7 +263,7 @@ def cmd_certify(args) -> int:
 def cmd_check(args) -> int:
     from perceptron.trace import read_trace
 
-    from .replay import replay
+    from verify.replay.dispatch import replay
     from .verdicts import Verdict
 
     _load_variant_files(args.variants)
@@ -326,7 +326,7 @@ def cmd_check(args) -> int:
             if "sides" in viol:
                 print(f"      sides: {viol['sides']} ops {viol['ops']}")
         elif t.min_slack is not None:
-            from .evaluation import exact_json
+            from verify.language.scalar import exact_json
 
             sl = exact_json(t.min_slack)
             shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx'] if sl['approx'] is not None else float('inf'):.6g} (exact: {'a sum of square roots' if 'sqrt' in sl['exact'] else 'a rational'} of {len(sl['exact'])} characters)"
@@ -342,8 +342,8 @@ def cmd_check(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .audit import audit
-    from .report import print_table, print_tightness, write_results
+    from verify.corpus.audit import audit
+    from verify.report.results import print_table, print_tightness, write_results
 
     cfg = _config()
     paths = _claim_paths(args)
@@ -359,18 +359,18 @@ def cmd_run(args) -> int:
     _check_out_dir(args.out, "--out", marker="results.json")
     domain = None
     if cfg.search:
-        from .audit import AUDIT_DOMAIN
+        from verify.corpus.audit import AUDIT_DOMAIN
         from .config import search_domain
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
-    from .report import use_colour
+    from verify.report.results import use_colour
 
     findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
                                        colour=use_colour(args.color, sys.stderr))
     by_id = {c.id: c for c in claims}
     figures = run_info.pop("figures", None)  # rendered by a worker during the search
     path = write_results(args.out, findings, by_id, corpus, run_info)
-    from .artefacts import write_artefacts
+    from verify.report.artefacts import write_artefacts
 
     with open(path, encoding="utf-8") as fh:
         write_artefacts(args.out, json.load(fh), figures=figures)
@@ -387,7 +387,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .artefacts import write_artefacts
+    from verify.report.artefacts import write_artefacts
 
     path = os.path.join(args.out, "results.json")
     try:
@@ -399,7 +399,7 @@ def cmd_report(args) -> int:
         raise InputError(path, f"not JSON: {e.msg}", e.lineno, e.colno) from None
     if not isinstance(results, dict) or results.get("schema") != "proof-audit/results" or results.get("version") != 1:
         raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
-    from .report import validate_results
+    from verify.report.results import validate_results
 
     problem = validate_results(results)
     if problem:
@@ -410,7 +410,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_search(args) -> int:
-    from .search import DEFAULT_MEMORY, DEFAULTS, Domain, SearchError, search, worst
+    from verify.searching import DEFAULT_MEMORY, DEFAULTS, Domain, SearchError, search, worst
 
     claims = _load_all_claims(_claim_paths(args))
     match = [c for c in claims if c.id == args.claim_id]
@@ -478,10 +478,10 @@ def _check_etas(etas):
 
 
 class _ShardProgress:
-    """A progress bar over a search's shards (verify.progress); nothing with --quiet."""
+    """A progress bar over a search's shards (verify.report.progress); nothing with --quiet."""
 
     def __init__(self, quiet: bool):
-        from .progress import Progress
+        from verify.report.progress import Progress
 
         self.quiet, self.bar, self.started = quiet, Progress(quiet), False
 
@@ -552,7 +552,7 @@ def _check_out_dir(path: str, option: str, marker: str | None) -> None:
 
 
 def _search_text(claim, res) -> str:
-    from .claim_text import run_setting
+    from verify.report.claim_text import run_setting
 
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
@@ -615,7 +615,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
                  epilog=EXIT_CODES, formatter_class=_Formatter)
-    from .report import package_version
+    from verify.report.results import package_version
 
     ap.add_argument("--version", action="version", version=f"proof-audit {package_version()}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")

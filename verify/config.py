@@ -35,7 +35,7 @@ __all__ = ["Config", "load_config", "find_pyproject", "find_upwards", "search_do
 #: Bounds of [tool.proof-audit.search] (the same as the search command's options).
 SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-box": int, "timeout": (int, float)}
 #: Most claim files (or data directories) the globs of one configuration may name: each file is
-#: bounded (verify.claims), and an audit of more than this many is a glob gone wrong ("**").
+#: bounded (verify.language.claims), and an audit of more than this many is a glob gone wrong ("**").
 MAX_PATHS = 500
 _KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict}
 
@@ -120,11 +120,11 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
 
 
 def search_domain(cfg: Config, base):
-    """``base`` (a verify.search.Domain) with [tool.proof-audit.search] applied, checked against
+    """``base`` (a verify.searching.Domain) with [tool.proof-audit.search] applied, checked against
     the search's limits (an error names pyproject.toml and the table)."""
     from dataclasses import replace
 
-    from .search.domain import SearchError, check_limits
+    from verify.searching.domain import SearchError, check_limits
 
     dom = replace(base, **{k: v for k, v in cfg.search.items() if k != "timeout"})
     try:

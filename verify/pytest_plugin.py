@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .claim_text import coverage_text, failure_text
+from verify.report.claim_text import coverage_text, failure_text
 
 _FILES = pytest.StashKey[frozenset]()
 #: Directories not searched for claim files (besides hidden ones and virtual environments).
@@ -95,13 +95,13 @@ class ClaimFile(pytest.File):
     _results: dict | None = None
 
     def collect(self):
-        from .claims import load_claims
+        from verify.language.claims import load_claims
 
         for c in load_claims(str(self.path)).claims:
             yield ClaimItem.from_parent(self, name=c.id, claim=c)
 
     def repr_failure(self, excinfo):
-        from .claims import ClaimError
+        from verify.language.claims import ClaimError
         from perceptron.datasets import InputError
 
         if isinstance(excinfo.value, (ClaimError, InputError)):
@@ -124,14 +124,14 @@ class ClaimFile(pytest.File):
 
 def _audit(path: str, claims: dict, jobs) -> dict:
     """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and domain."""
-    from .audit import audit
+    from verify.corpus.audit import audit
     from .config import load_config, search_domain
-    from .report import results_dict
+    from verify.report.results import results_dict
 
     cfg = load_config(os.path.dirname(path))
     domain = None
     if cfg.search:
-        from .audit import AUDIT_DOMAIN
+        from verify.corpus.audit import AUDIT_DOMAIN
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
     findings, corpus, _ = audit([path], quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain)

@@ -17,7 +17,7 @@ class Verdict(enum.IntEnum):
     UNKNOWN = 1
     #: True at every evaluated step of every applicable trace of the corpus named.
     HOLDS_ON_EVIDENCE = 2
-    #: No counterexample in a stated, exhaustively searched domain (see verify.search).
+    #: No counterexample in a stated, exhaustively searched domain (see verify.searching).
     NO_COUNTEREXAMPLE_IN_DOMAIN = 3
     #: Proved: a closed statement computed exactly, or every step of a symbolic proof for all
     #: dimensions.

@@ -1,0 +1,135 @@
+"""The house plan (../shared/DESIGN.md), checked: packages by concept, no import cycle, no import
+of another module's private name, units small enough to read in one sitting."""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import defaultdict
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGES = ("perceptron", "verify")
+
+#: Longest function (lines, decorators and docstring included) and module the house allows.
+MAX_FUNCTION_LINES = 120
+MAX_MODULE_LINES = 800
+#: Most modules directly under verify/ (the CLI, the API, configuration, the pytest plugin,
+#: verdicts and errors; everything else lives in a package named by its concept).
+MAX_TOP_LEVEL = 8
+
+
+def _modules() -> dict[str, str]:
+    """module name -> path, for every module of perceptron/ and verify/."""
+    mods = {}
+    for pkg in PACKAGES:
+        for dirpath, _, files in os.walk(os.path.join(ROOT, pkg)):
+            for f in files:
+                if f.endswith(".py"):
+                    path = os.path.join(dirpath, f)
+                    name = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+                    mods[name.removesuffix(".__init__")] = path
+    return mods
+
+
+MODULES = _modules()
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _imports(name: str, path: str):
+    """(target module, imported name or None) for every import in the module, at any depth."""
+    tree = ast.parse(_read(path))
+    is_pkg = path.endswith("__init__.py")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, None
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = name.split(".") if is_pkg else name.split(".")[:-1]
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for a in node.names:
+                if f"{base}.{a.name}" in MODULES:
+                    yield f"{base}.{a.name}", None
+                else:
+                    yield base, a.name
+
+
+def _graph() -> dict[str, set]:
+    edges = defaultdict(set)
+    for name, path in MODULES.items():
+        for target, _ in _imports(name, path):
+            if target in MODULES and target != name:
+                edges[name].add(target)
+    return edges
+
+
+def test_no_import_cycle():
+    """No two modules of perceptron/ or verify/ import each other, directly or through others."""
+    edges = _graph()
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in sorted(MODULES):
+        if v not in index:
+            visit(v)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_no_private_imports():
+    """No module imports another module's underscore name (a private module may have public
+    names, as attrs does: ``from perceptron._numbers import INT64_SAFE`` is fine)."""
+    bad = [f"{name} imports {target}.{what}" for name, path in MODULES.items()
+           for target, what in _imports(name, path)
+           if what and what.startswith("_") and not what.startswith("__") and target.split(".")[0] in PACKAGES]
+    assert not bad, "\n".join(bad)
+
+
+def test_proof_vocabulary_stays_out_of_the_learner():
+    """perceptron/ knows nothing of proofs: it never imports verify."""
+    bad = [f"{name} imports {target}" for name, path in MODULES.items() if name.startswith("perceptron")
+           for target, _ in _imports(name, path) if target.split(".")[0] == "verify"]
+    assert not bad, "\n".join(bad)
+
+
+def test_top_level_of_verify_is_small():
+    """verify/ has at most MAX_TOP_LEVEL modules of its own; the rest is in packages."""
+    top = sorted(f for f in os.listdir(os.path.join(ROOT, "verify")) if f.endswith(".py"))
+    assert len(top) <= MAX_TOP_LEVEL, top
+
+
+@pytest.mark.parametrize("pkg", ["language", "numbers", "certify", "replay", "searching", "symbolic", "corpus",
+                                 "report"])
+def test_packages_by_concept(pkg):
+    """Each concept of the house plan is a package with a docstring saying what it holds."""
+    init = os.path.join(ROOT, "verify", pkg, "__init__.py")
+    assert os.path.exists(init), init
+    assert ast.get_docstring(ast.parse(_read(init))), f"{init} has no docstring"

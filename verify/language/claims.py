@@ -1,0 +1,473 @@
+"""Claim files: proofs as data.  One TOML file per source document.
+
+    [document]
+    file = "000_498759e4a63d39ab.txt"        # the note the claims come from
+    title = "The Perceptron"
+    path = "../notes/000.txt"                # optional: the note's path relative to this file
+                                             # (default: file, beside it)
+
+    [[claim]]
+    id = "000.numerator.bound"               # unique, [A-Za-z0-9_.-]
+    section = "4.1 Bound for numerator"       # where in the note (with file: the citation)
+    statement = "w* . w_{k+1} > k gamma"      # as written in the note
+    expr = "dot(w_opt, w) > k*gamma"          # the machine form (see verify.language.expr)
+    variants = ["rosenblatt"]                 # the algorithms it speaks about
+    when = "update"                           # visit | update | end | dataset | once | symbolic
+    assume = ["separable", "w0_zero"]         # see ASSUMPTIONS
+    expect = "holds"                          # or "refuted"
+    corrects = "000.some.claim"               # optional: this is the corrected form of that one
+    datasets = ["worked-example"]             # optional: only these datasets (corpus names)
+    orders = ["first"]                        # optional: only runs with these orders
+    note = "why it is wrong, or anything else" # optional
+    separator = "any"                         # optional: "any" (every separator of the data, the
+                                              # default) or "max-margin" (only the widest one)
+    free = ["w", "c:positive"]                # optional: names the statement quantifies over
+                                              # ("for all w"): vector (default), scalar, positive, label
+    line = 42                                 # optional: the statement's line in the note (SARIF,
+                                              # annotations and the HTML report point there too)
+    anchor = "theorem-2"                      # optional: the section's URL fragment in the note
+
+What a claim ranges over follows from these fields by the rule of verify.language.quantifiers.
+
+A pair claim (when = "pair") compares two runs on the same data: the claim's run and the run
+``pair`` names, which differs in one setting -- "eta" (eta = 2 eta), "arithmetic" (the float
+run), or "variant:NAME" (the same data, order and settings with another variant) -- and
+``relation`` = "same_mistakes" (the same sequence of updated points) or "same_decisions"
+(the same mistake flag at every visit).
+
+A symbolic claim (when = "symbolic") has no expr; it declares vectors = [...] and
+scalars = [...] and lists hypotheses = [...] and steps = [...] (see verify.symbolic.steps).
+
+Files are untrusted: size, count and every expression are bounded, nothing in them is run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+
+from perceptron.errors import InputError
+from perceptron.limits import MAX_CLAIM_BYTES, read_bytes
+from perceptron.declared import declarations_from, variant_of
+from perceptron.variants import VARIANTS
+
+from verify.language.expr import ExprError, compile_expr, Compiled
+
+__all__ = ["Claim", "ClaimFile", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+
+#: Most claims in one file.
+MAX_CLAIMS = 2000
+
+WHEN = {
+    "visit": "every visit of every applicable trace",
+    "update": "every update (prev(...) refers to the values before it)",
+    "end": "once at the end of every applicable run",
+    "dataset": "once per dataset (with its certificate)",
+    "once": "once: a closed statement about numbers",
+    "symbolic": "for all dimensions: steps checked by sympy and z3 over inner products",
+    "pair": "once per applicable run: the run against the run `pair` names (see RELATIONS)",
+}
+
+#: Relations a pair claim may state between its two runs.
+RELATIONS = {
+    "same_mistakes": "the two runs update on the same points in the same order",
+    "same_decisions": "the two runs make the same mistake decision at every visit",
+}
+#: What a pair claim's second run changes.
+PAIRS = ("eta", "arithmetic", "variant:NAME")
+#: Most free names in one claim (each multiplies the values evaluated).
+MAX_FREE = 3
+
+ASSUMPTIONS = {
+    "separable": "the dataset has a separability certificate",
+    "nonseparable": "the dataset has a non-separability certificate",
+    "nontrivial": "both labels occur",
+    "unit_norm": "every input the learner sees has norm exactly 1",
+    "w0_zero": "the run starts from w = 0 (and b = 0)",
+    "eta_one": "eta = 1",
+    "eta_le_one": "0 < eta <= 1",
+    "strict_margin": "gamma is taken strictly below the certified margin (y w*.x > gamma)",
+    "converged": "the run converged",
+    "sign0_nonzero": "the run's sign(0) is +1 or -1",
+    "sign0_zero": "the run's sign(0) is 0",
+    "form_yx": "the sign variant updates with eta y x",
+    "form_half": "the sign variant updates with 1/2 eta (y - out) x",
+    "kernel_linear": "the kernel variant uses the linear kernel",
+    "ratchet": "the pocket variant uses Gallant's ratchet",
+    "no_ratchet": "the pocket variant runs without the ratchet",
+}
+
+_FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
+           "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
+           "relation", "line", "anchor"}
+_REQUIRED = ("id", "section", "statement", "when", "expect")
+_ID = re.compile(r"[A-Za-z0-9_.\-]{1,120}")
+_ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
+
+#: Quantities that exist only at some evaluation points.
+_STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
+_RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0",
+              "w_pocket", "pocket_errors", "min_visited_errors"}
+
+
+class ClaimError(ValueError):
+    """A problem in a claim file, located as FILE:LINE:COL."""
+
+    def __init__(self, path, line, col, message):
+        self.path, self.line, self.col, self.message = path, line, col, message
+        super().__init__(f"{path}:{line or 1}:{col or 1}: {message}")
+
+    def __reduce__(self):  # sent back pickled from worker processes
+        return (ClaimError, (self.path, self.line, self.col, self.message))
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    document: str
+    section: str
+    statement: str
+    when: str
+    expect: str
+    path: str
+    line: int
+    expr: str | None = None
+    compiled: Compiled | None = None
+    variants: tuple = ()
+    assume: tuple = ()
+    corrects: str | None = None
+    datasets: tuple | None = None
+    orders: tuple | None = None
+    note: str = ""
+    symbolic: dict | None = None  # vectors, scalars, hypotheses, steps (compiled)
+    separator: str = "any"  # "any" or "max-margin"
+    free: dict | None = None  # name -> type (see verify.language.quantifiers.FREE_TYPES)
+    pair: str | None = None
+    relation: str | None = None
+    title: str = ""  # the note's title ([document] title)
+    source: dict | None = None  # where the statement is in the note: path, line, anchor (as the file says)
+
+    @property
+    def citation(self) -> str:
+        return f"{self.document}, {self.section}"
+
+
+@dataclass
+class ClaimFile:
+    path: str
+    document: str
+    title: str
+    claims: list = field(default_factory=list)
+
+
+def _locate(text: str):
+    """Line of each [[claim]] header and of each key within it (tomllib gives no positions)."""
+    blocks = []
+    doc_keys = {}
+    cur = None
+    for ln, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if re.match(r"^\[\[\s*claim\s*\]\]", s):
+            cur = {"__line__": ln}
+            blocks.append(cur)
+            continue
+        if s.startswith("["):
+            cur = None
+            continue
+        m = re.match(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*", line)
+        if m:
+            target = cur if cur is not None else doc_keys
+            target.setdefault(m.group(1), (ln, m.end() + 1))
+    return blocks, doc_keys
+
+
+def _decode_error_position(msg: str):
+    m = re.search(r"at line (\d+), column (\d+)", msg)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
+    """Read and validate one claim file.  Problems raise ClaimError; with ``collect`` (a list),
+    every problem is appended there instead and the valid claims are still returned."""
+    problems = [] if collect is None else collect
+
+    def problem(line, col, msg):
+        err = ClaimError(path, line, col, msg)
+        if collect is None:
+            raise err
+        problems.append(err)
+
+    try:
+        raw = read_bytes(path, MAX_CLAIM_BYTES, "claim")
+        text = raw.decode("utf-8")
+    except InputError as e:
+        problem(e.line, None, e.message)
+        return ClaimFile(path, "", "")
+    except UnicodeDecodeError as e:
+        problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
+        return ClaimFile(path, "", "")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        line, col = _decode_error_position(str(e))
+        problem(line, col, f"TOML syntax error: {str(e).split(' (at line')[0]}")
+        return ClaimFile(path, "", "")
+    except RecursionError:
+        problem(1, 1, "TOML nested too deeply to read")
+        return ClaimFile(path, "", "")
+    blocks, doc_keys = _locate(text)
+    try:
+        declarations_from(path, data, text)  # [variants.NAME]: declared variants, registered
+    except InputError as e:
+        problem(e.line, None, e.message)
+    doc = data.get("document")
+    if not isinstance(doc, dict) or not isinstance(doc.get("file"), str):
+        problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)")
+        doc = {"file": "?", "title": ""}
+    for key in data:
+        if key not in ("document", "claim", "variants"):
+            problem(1, 1, f"unknown top-level key {key!r} (expected [document], [[claim]] and [variants.NAME])")
+    raw_claims = data.get("claim", [])
+    if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
+        problem(1, 1, "'claim' must be an array of tables: [[claim]]")
+        raw_claims = []
+    elif not raw_claims:
+        problem(1, 1, "no [[claim]] tables: a claim file with nothing to audit passes vacuously")
+    for key in doc:
+        if key not in ("file", "title", "path"):
+            problem(doc_keys.get(key, (1, 1))[0], 1, f"unknown [document] field {key!r}; fields are file, title, path")
+    note_path = doc.get("path")
+    if note_path is not None and (not isinstance(note_path, str) or not note_path or len(note_path) > 1000
+                                  or "\0" in note_path):
+        problem(doc_keys.get("path", (1, 1))[0], 1, "path must be the note's path relative to this claim file")
+        note_path = None
+    if len(raw_claims) > MAX_CLAIMS:
+        problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
+        raw_claims = raw_claims[:MAX_CLAIMS]
+    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")))
+    seen = {}
+    for j, c in enumerate(raw_claims):
+        pos = blocks[j] if j < len(blocks) else {"__line__": 1}
+        line = pos["__line__"]
+
+        def where(key):
+            return pos.get(key, (line, 1))
+
+        before = len(problems)
+        for key in c:
+            if key not in _FIELDS:
+                problem(*where(key), f"unknown field {key!r}; fields are {', '.join(sorted(_FIELDS))}")
+        for key in _REQUIRED:
+            if key not in c:
+                problem(line, 1, f"claim lacks required field {key!r}")
+        cid = c.get("id")
+        if cid is not None and (not isinstance(cid, str) or not _ID.fullmatch(cid)):
+            problem(*where("id"), f"bad id {cid!r}: use letters, digits, '.', '_', '-'")
+        elif cid in seen:
+            problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
+        elif cid:
+            seen[cid] = line
+        for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation", "anchor"):
+            if key in c and not isinstance(c[key], str):
+                problem(*where(key), f"{key} must be a string")
+        src_line = c.get("line")
+        if src_line is not None and (type(src_line) is not int or not 1 <= src_line <= 10**7):
+            problem(*where("line"), "line must be the statement's line number in the note (a positive integer)")
+        anchor = c.get("anchor")
+        if isinstance(anchor, str) and not _ANCHOR.fullmatch(anchor):
+            problem(*where("anchor"), "anchor must be a URL fragment of letters, digits, '-', '_', '.' (no '#')")
+        when = c.get("when")
+        if when is not None and when not in WHEN:
+            problem(*where("when"), f"when = {when!r}; choose one of {', '.join(WHEN)}")
+        expect = c.get("expect")
+        if expect is not None and expect not in ("holds", "refuted"):
+            problem(*where("expect"), f"expect = {expect!r}; choose \"holds\" or \"refuted\"")
+        lists = {}
+        for key in ("variants", "assume", "datasets", "orders", "vectors", "scalars", "hypotheses", "steps", "free"):
+            v = c.get(key)
+            if v is None:
+                continue
+            if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+                problem(*where(key), f"{key} must be a list of strings")
+                continue
+            lists[key] = tuple(v)
+        for v in lists.get("variants", ()):
+            if variant_of(v) is None:
+                problem(*where("variants"), f"unknown variant {v!r}; choose from {', '.join(VARIANTS)}, or declare it "
+                                            f"in a [variants.{v}] table")
+        for a in lists.get("assume", ()):
+            if a not in ASSUMPTIONS:
+                problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
+        sep = c.get("separator", "any")
+        if isinstance(sep, str) and sep not in ("any", "max-margin"):
+            problem(*where("separator"), f"separator = {sep!r}; choose \"any\" or \"max-margin\"")
+        free = _free_names(lists.get("free", ()), where, problem)
+        pair = c.get("pair")
+        if when == "pair":
+            if not isinstance(pair, str) or not (pair in ("eta", "arithmetic") or
+                                                 (pair.startswith("variant:") and variant_of(pair[8:]) is not None)):
+                problem(*where("pair" if "pair" in c else "when"),
+                        f"pair = {pair!r}; a pair claim needs pair = \"eta\", \"arithmetic\" or \"variant:NAME\" "
+                        f"(NAME one of {', '.join(VARIANTS)})")
+            if c.get("relation") not in RELATIONS:
+                problem(*where("relation" if "relation" in c else "when"),
+                        f"relation = {c.get('relation')!r}; choose one of {', '.join(RELATIONS)}")
+            if "expr" in c:
+                problem(*where("expr"), "a pair claim states a relation between two runs, not an expr")
+        elif "pair" in c or "relation" in c:
+            problem(*where("pair" if "pair" in c else "relation"), "pair and relation belong to when = \"pair\" claims")
+        if free and when != "dataset":
+            problem(*where("free"), f"free names are evaluated once per dataset (when = \"dataset\"), not with when = {when!r}")
+        if when in ("visit", "update", "end", "pair") and not lists.get("variants"):
+            problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
+        compiled = None
+        symbolic = None
+        src = c.get("expr")
+        if when == "symbolic":
+            symbolic = _compile_symbolic(c, lists, where, problem)
+        if isinstance(src, str) and when == "symbolic":
+            problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
+        elif isinstance(src, str) and when != "pair":
+            try:
+                compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
+                _check_availability(compiled, when, free)
+            except ExprError as e:
+                ln, col = where("expr")
+                problem(ln, col + (e.col or 1), f"in expr: {e.message}")
+        elif when in WHEN and when not in ("symbolic", "pair") and "expr" not in c:
+            problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
+        if compiled is not None and compiled.type != "bool":
+            problem(*where("expr"), "expr must be a condition (a comparison), not a number or vector")
+            compiled = None
+        if compiled is not None and free and not (set(free) & set(compiled.names)):
+            problem(*where("free"), f"free names {', '.join(free)} do not occur in expr")
+        if len(problems) > before:
+            continue
+        cf.claims.append(Claim(
+            id=cid, document=cf.document, section=c["section"], statement=c["statement"], when=when,
+            expect=expect, path=path, line=line, expr=src, compiled=compiled,
+            variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
+            datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
+            separator=sep, free=free or None, pair=pair if when == "pair" else None,
+            relation=c.get("relation") if when == "pair" else None, title=cf.title,
+            source=_source(path, note_path, cf.document, src_line, anchor)))
+    ids = {c.id for c in cf.claims}
+    for c in cf.claims:
+        if c.corrects and c.corrects not in ids:
+            problem(c.line, 1, f"corrects = {c.corrects!r}, which is not a claim id in this file")
+    return cf
+
+
+def _source(path, note_path, document, line, anchor) -> dict | None:
+    """Where the claim's statement is in the note: the note's path (relative to the claim file,
+    from [document] path), the line and the section anchor, when the claim file gives them."""
+    if line is None and anchor is None:
+        return None
+    out = {"path": os.path.normpath(os.path.join(os.path.dirname(path), note_path or document))}
+    if line is not None:
+        out["line"] = line
+    if anchor is not None:
+        out["anchor"] = anchor
+    return out
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,30}$")
+
+
+def _free_names(items, where, problem) -> dict:
+    """``free = ["w", "c:scalar"]`` -> {"w": "vector", "c": "scalar"}."""
+    from verify.language.quantifiers import FREE_TYPES
+
+    out = {}
+    if len(items) > MAX_FREE:
+        problem(*where("free"), f"{len(items)} free names; a claim may have at most {MAX_FREE}")
+        return out
+    for item in items:
+        name, _, ty = item.partition(":")
+        ty = ty or "vector"
+        if not _NAME.match(name) or ty not in FREE_TYPES:
+            problem(*where("free"), f"bad free name {item!r}: write NAME or NAME:TYPE, TYPE one of {', '.join(FREE_TYPES)}")
+            continue
+        out[name] = ty
+    return out
+
+
+def _names_with(free: dict | None, variants=()):
+    """The expression language's names with the quantities of the claim's declared variants
+    (their parameters, state and outputs) and its free names (which shadow quantities)."""
+    decls = [variant_of(v) for v in variants if getattr(variant_of(v), "declared", False)]
+    if not free and not decls:
+        return None
+    from verify.language.expr import QUANTITIES
+
+    names = {k: v[0] for k, v in QUANTITIES.items()}
+    for d in decls:
+        names.update(d.types)
+    free = free or {}
+    names.update({k: ("vector" if ty == "vector" else "scalar") for k, ty in free.items()})
+    return names
+
+
+def _compile_symbolic(c, lists, where, problem):
+    """Compile a symbolic claim's hypotheses and steps against its declared names (the expression
+    language only: sympy and z3 are loaded when the steps are checked, not when a file is read)."""
+    if not lists.get("steps"):
+        problem(*where("when"), "a symbolic claim needs steps = [\"lhs <= rhs\", ...] (and optionally "
+                                "vectors, scalars, hypotheses)")
+        return None
+    for key in ("vectors", "scalars"):
+        for nm in lists.get(key, ()):
+            if not _NAME.match(nm) or nm in ("dot", "norm", "norm2", "sqrt", "exp", "diff", "cat"):
+                problem(*where(key), f"bad name {nm!r} in {key}")
+                return None
+    try:
+        names = {v: "vector" for v in lists.get("vectors", ())}
+        names.update({s: "scalar" for s in lists.get("scalars", ())})
+        hyps = [compile_expr(h, names, symbolic=True) for h in lists.get("hypotheses", ())]
+        steps = [compile_expr(s, names, symbolic=True) for s in lists.get("steps", ())]
+        if any(t.type != "bool" for t in hyps + steps):
+            raise ExprError("hypotheses and steps must be comparisons")
+    except ExprError as e:
+        problem(*where("steps"), f"in a step or hypothesis: {e.message}")
+        return None
+    return {"vectors": lists.get("vectors", ()), "scalars": lists.get("scalars", ()), "hypotheses": hyps, "steps": steps}
+
+
+def _check_availability(c: Compiled, when: str, free=()):
+    names = set(c.names) - set(free or ())
+    if when in ("dataset", "once"):
+        bad = names & _RUN_NAMES
+        if bad:
+            raise ExprError(f"{', '.join(sorted(bad))} describe a run; a claim with when = {when!r} has none")
+        if not c.uses_points and names & _STEP_NAMES:
+            raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update, "
+                            "or inside min_i/max_i/sum_i/all_i/any_i")
+    if when == "once" and names:
+        raise ExprError(f"a claim with when = 'once' is about numbers only; it uses {', '.join(sorted(names))}")
+    if when == "end" and not c.uses_points and names & _STEP_NAMES:
+        raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update")
+    if c.uses_prev and when != "update":
+        raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
+
+
+def lint(paths) -> list[ClaimError]:
+    """Every problem in the given claim files (an empty list when they are all valid)."""
+    problems: list[ClaimError] = []
+    for p in paths:
+        load_claims(p, collect=problems)
+    return problems
+
+
+#: The built-in claim files (one per note), package data of ``verify``.
+BUILTIN_CLAIMS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "claims")
+
+
+def builtin_claim_files() -> list[str]:
+    return sorted(os.path.join(BUILTIN_CLAIMS_DIR, f) for f in os.listdir(BUILTIN_CLAIMS_DIR) if f.endswith(".toml"))
+
+
+def is_builtin(path: str) -> bool:
+    """Whether path is one of the built-in claim files."""
+    return os.path.dirname(os.path.abspath(path)) == BUILTIN_CLAIMS_DIR

@@ -1,0 +1,151 @@
+"""What a claim ranges over, and whether the evidence varied it.
+
+A statement in a note is about every run of an algorithm on every separable dataset, every
+order the proof allows, every learning rate, every initial weight vector, every separator
+satisfying a hypothesis, every w.  A claim file states the restrictions it makes (its
+assumptions, ``orders``, ``datasets``, ``separator``); everything it does not restrict
+ranges.  The rule, applied to every claim:
+
+=============  =======================================================================  ==================================
+quantity       ranges over (unless restricted)                                          restricted by
+=============  =======================================================================  ==================================
+dataset        every dataset satisfying the assumptions                                 ``datasets = [...]``
+order          every choice of misclassified point the algorithm allows                 ``orders = [...]``
+eta            every eta > 0                                                            ``eta_one`` (eta = 1), ``eta_le_one`` (0 < eta <= 1)
+w0             every initial (w0, b0)  (not for the kernel variant: alpha starts at 0)  ``w0_zero``
+sign0          -1, 0, +1  (variants with a sign(0) parameter: sign, unit)               ``sign0_zero``, ``sign0_nonzero``
+form           eta y x and 1/2 eta (y - out) x  (the sign variant)                      ``form_yx``, ``form_half``
+separator      every separator of the data: (w_opt, b_opt, gamma) with |w_opt| = 1       ``separator = "max-margin"``
+               and gamma = min_i y_i (w_opt.x_i + b_opt) > 0 (claims that use one)
+free names     ``free = ["w", "c:scalar", ...]``: every value (a statement "for all w")   --
+=============  =======================================================================  ==================================
+
+Evidence *varies* a quantity when the evaluations of the claim saw at least two of its values
+(for eta: values below and above 1 where eta is unrestricted, two values in (0, 1] under
+``eta_le_one``; for w0: zero and non-zero; for the separator: the certified max-margin one
+and another).  A claim whose ranging quantity was never varied is "unknown", never "holds".
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from perceptron.declared import variant_of
+
+__all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPES", "SEARCHABLE_VARIANTS"]
+
+RUN_WHENS = ("visit", "update", "end")
+#: The built-in variants whose runs the counterexample search enumerates (declared variants too:
+#: verify.searching.domain); here, not in the search package, so the CLI's parser need not load it.
+SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn", "unit")
+#: Quantities that exist only relative to a separator.
+SEPARATOR_NAMES = frozenset({"w_opt", "b_opt", "gamma", "w_hat_opt", "v_opt", "c_opt", "m_opt"})
+#: Types a free name may have, with the values the evidence draws them from (see verify.corpus.audit).
+FREE_TYPES = {
+    "vector": "a vector of the dataset's dimension",
+    "scalar": "a rational number",
+    "positive": "a rational number > 0",
+    "label": "-1 or +1",
+}
+
+
+#: Learning rates a variant's own note allows (the algorithm's definition, not an assumption):
+#: 003's slides give "Learning parameter: eta in (0, 1]".
+VARIANT_ETA = {"slides": "(0, 1]", "pocket": "(0, 1]"}
+
+
+def eta_le_one(claim) -> bool:
+    """Whether eta ranges over (0, 1] only (the assumption, or every variant's own range)."""
+    return "eta_le_one" in claim.assume or (bool(claim.variants) and all(v in VARIANT_ETA for v in claim.variants))
+
+
+def uses_separator(claim) -> bool:
+    return claim.compiled is not None and bool(set(claim.compiled.names) & SEPARATOR_NAMES)
+
+
+def quantifiers(claim) -> dict[str, str]:
+    """Quantity -> its range, for every quantity the claim ranges over (by the rule above).
+    Fixed quantities (restricted to one value) are included with their value, so a verdict
+    can say what it covered."""
+    q: dict[str, str] = {}
+    a = set(claim.assume)
+    variants = [variant_of(v) for v in claim.variants if variant_of(v) is not None]
+    if claim.when in ("once", "symbolic"):
+        return q
+    q["dataset"] = ("the datasets " + ", ".join(claim.datasets)) if claim.datasets else "every dataset satisfying the assumptions"
+    run = claim.when in RUN_WHENS or claim.when == "pair"
+    if run:
+        q["order"] = ("the orders " + ", ".join(claim.orders)) if claim.orders else "every order"
+        if "eta_one" in a:
+            q["eta"] = "fixed: 1"
+        elif eta_le_one(claim):
+            q["eta"] = "every eta in (0, 1]" + ("" if "eta_le_one" in a else " (the variant's own range)")
+        else:
+            q["eta"] = "every eta > 0"
+        if any(not v.dual for v in variants):
+            q["w0"] = "fixed: 0" if "w0_zero" in a else "every initial w0 (and b0)"
+        if any(v.tie is None for v in variants):
+            if "sign0_zero" in a:
+                q["sign0"] = "fixed: 0"
+            elif "sign0_nonzero" in a:
+                q["sign0"] = "-1 and +1"
+            else:
+                q["sign0"] = "-1, 0 and +1"
+        if any(v.half_form for v in variants):
+            if "form_yx" in a:
+                q["form"] = "fixed: eta y x"
+            elif "form_half" in a:
+                q["form"] = "fixed: 1/2 eta (y - out) x"
+            else:
+                q["form"] = "eta y x and 1/2 eta (y - out) x"
+    for v in variants:  # a declared variant's parameters range unless the claim is about one value
+        for name, default in getattr(v, "parameters", ()):
+            if run or name in (claim.compiled.names if claim.compiled is not None else ()):
+                q.setdefault(name, f"every value of {name} (a parameter of {v.name}; default {default})")
+    if uses_separator(claim):
+        q["separator"] = ("fixed: the maximum-margin separator (certified)" if claim.separator == "max-margin"
+                          else "every separator (w_opt, b_opt, gamma) of the data")
+    for name, ty in (claim.free or {}).items():
+        q[name] = f"every {FREE_TYPES[ty]} (free)"
+    return q
+
+
+def ranging(claim) -> list[str]:
+    """The quantities the claim ranges over (not fixed to one value): those the evidence must vary."""
+    out = []
+    for k, rng in quantifiers(claim).items():
+        if rng.startswith("fixed") or rng.startswith("the datasets ") and len(claim.datasets) == 1 \
+                or rng.startswith("the orders ") and len(claim.orders) == 1:
+            continue
+        out.append(k)
+    return out
+
+
+class Coverage:
+    """The values of each quantity that a claim's evaluations saw (merged over runs)."""
+
+    def __init__(self):
+        self.seen: dict[str, set] = {}
+
+    def add(self, **values):
+        for k, v in values.items():
+            if v is not None:
+                self.seen.setdefault(k, set()).add(v)
+
+    def merge(self, other: "Coverage"):
+        for k, vs in other.seen.items():
+            self.seen.setdefault(k, set()).update(vs)
+
+    def varied(self, name: str, claim) -> bool:
+        vals = self.seen.get(name, set())
+        if name == "eta":
+            etas = {Fraction(v) for v in vals}
+            if eta_le_one(claim):
+                return len({e for e in etas if 0 < e <= 1}) >= 2
+            return any(e < 1 for e in etas) and any(e > 1 for e in etas)
+        if name == "w0":
+            return {"zero", "non-zero"} <= vals
+        return len(vals) >= 2
+
+    def summary(self) -> dict:
+        return {k: sorted(map(str, v))[:12] + (["..."] if len(v) > 12 else []) for k, v in sorted(self.seen.items())}

@@ -1,0 +1,155 @@
+"""The scalar evaluator: a claim's environment at one step and its evaluation into a tally,
+one value at a time.  The whole-trace evaluator (verify.language.columns) uses it where columns
+cannot express a value; tests use it as the oracle of the columns."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+from perceptron._numbers import format_rational
+
+from verify.numbers import exact as X
+from verify.language.expr import evaluate
+
+__all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value"]
+
+
+@dataclass
+class ClaimTally:
+    """Evaluations of one claim on one trace (or dataset)."""
+
+    evaluations: int = 0
+    violation: dict | None = None
+    unknown: str | None = None
+    min_slack: object = None
+    min_slack_at: dict | None = None
+    not_applicable: str | None = None
+
+
+def format_value(v) -> str:
+    if isinstance(v, X.Vec):
+        return "(" + ", ".join(format_value(c) for c in v.components()) + ")"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, X.Surd):
+        return f"{v!r} (~{X.to_float(v):.6g})"
+    return format_rational(v)
+
+
+def exact_json(v) -> dict:
+    """An exact number for results.json: its exact text and a float approximation (null when
+    it is beyond the float range: JSON has no infinities)."""
+    f = X.to_float(v)
+    return {"exact": repr(v) if isinstance(v, X.Surd) else format_rational(v),
+            "approx": round(f, 12) if math.isfinite(f) else None}
+
+
+class Env:
+    __slots__ = ("vals", "ctx", "history", "cache", "_prev")
+
+    def __init__(self, ctx, vals: dict, history=None):
+        self.ctx, self.vals, self.history = ctx, vals, history
+        self.cache: dict = {}
+        self._prev: dict = {}
+
+    def get(self, name):
+        v = self.vals.get(name)
+        if v is not None:
+            return v
+        if name == "w_hat":
+            v = X.vconcat(self.get("w"), [X.div(self.get("b"), self.ctx.R)])
+        elif name == "x_hat":
+            v = X.vconcat(self.get("x"), [self.ctx.R])
+        elif name in self.ctx.consts:
+            v = self.ctx.consts[name]
+        else:
+            raise _Unavailable(name)
+        self.vals[name] = v
+        return v
+
+    def prev(self, j):
+        if j in self._prev:
+            return self._prev[j]
+        if not self.history or len(self.history) < j:
+            raise _NotHere(f"prev(..., {j})")
+        entry = self.history[-j]
+        vals = dict(self.vals)
+        for key in ("w_hat",):
+            vals.pop(key, None)
+        if isinstance(entry, dict):  # a declared variant's whole state before the update (w, b, k, sumsq, ...)
+            vals.update(entry)
+        else:
+            w, b, k, sumsq = entry
+            vals.update({"w": w, "b": b, "k": Fraction(k), "sumsq": sumsq})
+        env = Env(self.ctx, vals, list(self.history)[:-j])
+        self._prev[j] = env
+        return env
+
+    def points(self):
+        for x, y in zip(self.ctx.rows, self.ctx.y):
+            vals = dict(self.vals)
+            vals.update({"x": x, "y": Fraction(y)})
+            vals.pop("x_hat", None)
+            yield Env(self.ctx, vals, self.history)
+
+
+class _Unavailable(KeyError):
+    """A quantity the claim needs does not exist for this run (makes the verdict unknown)."""
+
+
+class _NotHere(LookupError):
+    """The claim does not speak about this step (prev(e, j) before the j-th update): skipped."""
+
+
+def _slack(tree, env):
+    """The exact slack of a top-level comparison a op b (>= 0 when it holds), else None."""
+    if tree[0] != "cmp" or len(tree[1]) != 1 or tree[1][0] in ("==", "!="):
+        return None
+    a, b = evaluate(tree[2][0], env), evaluate(tree[2][1], env)
+    if isinstance(a, X.Vec):
+        return None
+    return X.sub(b, a) if tree[1][0] in ("<", "<=") else X.sub(a, b)
+
+
+def _sides(tree, env) -> dict:
+    if tree[0] != "cmp":
+        return {}
+    try:
+        vals = [evaluate(p, env) for p in tree[2]]
+    except Exception:  # noqa: BLE001 - only for display; the verdict came from evaluate
+        return {}
+    return {"sides": [format_value(v) for v in vals], "ops": list(tree[1])}
+
+
+def eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):
+    if tally.violation is not None:
+        return  # refuted on this trace: the first violation is the evidence
+    if gamma_strict is not None:
+        env = Env(env.ctx, {**env.vals, "gamma": gamma_strict}, env.history)
+    elif "gamma" in env.vals:
+        env = Env(env.ctx, {k: v for k, v in env.vals.items() if k != "gamma"}, env.history)
+    try:
+        ok = evaluate(claim.compiled.tree, env)
+        slack = _slack(claim.compiled.tree, env) if ok else None
+    except _NotHere:
+        return
+    except _Unavailable as e:
+        if tally.unknown is None:
+            tally.unknown = f"{e.args[0]} is not available here ({where})"
+        return
+    except (X.ExactError, ArithmeticError) as e:
+        if tally.unknown is None:
+            tally.unknown = f"{e} ({where})"
+        return
+    tally.evaluations += 1
+    if not ok:
+        if tally.violation is None:
+            tally.violation = {**where, **_sides(claim.compiled.tree, env)}
+        return
+    if slack is not None and (tally.min_slack is None or X.compare(slack, tally.min_slack) < 0):
+        tally.min_slack = slack
+        tally.min_slack_at = dict(where)
+

@@ -1,0 +1,577 @@
+"""Reports people and CI tools read, all built from results.json (so `proof-audit report`
+rebuilds them without re-running anything): report.md, junit.xml, results.sarif, index.html
+(self-contained, matplotlib SVG plots inline), and, under
+GitHub Actions, error annotations and a step summary.  Deterministic: same results, same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+from verify.report.claim_text import coverage_text, failure_text
+
+__all__ = ["write_artefacts", "markdown", "junit_xml", "sarif", "github_annotations", "html"]
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL = "proof-audit"
+
+
+def _md_cell(s) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(results: dict) -> str:
+    out = ["# Proof audit", ""]
+    claims = results["claims"]
+    unexpected = [c for c in claims if not c["as_expected"]]
+    out.append(f"{len(claims)} claims over {len(results['corpus']['datasets'])} datasets and {results['corpus']['runs']} runs: "
+               f"{len(claims) - len(unexpected)} as expected, {len(unexpected)} unexpected.")
+    out.append("")
+    docs: dict = {}
+    for c in claims:
+        docs.setdefault(c["document"], []).append(c)
+    for doc, cs in docs.items():
+        out += [f"## {doc}", "", "| claim | statement as written | verdict | expected | evidence | smallest slack |",
+                "|---|---|---|---|---|---|"]
+        for c in cs:
+            ev = c["evidence"]
+            if "steps" in ev:
+                evid = f"{sum(s['verdict'] == 'proved' for s in ev['steps'])}/{len(ev['steps'])} steps proved"
+            else:
+                evid = coverage_text(c)
+            slack = ""
+            if isinstance(ev.get("min_slack"), dict):
+                ms = ev["min_slack"]
+                slack = ms["exact"] if len(ms["exact"]) <= 20 else (f"~{ms['approx']:.3g}" if ms['approx'] is not None else f"a number of {len(ms['exact'])} characters")
+            mark = "" if c["as_expected"] else " **UNEXPECTED**"
+            out.append(f"| `{c['id']}` | {_md_cell(c['statement'])} | {c['verdict']}{mark} | {c['expect']} | {_md_cell(evid)} | {_md_cell(slack)} |")
+        out.append("")
+    details = [c for c in claims if c["verdict"] in ("refuted", "unknown")]
+    if details:
+        out += ["## Refuted and unknown claims", ""]
+        for c in details:
+            out += [f"### `{c['id']}`: {c['verdict']}" + ("" if c["as_expected"] else " (UNEXPECTED)"), "", "```",
+                    failure_text(c), "```", ""]
+            if c.get("note"):
+                out += [f"Note: {c['note']}", ""]
+    tight = results["corpus"].get("tightness") or []
+    if tight:
+        out += ["## Tightness", "", "Worst (updates / bound) over the search domain.", "", "| bound | ratio | updates | bound value | dataset |", "|---|---|---|---|---|"]
+        for t in tight:
+            out.append(f"| `{t['claim']}` | {t['worst_ratio']:.4f} | {t['updates']} | {t['bound_value']:.4g} | {t['dataset']} {t['labels']} |")
+        out.append("")
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- JUnit
+
+def junit_xml(results: dict) -> str:
+    """One testsuite per note, one testcase per claim; a claim whose verdict is what its file
+    expects (refuted ones included) passes."""
+    claims = results["claims"]
+    root = ET.Element("testsuites", name=TOOL, tests=str(len(claims)),
+                      failures=str(sum(1 for c in claims if not c["as_expected"])), errors="0")
+    docs: dict = {}
+    for c in claims:
+        docs.setdefault(c["document"], []).append(c)
+    for doc, cs in docs.items():
+        suite = ET.SubElement(root, "testsuite", name=doc, tests=str(len(cs)),
+                              failures=str(sum(1 for c in cs if not c["as_expected"])), errors="0", skipped="0")
+        for c in cs:
+            case = ET.SubElement(suite, "testcase", classname=doc, name=c["id"])
+            where = f"{c['file']}:{c['line']}"
+            if not c["as_expected"]:
+                f = ET.SubElement(case, "failure", message=f"{where}: verdict {c['verdict']}, expected {c['expect']}", type="UnexpectedVerdict")
+                f.text = failure_text(c)
+            out = ET.SubElement(case, "system-out")
+            out.text = f"{where}: verdict {c['verdict']}; covered: {coverage_text(c)}"
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# ----------------------------------------------------------------------------- SARIF
+
+#: What each kind of unexpected verdict means, and what to do about it (SARIF rule help).
+_RULES = {
+    "refuted": ("ClaimRefuted", "A claim the file expects to hold is refuted",
+                "The audit found a counterexample to the claim and confirmed it by replaying it: a dataset and a run "
+                "of the algorithm on which the claimed statement is false.",
+                "The message gives the counterexample, both sides of the failing comparison and a command that "
+                "replays it. If the note is wrong, keep the claim as written with expect = \"refuted\" and add the "
+                "corrected statement beside it (corrects = \"<id>\"); if the transcription is wrong, fix the claim."),
+    "unknown": ("ClaimUnknown", "The evidence cannot decide a claim",
+                "A solver said unknown or ran out of time, a limit was reached, or a quantifier of the claim was never "
+                "varied by the evidence: the audit does not know whether the claim holds.",
+                "The message gives the reason. Widen the corpus or the search domain ([tool.proof-audit.search]), or "
+                "state the assumption the note makes, so that the evidence covers what the claim ranges over."),
+    "holds": ("ClaimNotRefuted", "A claim the file expects to be refuted was not refuted",
+              "The file says the note's statement is false (expect = \"refuted\"), but no counterexample was found: "
+              "the corpus and the search domain satisfied it.",
+              "Check the expectation; if the statement is false, search a larger domain (proof-audit search) for "
+              "a counterexample."),
+}
+
+
+def _rule_key(c) -> str:
+    if c["verdict"] == "refuted":
+        return "refuted"
+    return "unknown" if c["verdict"] == "unknown" else "holds"
+
+
+def _locations(c) -> tuple[list, list]:
+    """(locations, related locations) of a finding: the statement's line in the note when the
+    claim file gives it (reviewers see the finding on the prose), and the claim in its TOML file."""
+    toml = {"physicalLocation": {"artifactLocation": {"uri": c["file"], "uriBaseId": SRCROOT},
+                                 "region": {"startLine": int(c["line"] or 1)}},
+            "message": {"text": f"claim {c['id']}"}}
+    src = c.get("source")
+    if src and src.get("line"):
+        note = {"physicalLocation": {"artifactLocation": {"uri": src["path"], "uriBaseId": SRCROOT},
+                                     "region": {"startLine": int(src["line"])}},
+                "message": {"text": f"statement of claim {c['id']} ({c['citation']})"}}
+        return [note], [{"id": 1, **toml}]
+    return [toml], []
+
+
+#: The base the SARIF file locations are relative to: the repository root.
+SRCROOT = "SRCROOT"
+
+
+def _information_uri() -> str | None:
+    """The project's home page from its package metadata, when it declares one (never a placeholder)."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        for entry in metadata("proof-audit").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() in ("homepage", "home", "repository", "source", "documentation"):
+                return url.strip()
+    except PackageNotFoundError:
+        pass
+    return None
+
+
+def sarif(results: dict) -> dict:
+    """SARIF 2.1.0: one result per unexpected verdict, located at the statement in the note (when
+    the claim file gives its line) and at the claim in its TOML file, relative to the repository
+    root (uriBaseId SRCROOT), so code scanning shows it on the file whatever directory ran it."""
+    used, res = {}, []
+    for c in results["claims"]:
+        if c["as_expected"]:
+            continue
+        key = _rule_key(c)
+        rid = "unexpected-verdict/" + key
+        used[key] = rid
+        locs, related = _locations(c)
+        r = {"ruleId": rid, "level": "error", "message": {"text": failure_text(c)}, "locations": locs,
+             "partialFingerprints": {"claimId": c["id"]}}
+        if related:
+            r["relatedLocations"] = related
+        res.append(r)
+    rules = []
+    for key, rid in sorted(used.items(), key=lambda kv: kv[1]):
+        name, short, full, help_text = _RULES[key]
+        rules.append({"id": rid, "name": name, "shortDescription": {"text": short}, "fullDescription": {"text": full},
+                      "help": {"text": help_text, "markdown": help_text},
+                      "defaultConfiguration": {"level": "error"}, "properties": {"tags": ["proof-audit", "correctness"]}})
+    from verify.report.results import package_version
+
+    driver = {"name": TOOL, "version": package_version(), "rules": rules}
+    uri = _information_uri()
+    if uri:
+        driver["informationUri"] = uri
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+            "runs": [{"tool": {"driver": driver},
+                      "originalUriBaseIds": {SRCROOT: {"description": {
+                          "text": "The repository root: $GITHUB_WORKSPACE under GitHub Actions, else the git top level "
+                                  "of the claim file (paths of files in no repository are absolute)"}}},
+                      "results": res}]}
+
+
+# ----------------------------------------------------------------------------- GitHub
+
+def _escape_data(s: str) -> str:
+    """A workflow command's message (GitHub's rules: %, CR, LF)."""
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(s: str) -> str:
+    """A workflow command's property value: also ':' and ',' (a comma in a path ends the value)."""
+    return _escape_data(str(s)).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(results: dict) -> list[str]:
+    """::error workflow commands for unexpected verdicts (GitHub Actions), on the statement's
+    line in the note when the claim file gives it, else on the claim's line in its TOML file."""
+    out = []
+    for c in results["claims"]:
+        if not c["as_expected"]:
+            src = c.get("source") or {}
+            file, line = (src["path"], src["line"]) if src.get("line") else (c["file"], c["line"] or 1)
+            props = ",".join(f"{k}={_escape_property(v)}" for k, v in
+                             (("file", file), ("line", line), ("title", f"proof-audit {c['id']}")))
+            out.append(f"::error {props}::{_escape_data(failure_text(c))}")
+    return out
+
+
+_SUMMARY_BEGIN = "<!-- proof-audit summary: begin -->"
+_SUMMARY_END = "<!-- proof-audit summary: end -->"
+
+
+def write_step_summary(path: str, md: str) -> None:
+    """Put the report in $GITHUB_STEP_SUMMARY once: a second write in the same step (run, then
+    report) replaces the first instead of appending a copy."""
+    block = f"{_SUMMARY_BEGIN}\n{md}\n{_SUMMARY_END}\n"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            old = fh.read()
+    except FileNotFoundError:
+        old = ""
+    if _SUMMARY_BEGIN in old and _SUMMARY_END in old:
+        head, _, rest = old.partition(_SUMMARY_BEGIN)
+        _, _, tail = rest.partition(_SUMMARY_END + "\n")
+        text = head + block + tail
+    else:
+        text = old + block
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _link_root(out_dir: str, results: dict) -> str | None:
+    """The repository root relative to the report directory, when the claim files are there
+    (so the page links to them); else None (locations shown as text)."""
+    from verify.report.results import repo_root
+
+    root = repo_root(os.path.join(out_dir, "index.html"))
+    if root is None:
+        return None
+    if not all(not os.path.isabs(c["file"]) and os.path.isfile(os.path.join(root, c["file"])) for c in results["claims"]):
+        return None
+    rel = os.path.relpath(root, os.path.abspath(out_dir)).replace(os.sep, "/")
+    return "" if rel == "." else rel + "/"
+
+
+def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, figures=None) -> list[str]:
+    """Write report.md, junit.xml, results.sarif, index.html beside results.json; under GitHub
+    Actions (and ``github``) also print annotations and put the summary in $GITHUB_STEP_SUMMARY.
+    ``figures``: the page's corpus plots rendered already (figures_of), else rendered here."""
+    env = os.environ if env is None else env
+    paths = []
+    md = markdown(results)
+    for name, text in (("report.md", md + "\n"), ("junit.xml", junit_xml(results)),
+                       ("results.sarif", json.dumps(sarif(results), indent=1, sort_keys=True) + "\n"),
+                       ("index.html", html(results, _link_root(out_dir, results), figures))):
+        p = os.path.join(out_dir, name)
+        with open(p, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        paths.append(p)
+    if github and env.get("GITHUB_ACTIONS") == "true":
+        for line in github_annotations(results):
+            print(line)
+        summary = env.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            write_step_summary(summary, md)
+    return paths
+
+
+# ----------------------------------------------------------------------------- HTML
+
+def _svg(fig) -> str:
+    import io
+
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def figures_of(plots: dict, documents) -> list[tuple[str, str]]:
+    """The page's corpus plots from the corpus' plot data and the documents audited, as
+    results.json will hold them (the data goes through JSON first): the audit renders them in a
+    worker while the searches run."""
+    return _corpus_figures(json.loads(json.dumps(plots)), set(documents))
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams["svg.hashsalt"] = "proof-audit"  # stable ids: same results, same file
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text as <text>: no glyph outlines repeated in every figure
+    return plt
+
+
+def _figures(results, corpus_figures=None) -> list[tuple[str, str]]:
+    """Every plot of the page: the corpus' (``corpus_figures`` when rendered already), then a
+    picture of each two-dimensional counterexample the search found."""
+    if corpus_figures is None:
+        corpus_figures = _corpus_figures(results["corpus"].get("plots") or {},
+                                         {c["document"] for c in results["claims"]})
+    return corpus_figures + _counterexample_figures(results["claims"])
+
+
+def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
+    plt = _pyplot()
+    figs = []
+    for s in plots.get("series", []) if _NOTE_000 in audited else ():
+        rows = s["rows"]
+        if not rows:
+            continue
+        k = [r[0] for r in rows]
+        fig, ax = plt.subplots(1, 3, figsize=(12, 3.2))
+        ax[0].plot(k, [r[1] for r in rows], "o-", label="w_opt . w_k")
+        ax[0].plot(k, [r[2] for r in rows], "--", label="k gamma")
+        ax[0].set_title("numerator (000, 4.1)")
+        ax[1].plot(k, [r[3] for r in rows], "o-", label="|w_k|^2")
+        ax[1].plot(k, [r[4] for r in rows], "--", label="k R^2")
+        ax[1].set_title("denominator (000, 4.2)")
+        ax[2].plot(k, [r[5] for r in rows], "o-", label="cos theta_k")
+        ax[2].plot(k, [r[6] for r in rows], "--", label="sqrt(k) gamma / R")
+        ax[2].set_title("angle (000, 4.3)")
+        for a, ylab in zip(ax, ("w_opt . w_k  and  k gamma", "|w_k|^2  and  k R^2", "cos theta_k")):
+            a.set_xlabel("k (updates)")
+            a.set_ylabel(ylab)
+            a.legend(fontsize=8)
+        fig.suptitle(f"Rosenblatt, cyclic order, on {s['dataset']}: both sides of each bound along k", y=1.06)
+        figs.append((f"Bounds along k: {s['dataset']}", _svg(fig)))
+        plt.close(fig)
+    for s in plots.get("other", []):
+        rows = s["rows"]
+        note = _NOTE_001 if s["title"].startswith("001") else _NOTE_004 if s["title"].startswith("004") else None
+        if not rows or note not in audited:
+            continue
+        k = [r[0] for r in rows]
+        c = s["columns"]
+        fig, ax = plt.subplots(1, 2, figsize=(8, 3.2))
+        ax[0].plot(k, [r[1] for r in rows], "o-", label=c[1])
+        ax[0].plot(k, [r[2] for r in rows], "--", label=c[2])
+        ax[0].set_title("lower bound")
+        ax[1].plot(k, [r[3] for r in rows], "o-", label=c[3])
+        ax[1].plot(k, [r[4] for r in rows], "--", label=c[4])
+        ax[1].set_title("upper bound")
+        for a_, cols in zip(ax, (c[1:3], c[3:5])):
+            a_.set_xlabel("k (updates)")
+            a_.set_ylabel("  and  ".join(cols))
+            a_.legend(fontsize=8)
+        fig.suptitle(f"{s['title']} on {s['dataset']}: both sides along k", y=1.06)
+        figs.append((f"{s['title']}: {s['dataset']}", _svg(fig)))
+        plt.close(fig)
+    b = plots.get("bounds", []) if _NOTE_000 in audited else []
+    if b:
+        fig, ax = plt.subplots(figsize=(5, 4))
+        xs = [max(p["bound"], 1e-3) for p in b]
+        ys = [max(p["mistakes"], 0.5) for p in b]
+        ax.loglog(xs, ys, "o", alpha=0.6)
+        lim = [min(xs + ys), max(xs + ys)]
+        ax.loglog(lim, lim, "k--", label="updates = R^2/gamma^2")
+        ax.set_xlabel("R^2 / gamma^2 (certified gamma)")
+        ax.set_ylabel("updates until convergence")
+        ax.legend(fontsize=8)
+        ax.set_title("Updates against the bound, whole corpus")
+        figs.append(("Updates against the bound across the corpus", _svg(fig)))
+        plt.close(fig)
+    return figs
+
+
+def _counterexample_figures(claims) -> list[tuple[str, str]]:
+    figs = []
+    for c in claims:
+        ce = (c["evidence"].get("counterexample") or {}).get("search")
+        if not ce or len(ce["points"][0]) != 2:
+            continue
+        plt = _pyplot()
+        fig, ax = plt.subplots(figsize=(4, 4))
+        from fractions import Fraction
+
+        pts = [[float(Fraction(t)) for t in p] for p in ce["points"]]
+        for p, y in zip(pts, ce["labels"]):
+            ax.plot(p[0], p[1], "o" if y > 0 else "x", color="tab:blue" if y > 0 else "tab:red", markersize=9)
+        ax.axhline(0, color="0.8")
+        ax.axvline(0, color="0.8")
+        if ce.get("separator"):
+            v, b0 = ce["separator"]["v"], float(Fraction(ce["separator"]["b"]))
+            lim = max(3, max(abs(t) for p in pts for t in p) + 1)
+            if v[1] != 0:
+                xs = [-lim, lim]
+                ax.plot(xs, [-(v[0] * x + b0) / v[1] for x in xs], "g-", label=f"separator v = {tuple(v)}")
+            else:
+                ax.axvline(-b0 / v[0], color="g", label=f"separator v = {tuple(v)}")
+            ax.set_xlim(-lim, lim)
+            ax.set_ylim(-lim, lim)
+            ax.legend(fontsize=7)
+        ax.set_title(f"{c['id']}: updates {ce['updates']}", fontsize=9)
+        ax.set_xlabel("x_1")
+        ax.set_ylabel("x_2")
+        ax.set_aspect("equal")
+        figs.append((f"Counterexample to {c['id']}", _svg(fig)))
+        plt.close(fig)
+    return figs
+
+
+#: The note each kind of plot illustrates: a plot is drawn only when the audit has claims of it.
+_NOTE_000, _NOTE_001, _NOTE_004 = "000_498759e4a63d39ab.txt", "001_4bd9d34a28090ba4.txt", "004_aaffe0f0b005f89e.txt"
+
+
+def _status(c) -> str:
+    from verify.report.results import status
+
+    return status(c["as_expected"], c["verdict"])
+
+
+_STATUS_TEXT = {"unexpected": "unexpected verdict", "found": "error in the note (refuted as expected)",
+                "unknown": "unknown", "ok": "not refuted, as expected"}
+_STATUS_PLURAL = {"unexpected": "unexpected verdicts", "found": "errors in the notes (refuted as expected)",
+                  "unknown": "unknown", "ok": "not refuted, as expected"}
+
+
+def _unique_ids(svg: str, prefix: str) -> str:
+    """Prefix every id of one inline SVG (and its references): matplotlib numbers ids per figure,
+    so several figures on one page would repeat them."""
+    import re
+
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    if not ids:
+        return svg
+
+    def ref(m):
+        return m.group(1) + (prefix + m.group(2) if m.group(2) in ids else m.group(2)) + m.group(3)
+
+    svg = re.sub(r'(\bid=")([^"]+)(")', ref, svg)
+    svg = re.sub(r'(href="#)([^"]+)(")', ref, svg)
+    return re.sub(r"(url\(#)([^)]+)(\))", ref, svg)
+
+
+def _anchor(cid: str) -> str:
+    return "claim-" + cid
+
+
+def html(results: dict, link_root: str | None = None, figures=None) -> str:
+    """One self-contained page (inline SVG plots, no scripts, no external resources): a summary,
+    the unexpected verdicts first, then the errors found in the notes, then every note's claims
+    (filterable by status with CSS alone), then the plots of the notes audited.  ``link_root``:
+    the repository root relative to the page, to link each claim to its line in its TOML file
+    (and the note's section when the claim file gives it)."""
+    import html as H
+
+    claims = results["claims"]
+    by_status: dict = {}
+    for c in claims:
+        by_status.setdefault(_status(c), []).append(c)
+    docs: dict = {}
+    for c in claims:
+        docs.setdefault(c["document"], []).append(c)
+
+    def loc_links(c) -> str:
+        where = f"{c['file']}:{c['line']}"
+        out = H.escape(where)
+        if link_root is not None:
+            out = f'<a href="{H.escape(link_root + c["file"])}#L{c["line"]}">{out}</a>'
+        src = c.get("source")
+        if src:
+            frag = src.get("anchor") or (f"L{src['line']}" if src.get("line") else "")
+            text = H.escape(f"{src['path']}" + (f":{src['line']}" if src.get("line") else "") +
+                            (f" #{src['anchor']}" if src.get("anchor") else ""))
+            out += " &middot; note: " + (f'<a href="{H.escape(link_root + src["path"])}#{H.escape(frag)}">{text}</a>'
+                                         if link_root is not None else text)
+        return out
+
+    def card(c) -> str:
+        st = _status(c)
+        return (f'<article class="card {st}" id="{_anchor(c["id"])}-detail"><h3><a href="#{_anchor(c["id"])}">'
+                f'{H.escape(c["id"])}</a> <span class="badge {st}">{H.escape(c["verdict"])}</span></h3>'
+                f'<p class="where">{H.escape(c["citation"])} &middot; {loc_links(c)}</p>'
+                f'<pre>{H.escape(failure_text(c))}</pre>'
+                + "".join(f'<p>Corrected form: <a href="#{_anchor(k["id"])}">{H.escape(k["id"])}</a> '
+                          f'({H.escape(k["verdict"])}): {H.escape(k["statement"])}</p>' for k in corrected_by.get(c["id"], []))
+                + "</article>")
+
+    css = ("body{font-family:system-ui,sans-serif;margin:0;color:#222}"
+           "header{background:#f4f4f6;padding:1em 2em;border-bottom:1px solid #ddd}"
+           "nav{position:sticky;top:0;background:#fff;padding:.5em 2em;border-bottom:1px solid #ddd;z-index:1}"
+           "nav a{margin-right:1em}main{padding:0 2em 2em;max-width:1200px}"
+           ".summary span{display:inline-block;margin:.2em .6em .2em 0;padding:.2em .6em;border-radius:4px}"
+           ".unexpected{background:#fdd}.found{background:#ffe9c2}.ok{background:#e8f6e8}.unknown{background:#eee}"
+           ".badge{font-size:12px;padding:.1em .5em;border-radius:4px;border:1px solid #bbb;font-weight:normal}"
+           ".card{border:1px solid #ccc;border-radius:6px;padding:.3em 1em;margin:.8em 0}"
+           ".card.unexpected{border-color:#d33}.card.found{border-color:#d90}"
+           "pre,.details{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}"
+           "table{border-collapse:collapse;margin:.5em 0 1.5em;width:100%;table-layout:fixed}"
+           "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top;overflow-wrap:anywhere;text-align:left}"
+           "th:nth-child(1){width:17%}th:nth-child(2){width:28%}th:nth-child(3){width:13%}th:nth-child(4){width:7%}"
+           ".where{font-size:12px;color:#555}figure{margin:1em 0;overflow-x:auto}"
+           ".filters{padding:0 2em;font-size:14px}.filters label{margin-right:1em;cursor:pointer;text-decoration:underline}"
+           "input.f{display:none}"
+           + "".join(f"#f-{k}:checked~.filters label[for=f-{k}]{{font-weight:bold;text-decoration:none}}"
+                     for k in ("all", "unexpected", "found", "unknown", "ok")) +
+           "#f-unexpected:checked~main tr.row:not(.unexpected),#f-found:checked~main tr.row:not(.found),"
+           "#f-unknown:checked~main tr.row:not(.unknown),#f-ok:checked~main tr.row:not(.ok){display:none}")
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>Proof audit: {len(by_status.get('unexpected', []))} unexpected</title>",
+             f"<style>{css}</style></head><body>"]
+    counts = " ".join(f'<span class="{st}">{len(by_status.get(st, []))} '
+                      f'{(_STATUS_TEXT if len(by_status.get(st, [])) == 1 else _STATUS_PLURAL)[st]}</span>'
+                      for st in ("unexpected", "found", "unknown", "ok"))
+    corrected_by: dict = {}
+    for c in claims:
+        if c.get("corrects"):
+            corrected_by.setdefault(c["corrects"], []).append(c)
+    corpus = results["corpus"]
+    parts.append(f'<header><h1>Proof audit</h1><p class="summary">{len(claims)} claims from {len(docs)} '
+                 f'note{"s" if len(docs) != 1 else ""}, over {len(corpus.get("datasets", []))} datasets and '
+                 f'{corpus.get("runs", 0)} runs: {counts}</p></header>')
+    figs = _figures(results, figures)
+    nav = ['<a href="#unexpected">Unexpected</a>', '<a href="#found">Errors found</a>']
+    nav += [f'<a href="#note-{j}">{H.escape(cs[0].get("title") or doc)}</a>' for j, (doc, cs) in enumerate(docs.items())]
+    if figs:
+        nav.append('<a href="#plots">Plots</a>')
+    parts.append("<nav>" + "".join(nav) + "</nav>")
+    # the filter: radio buttons, siblings before <main>, hide rows by CSS sibling selectors (no script)
+    filters = (("all", "all"), ("unexpected", "unexpected"), ("found", "errors in the notes"), ("unknown", "unknown"),
+               ("ok", "not refuted"))
+    for key, _ in filters:
+        parts.append(f'<input class="f" type="radio" name="filter" id="f-{key}"{" checked" if key == "all" else ""}>')
+    parts.append('<p class="filters">Show claims: ' + "".join(f'<label for="f-{k}">{t}</label>' for k, t in filters) + "</p>")
+    parts.append("<main>")
+    unexpected = by_status.get("unexpected", [])
+    parts.append(f'<section id="unexpected"><h2>Unexpected verdicts ({len(unexpected)})</h2>')
+    parts.append("".join(card(c) for c in unexpected) if unexpected else
+                 "<p>None: every verdict is what its claim file expects.</p>")
+    parts.append("</section>")
+    found = by_status.get("found", [])
+    parts.append(f'<section id="found"><h2>Errors found in the notes ({len(found)})</h2>')
+    parts.append("<p>Statements kept as written and refuted, as their claim files expect, each with its corrected "
+                 "form where the claim file gives one.</p>" + "".join(card(c) for c in found) if found else
+                 "<p>None: no claim file expects a refutation that was found.</p>")
+    parts.append("</section>")
+    for j, (doc, cs) in enumerate(docs.items()):
+        title = cs[0].get("title") or doc
+        small = f' <small class="where">({H.escape(doc)})</small>' if title != doc else ""
+        parts.append(f'<section id="note-{j}"><h2>{H.escape(title)}{small}</h2>'
+                     "<table><tr><th>claim</th><th>statement as written</th><th>verdict</th><th>expected</th>"
+                     "<th>details</th></tr>")
+        for c in cs:
+            st = _status(c)
+            detail = (f'<div class="details">{H.escape(coverage_text(c))}</div>' if st == "ok"
+                      else f'<div class="details"><a href="#{_anchor(c["id"])}-detail">details</a>: '
+                           f"{H.escape(failure_text(c).splitlines()[0])}</div>" if st in ("unexpected", "found")
+                      else f'<div class="details">{H.escape(failure_text(c))}</div>')
+            corr = (f'<br><small>corrects <a href="#{_anchor(c["corrects"])}">{H.escape(c["corrects"])}</a></small>'
+                    if c.get("corrects") else "")
+            parts.append(f'<tr class="row {st}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
+                         f'<br><span class="where">{loc_links(c)}</span></td><td>{H.escape(c["statement"])}'
+                         f'<br><span class="where">{H.escape(c["citation"])}</span></td>'
+                         f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{c["expect"]}</td>'
+                         f"<td>{detail}</td></tr>")
+        parts.append("</table></section>")
+    if figs:
+        parts.append('<section id="plots"><h2>Plots</h2>')
+        for k, (title, svg) in enumerate(figs):
+            parts.append(f"<figure>{_unique_ids(svg, f'fig{k}-')}<figcaption>{H.escape(title)}</figcaption></figure>")
+        parts.append("</section>")
+    parts.append("</main></body></html>")
+    return "\n".join(p for p in parts if p) + "\n"

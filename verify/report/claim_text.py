@@ -1,0 +1,122 @@
+"""One claim's result in words, from its results.json entry: what it covered, the setting of a
+run, and why a verdict is not the one expected.  Used by the terminal table (verify.report.results),
+the written reports (verify.report.artefacts) and the pytest plugin."""
+
+from __future__ import annotations
+
+__all__ = ["coverage_text", "run_setting", "failure_text"]
+
+
+def _sides(ev) -> str:
+    ce = ev.get("counterexample") or {}
+    if "search" in ce:
+        ce = ce["search"]["violation"] if isinstance(ce.get("search"), dict) else ce
+    if "sides" in ce:
+        ops = ce.get("ops", [])
+        out = ce["sides"][0]
+        for o, s in zip(ops, ce["sides"][1:]):
+            out += f" {o} {s}"
+        return out + "  (false)"
+    return ""
+
+
+def coverage_text(c) -> str:
+    """What a verdict covered, in one paragraph: the domain of "no counterexample in domain",
+    the corpus and the quantifiers varied (and the values seen) of "holds on evidence", the
+    reason of "unknown", the method of "proved"."""
+    ev = c["evidence"]
+    v = c["verdict"]
+    quant = ev.get("quantifiers") or {}
+
+    def qtext():
+        parts = []
+        for q, d in quant.items():
+            vals = ", ".join(d.get("values_evaluated", [])) or "none"
+            if d["range"].startswith("fixed"):
+                parts.append(f"{q} {d['range']}")
+            else:
+                parts.append(f"{q} {'varied' if d['varied'] else 'NOT varied'} ({d['range']}; evaluated at {vals})")
+        return "; ".join(parts)
+
+    if v == "no counterexample in domain":
+        dom = ev.get("domain_text") or (ev.get("search") or {}).get("domain_text", "")
+        out = f"domain searched: {dom}" if dom else "domain: (not recorded)"
+        if ev.get("evaluations"):
+            out += f". Also {ev['evaluations']} corpus evaluations in {ev.get('applicable_runs', 0)} runs"
+            if quant:
+                out += f" ({qtext()})"
+        return out
+    if v == "holds on evidence":
+        return f"corpus: {ev.get('corpus', '?')}; {ev.get('evaluations', 0)} evaluations in {ev.get('applicable_runs', 0)} runs; " \
+               f"quantifiers: {qtext() or 'none'}"
+    if v == "unknown":
+        out = f"unknown because: {ev.get('reason') or (ev.get('search') or {}).get('reason', '?')}"
+        if quant:
+            out += f"; quantifiers: {qtext()}"
+        return out
+    if v == "proved":
+        return f"proved by: {ev.get('method', '?')}"
+    if ev.get("steps"):
+        return f"refuted by the symbolic check of step {ev.get('first_failing_step', '?')!r} (its counterexample re-checked exactly)"
+    s = ev.get("search") if isinstance(ev.get("search"), dict) else {}
+    return "refuted by a replayed counterexample" + (f" (search domain: {s['domain_text']})" if s.get("domain_text") else
+                                                     " in the corpus")
+
+
+def run_setting(prm) -> str:
+    """The run setting of a search counterexample where it differs from eta = 1, w0 = 0,
+    sign(0) = 0 and the eta y x form ("" when it does not)."""
+    prm = prm or {}
+    out = [f"eta = {prm['eta']}"] if prm.get("eta", "1") != "1" else []
+    if prm.get("w0"):
+        out.append("w0 = (" + ", ".join(prm["w0"]) + ")" + (f", b0 = {prm['b0']}" if prm.get("b0") else ""))
+    if prm.get("sign0"):
+        out.append(f"sign(0) = {prm['sign0']}")
+    if prm.get("form", "yx") != "yx":
+        out.append(f"update form {prm['form']}")
+    return ", ".join(out)
+
+
+def failure_text(c) -> str:
+    """The explanation shown for a claim whose verdict is not what the file expects."""
+    ev = c["evidence"]
+    lines = [f"{c['id']} ({c['citation']}): verdict {c['verdict']}, expected {c['expect']}",
+             f"statement: {c['statement']}"]
+    if c.get("expr"):
+        lines.append(f"expr: {c['expr']}")
+    ce = ev.get("counterexample")
+    if ce:
+        if "search" in ce:
+            s = ce["search"]
+            pts = ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}" for p, y in zip(s["points"], s["labels"]))
+            setting = run_setting(s.get("params"))
+            lines.append(f"counterexample (search): points {pts}; updates {s['updates']}"
+                         + (f"; separator v = {tuple(s['separator']['v'])}" + (f", c = {s['separator']['b']}"
+                                                                                   if str(s["separator"].get("b", "0")) != "0" else "")
+                            if s.get("separator") else "")
+                         + (f"; {setting}" if setting else ""))
+            v = s["violation"]
+            if "sides" in v:
+                lines.append("sides: " + f" {v['ops'][0]} ".join(v["sides"]) + "  (false)")
+        else:
+            where = ", ".join(f"{k} = {ce[k]}" for k in ("data", "run", "t", "k", "point", "first_difference_at_update",
+                                                            "first_difference_at_visit") if k in ce)
+            lines.append(f"counterexample: {where}")
+            if _sides(ev):
+                lines.append("sides: " + _sides(ev))
+    if ev.get("replay"):
+        lines.append(f"replay: {ev['replay']}")
+    for st in ev.get("steps", []):
+        if st["verdict"] != "proved":
+            lines.append(f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})")
+    if ev.get("reason"):
+        lines.append(f"reason: {ev['reason']}")
+    if ce and ce.get("free"):
+        lines.append("free names: " + ", ".join(f"{k} = {v}" for k, v in ce["free"].items()))
+    if ce and ce.get("partner"):
+        lines.append(f"partner run: {ce['partner']}")
+    lines.append("covered: " + coverage_text(c))
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- Markdown

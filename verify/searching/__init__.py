@@ -1,0 +1,302 @@
+"""Bounded search for counterexamples to claims: small integer datasets, runs of the claim's
+variant, and integer separators (the domain D: verify.searching.domain).
+
+Update claims are evaluated at every update, end claims at the end of every run that converges
+within the budget, dataset claims once per dataset and separator.
+
+Engines
+* ``enumerate`` (complete; verify.searching.enumeration): every candidate of D up to symmetry, in
+  shards (verify.searching.shards) run here, on a process pool (``jobs``) or on a Dask cluster
+  (``scheduler``), in bounded blocks under a memory budget and a hard deadline.  The reported
+  counterexample is the first in the order: run setting, fewest points, fewest updates, then
+  the canonical order of datasets, instances and update sequences; the same for any sharding.
+  "No counterexample in D" comes only from this engine, when every shard completed.
+* ``z3`` (verify.searching.z3_engine): the dataset, separator and run as one polynomial integer
+  formula, unrolled one update at a time; can refute, never concludes "none".
+* ``hypothesis`` (verify.searching.hypothesis_engine): random and shrinking search; can refute,
+  never concludes "none".
+* ``auto``: picks by the size of D (AUTO_ENUMERATION_STATES): enumeration first when it can
+  finish, z3 first when it cannot; says which decided and why.
+
+Every candidate, whatever the engine, is confirmed by the replay engine (verify.searching.confirm)
+before it is reported.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+from verify.verdicts import Verdict
+from verify.searching.confirm import confirm, save_counterexample
+from verify.searching.declared_engine import is_declared, search_declared
+from verify.searching.domain import (DEFAULTS, LIMITS, MAX_SETTINGS, SEARCHABLE_VARIANTS, Domain, SearchError, check_limits, check_searchable, claim_variant, count_datasets, domain_for, folds)
+
+__all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "domain_for", "confirm", "save_counterexample",
+           "SEARCHABLE_VARIANTS", "LIMITS", "DEFAULTS", "DEFAULT_MEMORY", "AUTO_ENUMERATION_STATES"]
+
+#: Default memory budget of a search (bytes), well under this 24 GiB machine: the enumeration's
+#: frontier is sized to it and its address space capped at it (verify.cli --max-memory).
+DEFAULT_MEMORY = 4 << 30
+#: Memory one worker process takes before any frontier (bytes): Python, numpy, z3 and the
+#: domain's lists.
+WORKER_BASE = 300 << 20
+#: Most frontier states one block holds, whatever the budget (the block is split past it).
+MAX_FRONTIER = 400_000
+#: ``auto`` enumerates first when the domain has at most this many states to screen (datasets
+#: times the distinct weight vectors of a run, summed over points): the enumeration screens
+#: about a million states a second per worker here (benchmarks/bench_search.py), so it finishes
+#: within a few minutes; above it, z3 goes first.
+AUTO_ENUMERATION_STATES = 200_000_000
+
+
+@dataclass
+class SearchResult:
+    claim_id: str
+    verdict: Verdict
+    engine: str
+    domain: dict
+    seconds: float
+    checked: int = 0
+    counterexample: dict | None = None
+    reason: str = ""
+    files: dict = field(default_factory=dict)
+    completed: dict | None = None
+    choice: str = ""
+    workers: str = ""
+
+    def to_json(self, timing: bool = True) -> dict:
+        """The result; ``timing`` adds ``statistics`` (seconds and workers), the only part that
+        depends on the machine and the sharding."""
+        out = {"claim": self.claim_id, "verdict": self.verdict.label, "engine": self.engine, "domain": self.domain,
+               "candidates_checked": self.checked}
+        for k in ("counterexample", "reason", "files", "completed", "choice"):
+            v = getattr(self, k)
+            if v:
+                out["engine_choice" if k == "choice" else k] = v
+        if timing:
+            out["seconds"] = round(self.seconds, 3)
+            out["statistics"] = {"seconds": round(self.seconds, 3), "workers": self.workers}
+        return out
+
+
+def _prepare(claim, dom, widen):
+    check_searchable(claim)
+    variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+    dom = Domain(**{**asdict(dom), "variant": variant})
+    if widen:
+        dom = domain_for(claim, dom)
+    if dom.order not in ("any", "first", "cyclic"):
+        raise SearchError(f"order must be any, first or cyclic, not {dom.order!r}")
+    if len(dom.settings()) > MAX_SETTINGS:
+        raise SearchError(f"{len(dom.settings())} run settings (eta x sign(0) x form); a search takes at most {MAX_SETTINGS}")
+    check_limits(dom)
+    return dom
+
+
+def _states(claim, dom, enumerators) -> int:
+    """States the enumeration screens at most (datasets x distinct weight vectors per run)."""
+    ordered = dom.order != "any"
+    total = 0
+    for en in enumerators:
+        for n in range(1, dom.points + 1):
+            runs = 1 if claim.when == "dataset" else math.comb(dom.max_updates + n, n)
+            total += count_datasets(len(en.P), n, ordered) * runs * len(en.W0)
+    return total
+
+
+def frontier_rows(dom, claim, max_memory: int) -> tuple[int, int]:
+    """(frontier states a block may hold under the memory budget, bytes one worker then needs)."""
+    from verify.searching.enumeration import row_bytes
+
+    row = row_bytes(dom, claim.compiled.uses_prev)
+    rows = max(1, min(MAX_FRONTIER, (max_memory - WORKER_BASE) // row))
+    return rows, WORKER_BASE + rows * row
+
+
+def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_dir: str | None = None,
+           max_exact: int | None = None, widen: bool = True, max_candidates: int | None = None, jobs: int = 1,
+           scheduler: str | None = None, max_memory: int = DEFAULT_MEMORY, progress=None) -> SearchResult:
+    """Search for a counterexample to ``claim`` in ``dom``, widened (``widen``) over every
+    quantity the claim ranges over (see domain_for).  ``max_exact`` and ``max_candidates`` bound
+    the candidates evaluated exactly and screened (deterministic budgets, unlike time; one worker
+    only).  ``jobs`` workers on a process pool, or the Dask scheduler at ``scheduler``;
+    ``max_memory`` (bytes) is the budget of all of them together; ``timeout`` is a hard limit.
+
+    "No counterexample in D" needs a complete enumeration in which at least one candidate
+    satisfied the claim's assumptions and was evaluated; otherwise the verdict is
+    "unknown: empty domain"."""
+    from verify.searching.enumeration import Budget, Enumerator
+
+    check_limits(dom, timeout)  # as given, and as widened
+    check_searchable(claim)
+    variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+    if is_declared(variant):
+        if jobs > 1 or scheduler:
+            raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
+        # no interval screen there: every candidate is evaluated exactly, so both budgets bound the same count
+        budget = max_candidates if max_candidates is not None else max_exact
+        return SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine, timeout,
+                                              out_dir, widen, budget))
+    dom = _prepare(claim, dom, widen)
+    if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
+        raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")
+    if scheduler:
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:
+            raise SearchError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'")
+    t0 = time.monotonic()
+    deadline = time.time() + timeout
+    fold = folds(claim, dom)
+    enumerators = [Enumerator(claim, dom, s) for s in dom.settings()]  # checks each setting before any work
+    max_rows, per_worker = frontier_rows(dom, claim, max_memory)
+    workers = max(1, min(jobs, max_memory // per_worker))
+    if engine == "auto":
+        states = _states(claim, dom, enumerators)
+        if states <= AUTO_ENUMERATION_STATES:
+            engines = ["enumerate", "z3", "hypothesis"]
+            choice = (f"auto: enumeration first: the domain has at most {states:,} states to screen "
+                      f"(<= {AUTO_ENUMERATION_STATES:,}, AUTO_ENUMERATION_STATES), so it can complete")
+        else:
+            engines = ["z3", "hypothesis", "enumerate"]
+            choice = (f"auto: z3 first: the domain has up to {states:,} states to screen (> {AUTO_ENUMERATION_STATES:,}, "
+                      "AUTO_ENUMERATION_STATES), beyond what enumeration completes in minutes")
+    else:
+        engines, choice = [engine], ""
+    reasons, checked, completed, limited = [], 0, None, False
+    used = f"{workers} worker(s)" if not scheduler else f"Dask scheduler {scheduler}"
+
+    def result(verdict, eng, **kw):
+        return SearchResult(claim.id, verdict, eng, dom.describe(fold, eng, claim), time.monotonic() - t0, checked,
+                            choice=choice, workers=used, completed=completed, **kw)
+
+    for i, eng in enumerate(engines):
+        if time.time() > deadline:
+            reasons.append(f"{eng}: not started (time limit)")
+            limited = True
+            continue
+        if eng == "enumerate":
+            from verify.searching.shards import plan, run_shards
+
+            shards = plan([len(en.P) for en in enumerators], dom.points, dom.order != "any")
+            budget = Budget(max_exact, max_candidates) if (max_exact is not None or max_candidates is not None) else None
+            merge = run_shards(claim, dom, shards, deadline, max_rows, jobs=workers, scheduler=scheduler, budget=budget,
+                               progress=progress)
+            checked, completed, complete, why = _tally(merge, shards, timeout, max_exact, max_candidates, max_memory)
+            if merge.best is not None:
+                res = result(Verdict.REFUTED, eng, counterexample=merge.best[2].found[1])
+                if not complete:
+                    res.reason = ("the first counterexample in the part of the domain completed (" + why +
+                                  "); an uncompleted shard may hold one earlier in the order")
+                if out_dir:
+                    res.files = save_counterexample(claim, res.counterexample, out_dir)
+                return res
+            if not complete:
+                reasons.append(f"enumerate: {why}")
+                limited = True
+                continue
+            if checked == 0:
+                return result(Verdict.UNKNOWN, eng, reason="unknown: empty domain: no candidate of the domain satisfied "
+                                                           "the claim's assumptions and reached an evaluation (nothing was checked)")
+            return result(Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, eng)
+        if eng == "hypothesis":
+            from verify.searching.hypothesis_engine import hypothesis_search
+
+            got = hypothesis_search(claim, dom, time.monotonic() + (deadline - time.time()))
+            if got is None:
+                reasons.append("hypothesis: unable to find an example (this does not mean none exists)")
+                continue
+        elif eng == "z3":
+            from verify.searching.z3_engine import z3_search
+
+            # with more engines to try, z3 takes its share of the time (enumeration the rest)
+            share = deadline if i == len(engines) - 1 or engines[-1] != "enumerate" else \
+                time.time() + (deadline - time.time()) * 0.5
+            got, why, z3_limited = z3_search(claim, dom, share)
+            if got is None:
+                reasons.append(f"z3: {why}")
+                limited |= z3_limited
+                continue
+        else:
+            raise SearchError(f"unknown engine {eng!r}")
+        res = result(Verdict.REFUTED, eng, counterexample=got)
+        if out_dir:
+            res.files = save_counterexample(claim, got, out_dir)
+        return res
+    return result(Verdict.UNKNOWN, engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
+
+
+def _tally(merge, shards, timeout, max_exact, max_candidates, max_memory):
+    """(candidates checked, completed part, complete?, why not) of an enumeration.  The count
+    covers the shards up to the counterexample's group (every one of them ran, whatever the
+    sharding), so it is the same for any number of workers."""
+    res = merge.results
+    last = merge.best[1].group if merge.best is not None else None
+    counted = [s for s in shards if s.index in res and (last is None or s.group <= last)]
+    checked = sum(res[s.index].checked for s in counted)
+    stops = {res[s.index].status for s in shards if s.index in res} - {"complete"}
+    needed = [s for s in shards if last is None or s.group <= last]
+    complete = not stops and all(s.index in res for s in needed)
+    total = sum(s.datasets for s in needed)
+    done = sum(s.datasets if res.get(s.index) and res[s.index].status == "complete" else
+               (res[s.index].datasets if s.index in res else 0) for s in needed)
+    shards_done = sum(1 for s in needed if s.index in res and res[s.index].status == "complete")
+    completed = {"datasets": done, "of": total, "shards": shards_done, "shards_of": len(needed)}
+    why = ""
+    if not complete:
+        kinds = {"timeout": f"time limit of {timeout:g} s reached", "memory": f"the memory budget of {max_memory / (1 << 30):.3g} GiB "
+                 "was reached (one instance's frontier, or a block's arrays, outgrew it)", "budget": f"more than {max_exact} candidates needed exact "
+                 "evaluation (the budget)", "candidates": f"more than {max_candidates} candidates to screen (the budget)"}
+        why = "; ".join(kinds[k] for k in sorted(stops)) or kinds["timeout"]
+        unfinished = sorted({s.n for s in needed if s.index not in res or res[s.index].status != "complete"})
+        why += (f"; completed {done:,} of {total:,} datasets ({shards_done} of {len(needed)} shards); "
+                f"unfinished: datasets of {', '.join(map(str, unfinished))} point(s)")
+        completed["text"] = why
+    return checked, completed, complete, why
+
+
+def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_MEMORY) -> dict:
+    """Tightness: the largest (update count) / (bound) over the domain, with its dataset."""
+    from verify.searching.enumeration import Enumerator
+    from verify.searching.shards import plan, run_shards
+
+    check_searchable(claim)
+    check_limits(dom, timeout)
+    bound = bound_tree(claim)
+    if bound is None:
+        raise SearchError(f"claim {claim.id} is not a bound of the form 'mistakes <= B' or 'k <= B'")
+    variant = claim_variant(claim, None)
+    dom = domain_for(claim, Domain(**{**asdict(dom), "variant": variant}))
+    check_limits(dom, timeout)
+    t0 = time.monotonic()
+    enumerators = [Enumerator(claim, dom, s) for s in dom.settings()]  # every setting the domain states
+    shards = plan([len(en.P) for en in enumerators], dom.points, dom.order != "any")
+    merge = run_shards(claim, dom, shards, time.time() + timeout, frontier_rows(dom, claim, max_memory)[0], worst_tree=bound)
+    best, checked, complete = None, 0, True
+    for s in shards:
+        r = merge.results.get(s.index)
+        if r is None or r.status != "complete":
+            complete = False
+        if r is None:
+            continue
+        checked += r.checked
+        if r.worst is not None and (best is None or r.worst["ratio"] > best["ratio"]):
+            best = r.worst
+    best = dict(best or {"ratio": 0.0, "updates": 0, "bound": float("nan")})
+    best.update({"claim": claim.id, "domain": dom.describe(folds(claim, dom), "enumerate", claim),
+                 "seconds": round(time.monotonic() - t0, 3), "complete": complete, "candidates": checked})
+    return best
+
+
+def bound_tree(claim):
+    """The bound B of a claim 'mistakes <= B' (end) or 'k <= B' (update), else None."""
+    t = claim.compiled.tree
+    if t[0] == "and":
+        t = t[1][0]
+    if t[0] == "cmp" and len(t[1]) == 1 and t[1][0] in ("<=", "<") and t[2][0] in (("name", "mistakes"), ("name", "k")):
+        return t[2][1]
+    return None
+
+

@@ -1,0 +1,93 @@
+"""Confirmation: a candidate from any engine is a counterexample only once the replay engine
+says so.  The candidate's dataset is built, the learner runs it with ``--order
+sequence:...`` and writes a trace, and the claim is evaluated on that trace exactly
+(verify.replay.dispatch) with the candidate's separator."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from fractions import Fraction
+
+from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, train
+from perceptron.datasets import write_csv
+from perceptron.declared import variant_of
+
+from verify.replay.dispatch import RunContext, evaluate_dataset_claims, replay
+
+__all__ = ["confirm", "save_counterexample", "NotRunnable"]
+
+
+class NotRunnable(AssertionError):
+    """The learner refuses a candidate run the search made (strict confirmation): the two
+    disagree, or the run leaves what the learner computes exactly (an irrational step)."""
+
+
+def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
+            strict=False, declared=()):
+    """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
+    A candidate the learner cannot run as given (a point taken that is not misclassified, an end
+    claim's run that does not converge) is no counterexample; with ``strict`` (the complete
+    enumeration, whose "none in D" would otherwise rest on a candidate never evaluated) it is an
+    error: the search and the learner disagree."""
+    ds = from_rows("counterexample", points, labels)
+    var = variant_of(variant)
+    params = Params(variant=variant, order="sequence:" + ",".join(map(str, path)), sign0=sign0 if var.tie is None else 0,
+                    eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared))
+    rec = MemoryTrace()
+    try:
+        res = train(ds, params, rec)
+    except ParamError as e:
+        if strict:
+            raise NotRunnable(f"the search's run {params.order} is not one the learner makes: {e}") from None
+        return None
+    if claim.when == "end" and not res.converged:
+        if strict:
+            raise AssertionError(f"the search's run {params.order} converged; the learner's does not")
+        return None
+    if claim.when == "dataset":
+        ctx = RunContext(ds, params, separator=separator)
+        tallies: dict = {}
+        evaluate_dataset_claims([claim], ctx, "counterexample", tallies)
+        bad = None
+    else:
+        ctx, bad, tallies = replay(ds, rec.trace, [claim], dataset_name="counterexample", separator=separator)
+    if bad is not None:
+        raise AssertionError(f"search produced an inconsistent trace: {bad}")
+    t = tallies.get(claim.id)
+    if t is None or t.not_applicable or t.violation is None:
+        return None
+    from perceptron._numbers import format_rational as fr
+
+    return {"points": [[fr(Fraction(c)) for c in p] for p in points], "labels": [int(v) for v in labels],
+            "updates": path, "separator": None if separator is None else {"v": [int(a) for a in separator[0]], "b": fr(Fraction(separator[1]))},
+            "violation": t.violation, "variant": variant, "order": params.order, "summary": res.summary(),
+            "params": {"eta": fr(params.eta), "w0": None if w0 is None else [fr(v) for v in w0],
+                       "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form,
+                       **({"declared": {k: fr(v) for k, v in params.declared}} if params.declared else {})}}
+
+
+def save_counterexample(claim, ce, out_dir) -> dict:
+    """Write the counterexample as a dataset CSV and its trace; return the paths and the
+    command that replays it."""
+    os.makedirs(out_dir, exist_ok=True)
+    base = os.path.join(out_dir, claim.id.replace("/", "_"))
+    ds = from_rows("counterexample", ce["points"], ce["labels"])
+    data = base + ".csv"
+    write_csv(ds, data)
+    trace = base + ".trace.jsonl"
+    pr = ce.get("params") or {}
+    train(ds, Params(variant=ce["variant"], order=ce["order"], eta=Fraction(pr.get("eta", "1")),
+                     w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
+                     b0=None if pr.get("b0") is None else Fraction(pr["b0"]), sign0=pr.get("sign0", 0),
+                     form=pr.get("form", "yx"),
+                     declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))),
+          open_writer(trace))
+    sep = ""
+    if ce["separator"]:
+        sep = " --separator=" + ",".join(map(str, ce["separator"]["v"]))
+        if variant_of(ce["variant"]).bias:
+            sep += f" --separator-bias={ce['separator']['b']}"
+    q = shlex.quote  # paths come from users: the printed command must paste safely
+    cmd = f"proof-audit check --data {q(data)} --trace {q(trace)} --claims {q(claim.path)} --only {q(claim.id)}{sep}"
+    return {"data": data, "trace": trace, "replay": cmd}

@@ -1,0 +1,351 @@
+"""The search domain D: what a search ranges over, its limits, and the canonical order of its
+datasets (the order in which shards and blocks enumerate them, and in which "the smallest
+counterexample" is meant).
+
+D: ``points`` labelled points with integer coordinates in [-box, box]^dim (or rational points
+of the unit circle); runs of at most ``max_updates`` updates from w0 with learning rate eta,
+taking any misclassified point (``order any``) or following the ``first`` / ``cyclic`` rule;
+separators w_opt = v/|v| (b_opt = c/|v|) for integer v in [-sep_box, sep_box]^dim (c in the
+same range for the bias variants): ``separators = best`` takes, per dataset, the one with the
+largest margin (ties: the first in the order below), ``all`` every one that separates.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from perceptron.declared import variant_of
+from perceptron.variants import VARIANTS
+
+from verify.language.quantifiers import SEARCHABLE_VARIANTS
+
+__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points", "point_list", "blocks",
+           "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
+
+SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
+UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "stopped_by_budget",
+                     "gamma_lo", "gamma_hi"}
+
+#: Bounds of each domain option, checked before any work: the domain grows as
+#: (2 box + 1)^(dim points) and its arrays with it.
+LIMITS = {"points": (1, 12), "dim": (1, 8), "box": (1, 1000), "max_updates": (0, 200), "sep_box": (1, 1000),
+          "w0_box": (0, 10)}
+#: Defaults of the domain options of `proof-audit search` (under [tool.proof-audit.search]).
+DEFAULTS = {"points": 3, "dim": 2, "box": 3, "max_updates": 6, "sep_box": 6, "timeout": 60.0}
+#: Points of the grid [-box, box]^dim, and separators of [-sep_box, sep_box]^dim, a search may
+#: hold in memory (each is a list the enumeration indexes).
+MAX_GRID = 10**6
+#: Longest search (seconds).
+MAX_SECONDS = 24 * 3600.0
+#: Most run settings (eta x sign(0) x form) one search enumerates.
+MAX_SETTINGS = 64
+#: Most initial weight vectors (w0, b0) per dataset.
+MAX_W0 = 729
+#: Rational points of the unit circle for unit-norm domains: (a/L, b/L) with a^2 + b^2 = L^2.
+UNIT_DENOMINATOR = 65
+
+
+class SearchError(ValueError):
+    """The claim cannot be searched (wrong kind, unsupported quantity or variant), or the
+    domain is outside the search's limits."""
+
+
+@dataclass(frozen=True)
+class Domain:
+    points: int = 3
+    dim: int = 2
+    box: int = 3
+    max_updates: int = 6
+    order: str = "any"
+    sep_box: int = 6
+    separators: str = "best"
+    variant: str = "rosenblatt"
+    etas: tuple = ("1",)  # learning rates, exact rationals as strings
+    w0_box: int = 0  # initial weights (and b0 for the bias variants): every integer vector in [-w0_box, w0_box]^dim
+    sign0s: tuple = (0,)  # values of sign(0) (variants with the parameter)
+    forms: tuple = ("yx",)  # update forms (the sign variant)
+    unit: bool = False  # points on the unit circle (dim 2) instead of the integer box
+
+    def settings(self):
+        """(eta, sign0, form) in the engine's order."""
+        var = VARIANTS[self.variant]
+        sign0s = self.sign0s if var.tie is None else (var.tie,)
+        forms = self.forms if var.half_form else ("yx",)
+        return [(Fraction(e), s0, f) for e in self.etas for s0 in sign0s for f in forms]
+
+    def describe(self, fold: bool, engine: str, claim=None) -> dict:
+        import z3
+
+        d = asdict(self)
+        var = VARIANTS[self.variant]
+        etas = ", ".join(self.etas)
+        w0 = "0" if self.w0_box == 0 else f"every integer vector in [-{self.w0_box}, {self.w0_box}]^{self.dim}" + (
+            " (and b0 in the same range)" if var.bias else "")
+        settings = f"eta in {{{etas}}}, w0 = {w0}"
+        if var.tie is None:
+            settings += f", sign(0) in {{{', '.join(map(str, self.sign0s))}}}"
+        if var.half_form:
+            settings += f", update form in {{{', '.join(self.forms)}}}"
+        pts = (f"points on the unit circle with denominator dividing {UNIT_DENOMINATOR}" if self.unit
+               else f"integer points in [-{self.box}, {self.box}]^{self.dim} (not all zero)")
+        d.update({
+            "datasets": f"up to {self.points} {pts}, labels -1/+1"
+                        + (" (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)" if fold else ""),
+            "runs": f"{self.variant} with {settings}, at most {self.max_updates} updates, order {self.order}"
+                    + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
+            "separators": f"integer v in [-{self.sep_box}, {self.sep_box}]^{self.dim}" + (" and bias c in the same range" if var.bias else "")
+                          + f", w_opt = v/|v|; {'the widest-margin one per dataset' if self.separators == 'best' else 'every one that separates'}",
+            "engine": engine,
+            "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
+        })
+        if claim is not None and claim.when == "dataset":
+            d["runs"] = "none (a claim about datasets)"
+        if claim is not None and not needs_separator(claim):
+            d["separators"] = "none (the claim uses no separator)"
+        d["text"] = f"{d['datasets']}; runs: {d['runs']}; separators: {d['separators']}; engine {engine}"
+        return d
+
+
+def check_limits(dom: Domain, timeout: float | None = None) -> None:
+    """SearchError unless every option of ``dom`` is inside LIMITS, MAX_GRID and MAX_SECONDS."""
+    for name, (lo, hi) in LIMITS.items():
+        v = getattr(dom, name)
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise SearchError(f"--{name.replace('_', '-')} {v}: choose {lo} to {hi} (verify.searching.domain.LIMITS)")
+    if (2 * dom.box + 1) ** dom.dim > MAX_GRID:
+        raise SearchError(f"--box {dom.box} --dim {dom.dim}: a grid of {(2 * dom.box + 1) ** dom.dim} points exceeds "
+                          f"{MAX_GRID} (verify.searching.domain.MAX_GRID)")
+    if (2 * dom.sep_box + 1) ** dom.dim > MAX_GRID:
+        raise SearchError(f"--sep-box {dom.sep_box} --dim {dom.dim}: {(2 * dom.sep_box + 1) ** dom.dim} separators "
+                          f"exceed {MAX_GRID} (verify.searching.domain.MAX_GRID)")
+    if timeout is not None and not (math.isfinite(timeout) and 0 < timeout <= MAX_SECONDS):
+        raise SearchError(f"--timeout {timeout}: choose a number of seconds in (0, {MAX_SECONDS:.0f}]")
+
+
+def domain_for(claim, base: Domain) -> Domain:
+    """The domain of ``base`` widened over every quantity the claim ranges over (eta below and
+    above 1 unless eta_one / eta_le_one, w0 in a box unless w0_zero, every sign(0) and update
+    form the assumptions leave, every separator unless separator = "max-margin")."""
+    from verify.language.quantifiers import eta_le_one, ranging
+
+    r = set(ranging(claim))
+    a = set(claim.assume)
+    kw = {}
+    if "eta_one" in a:
+        kw["etas"] = ("1",)
+    elif "eta" in r:  # the caller's rates (those in the claim's range) and the defaults
+        le_one = eta_le_one(claim)
+        mine = [e for e in base.etas if not le_one or Fraction(e) <= 1]
+        kw["etas"] = tuple(dict.fromkeys(mine + (["1/2", "1"] if le_one else ["1/2", "1", "2"])))
+    if "w0_zero" in a:
+        kw["w0_box"] = 0
+    elif "w0" in r:
+        kw["w0_box"] = max(base.w0_box, 1)
+    kw["sign0s"] = (0,) if "sign0_zero" in a else (-1, 1) if "sign0_nonzero" in a else (-1, 0, 1)
+    kw["forms"] = ("yx",) if "form_yx" in a else ("half",) if "form_half" in a else ("yx", "half")
+    if "separator" in r and base.separators == "best":
+        kw["separators"] = "all"
+    if "unit_norm" in a or base.variant == "unit":
+        kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
+    return Domain(**{**asdict(base), **kw})
+
+
+# --------------------------------------------------------------------------- claims
+
+def claim_variant(claim, wanted):
+    if wanted:
+        if claim.variants and wanted not in claim.variants:
+            raise SearchError(f"claim {claim.id} is about {list(claim.variants)}, not {wanted}")
+        return wanted
+    for v in claim.variants or ("rosenblatt",):
+        if v in SEARCHABLE_VARIANTS or getattr(variant_of(v), "declared", False):
+            return v
+    raise SearchError(f"claim {claim.id} is about {list(claim.variants)}; the search runs {', '.join(SEARCHABLE_VARIANTS)}")
+
+
+def check_searchable(claim):
+    if claim.when not in ("update", "end", "dataset") or claim.compiled is None:
+        raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles update, end and dataset claims")
+    if claim.datasets or claim.orders:
+        raise SearchError(f"claim {claim.id} is about particular datasets or orders, not a search domain")
+    # every assumption must be enforced by the domain itself, or "none in D" could rest on
+    # candidates that do not satisfy it
+    if "nonseparable" in claim.assume:
+        raise SearchError(f"claim {claim.id} assumes nonseparable data; the search cannot certify non-separability "
+                          "of its candidates, so it does not search it")
+    if "converged" in claim.assume and claim.when != "end":
+        raise SearchError(f"claim {claim.id} assumes the run converges; the search's runs are cut at max_updates")
+    bad = set(claim.compiled.names) & UNSUPPORTED_NAMES
+    if bad:
+        raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
+
+
+def label_symmetric(claim, variant, tie) -> bool:
+    """Whether folding labels into the points (x -> y x, y -> +1) is sound: the tie rule must be
+    label-symmetric (sign(0) = 0: a zero score is a mistake for either label; with sign(0) =
+    +-1 a zero score is correct for one label only), no bias, and the claim must not look at
+    a point or label on its own."""
+    names = set(claim.compiled.names)
+    return tie == 0 and VARIANTS[variant].bias is None and not (names & {"x", "y", "score", "out", "x_hat", "i"}) \
+        and not claim.compiled.uses_points and "nontrivial" not in claim.assume
+
+
+def first_length(claim) -> int:
+    """The fewest updates at which the claim is evaluated: 1 for update claims (at each update),
+    0 for end claims (a run may converge before any update: w0 that separates, or sign(0) =
+    the label) and dataset claims."""
+    return 1 if claim.when == "update" else 0
+
+
+def needs_separator(claim) -> bool:
+    return bool(set(claim.compiled.names) & SEPARATOR_NAMES) or "separable" in claim.assume
+
+
+def folds(claim, dom: Domain) -> bool:
+    """Whether every setting of the domain folds labels (the domain's description says so)."""
+    var = VARIANTS[dom.variant]
+    return {label_symmetric(claim, dom.variant, var.tie if var.tie is not None else s0) for _, s0, _ in dom.settings()} == {True}
+
+
+# --------------------------------------------------------------------------- points, datasets, separators
+
+def unit_points(dim):
+    """Integer numerators of the rational points of the unit circle with denominator dividing
+    UNIT_DENOMINATOR: (a, b) with a^2 + b^2 = L^2 (x = (a, b) / L)."""
+    if dim != 2:
+        raise SearchError("unit-norm domains are drawn on the unit circle: use --dim 2")
+    L = UNIT_DENOMINATOR
+    return [(a, b) for a in range(-L, L + 1) for b in range(-L, L + 1) if a * a + b * b == L * L]
+
+
+def _frozen(*arrays):
+    for a in arrays:
+        a.flags.writeable = False  # shared by every caller of a cached list
+    return arrays
+
+
+@functools.lru_cache(maxsize=4)
+def point_list(dim, box, fold, unit=False):
+    """(P, labels), read-only and built once per process: the labelled points a dataset draws
+    from, in the canonical order: smallest first (largest |coordinate|, then sum of
+    |coordinates|, then lexicographic), label -1 before +1.  The zero point is one of them (datasets of zeros only are left out where they are
+    built: R = 0 leaves b/R and x/R undefined)."""
+    coords = unit_points(dim) if unit else list(itertools.product(range(-box, box + 1), repeat=dim))
+    coords.sort(key=lambda c: (max(map(abs, c)), sum(map(abs, c)), c))
+    pts = [(c, 1) for c in coords] if fold else [(c, y) for c in coords for y in (-1, 1)]
+    P = np.array([p[0] for p in pts], dtype=np.int64).reshape(len(pts), dim)
+    L = np.array([p[1] for p in pts], dtype=np.int64)
+    return _frozen(P, L)
+
+
+def count_datasets(npts: int, n: int, ordered: bool, first: int | None = None) -> int:
+    """Datasets of n points drawn from npts (multisets, or sequences when the order matters),
+    those whose first point index is ``first`` when given."""
+    if first is None:
+        return npts ** n if ordered else math.comb(npts + n - 1, n)
+    return npts ** (n - 1) if ordered else math.comb(npts - first + n - 2, n - 1)
+
+
+def blocks(npts: int, n: int, ordered: bool, prefix: tuple, size: int):
+    """Index arrays (M, n) of every dataset starting with ``prefix``, in lexicographic order
+    (non-decreasing indices when not ``ordered``), in blocks of at most ``size`` rows (a prefix
+    is extended one index at a time until its datasets fit one block)."""
+    r = n - len(prefix)
+    lo = prefix[-1] if prefix and not ordered else 0
+    if r == 0:
+        yield np.array([prefix], dtype=np.int64)
+        return
+    total = (npts - lo) ** r if ordered else math.comb(npts - lo + r - 1, r)
+    if total <= size or r == 1:
+        tails = itertools.product(range(lo, npts), repeat=r) if ordered else itertools.combinations_with_replacement(range(lo, npts), r)
+        flat = np.fromiter(itertools.chain.from_iterable(tails), dtype=np.int64, count=total * r).reshape(total, r)
+        for s in range(0, total, size):
+            part = flat[s:s + size]
+            yield np.hstack([np.tile(np.array(prefix, dtype=np.int64), (len(part), 1)), part]) if prefix else part
+        return
+    for nxt in range(lo, npts):
+        yield from blocks(npts, n, ordered, prefix + (nxt,), size)
+
+
+@functools.lru_cache(maxsize=4)
+def separators(dim, sep_box, bias):
+    """Primitive integer separators (v, c) (gcd 1: multiples are the same hyperplane), smallest
+    first (max |coordinate|, then lexicographic), so ties go to the simplest.  Built once per
+    process (the lists of every setting, shard and Hypothesis example are the same)."""
+    rng = range(-sep_box, sep_box + 1)
+    cands = []
+    for v in itertools.product(rng, repeat=dim):
+        if not any(v):
+            continue
+        for c in (rng if bias else (0,)):
+            if math.gcd(*v, c) == 1:
+                cands.append((max(max(abs(t) for t in v), abs(c)), v, c))
+    cands.sort()
+    V = np.array([v for _, v, _ in cands], dtype=np.int64).reshape(len(cands), dim)
+    C = np.array([c for _, _, c in cands], dtype=np.int64)
+    return _frozen(V, C)
+
+
+def choose_separators(X, Y, V, C, mode):
+    """Per dataset, (dataset index, separator index, margin) of the separators with margin > 0:
+    every one (``all``, dataset-major) or the widest (``best``)."""
+    if len(X) * len(V) > 4_000_000:  # chunk to bound memory (M x S margins per chunk)
+        step = max(1, 4_000_000 // len(V))
+        parts = [choose_separators(X[i:i + step], Y[i:i + step], V, C, mode) for i in range(0, len(X), step)]
+        offs = np.arange(0, len(X), step)
+        return (np.concatenate([p[0] + o for p, o in zip(parts, offs)]), np.concatenate([p[1] for p in parts]),
+                np.concatenate([p[2] for p in parts]))
+    margins = None
+    if int(np.abs(X).max(initial=0)) * int(np.abs(V).max(initial=0)) * X.shape[2] + int(np.abs(C).max(initial=0)) < 2**52:
+        Vt = V.T.astype(np.float64)  # exact in float64 below 2^52, and fast through BLAS
+        for p in range(X.shape[1]):
+            m_p = Y[:, p, None] * ((X[:, p, :].astype(np.float64) @ Vt) + C[None, :])
+            margins = m_p if margins is None else np.minimum(margins, m_p)
+        margins = np.rint(margins).astype(np.int64)
+    else:
+        for p in range(X.shape[1]):
+            m_p = Y[:, p, None] * ((X[:, p, :] @ V.T) + C[None, :])
+            margins = m_p if margins is None else np.minimum(margins, m_p)
+    valid = margins > 0
+    if mode == "all":
+        mi, si = np.nonzero(valid)
+        return mi, si, margins[mi, si]
+    norms2 = (V * V).sum(axis=1)
+    # The widest separator maximises margin^2/|v|^2, a ratio of small integers.  Two different
+    # such ratios p/q, r/s differ by at least 1/(q s); when that exceeds the rounding of the
+    # quotients (max margin^2 * max |v|^4 < 2^50), the float quotients order them exactly and
+    # equal ratios give equal floats, so argmax picks the widest, ties going to the first
+    # (smallest) separator.  Outside that range the comparison is done in integers.
+    mmax = int(np.abs(margins).max(initial=0))
+    nmax = int(norms2.max(initial=1))
+    if mmax * mmax * nmax * nmax < 2**50:
+        score = np.where(valid, (margins.astype(np.float64) ** 2) / norms2[None, :], -1.0)
+        best = np.argmax(score, axis=1)
+    else:
+        best = np.argmax(valid, axis=1)
+        for m in range(len(X)):
+            for s in np.nonzero(valid[m])[0]:
+                t = int(best[m])
+                if int(margins[m, s]) ** 2 * int(norms2[t]) > int(margins[m, t]) ** 2 * int(norms2[s]):
+                    best[m] = int(s)
+    ok = valid[np.arange(len(X)), best]
+    mi = np.nonzero(ok)[0]
+    return mi, best[mi], margins[mi, best[mi]]
+
+
+def best_separator(points, labels, dom: Domain, bias: bool, L: int = 1):
+    """The widest integer separator (v, c) of the domain for one dataset (integer numerators
+    over L), or None: the separator D assigns to that dataset with ``separators = best``."""
+    V, C = separators(dom.dim, dom.sep_box, bias)
+    X = np.array([points], dtype=np.int64)
+    Y = np.array([labels], dtype=np.int64)
+    mi, si, _ = choose_separators(X, Y, V, C * L, "best")
+    if len(mi) == 0:
+        return None
+    return [int(v) for v in V[si[0]]], int(C[si[0]])

@@ -1,0 +1,597 @@
+"""The complete engine: every candidate of one shard of the domain, in bounded blocks.
+
+A shard is a run setting (eta, sign(0), form), a number of points n and a prefix of the
+dataset (its first point, in the canonical order of verify.searching.domain).  Its datasets are
+generated in blocks of at most BLOCK_DATASETS; each block's instances (dataset x separator x
+w0) are run breadth first, every misclassified point taken at each step (``order any``) or the
+order's one; states that behave the same from then on are merged.  Candidates are screened in
+batches by interval arithmetic (perceptron._interval) and those the screen cannot decide are
+replayed exactly (verify.searching.confirm).
+
+Order.  Within a shard the first counterexample is the one with the fewest updates, then the
+earliest block, instance and update sequence (lexicographic); a later block only searches runs
+shorter than the best so far.  Memory.  A block whose frontier would exceed ``max_rows`` states
+is split in halves, each run from the start (so the result and the count of candidates do not
+depend on the split); one instance that alone exceeds it stops the shard with "memory".
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from perceptron.variants import VARIANTS
+
+from perceptron import _interval as I
+from verify.searching.confirm import confirm
+from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, blocks, choose_separators, first_length, label_symmetric, needs_separator, point_list, separators)
+
+__all__ = ["Enumerator", "ShardResult", "Budget", "BLOCK_DATASETS", "row_bytes"]
+
+#: Datasets generated at a time in a shard (the block's arrays are a few int64 values per
+#: dataset, point and coordinate).
+BLOCK_DATASETS = 4096
+
+
+def row_bytes(dom: Domain, prev_depth: int) -> int:
+    """Bytes one frontier state can take at its peak (its arrays, the children and scores of its
+    expansion, the merge's key and sort): the unit of the memory budget."""
+    d, n, k = dom.dim, dom.points, dom.max_updates
+    state = 8 * (d + 5 + k + prev_depth * (d + 3))
+    return 6 * state + 40 * n * (d + 2)
+
+
+class Stop(Exception):
+    """A limit was reached: ``kind`` is timeout, memory, budget (exact evaluations) or candidates."""
+
+    def __init__(self, kind):
+        super().__init__(kind)
+        self.kind = kind
+
+
+class _Split(Exception):
+    pass
+
+
+@dataclass
+class Budget:
+    """Deterministic limits shared by the shards of one in-process search (the audit's)."""
+    max_exact: int | None = None
+    max_candidates: int | None = None
+    exact: int = 0
+    checked: int = 0
+
+
+@dataclass
+class ShardResult:
+    index: int
+    status: str  # complete, timeout, memory, budget, candidates
+    found: tuple | None = None  # (key, counterexample)
+    checked: int = 0
+    exact: int = 0
+    datasets: int = 0  # datasets of the shard completed
+    worst: dict | None = None
+    seconds: float = 0.0
+    worker: str = field(default="")
+
+
+class Enumerator:
+    """Enumerates the shards of one setting (eta, sign(0), form) of the domain.  Weights are
+    kept as integers W = S w with S = q (eta = p/q), times 2 for the 1/2 eta (y - out) x form,
+    times L for unit-circle points."""
+
+    def __init__(self, claim, dom: Domain, setting):
+        self.claim, self.dom = claim, dom
+        self.var = VARIANTS[dom.variant]
+        self.bias = self.var.bias is not None
+        eta, sign0, form = setting
+        self.eta, self.sign0, self.form = eta, sign0, form
+        self.tie = self.var.tie if self.var.tie is not None else sign0
+        self.fold = label_symmetric(claim, dom.variant, self.tie)
+        self.need_sep = needs_separator(claim)
+        self.L = UNIT_DENOMINATOR if dom.unit else 1  # x = X / L
+        if dom.unit and self.bias:
+            raise SearchError("unit-circle domains are for variants without a bias")
+        self.f = 2 if form == "half" else 1
+        self.S = eta.denominator * self.f * self.L  # w = W / S
+        self.p = eta.numerator
+        self.prev_depth = claim.compiled.uses_prev
+        self.P, self.PY = point_list(dom.dim, dom.box, self.fold, dom.unit)
+        self.W0, self.B0 = self._w0s(dom.dim)
+        self._check_overflow()
+        self.worst = None  # the bound tree in tightness mode
+        self.budget = None
+
+    # ---- set-up
+    def _w0s(self, dim):
+        """Initial (w0, b0) pairs, integers; (0, 0) first."""
+        r = range(-self.dom.w0_box, self.dom.w0_box + 1)
+        ws = list(itertools.product(r, repeat=dim))
+        bs = list(r) if self.bias else [0]
+        pairs = sorted(((w, b) for w in ws for b in bs), key=lambda wb: (max(map(abs, wb[0] + (wb[1],))), wb))
+        if len(pairs) > MAX_W0:
+            raise SearchError(f"{len(pairs)} initial weight vectors; a search takes at most {MAX_W0} (MAX_W0)")
+        return np.array([w for w, _ in pairs], dtype=np.int64).reshape(len(pairs), dim), np.array([b for _, b in pairs], dtype=np.int64)
+
+    def _check_overflow(self):
+        """Refuse a setting whose integer weights, biases or scores could leave int64, bounded
+        in Python integers before any array is built: |W| <= S |w0| + K p f |x|, |B| <= S |b0| +
+        K p R^2, |score| <= |W| |x| d + |B| L."""
+        K, S, p, f = self.dom.max_updates, self.S, self.p, self.f
+        xmax = int(np.abs(self.P).max(initial=0))
+        r2 = int((self.P * self.P).sum(axis=1).max(initial=0))
+        wmax = S * int(np.abs(self.W0).max(initial=0)) + K * p * f * xmax
+        bmax = S * int(np.abs(self.B0).max(initial=0)) + K * p * r2
+        if wmax * xmax * self.dom.dim + bmax * self.L > 2**62:
+            raise SearchError(f"eta = {self.eta} with this box, w0 box and {K} updates would overflow 64-bit integers; "
+                              "use a smaller box, a simpler eta or a smaller w0 box")
+
+    # ---- a shard
+    def run_shard(self, index, n, prefix, deadline, max_rows, budget=None, cap=None) -> ShardResult:
+        """Enumerate every dataset of n points starting with ``prefix`` (runs of at most ``cap``
+        updates: a counterexample earlier in the order has cap + 1); stop at ``deadline``
+        (time.time()) or when one instance needs more than ``max_rows`` frontier states."""
+        self.deadline, self.max_rows, self.budget = deadline, max_rows, budget
+        self.checked = self.exact = 0
+        t0 = time.monotonic()
+        res = ShardResult(index, "complete")
+        best = None  # (depth, block, instance, path, counterexample)
+        limit = self.dom.max_updates if cap is None else cap
+        try:
+            for b, idx in enumerate(blocks(len(self.P), n, self.dom.order != "any", tuple(prefix), BLOCK_DATASETS)):
+                if best is not None:  # a later block comes first only with a shorter run
+                    limit = best[0] - 1
+                    if limit < first_length(self.claim):
+                        break
+                self._tick()
+                inst = self._instances(idx)
+                if inst is not None:
+                    got = self._block(inst, n, limit)
+                    if got is not None and self.worst is None:
+                        best = (got[0], b, got[1], got[2], got[3])
+                res.datasets += len(idx)
+        except Stop as e:
+            res.status = e.kind
+        except MemoryError:  # the address-space cap (verify.cli --max-memory) under the frontier budget
+            res.status = "memory"
+        res.checked, res.exact = self.checked, self.exact
+        if best is not None:
+            res.found = ((best[0], best[1], best[2], tuple(best[3])), best[4])
+        if self.worst is not None:
+            res.worst = self.worst[1]
+        res.seconds = time.monotonic() - t0
+        return res
+
+    def _tick(self):
+        if time.time() > self.deadline:
+            raise Stop("timeout")
+
+    def _instances(self, idx):
+        X, Y = self.P[idx], self.PY[idx]
+        keep = (X != 0).any(axis=(1, 2))  # R = 0 leaves b/R and x/R undefined: not in D
+        if "nontrivial" in self.claim.assume:
+            keep &= (Y == 1).any(axis=1) & (Y == -1).any(axis=1)
+        X, Y = X[keep], Y[keep]
+        if self.need_sep and len(X):
+            V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
+            if self.L != 1:
+                C = C * self.L  # c over the points' denominator
+            mi, si, margins = choose_separators(X, Y, V, C, self.dom.separators)
+            X, Y = X[mi], Y[mi]
+            sepV, sepC, marg = V[si], C[si], margins
+        else:
+            sepV = sepC = marg = None
+        if len(X) == 0:
+            return None
+        R2 = (X * X).sum(axis=2).max(axis=1)
+        inst = {"X": X, "Y": Y, "R2": R2, "V": sepV, "C": sepC, "M": marg}
+        if self.claim.when == "dataset":
+            return inst
+        M, K = len(X), len(self.W0)
+        if K > 1:  # instances: every dataset (and separator) with every w0
+            rep = np.repeat(np.arange(M), K)
+            inst = {k: (v[rep] if v is not None else None) for k, v in inst.items()}
+            inst["W0"], inst["B0"] = np.tile(self.W0, (M, 1)), np.tile(self.B0, M)
+        else:
+            inst["W0"], inst["B0"] = np.repeat(self.W0, M, axis=0), np.repeat(self.B0, M)
+        return inst
+
+    def _block(self, inst, n, cap):
+        """(depth, instance, path, counterexample) of the block's first counterexample, or None;
+        splits the block when its frontier outgrows max_rows."""
+        rows = len(inst["X"])
+        saved = (self.checked, self.exact, None if self.budget is None else (self.budget.checked, self.budget.exact))
+        try:
+            if rows > self.max_rows:
+                raise _Split
+            if self.claim.when == "dataset":
+                got = self._check_batch(inst, np.arange(rows), None, 0, n)
+                return None if got is None else (0, got[0], [], got[1])
+            return self._bfs(inst, n, cap)
+        except _Split:
+            if rows == 1:
+                raise Stop("memory") from None
+            self.checked, self.exact = saved[0], saved[1]  # the halves count their own work
+            if self.budget is not None:
+                self.budget.checked, self.budget.exact = saved[2]
+            h = rows // 2
+            first = self._block(_sub(inst, slice(0, h)), n, cap)
+            if first is not None and self.worst is None:
+                cap = first[0] - 1
+                if cap < first_length(self.claim):
+                    return first
+            second = self._block(_sub(inst, slice(h, rows)), n, cap)
+            if second is not None and self.worst is None:
+                return (second[0], second[1] + h, second[2], second[3])
+            return first
+
+    # ---- runs
+    def _bfs(self, inst, n, cap):
+        X, Y = inst["X"], inst["Y"]
+        M = len(X)
+        p, f = self.p, self.f
+        # b += eta y R^2 (novikoff) or eta y (sklearn): in units of 1/S
+        # (the bias variants have neither the half form nor unit-circle points: f = L = 1)
+        eta_b = {"R2": inst["R2"], "one": np.ones(M, dtype=np.int64)}.get(self.var.bias)
+        # a state: instance, w, b, sumsq, position, path, history of (w, b, k, sumsq)
+        st = {"inst": np.arange(M), "w": inst["W0"] * self.S, "b": inst["B0"] * self.S,
+              "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64),
+              "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
+        end = self.claim.when == "end"
+        for depth in range(1, cap + 1):
+            self._tick()
+            Xi, Yi = X[st["inst"]], Y[st["inst"]]
+            scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
+            out = np.sign(scores)
+            out[out == 0] = self.tie
+            mist = out != Yi
+            if end:  # runs that converged after depth - 1 updates (0: before any)
+                got = self._check_end(inst, st, ~mist.any(axis=1), depth - 1, n)
+                if got is not None:
+                    return got
+            order = self.dom.order
+            if order == "any":
+                si, pi = np.nonzero(mist)
+            elif order == "first":
+                si = np.nonzero(mist.any(axis=1))[0]
+                pi = np.argmax(mist[si], axis=1)
+            else:  # cyclic: first mistake at or after pos
+                nn = mist.shape[1]
+                shift = (np.arange(nn)[None, :] + st["pos"][:, None]) % nn
+                rolled = np.take_along_axis(mist, shift, axis=1)
+                si = np.nonzero(rolled.any(axis=1))[0]
+                pi = (np.argmax(rolled[si], axis=1) + st["pos"][si]) % nn
+            if len(si) == 0:
+                return None
+            if len(si) > self.max_rows:
+                raise _Split
+            ins = st["inst"][si]
+            x = X[ins, pi]
+            y = Y[ins, pi]
+            o = out[si, pi]
+            w_prev, b_prev = st["w"][si], st["b"][si]
+            coef = p * (y - o) if f == 2 else p * y  # W += S eta y x = p f y x (or p (y - out) x)
+            new = {"inst": ins, "w": w_prev + coef[:, None] * x,
+                   "b": b_prev + (coef * eta_b[ins] if eta_b is not None else 0),  # B += S eta y R^2 = p y R^2
+                   "sumsq": st["sumsq"][si] + (x * x).sum(axis=1), "pos": (pi + 1) % X.shape[1],
+                   "path": np.hstack([st["path"][si], pi[:, None]]),
+                   "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
+                            + [(w_prev, b_prev, depth - 1, st["sumsq"][si])])[-max(self.prev_depth, 1):]}
+            if self.claim.when == "update":
+                edge = {"x": x, "y": y, "score": scores[si, pi], "i": pi}
+                got = self._check_batch(inst, ins, new, depth, n, edge)
+                if got is not None:
+                    return (depth, int(ins[got[0]]), [int(v) for v in new["path"][got[0]]], got[1])
+            st = self._dedupe(new)
+        if end:
+            Xi, Yi = X[st["inst"]], Y[st["inst"]]
+            scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
+            out = np.sign(scores)
+            out[out == 0] = self.tie
+            return self._check_end(inst, st, ~(out != Yi).any(axis=1), cap, n)
+        return None
+
+    def _dedupe(self, st):
+        """Merge states that behave the same from here on (same instance, weights, position,
+        and the history the claim can look back on); keep the first (lexicographically
+        smallest) path."""
+        parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None]]
+        if self.prev_depth or "sumsq" in self.claim.compiled.names:
+            parts.append(st["sumsq"][:, None])
+            for h in st["hist"][-self.prev_depth:] if self.prev_depth else []:
+                parts += [h[0], h[1][:, None]]
+        first = _first_rows(parts)
+        out = {k: (v[first] if isinstance(v, np.ndarray) else v) for k, v in st.items() if k != "hist"}
+        out["hist"] = [(h[0][first], h[1][first], h[2], h[3][first]) for h in st["hist"]]
+        return out
+
+    def _check_end(self, inst, st, conv, depth, n):
+        sel = np.nonzero(conv)[0]
+        if len(sel) == 0:
+            return None
+        sub = {k: (v[sel] if isinstance(v, np.ndarray) else v) for k, v in st.items() if k != "hist"}
+        sub["hist"] = [(h[0][sel], h[1][sel], h[2], h[3][sel]) for h in st["hist"]]
+        got = self._check_batch(inst, sub["inst"], sub, depth, n)
+        if got is None:
+            return None
+        return (depth, int(sub["inst"][got[0]]), [int(v) for v in sub["path"][got[0]]], got[1])
+
+    # ---- evaluation
+    def _count(self, m):
+        self.checked += m
+        b = self.budget
+        if b is not None:
+            b.checked += m
+            if b.max_candidates is not None and b.checked > b.max_candidates:
+                raise Stop("candidates")
+
+    def _check_batch(self, inst, ins, state, depth, n, edge=None):
+        """(row, counterexample) of the first row (in order) the claim fails on, or None."""
+        m = len(ins)
+        if state is not None and depth < self.prev_depth:
+            return None  # prev(e, j) before the j-th update: the claim does not speak here
+        if self.worst is not None:
+            return self._track_worst(inst, ins, state, depth, edge)
+        self._count(m)
+        try:
+            env = self._env(inst, ins, state, edge, depth)
+            res = I.ieval(self.claim.compiled.tree, env, m)
+        except (I.IntervalError, IndexError, ValueError):
+            res = np.full(m, I.UNDECIDED)
+        for j in np.nonzero(res != I.TRUE)[0]:
+            self._tick()
+            self.exact += 1
+            b = self.budget
+            if b is not None:
+                b.exact += 1
+                if b.max_exact is not None and b.exact > b.max_exact:
+                    raise Stop("budget")
+            found = self._confirm(inst, int(ins[j]), state, j)
+            if found is not None:
+                return int(j), found
+        return None
+
+    def _track_worst(self, inst, ins, state, depth, edge):
+        m = len(ins)
+        self._count(m)
+        env = self._env(inst, ins, state, edge, depth)
+        lo, hi = I.ieval(self.worst[0], env, m)
+        ratio = depth / np.maximum(hi, 1e-300)
+        j = int(np.argmax(ratio))
+        if self.worst[1] is None or ratio[j] > self.worst[1]["ratio"]:
+            mi = int(ins[j])
+            self.worst[1] = {"ratio": float(ratio[j]), "updates": depth, "bound": float(hi[j]),
+                             "points": inst["X"][mi].tolist(), "labels": inst["Y"][mi].tolist(),
+                             "path": [int(p) for p in state["path"][j]],
+                             "separator": None if inst["V"] is None else [int(v) for v in inst["V"][mi]]}
+        return None
+
+    def _env(self, inst, ins, state, edge, depth):
+        """Interval values of every quantity for a batch of candidates, in the data's units
+        (x = X / L, w = W / S, b = B / S, score = (W.X + B L) / (S L)); each is computed when
+        the claim first asks for it."""
+        m = len(ins)
+        L, S = self.L, self.S
+        X, Y = inst["X"][ins], inst["Y"][ins]
+        vals = _Lazy()
+        vals.put("R2", lambda: _scaled(I.point(inst["R2"][ins]), L * L, m))
+        vals.put("R", lambda: I.sqrt(vals["R2"]))
+        vals.put("eta", lambda: I.const(self.eta, m))
+        vals.put("n", lambda: I.point(np.full(m, X.shape[1])))
+        vals.put("d", lambda: I.point(np.full(m, X.shape[2])))
+        vals.put("sign0", lambda: I.point(np.full(m, self.tie)))
+        if "W0" in inst:
+            vals.put("w0", lambda: _vec(inst["W0"][ins]))
+        if inst["V"] is not None:
+            V, C, Mg = inst["V"][ins], inst["C"][ins], inst["M"][ins]
+            vals.put("_nv", lambda: I.sqrt(I.point((V * V).sum(axis=1))))
+
+            def w_opt():
+                lo = np.empty(V.shape, dtype=float)
+                hi = np.empty(V.shape, dtype=float)
+                for j in range(V.shape[1]):
+                    lo[:, j], hi[:, j] = I.div(I.point(V[:, j]), vals["_nv"])
+                return lo, hi
+
+            def gamma():
+                g = I.div(vals["m_opt"], vals["_nv"])
+                return I.mul(g, I.const(1 - Fraction(1, 2**32), m)) if "strict_margin" in self.claim.assume else g
+
+            def w_hat_opt():
+                (lo, hi), bo = vals["w_opt"], I.div(vals["b_opt"], vals["R"])
+                return np.hstack([lo, bo[0][:, None]]), np.hstack([hi, bo[1][:, None]])
+
+            vals.put("w_opt", w_opt)
+            vals.put("v_opt", lambda: _vec(V))
+            vals.put("c_opt", lambda: _scaled(I.point(C), L, m))
+            vals.put("m_opt", lambda: _scaled(I.point(Mg), L, m))
+            vals.put("b_opt", lambda: I.div(vals["c_opt"], vals["_nv"]))
+            vals.put("gamma", gamma)
+            vals.put("w_hat_opt", w_hat_opt)
+            vals.put("separable", lambda: I.point(np.ones(m)))
+        prevs = {}
+        if state is not None:
+            vals.put("w", lambda: _scaled_vec(state["w"], S))
+            vals.put("b", lambda: _scaled(I.point(state["b"]), S, m))
+            vals.put("k", lambda: I.point(np.full(m, depth)))
+            vals.put("mistakes", lambda: vals["k"])
+            vals.put("converged", lambda: I.point(np.ones(m)))
+            vals.put("sumsq", lambda: _scaled(I.point(state["sumsq"]), L * L, m))
+            for j, h in enumerate(reversed(state["hist"]), 1):
+                pv = vals.child()
+                pv.put("w", lambda h=h: _scaled_vec(h[0], S))
+                pv.put("b", lambda h=h: _scaled(I.point(h[1]), S, m))
+                pv.put("k", lambda h=h: I.point(np.full(m, h[2])))
+                pv.put("mistakes", lambda pv=pv: pv["k"])
+                pv.put("sumsq", lambda h=h: _scaled(I.point(h[3]), L * L, m))
+                _with_hats(pv)
+                prevs[j] = _IEnv(pv, m)
+        if edge is not None:
+            vals.put("x", lambda: _scaled_vec(edge["x"], L))
+            vals.put("y", lambda: I.point(edge["y"]))
+            vals.put("score", lambda: _scaled(I.point(edge["score"]), S * L, m))
+
+            def out():
+                o = np.sign(edge["score"])
+                o[o == 0] = self.tie
+                return I.point(o)
+
+            vals.put("out", out)
+            vals.put("i", lambda: I.point(edge["i"]))
+        _with_hats(vals)
+
+        def points():
+            pts = []
+            for p in range(X.shape[1]):
+                pv = vals.child()
+                pv.put("x", lambda p=p: _scaled_vec(X[:, p], L))
+                pv.put("y", lambda p=p: I.point(Y[:, p]))
+                _with_hats(pv)
+                pts.append(_IEnv(pv, m, prevs))
+            for env in prevs.values():
+                env._points = pts
+            return pts
+
+        return _IEnv(vals, m, prevs, points)
+
+    def _confirm(self, inst, mi, state, j):
+        X, Y = inst["X"][mi], inst["Y"][mi]
+        path = [int(p) for p in state["path"][j]] if state is not None else []
+        sep = None
+        if inst["V"] is not None:
+            sep = ([int(v) for v in inst["V"][mi]], Fraction(int(inst["C"][mi]), self.L))
+        pts = [[Fraction(int(c), self.L) for c in row] for row in X.tolist()]
+        w0 = b0 = None
+        if "W0" in inst and (inst["W0"][mi].any() or inst["B0"][mi]):
+            w0 = tuple(Fraction(int(c)) for c in inst["W0"][mi])
+            b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
+        return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
+                       form=self.form, strict=True)
+
+
+def _first_rows(parts):
+    """Indices of the first occurrence of each distinct row of the columns ``parts`` (int64
+    arrays of shape (m, c)), in order.  Exact: the columns are packed into one int64 key when
+    their ranges fit in 63 bits (an offset and a width per column), else rows are sorted
+    lexicographically."""
+    cols = [c[:, j] for c in parts for j in range(c.shape[1])]
+    m = len(cols[0]) if cols else 0
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    key = np.zeros(m, dtype=np.int64)
+    bits = 0
+    for c in cols:
+        lo, hi = int(c.min()), int(c.max())
+        width = (hi - lo).bit_length()
+        bits += width
+        if bits > 62:
+            break
+        key = (key << width) | (c - lo) if width else key
+    else:
+        _, first = np.unique(key, return_index=True)
+        first.sort()
+        return first
+    order = np.lexsort(cols[::-1])
+    srt = np.stack(cols, axis=1)[order]
+    new = np.ones(m, dtype=bool)
+    new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+    # the first occurrence of each row: lexsort is stable, so within equal rows the smallest index comes first
+    first = order[new]
+    first.sort()
+    return first
+
+
+def _sub(inst, sl):
+    return {k: (v[sl] if isinstance(v, np.ndarray) else v) for k, v in inst.items()}
+
+
+# --------------------------------------------------------------------------- interval env
+
+class _Lazy(dict):
+    """Named interval values computed on first use (a claim names a few of them)."""
+
+    def __init__(self, parent=None):
+        super().__init__()
+        self.thunks, self.parent = {}, parent
+
+    def put(self, name, thunk):
+        self.thunks[name] = thunk
+        self.pop(name, None)
+
+    def child(self):
+        return _Lazy(self)
+
+    def __missing__(self, name):
+        if name in self.thunks:
+            v = self[name] = self.thunks[name]()
+            return v
+        if self.parent is not None:
+            return self.parent[name]
+        raise I.IntervalError(f"{name} is not defined here")
+
+    def has(self, name):
+        return name in self or name in self.thunks or (self.parent is not None and self.parent.has(name))
+
+
+class _IEnv:
+    """Interval values for a batch of M candidates."""
+
+    def __init__(self, vals: _Lazy, m: int, prevs=None, points=None):
+        self.vals, self.m, self._prevs, self._points = vals, m, prevs or {}, points
+
+    def get(self, name):
+        if not self.vals.has(name):
+            raise I.IntervalError(f"{name} is not defined here")
+        return self.vals[name]
+
+    def prev(self, j):
+        if j not in self._prevs:
+            raise I.IntervalError(f"prev(..., {j}) not available")
+        return self._prevs[j]
+
+    def points(self):
+        if self._points is None:
+            raise I.IntervalError("no points here")
+        if callable(self._points):
+            self._points = self._points()
+        return self._points
+
+
+def _vec(a):
+    a = np.asarray(a, dtype=np.float64)
+    return a, a
+
+
+def _with_hats(vals: _Lazy):
+    """w_hat = (w, b/R) and x_hat = (x, R), from the values of the same environment."""
+    def w_hat():
+        bl, bh = I.div(vals["b"], vals["R"])
+        return np.hstack([vals["w"][0], bl[:, None]]), np.hstack([vals["w"][1], bh[:, None]])
+
+    def x_hat():
+        R = vals["R"]
+        return np.hstack([vals["x"][0], R[0][:, None]]), np.hstack([vals["x"][1], R[1][:, None]])
+
+    vals.put("w_hat", w_hat)
+    vals.put("x_hat", x_hat)
+
+
+def _scaled(iv, k, m):
+    """The interval iv divided by the positive integer k (outward rounded)."""
+    return iv if k == 1 else I.div(iv, I.point(np.full(m, k)))
+
+
+def _scaled_vec(a, k):
+    if k == 1:
+        return _vec(a)
+    a = np.asarray(a)
+    lo = np.empty(a.shape, dtype=float)
+    hi = np.empty(a.shape, dtype=float)
+    kk = I.point(np.full(a.shape[0], k))
+    for j in range(a.shape[1]):
+        lo[:, j], hi[:, j] = I.div(I.point(a[:, j]), kk)
+    return lo, hi

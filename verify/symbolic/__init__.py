@@ -1,0 +1,2 @@
+"""Symbolic checks of proof steps, for all dimensions (verify.symbolic.steps), under hard
+limits."""

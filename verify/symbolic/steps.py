@@ -1,0 +1,434 @@
+"""Symbolic checks of proof steps, for all dimensions.
+
+A symbolic claim declares its vectors and scalars, its hypotheses, and its steps (each a
+comparison, chained or not).  Vectors are abstracted to their inner products: every vector
+expression is a linear combination of the declared vectors (plus appended scalar coordinates,
+``cat(v, s)``), and ``dot(u, v)`` becomes a real unknown <u,v>.  What the proofs use about
+inner products is stated as axioms: <u,u> >= 0 and every principal minor of the Gram matrix
+is >= 0 (which contains Cauchy-Schwarz, <u,v>^2 <= <u,u><v,v>, and makes every model
+realisable by actual vectors).  ``norm(v)`` is sqrt(<v,v>).
+
+Each step ``a op b`` is decided:
+* by sympy, when a - b simplifies to 0 (identities, ``==``), or to a constant;
+* else by z3 (nonlinear real arithmetic): hypotheses + axioms + not(a op b) unsatisfiable
+  means proved; satisfiable gives a counterexample, which is re-checked exactly with sympy
+  (hypotheses hold, the step fails, the Gram matrix is positive semidefinite) before it is
+  reported.  Square roots become s >= 0 with s^2 = arg, and only after arg >= 0 is proved;
+  divisions only after the divisor is proved non-zero.  z3 runs in a child process killed at
+  a hard time limit (its own timeouts are soft on nonlinear problems).
+"""
+
+from __future__ import annotations
+
+import os
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+import sympy
+
+from verify._child import ChildServer, run_in_child
+from verify.verdicts import Verdict
+
+__all__ = ["StepResult", "check_symbolic", "Z3_TIMEOUT"]
+
+#: Hard limit for one z3 query (seconds).  Steps of the notes decide in well under a second;
+#: a query that needs longer is reported unknown rather than allowed to stall the audit.
+Z3_TIMEOUT = 5.0
+#: Hard wall-clock limit of one symbolic claim (sympy and its z3 queries run in a child
+#: process, killed at the limit; sympy has no limit of its own: (a+b+c+d+e+f)**64 expands to
+#: 11 million terms).
+CLAIM_LIMIT = 120.0
+
+
+@dataclass
+class StepResult:
+    step: str
+    verdict: Verdict
+    method: str
+    detail: str = ""
+    counterexample: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        out = {"step": self.step, "verdict": self.verdict.label, "method": self.method, "seconds": round(self.seconds, 3)}
+        if self.detail:
+            out["detail"] = self.detail
+        if self.counterexample:
+            out["counterexample"] = self.counterexample
+        return out
+
+
+class _Unsupported(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ to sympy
+
+@dataclass(frozen=True)
+class _SymVec:
+    coef: tuple  # ((name, sympy expr), ...) sorted
+    extra: tuple = ()
+
+    def d(self):
+        return dict(self.coef)
+
+
+def _mk(coef: dict, extra=()):
+    return _SymVec(tuple(sorted((k, v) for k, v in coef.items() if v != 0)), tuple(extra))
+
+
+def _gram(a: str, b: str):
+    a, b = sorted((a, b))
+    return sympy.Symbol(f"<{a},{b}>", real=True)
+
+
+class _ToSympy:
+    def __init__(self, vectors, scalars):
+        self.vectors = set(vectors)
+        self.syms = {s: sympy.Symbol(s, real=True) for s in scalars}
+
+    def __call__(self, t):
+        op = t[0]
+        if op == "num":
+            return sympy.Rational(t[1].numerator, t[1].denominator)
+        if op == "name":
+            return _mk({t[1]: sympy.Integer(1)}) if t[1] in self.vectors else self.syms[t[1]]
+        if op == "neg":
+            a = self(t[1])
+            return self._scale(-1, a) if isinstance(a, _SymVec) else -a
+        if op == "bin":
+            a, b = self(t[2]), self(t[3])
+            o = t[1]
+            if isinstance(a, _SymVec) or isinstance(b, _SymVec):
+                if o in "+-":
+                    if len(a.extra) != len(b.extra):
+                        raise _Unsupported("adding vectors of different lengths")
+                    sgn = 1 if o == "+" else -1
+                    coef = a.d()
+                    for k, v in b.coef:
+                        coef[k] = sympy.expand(coef.get(k, 0) + sgn * v)
+                    return _mk(coef, tuple(x + sgn * y for x, y in zip(a.extra, b.extra)))
+                if o == "*":
+                    return self._scale(a, b) if isinstance(b, _SymVec) else self._scale(b, a)
+                if o == "/":
+                    return self._scale(1 / b, a)
+            return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[o]
+        if op == "pow":
+            return self(t[1]) ** t[2]
+        if op == "call":
+            name, args = t[1], [self(a) for a in t[2]]
+            if name == "dot":
+                return self._dot(args[0], args[1])
+            if name == "norm2":
+                return self._dot(args[0], args[0])
+            if name == "norm":
+                return sympy.sqrt(self._dot(args[0], args[0]))
+            if name == "sqrt":
+                return sympy.sqrt(args[0])
+            if name == "abs":
+                return sympy.Abs(args[0])
+            if name == "sign":
+                return sympy.sign(args[0])
+            if name == "min":
+                return sympy.Min(*args)
+            if name == "max":
+                return sympy.Max(*args)
+            if name == "exp":
+                return sympy.exp(args[0])
+            if name == "diff":
+                return sympy.diff(args[0], args[1])
+            if name == "cat":
+                return _mk(args[0].d(), args[0].extra + (args[1],))
+            if name in ("ceil", "floor"):
+                return (sympy.ceiling if name == "ceil" else sympy.floor)(args[0])
+            raise _Unsupported(f"{name}() has no symbolic form")
+        raise _Unsupported(f"{op} in a symbolic step")
+
+    def _scale(self, c, v: _SymVec):
+        return _mk({k: sympy.expand(c * x) for k, x in v.coef}, tuple(c * x for x in v.extra))
+
+    def _dot(self, a: _SymVec, b: _SymVec):
+        if len(a.extra) != len(b.extra):
+            raise _Unsupported("dot of vectors of different lengths")
+        s = sympy.Integer(0)
+        for (ka, ca), (kb, cb) in itertools.product(a.coef, b.coef):
+            s += ca * cb * _gram(ka, kb)
+        for x, y in zip(a.extra, b.extra):
+            s += x * y
+        return sympy.expand(s)
+
+
+def _relations(tree, conv):
+    """[(lhs, op, rhs)] of a (chained) comparison, or of an 'and' of comparisons."""
+    if tree[0] == "and":
+        out = []
+        for t in tree[1]:
+            out += _relations(t, conv)
+        return out
+    if tree[0] != "cmp":
+        raise _Unsupported("a step must be a comparison")
+    vals = [conv(p) for p in tree[2]]
+    if any(isinstance(v, _SymVec) for v in vals):
+        raise _Unsupported("compare vectors through dot/norm2")
+    return [(a, o, b) for a, o, b in zip(vals, tree[1], vals[1:])]
+
+
+# ------------------------------------------------------------------ to z3 (as SMT-LIB text)
+
+class _ToZ3:
+    """sympy expression -> z3 term, collecting side conditions (roots, divisors)."""
+
+    def __init__(self, z3):
+        self.z3 = z3
+        self.vars: dict = {}
+        self.defs: list = []  # constraints defining auxiliary variables
+        self.needs_nonneg: list = []  # sympy args of square roots
+        self.needs_nonzero: list = []  # sympy divisors
+        self.aux = 0
+
+    def var(self, sym):
+        if sym.name not in self.vars:
+            self.vars[sym.name] = self.z3.Real(sym.name)
+        return self.vars[sym.name]
+
+    def __call__(self, e):
+        z3 = self.z3
+        if e.is_Symbol:
+            return self.var(e)
+        if e.is_Rational:
+            return z3.RealVal(f"{e.p}/{e.q}")
+        if e.is_Add:
+            return z3.Sum([self(a) for a in e.args])
+        if e.is_Mul:
+            out = self(e.args[0])
+            for a in e.args[1:]:
+                out = out * self(a)
+            return out
+        if e.is_Pow:
+            b, x = e.args
+            if x.is_Integer:
+                n = int(x)
+                if n >= 0:
+                    return self(b) ** n if n > 1 else (self(b) if n == 1 else z3.RealVal(1))
+                self.needs_nonzero.append(b)
+                return 1 / (self(b) ** (-n)) if n < -1 else 1 / self(b)
+            if x == sympy.Rational(1, 2) or x == sympy.Rational(-1, 2):
+                self.needs_nonneg.append(b)
+                self.aux += 1
+                s = z3.Real(f"sqrt_{self.aux}")
+                self.defs += [s >= 0, s * s == self(b)]
+                if x < 0:
+                    self.needs_nonzero.append(b)
+                    return 1 / s
+                return s
+            raise _Unsupported(f"power {x}")
+        if isinstance(e, sympy.Abs):
+            a = self(e.args[0])
+            return z3.If(a >= 0, a, -a)
+        if isinstance(e, (sympy.Min, sympy.Max)):
+            args = [self(a) for a in e.args]
+            out = args[0]
+            for a in args[1:]:
+                out = z3.If(a < out, a, out) if isinstance(e, sympy.Min) else z3.If(a > out, a, out)
+            return out
+        if isinstance(e, sympy.sign):
+            a = self(e.args[0])
+            return z3.If(a > 0, z3.RealVal(1), z3.If(a < 0, z3.RealVal(-1), z3.RealVal(0)))
+        raise _Unsupported(f"{type(e).__name__} has no z3 form")
+
+
+def _rel(z3, a, o, b):
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[o]
+
+
+def _gram_axioms(z3, conv: _ToZ3, vectors):
+    """Every principal minor of the Gram matrix of the vectors is >= 0."""
+    vs = sorted(vectors)
+    G = [[conv(_gram(a, b)) for b in vs] for a in vs]
+    out = []
+    for r in range(1, min(len(vs), 4) + 1):
+        for sub in itertools.combinations(range(len(vs)), r):
+            M = sympy.Matrix([[_gram(vs[i], vs[j]) for j in sub] for i in sub])
+            out.append(conv(sympy.expand(M.det())) >= 0)
+    del G
+    return out
+
+
+def _z3_solve(smt: str, timeout: float):
+    import z3
+
+    s = z3.Solver()
+    s.set("timeout", int(timeout * 1000))
+    s.from_string(smt)
+    r = s.check()
+    if r == z3.sat:
+        m = s.model()
+        vals = {}
+        for d in m.decls():
+            v = m[d]
+            if z3.is_rational_value(v):
+                vals[d.name()] = ("q", v.as_fraction().numerator, v.as_fraction().denominator)
+            elif z3.is_algebraic_value(v):
+                vals[d.name()] = ("a", v.approx(20).as_decimal(20).rstrip("?"))
+        return "sat", vals
+    return str(r), s.reason_unknown() if r == z3.unknown else ""
+
+
+#: The child that runs the z3 checks of the claim being checked (one per claim, not one per check).
+_Z3: dict = {}
+
+
+def _z3_check(assertions, timeout=Z3_TIMEOUT):
+    """('sat', model) / ('unsat', '') / ('unknown', reason), in a child killed at the limit."""
+    import z3
+
+    s = z3.Solver()
+    s.add(*assertions)
+    server = _Z3.get("server")
+    if server is None or _Z3.get("pid") != os.getpid():  # a forked process starts its own
+        server = _Z3["server"] = ChildServer(_z3_solve)
+        _Z3["pid"] = os.getpid()
+    got = server.call((s.to_smt2(), timeout), timeout + 1.0)
+    if got is None:
+        return "unknown", f"z3 killed at the hard limit of {timeout + 1:.0f} s"
+    return got
+
+
+# ------------------------------------------------------------------ the checker
+
+def _symbolic_child(vectors, scalars, hyps, steps, timeout, conn):
+    try:
+        conn.send(("ok", _check_all(vectors, scalars, hyps, steps, timeout)))
+    finally:
+        server = _Z3.pop("server", None)
+        if server is not None and _Z3.pop("pid", None) == os.getpid():
+            server.close()
+    conn.close()
+
+
+def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT) -> list[StepResult]:
+    """Check each step given the hypotheses; one StepResult per written step.  The work runs
+    in a child process under a hard time limit and _child.CHILD_MEMORY; past either every step
+    is unknown, "limit reached"."""
+    import z3  # noqa: F401 - loaded here (sympy is, at import): every forked child shares both
+
+    got = run_in_child(_symbolic_child, (vectors, scalars, hyps, steps, timeout), limit, daemon=False)
+    if got is not None and got[0] == "ok":
+        return got[1]
+    why = got[1] if got is not None else f"killed at the hard limit of {limit:.0f} s (verify.symbolic.steps.CLAIM_LIMIT)"
+    return [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3", f"limit reached: {why}") for st in steps]
+
+
+def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
+    import z3
+
+    conv = _ToSympy(vectors, scalars)
+    results = []
+    try:
+        hyp_rels = [r for h in hyps for r in _relations(h.tree, conv)]
+    except _Unsupported as e:
+        return [StepResult(s.source, Verdict.UNKNOWN, "unsupported", f"hypotheses: {e}") for s in steps]
+    for st in steps:
+        t0 = time.perf_counter()
+        try:
+            rels = _relations(st.tree, conv)
+            res = _check_step(z3, vectors, hyp_rels, rels, timeout)
+        except _Unsupported as e:
+            res = StepResult("", Verdict.UNKNOWN, "unsupported", str(e))
+        res.step = st.source
+        res.seconds = time.perf_counter() - t0
+        results.append(res)
+    return results
+
+
+def _check_step(z3, vectors, hyp_rels, rels, timeout) -> StepResult:
+    # 1. sympy: identities and constant comparisons
+    pending = []
+    for a, o, b in rels:
+        d = sympy.simplify(a - b)
+        if d == 0 and o in ("==", "<=", ">="):
+            continue
+        if d.is_number:
+            ok = {"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "==": d == 0, "!=": d != 0}[o]
+            if bool(ok):
+                continue
+            return StepResult("", Verdict.REFUTED, "sympy", f"{a} {o} {b} is false: the difference is {d}")
+        pending.append((a, o, b))
+    if not pending:
+        return StepResult("", Verdict.PROVED, "sympy", "identity")
+    # 2. z3 over the Gram abstraction
+    conv = _ToZ3(z3)
+    hyps = [_rel(z3, conv(a), o, conv(b)) for a, o, b in hyp_rels]
+    axioms = _gram_axioms(z3, conv, _vectors_in(vectors, hyp_rels + pending))
+    goals = [_rel(z3, conv(a), o, conv(b)) for a, o, b in pending]
+    base = hyps + axioms + conv.defs
+    # side conditions: roots of non-negatives, divisions by non-zeros
+    for arg in conv.needs_nonneg:
+        c2 = _ToZ3(z3)
+        c2.vars = conv.vars
+        r, _ = _z3_check(base + [c2(arg) < 0] + c2.defs, timeout)
+        if r != "unsat":
+            return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show sqrt({arg}) is defined (its argument >= 0): {r}")
+    for den in conv.needs_nonzero:
+        c2 = _ToZ3(z3)
+        c2.vars = conv.vars
+        r, _ = _z3_check(base + [c2(den) == 0] + c2.defs, timeout)
+        if r != "unsat":
+            return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show the divisor {den} is non-zero: {r}")
+    r, model = _z3_check(base + [z3.Not(z3.And(*goals))], timeout)
+    if r == "unsat":
+        return StepResult("", Verdict.PROVED, "z3 (nonlinear real arithmetic over the Gram abstraction)")
+    if r != "sat":
+        return StepResult("", Verdict.UNKNOWN, "z3", f"z3 said {r} {model}".strip())
+    return _confirm(model, vectors, hyp_rels, pending)
+
+
+def _vectors_in(vectors, rels):
+    used = set()
+    for a, _, b in rels:
+        for e in (a, b):
+            for s in e.free_symbols:
+                if s.name.startswith("<"):
+                    used.update(s.name[1:-1].split(","))
+    return sorted(used & set(vectors))
+
+
+def _confirm(model, vectors, hyp_rels, pending) -> StepResult:
+    """Re-check a z3 model exactly; only a confirmed model is a counterexample."""
+    subs = {}
+    for name, v in model.items():
+        if name.startswith("sqrt_"):
+            continue
+        if v[0] != "q":
+            return StepResult("", Verdict.UNKNOWN, "z3", f"z3's counterexample has an irrational value ({name} ~ {v[1]}); not confirmed exactly")
+        subs[sympy.Symbol(name, real=True)] = sympy.Rational(v[1], v[2])
+    free = set()
+    for a, _, b in hyp_rels + pending:
+        free |= a.free_symbols | b.free_symbols
+    for s in free:
+        subs.setdefault(s, sympy.Integer(0))  # unconstrained by z3: any value works; use 0
+
+    def holds(a, o, b):
+        d = sympy.nsimplify(sympy.simplify((a - b).subs(subs)))
+        if not d.is_number:
+            return None
+        return bool({"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "==": d == 0, "!=": d != 0}[o])
+
+    if not all(holds(*h) for h in hyp_rels):
+        return StepResult("", Verdict.UNKNOWN, "z3", "z3's model does not satisfy the hypotheses exactly; not confirmed")
+    vs = _vectors_in(vectors, hyp_rels + pending)
+    G = sympy.Matrix([[subs.get(_gram(a, b), 0) for b in vs] for a in vs]) if vs else sympy.Matrix([])
+    for r in range(1, len(vs) + 1):
+        for sub in itertools.combinations(range(len(vs)), r):
+            if G.extract(list(sub), list(sub)).det() < 0:
+                return StepResult("", Verdict.UNKNOWN, "z3", "z3's inner products are not realisable by vectors; not confirmed")
+    failing = [(a, o, b) for a, o, b in pending if holds(a, o, b) is False]
+    if not failing:
+        return StepResult("", Verdict.UNKNOWN, "z3", "z3's model does not violate the step exactly; not confirmed")
+    a, o, b = failing[0]
+    ce = {str(k): str(v) for k, v in sorted(subs.items(), key=lambda kv: str(kv[0]))}
+    la, lb = sympy.nsimplify(a.subs(subs)), sympy.nsimplify(b.subs(subs))
+    return StepResult("", Verdict.REFUTED, "z3 model, confirmed exactly by sympy",
+                      f"{a} {o} {b} fails: {la} {o} {lb} is false", ce)
