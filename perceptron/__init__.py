@@ -3,7 +3,7 @@
 Knows nothing of proofs; ``verify`` replays what this package writes.
 """
 
-from .datasets import Dataset, read_dataset, from_rows
+from .datasets import Dataset, from_rows, read_dataset
 from .errors import InputError
 from .generators import BUILTIN, builtin
 from .params import ParamError, Params

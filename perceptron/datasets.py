@@ -14,10 +14,23 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._numbers import INT64_SAFE, NumberError, common_denominator, parse_rational, to_int_array
 from ._npz import load_npz
+from ._numbers import (
+    INT64_SAFE,
+    NumberError,
+    common_denominator,
+    parse_rational,
+    to_int_array,
+)
 from .errors import InputError
-from .limits import MAX_CELLS, MAX_DATA_BYTES, MAX_DIM, MAX_POINTS, check_regular_file, read_bytes
+from .limits import (
+    MAX_CELLS,
+    MAX_DATA_BYTES,
+    MAX_DIM,
+    MAX_POINTS,
+    check_regular_file,
+    read_bytes,
+)
 
 __all__ = ["Dataset", "read_dataset", "from_rows", "FORMATS"]
 

@@ -40,7 +40,13 @@ from fractions import Fraction
 
 from ._numbers import NumberError, format_rational, parse_rational
 from .errors import InputError
-from .expression import QUANTITIES, Compiled, ExprError, compile_expr
+from .expression import (
+    RESERVED_NAMES,
+    RUN_QUANTITIES,
+    Compiled,
+    ExprError,
+    compile_expr,
+)
 from .limits import MAX_CLAIM_BYTES, read_bytes
 from .variants import VARIANTS
 
@@ -254,7 +260,7 @@ def parse_declaration(name: str, table) -> Declaration:
     note = table.get("note", "")
     if not isinstance(note, str) or len(note) > MAX_NOTE_CHARS:
         raise DeclarationError(f"note must be text of at most {MAX_NOTE_CHARS} characters", "note")
-    taken = set(_BOUND) | (set(QUANTITIES) - {"w", "b"})
+    taken = set(_BOUND) | ((set(RUN_QUANTITIES) | RESERVED_NAMES) - {"w", "b"})
 
     def own(section, names):
         for nm in names:

@@ -19,7 +19,8 @@ Grammar (Python syntax):
                  prev(e, j) with those j updates back (w0 before the first update)
     over points  min_i(e), max_i(e), sum_i(e), all_i(cond), any_i(cond): e evaluated with x, y
                  (and x_hat) bound to each point of the dataset in turn
-Names are the quantities of QUANTITIES (vectors and scalars of the notes).
+Names are the quantities of RUN_QUANTITIES (vectors and scalars of a run), or a table the caller
+gives (verify.language.quantities for claims).
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ import ast
 from dataclasses import dataclass
 from fractions import Fraction
 
-
-__all__ = ["QUANTITIES", "ExprError", "compile_expr", "Compiled", "MAX_PREV"]
+__all__ = ["RUN_QUANTITIES", "RESERVED_NAMES", "ExprError", "compile_expr", "Compiled", "MAX_PREV"]
 
 #: Longest expression accepted (characters).  Claims are one-line formulas; anything longer is
 #: almost certainly not a claim, and bounding it bounds parse time.
@@ -48,15 +48,16 @@ MAX_PREV = 8
 
 S, V, B = "scalar", "vector", "bool"
 
-#: name -> (type, meaning).  Availability depends on when a claim is evaluated (see claims.py).
-QUANTITIES: dict[str, tuple[str, str]] = {
+#: name -> (type, meaning): the quantities of a run (its data, state and log).  Availability depends
+#: on when an expression is evaluated (verify.language.claims).  Readers of a run add their own
+#: (verify.language.quantities: the certified separator and margins).
+RUN_QUANTITIES: dict[str, tuple[str, str]] = {
     "k": (S, "updates (mistakes) so far, after the current step"),
     "t": (S, "visits so far"),
     "i": (S, "index of the current point (0-based)"),
     "eta": (S, "learning rate"),
     "R": (S, "max |x_i| over the inputs the learner sees (raw inputs for the bias variants)"),
     "R2": (S, "R squared"),
-    "gamma": (S, "margin of the certified separator: min_i y_i (w_opt.x_i + b_opt)"),
     "w": (V, "weights (after the update at an update step; final at the end)"),
     "b": (S, "bias (0 for variants without one)"),
     "w_hat": (V, "(w, b/R): 001's augmented weights"),
@@ -65,14 +66,6 @@ QUANTITIES: dict[str, tuple[str, str]] = {
     "y": (S, "label of the current point, -1 or +1"),
     "score": (S, "w.x (+ b) before the update, or the kernel sum"),
     "out": (S, "sign(score) with the run's sign(0)"),
-    "w_opt": (V, "the certified separator, exactly unit norm"),
-    "b_opt": (S, "its bias (0 for variants without one)"),
-    "w_hat_opt": (V, "(w_opt, b_opt/R)"),
-    "v_opt": (V, "the separator unnormalised: w_opt = v_opt/|v_opt| (integer when the search chose it)"),
-    "c_opt": (S, "its bias unnormalised: b_opt = c_opt/|v_opt|"),
-    "m_opt": (S, "its unnormalised margin min_i y_i (v_opt.x_i + c_opt), so gamma = m_opt/|v_opt|"),
-    "gamma_lo": (S, "certified lower bound on the maximum margin of the dataset (any claim may use it soundly as a margin)"),
-    "gamma_hi": (S, "certified upper bound on the maximum margin (from a dual point: no separator has a larger margin)"),
     "w0": (V, "initial weights"),
     "n": (S, "number of points"),
     "d": (S, "dimension of the learner's inputs"),
@@ -85,8 +78,13 @@ QUANTITIES: dict[str, tuple[str, str]] = {
     "w_pocket": (V, "pocket weights at the end (pocket variant)"),
     "pocket_errors": (S, "training errors of w_pocket"),
     "min_visited_errors": (S, "fewest training errors of any weights the run held"),
-    "separable": (S, "1 if the dataset has a separability certificate, 0 if a non-separability one"),
 }
+
+#: Names the language keeps for readers of a run, who define them (verify.language.quantities
+#: gives their meaning): a variant declaration may not take them, so that an expression about a
+#: declared run never means two things.
+RESERVED_NAMES = frozenset({"gamma", "w_opt", "b_opt", "w_hat_opt", "v_opt", "c_opt", "m_opt", "gamma_lo", "gamma_hi", "separable"})
+
 
 _FUNCS = {
     # name: (arg types or None for variadic scalars, result type)
@@ -126,7 +124,7 @@ def _col(node) -> int | None:
 def compile_expr(source: str, names: dict | None = None, symbolic: bool = False) -> Compiled:
     """Parse and type-check one expression; raises ExprError (never runs anything).
 
-    ``names`` (name -> "scalar"/"vector") replaces the quantities of QUANTITIES (the free
+    ``names`` (name -> "scalar"/"vector") replaces the quantities of RUN_QUANTITIES (the free
     symbols of a symbolic proof step); ``symbolic`` also allows exp(s), diff(e, s) and
     cat(v, s) (v with the scalar s appended), which only the symbolic engine evaluates."""
     if not isinstance(source, str):
@@ -186,7 +184,7 @@ def _intern(t):
 class _Compiler:
     def __init__(self, src, names=None, symbolic=False):
         self.src = src
-        self.table = {k: (v, "") for k, v in names.items()} if names is not None else QUANTITIES
+        self.table = {k: (v, "") for k, v in names.items()} if names is not None else RUN_QUANTITIES
         self.symbolic = symbolic
         self.names: set[str] = set()
         self.prev_depth = 0

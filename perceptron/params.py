@@ -9,7 +9,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._numbers import INT64_SAFE, common_denominator, format_rational, maxabs, to_int_array
+from ._numbers import (
+    INT64_SAFE,
+    common_denominator,
+    format_rational,
+    maxabs,
+    to_int_array,
+)
 from .datasets import Dataset
 from .declared import variant_of
 from .variants import VARIANTS

@@ -22,11 +22,18 @@ import numpy as np
 
 from ._numbers import format_rational
 from .datasets import Dataset
+from .declared import variant_of
 from .models.common import sign_or_tie
 from .models.dual import Dual
 from .models.primal import Primal
-from .declared import variant_of
-from .params import ParamError, Params, check_params, declared_constants, parse_order, prepare_inputs
+from .params import (
+    ParamError,
+    Params,
+    check_params,
+    declared_constants,
+    parse_order,
+    prepare_inputs,
+)
 
 __all__ = ["Result", "train"]
 
@@ -108,7 +115,7 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
     X, D = prepare_inputs(ds, params)
     declared = getattr(var, "declared", False)
     if declared:
-        from .models.declared import DeclaredModel, DeclaredError
+        from .models.declared import DeclaredError, DeclaredModel
 
         try:
             model = DeclaredModel(var, ds, params, X, D, declared_constants(ds, params, X, D, var))

@@ -58,10 +58,24 @@ from fractions import Fraction
 import numpy as np
 
 from ._npz import load_npz
-from ._numbers import INT64_SAFE, NumberError, format_rational, narrow_ints, parse_rational
-from .errors import InputError
-from .limits import MAX_DIM, MAX_NUMBER_CHARS, MAX_POINTS, MAX_TRACE_BYTES, MAX_TRACE_LINE, MAX_TRACE_RECORDS, check_regular_file
+from ._numbers import (
+    INT64_SAFE,
+    NumberError,
+    format_rational,
+    narrow_ints,
+    parse_rational,
+)
 from .declared import Declaration, DeclarationError, parse_declaration, variant_of
+from .errors import InputError
+from .limits import (
+    MAX_DIM,
+    MAX_NUMBER_CHARS,
+    MAX_POINTS,
+    MAX_TRACE_BYTES,
+    MAX_TRACE_LINE,
+    MAX_TRACE_RECORDS,
+    check_regular_file,
+)
 from .variants import VARIANTS
 
 __all__ = ["Trace", "MemoryTrace", "JsonlWriter", "NpzWriter", "open_writer", "read_trace", "SCHEMA", "VERSION"]

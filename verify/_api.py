@@ -66,7 +66,8 @@ def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float =
     memory budget of ``max_memory_gib`` and the hard ``timeout``.  The result has ``verdict``
     (refuted with a replayed ``counterexample``, no counterexample in the stated ``domain``, or
     unknown with the part ``completed``) and ``to_json()``."""
-    from verify.searching import Domain, search as run_search
+    from verify.searching import Domain
+    from verify.searching import search as run_search
 
     c = _claim(claim_id, claims)
     return run_search(c, Domain(**domain), engine=engine, timeout=timeout, jobs=jobs, scheduler=scheduler,

@@ -18,7 +18,6 @@ from perceptron._numbers import NumberError, format_rational, parse_rational
 from perceptron.declared import variant_of
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
-
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
 __all__ = ["main"]
@@ -219,10 +218,9 @@ def cmd_lint(args) -> int:
 
 
 def cmd_certify(args) -> int:
-    from verify.numbers import exact as X_
     from perceptron.params import prepare_inputs
-
     from verify.certify.certificates import certify
+    from verify.numbers import exact as X_
 
     ds = _load_data(args)
     params = Params(variant=args.variant, augment=args.augment, arithmetic="exact")
@@ -262,8 +260,8 @@ def cmd_certify(args) -> int:
 
 def cmd_check(args) -> int:
     from perceptron.trace import read_trace
-
     from verify.replay.dispatch import replay
+
     from .verdicts import Verdict
 
     _load_variant_files(args.variants)
@@ -360,6 +358,7 @@ def cmd_run(args) -> int:
     domain = None
     if cfg.search:
         from verify.corpus.audit import AUDIT_DOMAIN
+
         from .config import search_domain
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
@@ -410,7 +409,14 @@ def cmd_report(args) -> int:
 
 
 def cmd_search(args) -> int:
-    from verify.searching import DEFAULT_MEMORY, DEFAULTS, Domain, SearchError, search, worst
+    from verify.searching import (
+        DEFAULT_MEMORY,
+        DEFAULTS,
+        Domain,
+        SearchError,
+        search,
+        worst,
+    )
 
     claims = _load_all_claims(_claim_paths(args))
     match = [c for c in claims if c.id == args.claim_id]

@@ -40,8 +40,9 @@ def _claim_files(config) -> list[str]:
     out = []
     for p in config.getoption("proof_audit") or []:
         if not p:
-            from .config import load_config
             from perceptron.errors import InputError
+
+            from .config import load_config
 
             try:
                 cfg = load_config(str(config.rootpath))
@@ -101,8 +102,8 @@ class ClaimFile(pytest.File):
             yield ClaimItem.from_parent(self, name=c.id, claim=c)
 
     def repr_failure(self, excinfo):
-        from verify.language.claims import ClaimError
         from perceptron.datasets import InputError
+        from verify.language.claims import ClaimError
 
         if isinstance(excinfo.value, (ClaimError, InputError)):
             return str(excinfo.value)
@@ -125,8 +126,9 @@ class ClaimFile(pytest.File):
 def _audit(path: str, claims: dict, jobs) -> dict:
     """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and domain."""
     from verify.corpus.audit import audit
-    from .config import load_config, search_domain
     from verify.report.results import results_dict
+
+    from .config import load_config, search_domain
 
     cfg = load_config(os.path.dirname(path))
     domain = None
@@ -164,7 +166,12 @@ class ClaimItem(pytest.Item):
         if isinstance(excinfo.value, InputError):  # a bad pyproject.toml or dataset: its one line
             return str(excinfo.value)
         if isinstance(excinfo.value, ClaimFailure):
-            from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
+            from _pytest._code.code import (
+                ReprEntryNative,
+                ReprExceptionInfo,
+                ReprFileLocation,
+                ReprTraceback,
+            )
 
             e = excinfo.value
             where = f"{self.path}:{self.claim.line}: claim {self.claim.id} ({self.claim.citation})\n"

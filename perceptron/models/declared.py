@@ -20,8 +20,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._numbers import INT64_SAFE, U as _U, error_scale as _error_scale, maxabs
 from .. import _interval as I
+from .._numbers import INT64_SAFE, maxabs
+from .._numbers import U as _U
+from .._numbers import error_scale as _error_scale
 from ..declared import PER_POINT, names_in, signed_score_test, split_dot
 
 __all__ = ["DeclaredModel", "Q"]

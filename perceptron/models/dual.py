@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..datasets import Dataset
 from .._numbers import to_int_array
+from ..datasets import Dataset
 from ..params import MAX_KERNEL_POINTS, ParamError, Params
 from .common import mistakes_of
 

@@ -8,9 +8,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._numbers import INT64_SAFE, U as _U, error_scale as _error_scale, maxabs
+from .._numbers import INT64_SAFE, maxabs, to_int_array
+from .._numbers import U as _U
+from .._numbers import error_scale as _error_scale
 from ..datasets import Dataset
-from .._numbers import to_int_array
 from ..limits import MAX_DENOMINATOR_BITS
 from ..params import ParamError, Params, exact_inputs
 from ..variants import VARIANTS

@@ -16,16 +16,22 @@ from fractions import Fraction
 
 from perceptron import MemoryTrace, ParamError, Params, builtin, read_dataset, train
 from perceptron._numbers import format_rational
-from perceptron.generators import BUILTIN
 from perceptron.declared import variant_of
-
-from verify.numbers import exact as X
+from perceptron.generators import BUILTIN
 from verify.certify.certificates import alternative_separator
 from verify.language.claims import load_claims
-from verify.language.quantifiers import RUN_WHENS, VARIANT_ETA, Coverage, quantifiers, ranging, uses_separator
-from verify.report.progress import Progress
+from verify.language.quantifiers import (
+    RUN_WHENS,
+    VARIANT_ETA,
+    Coverage,
+    quantifiers,
+    ranging,
+    uses_separator,
+)
 from verify.language.scalar import ClaimTally, exact_json
+from verify.numbers import exact as X
 from verify.replay.dispatch import replay
+from verify.report.progress import Progress
 from verify.verdicts import Finding, Verdict
 
 __all__ = ["Run", "corpus_datasets", "audit", "RESULTS_SCHEMA", "RESULTS_VERSION"]
@@ -369,8 +375,8 @@ _WORKER: dict = {}
 
 
 def _worker_init(claim_paths, only=None):
-    from verify._child import die_with_parent
     from perceptron.limits import allow_long_numbers
+    from verify._child import die_with_parent
 
     die_with_parent()
     allow_long_numbers()
@@ -466,7 +472,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         for c in claims:
             if c.when == "once":
                 tally = ClaimTally()
-                from verify.language.scalar import eval_claim, Env
+                from verify.language.scalar import Env, eval_claim
 
                 eval_claim(c, Env(None, {}), tally, {"once": True})
                 merge_tally(agg[c.id], tally, None, None, None)
@@ -507,8 +513,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
 
 def _pair(c, a, ds, run, ctx, trace, result):
     """Evaluate a pair claim on one corpus run (if it applies)."""
-    from verify.replay.pairs import compare_runs
     from verify.replay.dispatch import applicable
+    from verify.replay.pairs import compare_runs
 
     why = applicable(c, ctx, result.converged, run.dataset)
     if why:
@@ -568,7 +574,7 @@ def _searchable(c, f) -> bool:
 
 def _search_claim(c, f, domain):
     """(the finding with the search's evidence, tightness entry or None) for one claim."""
-    from verify.searching import SearchError, search, worst, bound_tree
+    from verify.searching import SearchError, bound_tree, search, worst
 
     try:
         res = search(c, domain, engine="enumerate", timeout=SEARCH_SECONDS, max_exact=SEARCH_EXACT_BUDGET,
@@ -815,9 +821,11 @@ def _symbolic_finding(c, budget: dict, done=None) -> Finding:
 def replay_command(c, viol) -> str | None:
     if "run" not in viol:
         return None
-    from verify.language.claims import is_builtin
+    from shlex import (
+        quote,  # paths come from users: the printed command must paste safely
+    )
 
-    from shlex import quote  # paths come from users: the printed command must paste safely
+    from verify.language.claims import is_builtin
 
     claims = "" if is_builtin(c.path) else f" --claims {quote(c.path)}"  # check uses the built-in files by default
     data = quote(str(viol["data"]))
@@ -828,7 +836,9 @@ def replay_command(c, viol) -> str | None:
 
 
 def _audit_domain():
-    from verify.searching import Domain  # search imports replay, which this module also uses
+    from verify.searching import (
+        Domain,  # search imports replay, which this module also uses
+    )
 
     return Domain(points=2, dim=2, box=2, max_updates=4, sep_box=3)
 

@@ -48,12 +48,12 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
+from perceptron.declared import declarations_from, variant_of
 from perceptron.errors import InputError
 from perceptron.limits import MAX_CLAIM_BYTES, read_bytes
-from perceptron.declared import declarations_from, variant_of
 from perceptron.variants import VARIANTS
-
-from verify.language.expr import ExprError, compile_expr, Compiled
+from verify.language.expr import Compiled, ExprError, compile_expr
+from verify.language.quantities import TYPES
 
 __all__ = ["Claim", "ClaimFile", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
@@ -398,11 +398,9 @@ def _names_with(free: dict | None, variants=()):
     """The expression language's names with the quantities of the claim's declared variants
     (their parameters, state and outputs) and its free names (which shadow quantities)."""
     decls = [variant_of(v) for v in variants if getattr(variant_of(v), "declared", False)]
+    names = dict(TYPES)
     if not free and not decls:
-        return None
-    from verify.language.expr import QUANTITIES
-
-    names = {k: v[0] for k, v in QUANTITIES.items()}
+        return names
     for d in decls:
         names.update(d.types)
     free = free or {}

@@ -36,11 +36,25 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron.expression import MAX_PREV
-
+from verify.language.expr import (
+    MAX_EXACT_BITS,
+    call_scalar,
+    guard,
+    scalar_bin,
+    scalar_pow,
+)
+from verify.language.scalar import Env as _ScalarEnv
+from verify.language.scalar import eval_claim, format_value
 from verify.numbers import exact as X
-from verify.numbers.integers import INT64_SAFE, as_object, int_add, int_mul, maxabs, narrow_ints, row_dot
-from verify.language.scalar import Env as _ScalarEnv, eval_claim, format_value
-from verify.language.expr import MAX_EXACT_BITS, call_scalar, guard, scalar_bin, scalar_pow
+from verify.numbers.integers import (
+    INT64_SAFE,
+    as_object,
+    int_add,
+    int_mul,
+    maxabs,
+    narrow_ints,
+    row_dot,
+)
 
 __all__ = ["Frame", "StepLog", "tally_claims", "BLOCK_CELLS"]
 

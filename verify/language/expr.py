@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from perceptron.expression import MAX_PREV, QUANTITIES, Compiled, ExprError, compile_expr
-
+from perceptron.expression import MAX_PREV, Compiled, ExprError
+from perceptron.expression import compile_expr as compile_with
+from verify.language.quantities import TYPES
 from verify.numbers import exact as X
 
-__all__ = ["QUANTITIES", "ExprError", "compile_expr", "evaluate", "Compiled", "MAX_PREV", "scalar_bin", "scalar_pow",
+__all__ = ["ExprError", "compile_expr", "evaluate", "Compiled", "MAX_PREV", "scalar_bin", "scalar_pow",
            "call_scalar", "minmax_scalar", "guard"]
+
+
+def compile_expr(source: str, names: dict | None = None, symbolic: bool = False) -> Compiled:
+    """Parse and type-check a claim expression (perceptron.expression.compile_expr) against the
+    claim language's names (verify.language.quantities) unless ``names`` gives others."""
+    return compile_with(source, TYPES if names is None else names, symbolic)
+
 
 #: Bits of one exact value during evaluation (numerator and denominator; for a sum of square
 #: roots, every term): a product or power past it stops with "unknown: limit reached".

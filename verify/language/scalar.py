@@ -8,11 +8,9 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-
 from perceptron._numbers import format_rational
-
-from verify.numbers import exact as X
 from verify.language.expr import evaluate
+from verify.numbers import exact as X
 
 __all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value"]
 

@@ -27,8 +27,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from verify.numbers import exact as X
 from verify.language.columns import BLOCK_CELLS, StepLog
+from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, maxabs, narrow_ints, scaled
 from verify.replay.records import CyclicRule, augmented_bias, end_mismatch
 

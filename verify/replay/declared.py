@@ -18,13 +18,17 @@ import numpy as np
 
 from perceptron._numbers import format_rational
 from perceptron.declared import signed_score_test, split_dot
-
-from verify.numbers import exact as X
+from verify.language.expr import MAX_PREV, evaluate
 from verify.language.scalar import Env, eval_claim
+from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import same_ratio
-from verify.replay.records import CyclicRule, Inconsistency, augmented_bias, end_mismatch
-from verify.language.expr import MAX_PREV, evaluate
+from verify.replay.records import (
+    CyclicRule,
+    Inconsistency,
+    augmented_bias,
+    end_mismatch,
+)
 
 __all__ = ["replay_declared", "replay_declared_float", "Stepper"]
 
@@ -415,9 +419,8 @@ def replay_declared_float(ctx, tr):
     decision the exact one for the float state and the exact data (intervals, Fractions where
     they cannot decide), each update bit for bit the declaration's float operations, and the end
     record.  Returns an Inconsistency or None."""
-    from perceptron.params import prepare_inputs
-
     from perceptron import _interval as I
+    from perceptron.params import prepare_inputs
     from verify.replay.records import Inconsistency, end_mismatch
 
     decl, p = ctx.var, ctx.params

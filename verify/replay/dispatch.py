@@ -20,15 +20,20 @@ from perceptron._numbers import format_rational
 from perceptron.declared import declared, register, variant_of
 from perceptron.models.primal import error_scale32
 from perceptron.params import prepare_inputs
-
-from verify.numbers import exact as X
 from verify.certify.certificates import Certificate, certify
 from verify.language.columns import Frame, StepLog, tally_claims
-from verify.replay.blocks import replay_blocks
 from verify.language.scalar import ClaimTally, format_value
+from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import INT64_SAFE, same_ratio
-from verify.replay.records import CyclicRule, Inconsistency, augmented_bias, end_mismatch, short_vector
+from verify.replay.blocks import replay_blocks
+from verify.replay.records import (
+    CyclicRule,
+    Inconsistency,
+    augmented_bias,
+    end_mismatch,
+    short_vector,
+)
 
 __all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
 

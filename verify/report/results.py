@@ -29,7 +29,6 @@ import os
 import platform
 import sys
 
-
 __all__ = ["write_results", "print_table", "results_dict", "validate_results"]
 
 _CLAIM_FIELDS = {"id": str, "document": str, "citation": str, "statement": str, "when": str, "expect": str,
@@ -149,7 +148,10 @@ def write_results(out_dir, findings, claims_by_id, corpus, run_info) -> str:
     info = dict(run_info)
     info.update({"python": sys.version.split()[0], "platform": platform.platform()})
     try:
-        import numpy, scipy, sympy, z3  # noqa: E401
+        import numpy  # noqa: E401
+        import scipy
+        import sympy
+        import z3
 
         info["versions"] = {"numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
                             "z3": z3.get_version_string()}

@@ -28,10 +28,23 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
-from verify.verdicts import Verdict
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared
-from verify.searching.domain import (DEFAULTS, LIMITS, MAX_SETTINGS, SEARCHABLE_VARIANTS, Domain, SearchError, check_limits, check_searchable, claim_variant, count_datasets, domain_for, folds)
+from verify.searching.domain import (
+    DEFAULTS,
+    LIMITS,
+    MAX_SETTINGS,
+    SEARCHABLE_VARIANTS,
+    Domain,
+    SearchError,
+    check_limits,
+    check_searchable,
+    claim_variant,
+    count_datasets,
+    domain_for,
+    folds,
+)
+from verify.verdicts import Verdict
 
 __all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "domain_for", "confirm", "save_counterexample",
            "SEARCHABLE_VARIANTS", "LIMITS", "DEFAULTS", "DEFAULT_MEMORY", "AUTO_ENUMERATION_STATES"]

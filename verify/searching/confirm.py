@@ -12,7 +12,6 @@ from fractions import Fraction
 from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, train
 from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
-
 from verify.replay.dispatch import RunContext, evaluate_dataset_claims, replay
 
 __all__ = ["confirm", "save_counterexample", "NotRunnable"]

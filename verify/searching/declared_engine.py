@@ -24,14 +24,23 @@ import numpy as np
 from perceptron import Params, from_rows
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
-
-from verify.numbers import exact as X
-from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.language.expr import MAX_PREV
-from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims
+from verify.language.scalar import ClaimTally, Env, eval_claim
+from verify.numbers import exact as X
 from verify.replay.declared import Stepper
+from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims
+from verify.searching.domain import (
+    MAX_SETTINGS,
+    SearchError,
+    best_separator,
+    check_limits,
+    choose_separators,
+    domain_for,
+    needs_separator,
+    point_list,
+    separators,
+)
 from verify.verdicts import Verdict
-from verify.searching.domain import (MAX_SETTINGS, SearchError, best_separator, check_limits, choose_separators, domain_for, needs_separator, point_list, separators)
 
 __all__ = ["search_declared", "declared_settings", "is_declared"]
 
@@ -211,7 +220,8 @@ class _Walker:
 
     def sample(self) -> bool:
         """Hypothesis: random datasets of D (shrinking toward small coordinates)."""
-        from hypothesis import HealthCheck, given, settings, strategies as st
+        from hypothesis import HealthCheck, given, settings
+        from hypothesis import strategies as st
 
         dom = self.dom
         pt = st.tuples(*[st.integers(-dom.box, dom.box)] * dom.dim)

@@ -22,7 +22,6 @@ import numpy as np
 
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
-
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
 __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points", "point_list", "blocks",

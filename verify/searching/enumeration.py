@@ -24,11 +24,22 @@ from fractions import Fraction
 
 import numpy as np
 
-from perceptron.variants import VARIANTS
-
 from perceptron import _interval as I
+from perceptron.variants import VARIANTS
 from verify.searching.confirm import confirm
-from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, blocks, choose_separators, first_length, label_symmetric, needs_separator, point_list, separators)
+from verify.searching.domain import (
+    MAX_W0,
+    UNIT_DENOMINATOR,
+    Domain,
+    SearchError,
+    blocks,
+    choose_separators,
+    first_length,
+    label_symmetric,
+    needs_separator,
+    point_list,
+    separators,
+)
 
 __all__ = ["Enumerator", "ShardResult", "Budget", "BLOCK_DATASETS", "row_bytes"]
 

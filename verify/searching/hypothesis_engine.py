@@ -7,9 +7,14 @@ import time
 from fractions import Fraction
 
 from perceptron.variants import VARIANTS
-
 from verify.searching.confirm import confirm
-from verify.searching.domain import UNIT_DENOMINATOR, Domain, best_separator, needs_separator, unit_points
+from verify.searching.domain import (
+    UNIT_DENOMINATOR,
+    Domain,
+    best_separator,
+    needs_separator,
+    unit_points,
+)
 
 __all__ = ["hypothesis_search"]
 

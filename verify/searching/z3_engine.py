@@ -31,7 +31,6 @@ import time
 from fractions import Fraction
 
 from perceptron.variants import VARIANTS
-
 from verify._child import run_in_child
 
 __all__ = ["z3_search", "SLICES"]

@@ -20,9 +20,8 @@ Each step ``a op b`` is decided:
 
 from __future__ import annotations
 
-import os
-
 import itertools
+import os
 import time
 from dataclasses import dataclass, field
 

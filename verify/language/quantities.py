@@ -1,0 +1,33 @@
+"""What each name of the claim language means: the quantities of a run (perceptron.expression's
+RUN_QUANTITIES) and those a proof adds, which the checker computes from a certificate
+(verify.certify): the separator, its bias and the margins."""
+
+from __future__ import annotations
+
+from perceptron.expression import RESERVED_NAMES, RUN_QUANTITIES
+
+__all__ = ["QUANTITIES", "PROOF_QUANTITIES", "TYPES"]
+
+S, V = "scalar", "vector"
+
+#: name -> (type, meaning): what a proof adds to a run.
+PROOF_QUANTITIES: dict[str, tuple[str, str]] = {
+    "gamma": (S, "margin of the certified separator: min_i y_i (w_opt.x_i + b_opt)"),
+    "w_opt": (V, "the certified separator, exactly unit norm"),
+    "b_opt": (S, "its bias (0 for variants without one)"),
+    "w_hat_opt": (V, "(w_opt, b_opt/R)"),
+    "v_opt": (V, "the separator unnormalised: w_opt = v_opt/|v_opt| (integer when the search chose it)"),
+    "c_opt": (S, "its bias unnormalised: b_opt = c_opt/|v_opt|"),
+    "m_opt": (S, "its unnormalised margin min_i y_i (v_opt.x_i + c_opt), so gamma = m_opt/|v_opt|"),
+    "gamma_lo": (S, "certified lower bound on the maximum margin of the dataset (any claim may use it soundly as a margin)"),
+    "gamma_hi": (S, "certified upper bound on the maximum margin (from a dual point: no separator has a larger margin)"),
+    "separable": (S, "1 if the dataset has a separability certificate, 0 if a non-separability one"),
+}
+
+#: Every name a claim may use: name -> (type, meaning).
+QUANTITIES: dict[str, tuple[str, str]] = {**RUN_QUANTITIES, **PROOF_QUANTITIES}
+
+#: name -> type, the table compile_expr checks claims against.
+TYPES: dict[str, str] = {k: v[0] for k, v in QUANTITIES.items()}
+
+assert set(PROOF_QUANTITIES) == RESERVED_NAMES, "the names perceptron reserves are the proof's"
