@@ -110,7 +110,7 @@ def test_dataset_time_limit_gives_unknown(monkeypatch):
     audit = sys.modules["verify.corpus.audit"]
     claims = [c for c in load_claims(builtin_claim_files()[0]).claims]
     monkeypatch.setattr(audit, "DATASET_SECONDS", -1.0)
-    out = audit._audit_dataset(claims, "and-2", builtin("and-2"), False, audit._needs(claims))
+    out = audit.audit_dataset(claims, "and-2", builtin("and-2"), False, audit.needs_of(claims))
     assert out["runs"] == 0
     assert all(a["unknown"] and "limit reached" in a["unknown"] for a in out["agg"].values())
 

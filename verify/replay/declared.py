@@ -23,14 +23,16 @@ from verify.language.scalar import Env, eval_claim
 from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import same_ratio
+from verify.replay.loop import follow_rule
 from verify.replay.records import (
-    CyclicRule,
     Inconsistency,
+    RecordChecker,
     augmented_bias,
     end_mismatch,
+    short_value,
 )
 
-__all__ = ["replay_declared", "replay_declared_float", "Stepper"]
+__all__ = ["replay_declared", "replay_declared_float", "DeclaredRun"]
 
 
 class _Vals:
@@ -59,17 +61,7 @@ def _as_value(v):
     return Fraction(v) if isinstance(v, int) else v
 
 
-def _fmt(v) -> str:
-    if isinstance(v, X.Vec):
-        comps = v.components()
-        more = f", ... ({len(comps)} coordinates)" if len(comps) > 8 else ""
-        return "(" + ", ".join(format_rational(c) for c in comps[:8]) + more + ")"
-    if isinstance(v, X.Surd):
-        return f"{v!r} (~{X.to_float(v):.6g})"
-    return format_rational(v)
-
-
-class Stepper:
+class DeclaredRun:
     """A declared variant's state on one dataset, stepped by the claim evaluator: the replay
     follows a trace with it, the search branches it (``copy``)."""
 
@@ -88,8 +80,8 @@ class Stepper:
     def _rebase(self):
         self.base = {**self.consts, **self.state, "k": Fraction(self.k)}
 
-    def copy(self) -> "Stepper":
-        other = object.__new__(Stepper)
+    def copy(self) -> "DeclaredRun":
+        other = object.__new__(DeclaredRun)
         other.ctx, other.decl, other.consts = self.ctx, self.decl, self.consts
         other.state, other.k, other.sumsq, other.base = dict(self.state), self.k, self.sumsq, self.base
         other._signed, other._c = self._signed, self._c
@@ -140,60 +132,77 @@ class Stepper:
         return vals
 
 
-def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
-    """Returns an Inconsistency, or None with the claims' tallies filled in."""
-    decl, p = ctx.var, ctx.params
-    n = ctx.n
-    try:
-        run = Stepper(ctx)
-    except (X.ExactError, ArithmeticError) as e:
-        return Inconsistency(None, f"cannot verify: the declaration's initial state cannot be computed exactly: {e}")
-    state = run.state
-    recorded_all = tr.header.get("record", "visits") == "visits"
-    history = deque(maxlen=MAX_PREV)
-    rec = 0
-    nrec = len(tr.t)
-    upd_index = 0
-    gam_strict = ctx.strict_gamma()
-    score_of, decide = run.score, run.decide
+# --------------------------------------------------------------------------- float traces
 
-    def check_record(t, epoch, i, s, mistake):
-        nonlocal rec
-        if rec >= nrec:
-            return Inconsistency(t, f"the rule requires a visit to point {i} (epoch {epoch}); the trace has ended")
-        rt = int(tr.t[rec])
-        if rt != t:
-            what = "a visit" if rt > t else "a repeated or out-of-order visit"
-            return Inconsistency(t, f"the trace records visit number {rt} where the rule requires visit {t} ({what} is missing or extra)")
-        if int(tr.i[rec]) != i:
-            return Inconsistency(t, f"the rule ({p.order} order) requires point {i}; the trace has point {int(tr.i[rec])}")
-        if int(tr.epoch[rec]) != epoch:
-            return Inconsistency(t, f"epoch should be {epoch}; the trace has {int(tr.epoch[rec])}")
-        if int(tr.y[rec]) != ctx.y[i]:
-            return Inconsistency(t, f"point {i} has label {ctx.y[i]} in the dataset; the trace records {int(tr.y[rec])}")
-        rs = tr.score_value(rec)
-        if X.compare(rs, s) != 0:
-            return Inconsistency(t, f"score of point {i} recomputed from the data is {_fmt(s)}; the trace has {_fmt(rs)}")
-        if bool(tr.mistake[rec]) != mistake:
-            if mistake:
-                return Inconsistency(t, f"the declared mistake condition holds at point {i} (score {_fmt(s)}, y = {ctx.y[i]}): "
-                                        "the rule requires an update, the trace records none")
-            return Inconsistency(t, f"the declared mistake condition fails at point {i} (score {_fmt(s)}, y = {ctx.y[i]}): "
-                                    "the rule forbids an update, the trace records one")
-        if not mistake and upd_index < len(tr.upd_t) and int(tr.upd_t[upd_index]) == t:
-            return Inconsistency(t, "the trace records weights after this visit; the rule makes no update here")
-        expect_k = run.k + (1 if mistake else 0)
-        if int(tr.k[rec]) != expect_k:
-            return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(tr.k[rec])}")
-        rec += 1
-        return None
+class DeclaredReplay:
+    """A declared run stepped by the replay loop (verify.replay.loop): each visit scored and
+    decided by the declaration's own expressions, its record checked, the state updated and
+    compared with the trace's, claims evaluated on the way."""
 
-    def check_update(t, i):
-        nonlocal upd_index
-        if upd_index >= len(tr.upd_t) or int(tr.upd_t[upd_index]) != t:
-            return Inconsistency(t, "the rule requires an update here; the trace records no weights for it")
-        u = upd_index
-        upd_index += 1
+    def __init__(self, ctx, tr, run: DeclaredRun, visit_claims, update_claims, tallies, name):
+        self.ctx, self.tr, self.run = ctx, tr, run
+        self.records = RecordChecker(tr, ctx.params.order, ctx.y)
+        self.visit_claims, self.update_claims, self.tallies, self.name = visit_claims, update_claims, tallies, name
+        self.history = deque(maxlen=MAX_PREV)
+        self.gam_strict = ctx.strict_gamma()
+        self.t = 0  # the visit being replayed
+
+    @property
+    def k(self) -> int:
+        return self.run.k
+
+    def is_mistake(self, i) -> bool:
+        return self.run.decide(i, self.run.score(i))[1]
+
+    def why_not(self, i) -> str:
+        return f"the declared mistake condition fails at point {i}"
+
+    def most_violated(self, candidates):
+        raise ValueError("declared variants have no max-violation order")
+
+    def _claims(self, claims, env, where):
+        for c in claims:
+            eval_claim(c, env, self.tallies[c.id], where, self.gam_strict if "strict_margin" in c.assume else None)
+
+    def _score_differs(self, rec, i, s):
+        rs = self.tr.score_value(rec)
+        if X.compare(rs, s) == 0:
+            return None
+        return f"score of point {i} recomputed from the data is {short_value(s)}; the trace has {short_value(rs)}"
+
+    def visit(self, t, epoch, i):
+        ctx, run = self.ctx, self.run
+        self.t = t
+        s = run.score(i)
+        out, mistake = run.decide(i, s)
+        if self.records.recorded(mistake):
+            def describe():
+                holds = "holds" if mistake else "fails"
+                return f"the declared mistake condition {holds} at point {i} (score {short_value(s)}, y = {ctx.y[i]})"
+            bad = self.records.visit(t, epoch, i, mistake, run.k, describe, lambda rec: self._score_differs(rec, i, s))
+            if bad:
+                return mistake, bad
+        x, y = ctx.rows[i], Fraction(ctx.y[i])
+        vals = dict(t=Fraction(t), i=Fraction(i), x=x, y=y, score=s, out=Fraction(out))
+        if self.visit_claims:
+            self._claims(self.visit_claims, Env(ctx, run.claim_vals(**vals)), {"dataset": self.name, "t": t, "point": i})
+        if not mistake:
+            return False, None
+        self.history.append(run.before())
+        run.update(i, s, out, t)
+        bad = self._check_update(t, i)
+        if bad:
+            return True, bad
+        if self.update_claims:
+            self._claims(self.update_claims, Env(ctx, run.claim_vals(**vals), self.history),
+                         {"dataset": self.name, "t": t, "point": i, "k": run.k})
+        return True, None
+
+    def _check_update(self, t, i):
+        u, bad = self.records.update(t)
+        if bad:
+            return bad
+        tr, state = self.tr, self.run.state
         w = state["w"]
         if isinstance(w, X.Vec) and w.plain and not w.extra and same_ratio(tr.w[u], int(tr.w_den[u]), w.num, w.den):
             # the recorded numerators over the record's denominator equal ours over ours: compared
@@ -204,146 +213,69 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
         wf = w.components()
         if len(rw) != len(wf) or [Fraction(v) for v in rw] != wf:
             j = next((j for j, (a, c) in enumerate(zip(rw, wf)) if Fraction(a) != c), 0)
-            return Inconsistency(t, f"w after the update on point {i} should be {_fmt(w)}; the trace has "
+            return Inconsistency(t, f"w after the update on point {i} should be {short_value(w)}; the trace has "
                                     f"w[{j}] = {format_rational(Fraction(rw[j]))} instead of {format_rational(wf[j])}")
         if "b" in state and (rb is None or Fraction(rb) != state["b"]):
-            return Inconsistency(t, f"b after the update should be {_fmt(state['b'])}; the trace has "
+            return Inconsistency(t, f"b after the update should be {short_value(state['b'])}; the trace has "
                                     f"{'none' if rb is None else format_rational(Fraction(rb))}")
         return None
 
-    def claim_vals(t, i, x, y, s, out):
-        return run.claim_vals(t=Fraction(t), i=Fraction(i), x=x, y=y, score=s, out=Fraction(out))
 
-    def visit(t, epoch, i):
-        s = score_of(i)
-        out, mistake = decide(i, s)
-        if recorded_all or mistake:
-            bad = check_record(t, epoch, i, s, mistake)
-            if bad:
-                return mistake, bad
-        x, y = ctx.rows[i], Fraction(ctx.y[i])
-        if visit_claims:
-            e = Env(ctx, claim_vals(t, i, x, y, s, out))
-            for c in visit_claims:
-                eval_claim(c, e, tallies[c.id], {"dataset": name, "t": t, "point": i},
-                            gam_strict if "strict_margin" in c.assume else None)
-        if not mistake:
-            return False, None
-        history.append(run.before())
-        run.update(i, s, out, t)
-        bad = check_update(t, i)
-        if bad:
-            return True, bad
-        if update_claims:
-            e = Env(ctx, claim_vals(t, i, x, y, s, out), history)
-            for c in update_claims:
-                eval_claim(c, e, tallies[c.id], {"dataset": name, "t": t, "point": i, "k": run.k},
-                            gam_strict if "strict_margin" in c.assume else None)
-        return True, None
+def _outputs_mismatch(end: dict, outputs: dict):
+    """The first declared output where the trace's end record differs from the re-run's."""
+    have = end.get("outputs")
+    want = {o: (format_rational(v) if isinstance(v, Fraction) else
+                [format_rational(c) for c in v.components()] if isinstance(v, X.Vec) else repr(v)) for o, v in outputs.items()}
+    if have == want:
+        return None
+    diff = next((o for o in want if not isinstance(have, dict) or have.get(o) != want[o]), None)
+    if diff is None:
+        return Inconsistency(None, "the trace's end record has outputs the declaration does not declare")
+    return Inconsistency(None, f"the re-run's output {diff} is {short_value(outputs[diff])}; the trace's end record says "
+                               f"{str(have.get(diff) if isinstance(have, dict) else have)[:60]}")
 
-    def all_correct():
-        return not any(decide(i, score_of(i))[1] for i in range(n))
 
-    t = epochs = 0
-    converged, stop = False, None
-    max_visits = p.max_visits if p.max_visits is not None else float("inf")
+def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, name):
+    """Replay a declared variant's exact trace; returns an Inconsistency, or None with the
+    claims' tallies filled in."""
+    decl, p = ctx.var, ctx.params
     try:
-        if p.order == "cyclic" or p.order.startswith("random:"):
-            rule = CyclicRule(ctx, p, stop_when_clean=decl.stop == "converged")
-            while (step := rule.next(run.k, t)) is not None:
-                t += 1
-                mistake, bad = visit(t, *step)
-                if bad:
-                    return bad
-                if rule.after(mistake, run.k):
-                    break
-            epochs, stop, converged = rule.epochs, rule.stop, rule.converged
-            if decl.stop == "epochs":
-                converged = all_correct()
-        elif p.order.startswith("sequence:"):
-            body = p.order.split(":", 1)[1]
-            for step, j in enumerate([int(v) for v in body.split(",")] if body else [], 1):
-                if not 0 <= j < n:
-                    return Inconsistency(t + 1, f"the sequence names point {j}; the dataset has {n}")
-                if not decide(j, score_of(j))[1]:
-                    return Inconsistency(t + 1, f"the declared mistake condition fails at point {j}: the rule forbids an update on it")
-                t += 1
-                epochs = step
-                _, bad = visit(t, step, j)
-                if bad:
-                    return bad
-            converged = all_correct()
-            stop = "converged" if converged else "sequence_end"
-        else:  # first: every step looks at all points, takes the first that needs an update
-            epoch = 0
-            while True:
-                mist = [decide(i, score_of(i))[1] for i in range(n)]
-                epoch += 1
-                epochs = epoch
-                if not any(mist):
-                    m = n if max_visits == float("inf") else max(0, min(n, int(max_visits) - t))
-                    for i in range(m):
-                        t += 1
-                        _, bad = visit(t, epoch, i)
-                        if bad:
-                            return bad
-                    converged = m == n
-                    stop = "converged" if converged else "max_visits"
-                    break
-                if run.k >= p.max_updates:
-                    stop = "max_updates"
-                    break
-                if epoch > p.max_epochs:
-                    epochs, stop = epoch - 1, "max_epochs"
-                    break
-                j = mist.index(True)
-                if t + j + 1 > max_visits:
-                    stop = "max_visits"
-                    break
-                for i in range(j + 1):
-                    t += 1
-                    _, bad = visit(t, epoch, i)
-                    if bad:
-                        return bad
+        run = DeclaredRun(ctx)
     except (X.ExactError, ArithmeticError) as e:
-        return Inconsistency(t or None, f"cannot verify: the declaration cannot be evaluated exactly here: {e}")
-    if recorded_all and rec != nrec:
-        return Inconsistency(int(tr.t[rec]), f"the rule ends the run after visit {t} ({stop}); the trace goes on to {nrec} visits")
-    if upd_index != len(tr.upd_t):
-        return Inconsistency(int(tr.upd_t[upd_index]), "the trace records an update the rule never makes")
+        return Inconsistency(None, f"cannot verify: the declaration's initial state cannot be computed exactly: {e}")
+    step = DeclaredReplay(ctx, tr, run, visit_claims, update_claims, tallies, name)
+    try:
+        end = follow_rule(ctx, p, step, stop_when_clean=decl.stop == "converged")
+        if isinstance(end, Inconsistency):
+            return end
+        if decl.stop == "epochs" and (p.order == "cyclic" or p.order.startswith("random:")):
+            end.converged = all(not step.is_mistake(i) for i in range(ctx.n))
+    except (X.ExactError, ArithmeticError) as e:
+        return Inconsistency(step.t or None, f"cannot verify: the declaration cannot be evaluated exactly here: {e}")
+    bad = step.records.finish(end.visits, end.stop)
+    if bad is not None:
+        return bad
+    state, k = run.state, run.k
     w = state["w"]
-    k = run.k
-    got = {"updates": k, "epochs": epochs, "visits": t, "converged": converged, "stop": stop,
+    got = {"updates": k, "epochs": end.epochs, "visits": end.visits, "converged": end.converged, "stop": end.stop,
            "w": list(w.components()), "b": state["b"] if "b" in state else augmented_bias(p, w.components())}
     try:
-        outputs = run.outputs(t, epochs)
+        outputs = run.outputs(end.visits, end.epochs)
     except (X.ExactError, ArithmeticError) as e:
         return Inconsistency(None, f"cannot verify: the declared outputs cannot be computed exactly: {e}")
     bad = end_mismatch(tr.end, got, exact=True)
+    if bad is None and (outputs or "outputs" in tr.end):
+        bad = _outputs_mismatch(tr.end, outputs)
     if bad is not None:
         return bad
-    if outputs or "outputs" in tr.end:
-        have = tr.end.get("outputs")
-        want = {o: (format_rational(v) if isinstance(v, Fraction) else
-                    [format_rational(c) for c in v.components()] if isinstance(v, X.Vec) else repr(v)) for o, v in outputs.items()}
-        if have != want:
-            diff = next((o for o in want if not isinstance(have, dict) or have.get(o) != want[o]), None)
-            return Inconsistency(None, f"the re-run's output {diff} is {_fmt(outputs[diff])}; the trace's end record says "
-                                       f"{str(have.get(diff) if isinstance(have, dict) else have)[:60]}" if diff else
-                                       "the trace's end record has outputs the declaration does not declare")
     if end_claims:
-        vals = run.claim_vals(**outputs, mistakes=Fraction(k), epochs=Fraction(epochs), t=Fraction(t),
-                              converged=Fraction(1 if converged else 0), stopped_by_budget=Fraction(0 if converged else 1))
-        e = Env(ctx, vals, history)
-        for c in end_claims:
-            if "converged" in c.assume and not converged:
-                continue
-            eval_claim(c, e, tallies[c.id], {"dataset": name, "end": True, "k": k},
-                        gam_strict if "strict_margin" in c.assume else None)
+        vals = run.claim_vals(**outputs, mistakes=Fraction(k), epochs=Fraction(end.epochs), t=Fraction(end.visits),
+                              converged=Fraction(1 if end.converged else 0),
+                              stopped_by_budget=Fraction(0 if end.converged else 1))
+        step._claims([c for c in end_claims if end.converged or "converged" not in c.assume],
+                     Env(ctx, vals, step.history), {"dataset": name, "end": True, "k": k})
     return None
 
-
-# --------------------------------------------------------------------------- float traces
 
 def _feval(tree, env: dict):
     """A declaration's expression in float64, operation by operation as written (the learner's

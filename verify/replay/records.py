@@ -9,8 +9,10 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron._numbers import NumberError, format_rational, parse_rational
+from verify.numbers import exact as X
 
-__all__ = ["Inconsistency", "CyclicRule", "end_mismatch", "augmented_bias", "short_vector", "SHOWN_COORDINATES"]
+__all__ = ["Inconsistency", "RecordChecker", "CyclicRule", "end_mismatch", "augmented_bias", "short_vector", "short_value",
+           "SHOWN_COORDINATES"]
 
 
 @dataclass
@@ -141,3 +143,89 @@ def augmented_bias(p, w):
     if p.augment == "last":
         return w[-1]
     return Fraction(0)
+
+
+def short_value(v) -> str:
+    """A value for an inconsistency message: a vector by its first SHOWN_COORDINATES coordinates,
+    a sum of square roots with its approximation, a rational as "p/q"."""
+    if isinstance(v, X.Vec):
+        return short_vector(v.components())
+    if isinstance(v, X.Surd):
+        return f"{v!r} (~{X.to_float(v):.6g})"
+    return format_rational(v)
+
+
+class RecordChecker:
+    """A trace's records, checked in order against what the rule requires.  Every replay (built-in
+    and declared variants, exact and float) reads the trace's visit and update records through
+    this one class, so each check, and its message, is written once.
+
+    A trace recorded visit by visit (``record = "visits"``) has one record per visit; one recorded
+    update by update has one per update, and the non-update visits are not in it."""
+
+    def __init__(self, tr, order: str, labels):
+        self.t, self.i, self.epoch, self.y = tr.t.tolist(), tr.i.tolist(), tr.epoch.tolist(), tr.y.tolist()
+        self.mistake, self.k = tr.mistake.tolist(), tr.k.tolist()
+        self.upd_t = tr.upd_t.tolist()
+        self.visits = tr.header.get("record", "visits") == "visits"
+        self.order, self.labels = order, labels
+        self.rec = 0  # the next visit record
+        self.upd = 0  # the next update record
+
+    def recorded(self, mistake: bool) -> bool:
+        """Whether the trace has a record of a visit (every visit, or the updates only)."""
+        return self.visits or mistake
+
+    def visit(self, t: int, epoch: int, i: int, mistake: bool, k_before: int, describe, score_differs=None):
+        """The record of visit t: point i in ``epoch``, a mistake or not by the rule, k_before updates
+        before it.  ``describe()`` says why the rule decided as it did (for the message);
+        ``score_differs(rec)`` says how the recorded score of record rec differs from the
+        recomputed one, or None when it agrees.  Returns an Inconsistency or None."""
+        rec = self.rec
+        if rec >= len(self.t):
+            return Inconsistency(t, f"the rule requires a visit to point {i} (epoch {epoch}); the trace has ended")
+        rt = int(self.t[rec])
+        if rt != t:
+            what = "a visit" if rt > t else "a repeated or out-of-order visit"
+            return Inconsistency(t, f"the trace records visit number {rt} where the rule requires visit {t} ({what} is "
+                                    "missing or extra)")
+        if int(self.i[rec]) != i:
+            return Inconsistency(t, f"the rule ({self.order} order) requires point {i}; the trace has point "
+                                    f"{int(self.i[rec])}")
+        if int(self.epoch[rec]) != epoch:
+            return Inconsistency(t, f"epoch should be {epoch}; the trace has {int(self.epoch[rec])}")
+        if int(self.y[rec]) != self.labels[i]:
+            return Inconsistency(t, f"point {i} has label {self.labels[i]} in the dataset; the trace records "
+                                    f"{int(self.y[rec])}")
+        if score_differs is not None:
+            bad = score_differs(rec)
+            if bad:
+                return Inconsistency(t, bad)
+        if bool(self.mistake[rec]) != mistake:
+            if mistake:
+                return Inconsistency(t, f"{describe()}: the rule requires an update, the trace records none")
+            return Inconsistency(t, f"{describe()}: the rule forbids an update, the trace records one")
+        if not mistake and self.upd < len(self.upd_t) and int(self.upd_t[self.upd]) == t:
+            return Inconsistency(t, "the trace records weights after this visit; the rule makes no update here")
+        expect_k = k_before + (1 if mistake else 0)
+        if int(self.k[rec]) != expect_k:
+            return Inconsistency(t, f"update count after this visit should be {expect_k}; the trace has {int(self.k[rec])}")
+        self.rec += 1
+        return None
+
+    def update(self, t: int):
+        """(index of the update record of visit t, None), or (None, Inconsistency) when the trace
+        records no weights for the update the rule makes there."""
+        if self.upd >= len(self.upd_t) or int(self.upd_t[self.upd]) != t:
+            return None, Inconsistency(t, "the rule requires an update here; the trace records no weights for it")
+        self.upd += 1
+        return self.upd - 1, None
+
+    def finish(self, t: int, stop):
+        """After the rule's last visit t: every record must have been read."""
+        if self.visits and self.rec != len(self.t):
+            return Inconsistency(int(self.t[self.rec]), f"the rule ends the run after visit {t} ({stop}); the trace goes "
+                                                        f"on to {len(self.t)} visits")
+        if self.upd != len(self.upd_t):
+            return Inconsistency(int(self.upd_t[self.upd]), "the trace records an update the rule never makes")
+        return None

@@ -1,6 +1,6 @@
 """The search for declared variants (perceptron.declared): the domain D enumerated completely,
 or sampled with Hypothesis, each run stepped by the claim evaluator (verify.replay.declared.
-Stepper: the declaration's own expressions, exactly), every candidate confirmed by the
+DeclaredRun: the declaration's own expressions, exactly), every candidate confirmed by the
 learner and the replay (verify.searching.confirm) before it is reported.
 
 D is that of the built-in variants (points, box, dim, updates, separators, eta, w0, sign(0)),
@@ -27,7 +27,7 @@ from perceptron.declared import variant_of
 from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
-from verify.replay.declared import Stepper
+from verify.replay.declared import DeclaredRun
 from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims
 from verify.searching.domain import (
     MAX_SETTINGS,
@@ -297,7 +297,7 @@ class _Walker:
                     self.found(pts, labels, [], params, sep)
             return
         try:
-            root = Stepper(ctxs[0][0])
+            root = DeclaredRun(ctxs[0][0])
         except (X.ExactError, ArithmeticError) as e:
             return self._skip(e, f"dataset {pts}, {labels}")
         self.walk(ctxs, root, [], pts, labels, params, ())
