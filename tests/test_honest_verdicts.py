@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from verify.corpus.audit import finding_of, new_aggregate, audit
+from verify.corpus.audit import audit
+from verify.corpus.evidence import finding_of, new_evidence
 from verify.language.claims import builtin_claim_files, load_claims
 from verify.cli import main
 from verify.language.quantifiers import quantifiers, ranging
@@ -205,14 +206,14 @@ def test_a_quantifier_never_varied_gives_unknown():
     """Evidence that saw one eta cannot make a claim over every eta 'hold'."""
     c = next(c for f in builtin_claim_files() for c in load_claims(f).claims if c.id == "002.rule.eta-y-x")
     assert "eta" in ranging(c)
-    agg = new_aggregate([c])[c.id]
-    agg["evals"], agg["traces"] = 10, 2
-    agg["coverage"].add(dataset="a", order="cyclic", eta="1", w0="zero", form="yx", sign0=0)
-    agg["coverage"].add(dataset="b", order="first", eta="1", w0="non-zero", form="half", sign0=1)
+    agg = new_evidence([c])[c.id]
+    agg.evaluations, agg.runs = 10, 2
+    agg.coverage.add(dataset="a", order="cyclic", eta="1", w0="zero", form="yx", sign0=0)
+    agg.coverage.add(dataset="b", order="first", eta="1", w0="non-zero", form="half", sign0=1)
     f = finding_of(c, agg)
     assert f.verdict == Verdict.UNKNOWN and "eta" in f.evidence["unvaried"]
-    agg["coverage"].add(dataset="b", order="first", eta="2", w0="zero", form="yx", sign0=0)
-    agg["coverage"].add(dataset="b", order="first", eta="1/2", w0="zero", form="yx", sign0=0)
+    agg.coverage.add(dataset="b", order="first", eta="2", w0="zero", form="yx", sign0=0)
+    agg.coverage.add(dataset="b", order="first", eta="1/2", w0="zero", form="yx", sign0=0)
     assert finding_of(c, agg).verdict == Verdict.HOLDS_ON_EVIDENCE
 
 
@@ -385,10 +386,10 @@ def test_pytest_plugin_shows_domains(tmp_path):
 def test_free_claim_on_one_dataset_is_unknown():
     """Enumerating w is not enough: a 'for all w' claim over every dataset needs several datasets."""
     c = next(c for f in builtin_claim_files() for c in load_claims(f).claims if c.id == "004.rescaling")
-    agg = new_aggregate([c])[c.id]
-    agg["evals"], agg["traces"] = 81, 1
-    agg["coverage"].add(dataset="unit-d2-g1_10")
+    agg = new_evidence([c])[c.id]
+    agg.evaluations, agg.runs = 81, 1
+    agg.coverage.add(dataset="unit-d2-g1_10")
     f = finding_of(c, agg)
     assert f.verdict == Verdict.UNKNOWN and f.evidence["unvaried"] == ["dataset"]
-    agg["coverage"].add(dataset="unit-d3-g1_5")
+    agg.coverage.add(dataset="unit-d3-g1_5")
     assert finding_of(c, agg).verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN

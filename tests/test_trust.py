@@ -69,7 +69,7 @@ def test_certificate_exists_whenever_the_data_decide(rows, labels, kind):
 
 
 def test_replay_command_is_shell_quoted():
-    from verify.corpus.audit import replay_command
+    from verify.corpus.evidence import replay_command
 
     c = SimpleNamespace(path="/tmp/evil;touch X;.toml", id="a.b")
     cmd = replay_command(c, {"run": "--variant rosenblatt --order cyclic", "data": "my data;rm -rf ~.csv"})
@@ -105,14 +105,15 @@ def test_dataset_time_limit_gives_unknown(monkeypatch):
     """A dataset whose audit runs past DATASET_SECONDS leaves its claims unknown, never holds."""
     from perceptron import builtin
     import verify.corpus.audit  # noqa: F401
+    from verify.corpus.runs import needs_of
     from verify.language.claims import builtin_claim_files, load_claims
 
     audit = sys.modules["verify.corpus.audit"]
     claims = [c for c in load_claims(builtin_claim_files()[0]).claims]
     monkeypatch.setattr(audit, "DATASET_SECONDS", -1.0)
-    out = audit.audit_dataset(claims, "and-2", builtin("and-2"), False, audit.needs_of(claims))
+    out = audit.audit_dataset(claims, "and-2", builtin("and-2"), False, needs_of(claims))
     assert out["runs"] == 0
-    assert all(a["unknown"] and "limit reached" in a["unknown"] for a in out["agg"].values())
+    assert all(a.unknown and "limit reached" in a.unknown for a in out["agg"].values())
 
 
 def test_errors_cross_process_boundaries():

@@ -43,7 +43,10 @@ def check(claim_id: str, data, *, claims=None):
     varied the dataset) unless refuted; only a claim naming its datasets can hold on evidence."""
     from perceptron import Dataset, load
 
-    from .corpus import audit as A
+    from verify.corpus.audit import audit_dataset
+    from verify.corpus.evidence import Evidence, finding_of
+    from verify.corpus.runs import needs_of
+
     c = _claim(claim_id, claims)
     ds = data if isinstance(data, Dataset) else load(str(data))
     if c.when == "once":
@@ -51,11 +54,11 @@ def check(claim_id: str, data, *, claims=None):
 
         tally = ClaimTally()
         eval_claim(c, Env(None, {}), tally, {"once": True})
-        agg = A.new_aggregate([c])
-        A.merge_tally(agg[c.id], tally, None, None, None)
-        return A.finding_of(c, agg[c.id], "no dataset (evaluated once)", {})
-    part = A.audit_dataset([c], ds.name, ds, False, A.needs_of([c]))
-    return A.finding_of(c, part["agg"][c.id], f"1 dataset ({ds.name}), {part['runs']} runs", {})
+        ev = Evidence()
+        ev.add_tally(tally, None, None, None)
+        return finding_of(c, ev, "no dataset (evaluated once)", {})
+    part = audit_dataset([c], ds.name, ds, False, needs_of([c]))
+    return finding_of(c, part["agg"][c.id], f"1 dataset ({ds.name}), {part['runs']} runs", {})
 
 
 def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float = 60.0, jobs: int = 1,

@@ -262,7 +262,7 @@ def cmd_check(args) -> int:
     from perceptron.trace import read_trace
     from verify.replay.dispatch import replay
 
-    from .verdicts import Verdict
+    from .verdicts import meets, verdict_of
 
     _load_variant_files(args.variants)
     claims = _load_all_claims(_claim_paths(args))  # claim files may declare variants too
@@ -306,13 +306,8 @@ def cmd_check(args) -> int:
                    "no evaluation on this run")
             skipped.append((c.id, why))
             continue
-        if t.violation:
-            v = Verdict.REFUTED
-        elif t.unknown:
-            v = Verdict.UNKNOWN
-        else:
-            v = Verdict.HOLDS_ON_EVIDENCE
-        ok = (v == Verdict.REFUTED) == (c.expect == "refuted") and v != Verdict.UNKNOWN
+        v, _ = verdict_of(t)
+        ok = meets(v, c.expect)
         unexpected += not ok
         line = f"  {c.id}: {v.label}, {t.evaluations} evaluations, expect {c.expect} -> {'ok' if ok else 'UNEXPECTED'}"
         print(line)
@@ -470,7 +465,9 @@ def cmd_search(args) -> int:
         with open(args.results, "w", encoding="utf-8") as fh:
             json.dump(res.to_json(timing=False), fh, sort_keys=True, indent=1, default=str)
             fh.write("\n")
-    return 0 if (res.verdict.name == "REFUTED") == (claim.expect == "refuted") and res.verdict.name != "UNKNOWN" else 1
+    from .verdicts import meets
+
+    return 0 if meets(res.verdict, claim.expect) else 1
 
 
 def _check_etas(etas):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-__all__ = ["Verdict", "Finding", "meets"]
+__all__ = ["Verdict", "Finding", "meets", "verdict_of"]
 
 
 class Verdict(enum.IntEnum):
@@ -33,6 +33,21 @@ def meets(verdict: Verdict, expect: str) -> bool:
     if expect == "refuted":
         return verdict == Verdict.REFUTED
     return verdict in (Verdict.HOLDS_ON_EVIDENCE, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, Verdict.PROVED)
+
+
+def verdict_of(evidence) -> tuple[Verdict, str | None]:
+    """The one place evaluations become a verdict: (verdict, reason).  ``evidence`` is anything
+    with ``violation``, ``unknown`` and ``evaluations`` (one trace's tally, a claim's corpus
+    evidence): refuted on a confirmed violation, unknown on an undecided evaluation or on none at
+    all, else holds on evidence.  What the evaluations covered is weighed after this (the corpus
+    never calls a claim "holds" on a quantifier it did not vary: verify.corpus.evidence)."""
+    if evidence.violation:
+        return Verdict.REFUTED, None
+    if evidence.unknown:
+        return Verdict.UNKNOWN, evidence.unknown
+    if not evidence.evaluations:
+        return Verdict.UNKNOWN, "no applicable evaluation in the corpus"
+    return Verdict.HOLDS_ON_EVIDENCE, None
 
 
 @dataclass(frozen=True)

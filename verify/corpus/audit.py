@@ -8,279 +8,30 @@ evaluations of each claim into one finding with a verdict.
 
 from __future__ import annotations
 
-import glob
 import os
 import time
-from dataclasses import dataclass
-from fractions import Fraction
 
-from perceptron import MemoryTrace, ParamError, Params, builtin, read_dataset, train
-from perceptron._numbers import format_rational
+from perceptron import MemoryTrace, ParamError, train
 from perceptron.declared import variant_of
-from perceptron.generators import BUILTIN
 from verify.certify.certificates import alternative_separator
+from verify.corpus.evidence import finding_of, new_evidence, symbolic_steps
+from verify.corpus.runs import VARY_MAX_POINTS, Run, configs, corpus_datasets, load_spec, needs_of
 from verify.language.claims import load_claims
 from verify.language.quantifiers import (
     RUN_WHENS,
-    VARIANT_ETA,
-    Coverage,
-    quantifiers,
     ranging,
     uses_separator,
 )
-from verify.language.scalar import ClaimTally, exact_json
+from verify.language.scalar import ClaimTally
 from verify.numbers import exact as X
 from verify.replay.dispatch import replay
 from verify.report.progress import Progress
 from verify.verdicts import Finding, Verdict
 
-__all__ = ["Run", "corpus_datasets", "audit", "RESULTS_SCHEMA", "RESULTS_VERSION"]
+__all__ = ["audit", "audit_dataset", "RESULTS_SCHEMA", "RESULTS_VERSION"]
 
 RESULTS_SCHEMA = "proof-audit/results"
 RESULTS_VERSION = 1
-
-#: Epoch budget for corpus runs; separable corpus sets converge in far fewer, and
-#: non-separable ones (XOR) must stop.
-CORPUS_MAX_EPOCHS = 200
-#: Built-in sets separable through the origin: run without augmentation.
-HOMOGENEOUS = {"worked-example", "separable-d2-g1_5", "separable-d2-g1_20", "separable-d3-g1_10",
-               "separable-d5-g1_10", "unit-d3-g1_5"}
-
-
-@dataclass(frozen=True)
-class Run:
-    dataset: str  # corpus name
-    params: Params
-
-    def describe(self) -> str:
-        p = self.params
-        parts = [f"--variant {p.variant}", f"--order {p.order}"]
-        if p.augment:
-            parts.append(f"--augment {p.augment}")
-        if p.eta != 1:
-            parts.append(f"--eta {format_rational(p.eta)}")
-        if p.variant in ("sign", "unit") and p.sign0 != 0:
-            parts.append(f"--sign0 {p.sign0}")
-        if p.form != "yx":
-            parts.append(f"--form {p.form}")
-        if p.w0 is not None:
-            parts.append("--w0=" + ",".join(format_rational(v) for v in p.w0))
-        if p.b0 is not None:
-            parts.append(f"--b0={format_rational(p.b0)}")
-        if p.ratchet:
-            parts.append("--ratchet")
-        parts += [f"--set {name}={format_rational(v)}" for name, v in p.declared]
-        if p.variant == "kernel" and p.kernel != "linear":
-            parts.append(f"--kernel {p.kernel} --degree {p.degree} --offset {format_rational(p.offset)}")
-        parts.append(f"--max-epochs {p.max_epochs}")
-        return " ".join(parts)
-
-
-def _base_configs(name: str, coq: bool = False):
-    """Run parameters for one dataset of the corpus."""
-    E = CORPUS_MAX_EPOCHS
-    if coq:
-        yield Params(variant="rosenblatt", augment="first", order="cyclic", max_epochs=E)
-        return
-    aug = None if name in HOMOGENEOUS else "last"
-    for order in ("first", "cyclic", "random:1", "max-violation"):
-        yield Params(variant="rosenblatt", augment=aug, order=order, max_epochs=E)
-    for order in ("cyclic", "first", "random:2", "max-violation"):
-        yield Params(variant="novikoff", order=order, max_epochs=E)
-    yield Params(variant="novikoff", order="cyclic", eta=Fraction(1, 2), max_epochs=E)
-    for sign0 in (0, 1):
-        for form in ("yx", "half"):
-            for order in ("cyclic", "first"):
-                yield Params(variant="sign", augment=aug, order=order, sign0=sign0, form=form, max_epochs=E)
-    for eta in (Fraction(1), Fraction(1, 2)):
-        yield Params(variant="slides", augment=aug, order="cyclic", eta=eta, max_epochs=E)
-    yield Params(variant="slides", augment=aug, order="random:3", max_epochs=E)
-    for ratchet in (False, True):
-        yield Params(variant="pocket", augment=aug, order="cyclic", ratchet=ratchet, max_epochs=30)
-    yield Params(variant="pocket", augment=aug, order="random:4", max_epochs=30)
-    yield Params(variant="kernel", augment=aug, order="cyclic", max_epochs=E)
-    yield Params(variant="kernel", augment=aug, order="first", max_epochs=E)
-    yield Params(variant="kernel", augment=aug, order="cyclic", kernel="poly", degree=2, offset=Fraction(1), max_epochs=E)
-    for order in ("first", "cyclic", "max-violation"):
-        yield Params(variant="unit", augment=aug, order=order, max_epochs=E)
-    yield Params(variant="sklearn", order="cyclic", max_epochs=E)
-
-
-#: Learning rates the corpus adds for claims that range over eta: below and above 1 (in
-#: (0, 1] only for the variants whose note allows no more).
-CORPUS_ETAS = (Fraction(1, 2), Fraction(2))
-#: Variants whose runs use the data augmented (when the dataset is not homogeneous).
-_AUGMENTED = ("rosenblatt", "sign", "slides", "pocket", "kernel", "unit")
-#: Datasets for 004's unit-norm setting: only the variants they are for run on them.
-UNIT_ONLY = {"unit-d2-g1_10", "unit-d3-g1_20", "unit-d4-g1_8"}
-
-
-def _initial_weights(dim: int) -> tuple:
-    """A fixed non-zero w0 for the runs that vary w0: alternating -1, 1/2 (points against the
-    data's usual direction, so the run from it differs from the run from 0)."""
-    return tuple(Fraction(-1) if j % 2 == 0 else Fraction(1, 2) for j in range(dim))
-
-
-def _profiles(v: str):
-    """The settings of a variant that claims may fix (sign(0), update form): extra runs cover each."""
-    if v == "sign":
-        return [{"sign0": s0, "form": f} for s0 in (0, 1) for f in ("yx", "half")]
-    if v == "unit":
-        return [{"sign0": 0}, {"sign0": 1}]
-    return [{}]
-
-
-#: Runs that vary eta, w0 or sign(0) go over the corpus datasets of at most this many points
-#: (the larger sets repeat what the smaller ones show and cost the most to replay); each
-#: claim's evidence lists the values it was evaluated at.
-VARY_MAX_POINTS = 25
-
-
-def _configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
-    """(params, quantity varied or None) for the base runs, plus runs that vary each quantity
-    some claim ranges over (needs: quantity -> variants whose claims range over it).  Base runs
-    only of the variants some claim is evaluated on (needs["variants"]; None: every variant)."""
-    wanted = needs.get("variants")
-    if name in UNIT_ONLY:
-        E = CORPUS_MAX_EPOCHS
-        base_runs = [Params(variant="unit", order=order, sign0=sign0, max_epochs=E)
-                     for order in ("first", "cyclic", "max-violation") for sign0 in (0, 1)]
-        base_runs.append(Params(variant="rosenblatt", order="cyclic", max_epochs=E))
-    else:
-        base_runs = _base_configs(name, coq)
-    for p in base_runs:
-        if wanted is None or p.variant in wanted:
-            yield p, None
-    if not coq and name not in UNIT_ONLY:
-        yield from ((p, None) for p in _declared_configs(name, wanted))
-    if coq or n > VARY_MAX_POINTS:
-        return
-    E = CORPUS_MAX_EPOCHS
-    aug_default = None if name in HOMOGENEOUS or name in UNIT_ONLY else "last"
-
-    def aug(v):
-        return aug_default if v in _AUGMENTED or _declared_without_bias(v) else None
-
-    def ok(v):
-        return name not in UNIT_ONLY or v == "unit"
-
-    base = list(_base_configs(name, coq))
-    for v in sorted(needs.get("eta", ())):
-        if not ok(v):
-            continue
-        etas = [e for e in CORPUS_ETAS if e <= 1] if v in VARIANT_ETA else CORPUS_ETAS
-        for prof in _profiles(v):
-            have = {p.eta for p in base if p.variant == v and all(getattr(p, k) == val for k, val in prof.items())}
-            for eta in etas:
-                if any((e < 1) == (eta < 1) and e != 1 for e in have):
-                    continue  # the base runs already have an eta on this side of 1
-                yield Params(variant=v, augment=aug(v), order="cyclic", eta=eta, max_epochs=30 if v == "pocket" else E,
-                             **prof), "eta"
-    for v in sorted(needs.get("w0", ())):
-        if variant_of(v).dual or not ok(v):
-            continue
-        dim = d + (1 if aug(v) else 0)
-        b0 = Fraction(-1) if variant_of(v).bias else None
-        for prof in _profiles(v):
-            yield Params(variant=v, augment=aug(v), order="cyclic", w0=_initial_weights(dim), b0=b0,
-                         max_epochs=30 if v == "pocket" else E, **prof), "w0"
-    for v in sorted(needs.get("sign0", ())):
-        if not ok(v):
-            continue
-        # the base runs (and the eta / w0 profiles) have sign(0) = 0 and +1: add -1
-        yield Params(variant=v, augment=aug(v), order="cyclic", sign0=-1, max_epochs=E), "sign0"
-
-
-def _declared_without_bias(v: str) -> bool:
-    var = variant_of(v)
-    return getattr(var, "declared", False) and var.bias is None
-
-
-#: The visit orders of a declared variant's corpus runs (a random order with a fixed seed).
-DECLARED_CORPUS_ORDERS = {"cyclic": "cyclic", "random": "random:5", "first": "first"}
-
-
-def _declared_configs(name: str, wanted):
-    """Runs of the declared variants some claim is about: each order the declaration supports
-    with its parameters' defaults, and (cyclic) each parameter at half and twice its default
-    (1/2 and 1 for a default 0): a declared parameter is a quantity the claims range over."""
-    E = CORPUS_MAX_EPOCHS
-    for v in sorted(wanted or ()):
-        var = variant_of(v)
-        if not getattr(var, "declared", False):
-            continue
-        aug = None if name in HOMOGENEOUS or var.bias is not None else "last"
-        for order in var.orders:
-            if order in DECLARED_CORPUS_ORDERS:
-                yield Params(variant=v, augment=aug, order=DECLARED_CORPUS_ORDERS[order], max_epochs=E)
-        order = DECLARED_CORPUS_ORDERS["cyclic" if "cyclic" in var.orders else var.orders[0]] \
-            if any(o in DECLARED_CORPUS_ORDERS for o in var.orders) else None
-        if order is None:
-            continue
-        for pname, default in var.parameters:
-            others = (Fraction(1, 2), Fraction(1)) if default == 0 else (default / 2, default * 2)
-            for value in others:
-                yield Params(variant=v, augment=aug, order=order, max_epochs=E, declared=((pname, value),))
-
-
-def needs_of(claims) -> dict:
-    """quantity -> variants of the claims that range over it (the corpus varies those), and
-    "variants" -> the variants any claim is evaluated on (None: all of them): a run of another
-    variant is evidence for no claim of the audit, so it is not made."""
-    needs: dict = {"variants": set()}
-    for c in claims:
-        if c.when in RUN_WHENS + ("dataset", "pair"):
-            if not c.variants:
-                needs["variants"] = None
-            elif needs["variants"] is not None:
-                needs["variants"].update(c.variants)
-    for c in claims:
-        r = ranging(c)
-        for q in ("eta", "w0", "sign0"):
-            if q in r:
-                needs.setdefault(q, set()).update(c.variants)
-    return needs
-
-
-def corpus_datasets(data_dirs=()):
-    """(name, spec, is_external) for the built-in corpus (the package's own datasets) plus the
-    dataset files of the given dirs; a spec is ("builtin", name) or ("file", path) (see
-    load_spec).  Nothing outside the package is looked for: the CoqPerceptron benchmark files
-    join with --data DIR."""
-    out = [(name, ("builtin", name), False) for name in BUILTIN]
-    for d in data_dirs:
-        for path in sorted(glob.glob(os.path.join(d, "*"))):
-            base = os.path.basename(path)
-            if os.path.isdir(path) or base == "input_description" or base.startswith("."):
-                continue
-            out.append((base, ("file", path), True))
-    return out
-
-
-def load_spec(spec):
-    kind, what = spec
-    return builtin(what) if kind == "builtin" else read_dataset(what)
-
-
-def new_aggregate(claims) -> dict:
-    return {c.id: {"evals": 0, "traces": 0, "violation": None, "unknown": None, "slack": None, "slack_at": None,
-                   "not_applicable": 0, "na_reason": None, "coverage": Coverage()} for c in claims}
-
-
-def _merge_agg(into: dict, part: dict):
-    """Fold a later dataset's aggregate into the running one: the result is the same as if its
-    evaluations had been merged one by one after the earlier ones (first violation, first
-    unknown and the earliest smallest slack win)."""
-    for cid, b in part.items():
-        a = into[cid]
-        for k in ("evals", "traces", "not_applicable"):
-            a[k] += b[k]
-        for k in ("violation", "unknown", "na_reason"):
-            if a[k] is None:
-                a[k] = b[k]
-        if b["slack"] is not None and (a["slack"] is None or X.compare(b["slack"], a["slack"]) < 0):
-            a["slack"], a["slack_at"] = b["slack"], b["slack_at"]
-        a["coverage"].merge(b["coverage"])
 
 
 #: Wall-clock time the audit spends on one dataset (seconds); the sizes of a dataset file are
@@ -292,7 +43,7 @@ DATASET_SECONDS = 900.0
 def audit_dataset(claims, name, ds, coq, needs) -> dict:
     """Every run of one corpus dataset, replayed and evaluated: an aggregate per claim, the
     certificates, plots and problems.  Independent of every other dataset."""
-    agg = new_aggregate(claims)
+    agg = new_evidence(claims)
     sep_claims = [c for c in claims if c.when in RUN_WHENS + ("dataset",) and uses_separator(c) and c.separator == "any"]
     pair_claims = [c for c in claims if c.when == "pair"]
     by_quantity = {q: [c for c in claims if q in ranging(c)] for q in ("eta", "w0", "sign0")}
@@ -303,13 +54,13 @@ def audit_dataset(claims, name, ds, coq, needs) -> dict:
     inconsistent = []
     plots: dict = {"series": [], "bounds": [], "other": []}
     t_start = time.monotonic()
-    for params, varied in _configs(name, coq, needs, ds.d, ds.n):
+    for params, varied in configs(name, coq, needs, ds.d, ds.n):
         if time.monotonic() - t_start > DATASET_SECONDS:
             why = (f"limit reached: the audit of dataset {name} ran past {DATASET_SECONDS:.0f} s "
                    "(verify.corpus.audit.DATASET_SECONDS); its later runs were not made")
             for a in agg.values():
-                if a["violation"] is None and a["unknown"] is None:
-                    a["unknown"] = why  # never "holds" on a corpus cut short
+                if a.violation is None and a.unknown is None:
+                    a.unknown = why  # never "holds" on a corpus cut short
             break
         # a run added to vary one quantity is evaluated for the claims that range over it
         run_claims = claims if varied is None else by_quantity[varied]
@@ -340,7 +91,7 @@ def audit_dataset(claims, name, ds, coq, needs) -> dict:
             continue
         run = Run(name, params)
         for cid, tally in tallies.items():
-            merge_tally(agg[cid], tally, run, ctx, "max-margin (certified)")
+            agg[cid].add_tally(tally, run, ctx, "max-margin (certified)")
         # claims that range over every separator: also at a second, different one
         if sep_claims and first_of_dkey and varied is None and ctx.kind == "separable" and ctx.cert is not None:
             if key not in alts:
@@ -351,7 +102,7 @@ def audit_dataset(claims, name, ds, coq, needs) -> dict:
                                               separator=(alt.v, alt.c))
                 if abad is None:
                     for cid, tally in atallies.items():
-                        merge_tally(agg[cid], tally, run, actx, "another separator (LP vertex)", separator=(alt.v, alt.c))
+                        agg[cid].add_tally(tally, run, actx, "another separator (LP vertex)", separator=(alt.v, alt.c))
         # pair claims (two runs each) on the datasets the varying runs use
         for c in (() if ds.n > VARY_MAX_POINTS else pair_claims if varied is None else [c for c in pair_claims if c in run_claims]):
             _pair(c, agg[c.id], ds, run, ctx, rec.trace, result)
@@ -398,7 +149,7 @@ def _worker_figures(plots, documents):
 def _worker_symbolic(cid):
     from verify.symbolic.steps import CLAIM_LIMIT
 
-    return _symbolic_steps(next(c for c in _WORKER["claims"] if c.id == cid), CLAIM_LIMIT)
+    return symbolic_steps(next(c for c in _WORKER["claims"] if c.id == cid), CLAIM_LIMIT)
 
 
 def _worker_search(task):
@@ -432,7 +183,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             # worker holds one dataset at a time rather than the main process holding them all
             load_spec(spec)
     jobs = DEFAULT_JOBS if jobs is None else max(1, int(jobs))
-    agg = new_aggregate(claims)
+    agg = new_evidence(claims)
     needs = needs_of(claims)
     progress = Progress(quiet, colour)
     progress.phase("corpus", len(datasets), "dataset")
@@ -457,7 +208,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         plots: dict = {"series": [], "bounds": [], "other": []}
         for (name, _, _), part in zip(datasets, parts):
             progress.step(f"{name} ({runs_done + part['runs']} runs)")
-            _merge_agg(agg, part["agg"])
+            for cid, later in part["agg"].items():
+                agg[cid].absorb(later)
             corpus_info.append(part["info"])
             certs.update(part["certs"])
             inconsistent += part["inconsistent"]
@@ -475,7 +227,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                 from verify.language.scalar import Env, eval_claim
 
                 eval_claim(c, Env(None, {}), tally, {"once": True})
-                merge_tally(agg[c.id], tally, None, None, None)
+                agg[c.id].add_tally(tally, None, None, None)
         corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
         budget = {}  # symbolic seconds left per claim file
@@ -518,20 +270,17 @@ def _pair(c, a, ds, run, ctx, trace, result):
 
     why = applicable(c, ctx, result.converged, run.dataset)
     if why:
-        a["not_applicable"] += 1
-        a["na_reason"] = a["na_reason"] or why
+        a.not_applying(why)
         return
     holds, detail = compare_runs(c, ds, run.params, trace, result)
     if holds is None:
-        a["not_applicable"] += 1
-        a["na_reason"] = a["na_reason"] or detail
+        a.not_applying(detail)
         return
-    a["traces"] += 1
-    a["evals"] += 1
-    _cover(a["coverage"], run, ctx, None)
-    if not holds and a["violation"] is None:
-        a["violation"] = {**detail, "run": run.describe(),
-                          "data": f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.dataset}
+    a.runs += 1
+    a.evaluations += 1
+    a.cover(run, ctx, None)
+    if not holds:
+        a.violated(detail, run)
 
 
 def _searches(claims, findings, progress, pool, domain):
@@ -685,154 +434,6 @@ def _plot_other(plots, name, params, ctx, trace):
 
 def _r(v: float) -> float:
     return float(f"{v:.10g}")
-
-
-def _cover(cov: Coverage, run: Run | None, ctx, separator_kind):
-    if run is None:
-        return
-    p = run.params
-    w0 = "non-zero" if (p.w0 is not None and any(p.w0)) or (p.b0 is not None and p.b0 != 0) else "zero"
-    cov.add(dataset=run.dataset, order=p.order, eta=format_rational(p.eta), w0=w0, separator=separator_kind,
-            sign0=(ctx.tie if ctx is not None else None), form=p.form,
-            **{k: format_rational(v) for k, v in (getattr(ctx, "declared_values", None) or {}).items()})
-
-
-def merge_tally(a: dict, t: ClaimTally, run: Run | None, ctx, separator_kind, separator=None):
-    if t.not_applicable:
-        a["not_applicable"] += 1
-        a["na_reason"] = a["na_reason"] or t.not_applicable
-        return
-    a["traces"] += 1
-    a["evals"] += t.evaluations
-    if t.evaluations:
-        _cover(a["coverage"], run, ctx, separator_kind)
-    if t.violation and a["violation"] is None:
-        a["violation"] = {**t.violation, **({"run": run.describe(), "data": f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.dataset} if run else {})}
-        if separator is not None:
-            a["violation"]["separator"] = {"v": [str(int(x)) for x in separator[0]], "c": format_rational(separator[1]),
-                                           "kind": separator_kind}
-    if t.unknown and a["unknown"] is None:
-        a["unknown"] = t.unknown
-    if t.min_slack is not None and (a["slack"] is None or X.compare(t.min_slack, a["slack"]) < 0):
-        a["slack"] = t.min_slack
-        a["slack_at"] = {**(t.min_slack_at or {}), **({"run": run.describe()} if run else {})}
-
-
-def finding_of(c, a, corpus_desc="the corpus", budget=None, symbolic=None) -> Finding:
-    ev: dict = {"evaluations": a["evals"], "applicable_runs": a["traces"], "not_applicable_runs": a["not_applicable"]}
-    if c.when == "symbolic":
-        return _symbolic_finding(c, budget if budget is not None else {}, symbolic)
-    cov: Coverage = a["coverage"]
-    quant = quantifiers(c)
-    if quant:
-        ev["quantifiers"] = {q: {"range": rng, "values_evaluated": cov.summary().get(q, []),
-                                 "varied": q in ranging(c) and cov.varied(q, c)}
-                             for q, rng in quant.items() if q not in (c.free or {})}
-    if a["violation"] is not None:
-        v = Verdict.REFUTED
-        ev["counterexample"] = a["violation"]
-        ev["replay"] = replay_command(c, a["violation"])
-    elif a["unknown"] is not None:
-        v = Verdict.UNKNOWN
-        ev["reason"] = a["unknown"]
-    elif a["evals"] == 0:
-        v = Verdict.UNKNOWN
-        ev["reason"] = "no applicable evaluation in the corpus" + (f" (e.g. {a['na_reason']})" if a["na_reason"] else "")
-    elif c.when == "once":
-        v = Verdict.PROVED
-        ev["method"] = "exact evaluation (rationals and square roots)"
-    elif c.free and [q for q in ranging(c) if q not in c.free and not cov.varied(q, c)]:
-        never = [q for q in ranging(c) if q not in c.free and not cov.varied(q, c)]
-        v = Verdict.UNKNOWN
-        ev["reason"] = ("the free names were enumerated, but the evidence never varied " + ", ".join(
-            f"{q} (evaluated only at {', '.join(cov.summary().get(q, ['nothing']))})" for q in never) + ": not 'holds'")
-        ev["unvaried"] = never
-    elif c.free:
-        from verify.language.free import describe
-
-        v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
-        ev["domain"] = {"datasets": f"every dataset of the corpus ({corpus_desc}) with the claim's assumptions",
-                        "free": describe(c.free), "engine": "exact evaluation of every assignment"}
-        ev["domain_text"] = _free_domain_text(c, corpus_desc)
-    else:
-        v = Verdict.HOLDS_ON_EVIDENCE
-        ev["corpus"] = corpus_desc
-        never = [q for q in ranging(c) if q not in (c.free or {}) and not cov.varied(q, c)]
-        if never:
-            v = Verdict.UNKNOWN
-            ev["reason"] = ("the evidence never varied " + ", ".join(
-                f"{q} (claim ranges over {quant[q]}; evaluated only at {', '.join(cov.summary().get(q, ['nothing']))})"
-                for q in never) + ": not 'holds'")
-            ev["unvaried"] = never
-        else:
-            ev["varied"] = [q for q in ranging(c)]
-    if a["slack"] is not None and v != Verdict.REFUTED:
-        ev["min_slack"] = exact_json(a["slack"])
-        ev["min_slack_at"] = a["slack_at"]
-    return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
-
-
-def _free_domain_text(c, corpus_desc) -> str:
-    from verify.language.free import describe
-
-    return f"corpus datasets ({corpus_desc}) x free names ({describe(c.free)}), exact"
-
-
-#: Symbolic seconds one claim file may use in all (each claim is also limited, by
-#: verify.symbolic.steps.CLAIM_LIMIT); claims past it are unknown, "limit reached".
-SYMBOLIC_FILE_BUDGET = 600.0
-
-
-def _symbolic_steps(c, limit: float):
-    """(the claim's step results, seconds taken)."""
-    from verify.symbolic.steps import check_symbolic
-
-    sym = c.symbolic
-    t0 = time.perf_counter()
-    steps = check_symbolic(sym["vectors"], sym["scalars"], sym["hypotheses"], sym["steps"], limit=limit)
-    return steps, time.perf_counter() - t0
-
-
-def _symbolic_finding(c, budget: dict, done=None) -> Finding:
-    """The finding of a symbolic claim; ``done`` = (steps, seconds) when a worker checked it
-    already.  Claims are charged to their file's budget in file order either way: one that
-    starts (or, checked beside the corpus, would start) past the budget is unknown."""
-    from verify.symbolic.steps import CLAIM_LIMIT, StepResult
-
-    sym = c.symbolic
-    left = budget.setdefault(c.path, SYMBOLIC_FILE_BUDGET)
-    if left < 1.0:
-        steps = [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3",
-                            f"limit reached: the claim file's symbolic budget of {SYMBOLIC_FILE_BUDGET:.0f} s "
-                            "is spent (verify.corpus.audit.SYMBOLIC_FILE_BUDGET)") for st in sym["steps"]]
-    else:
-        steps, seconds = done if done is not None else _symbolic_steps(c, min(CLAIM_LIMIT, left))
-        budget[c.path] = left - seconds
-    verdicts = [s.verdict for s in steps]
-    v = min(verdicts) if verdicts else Verdict.UNKNOWN
-    ev = {"method": "symbolic: sympy identities, z3 over inner products (Gram abstraction)",
-          "steps": [{k: val for k, val in s.to_json().items() if k != "seconds"} for s in steps]}
-    failing = [s for s in steps if s.verdict != Verdict.PROVED]
-    if failing:
-        ev["first_failing_step"] = failing[0].step
-    return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
-
-
-def replay_command(c, viol) -> str | None:
-    if "run" not in viol:
-        return None
-    from shlex import (
-        quote,  # paths come from users: the printed command must paste safely
-    )
-
-    from verify.language.claims import is_builtin
-
-    claims = "" if is_builtin(c.path) else f" --claims {quote(c.path)}"  # check uses the built-in files by default
-    data = quote(str(viol["data"]))
-    declares = any(getattr(variant_of(v), "declared", False) for v in getattr(c, "variants", ()))
-    variants = f" --variants {quote(c.path)}" if declares else ""  # the claim file declares the variant
-    return (f"proof-audit train --data {data} {viol['run']}{variants} --trace ce.jsonl && "
-            f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}")
 
 
 def _audit_domain():

@@ -164,9 +164,9 @@ class RecordChecker:
     update by update has one per update, and the non-update visits are not in it."""
 
     def __init__(self, tr, order: str, labels):
-        self.t, self.i, self.epoch, self.y = tr.t.tolist(), tr.i.tolist(), tr.epoch.tolist(), tr.y.tolist()
-        self.mistake, self.k = tr.mistake.tolist(), tr.k.tolist()
-        self.upd_t = tr.upd_t.tolist()
+        self.t, self.i, self.epoch, self.y = tr.t, tr.i, tr.epoch, tr.y
+        self.mistake, self.k = tr.mistake, tr.k
+        self.upd_t = tr.upd_t
         self.visits = tr.header.get("record", "visits") == "visits"
         self.order, self.labels = order, labels
         self.rec = 0  # the next visit record
@@ -228,4 +228,34 @@ class RecordChecker:
                                                         f"on to {len(self.t)} visits")
         if self.upd != len(self.upd_t):
             return Inconsistency(int(self.upd_t[self.upd]), "the trace records an update the rule never makes")
+        return None
+
+    def block(self, t0: int, epoch: int, idx, mist, k0: int, score_ok, describe, score_message):
+        """The records of the visits t0+1 .. t0+m to points ``idx`` (numpy arrays), whose rule
+        decided ``mist`` (at most the last is a mistake), k0 updates before them: checked at once,
+        and the first record that disagrees is read again by ``visit`` for its message.
+        ``score_ok``: whether each recorded score agrees with the re-run's; ``describe(q)`` and
+        ``score_message(q)`` say why for visit q of the block.  Returns an Inconsistency or None."""
+        m, rec = len(idx), self.rec
+        have = min(m, len(self.t) - rec)
+        labels = np.asarray(self.labels, dtype=np.int64)
+        want_k = k0 + np.cumsum(np.asarray(mist, dtype=np.int64))
+        seg = slice(rec, rec + have)
+        bad = ((self.t[seg] != np.arange(t0 + 1, t0 + have + 1)) | (self.i[seg] != idx[:have])
+               | (self.epoch[seg] != epoch) | (self.y[seg] != labels[idx[:have]])
+               | ~np.asarray(score_ok[:have], dtype=bool) | (self.mistake[seg].astype(bool) != mist[:have])
+               | (self.k[seg] != want_k[:have]))
+        first = int(np.argmax(bad)) if bad.any() else have
+        if first < m:  # the first disagreement (or the trace's end), read record by record for its message
+            self.rec += first
+            for q in range(first, m):
+                got = self.visit(t0 + q + 1, epoch, int(idx[q]), bool(mist[q]), int(want_k[q] - mist[q]),
+                                 lambda q=q: describe(q), lambda _rec, q=q: None if score_ok[q] else score_message(q))
+                if got is not None:
+                    return got
+            return None
+        nxt = int(self.upd_t[self.upd]) if self.upd < len(self.upd_t) else None
+        if nxt is not None and nxt <= t0 + m and not (mist[m - 1] and nxt == t0 + m):
+            return Inconsistency(nxt, "the trace records weights after this visit; the rule makes no update here")
+        self.rec += m
         return None

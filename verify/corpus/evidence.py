@@ -1,0 +1,201 @@
+"""Evidence: what the corpus showed about one claim, merged run by run and dataset by dataset,
+and the finding it supports (verify.verdicts.verdict_of decides the verdict of the evaluations;
+this module weighs what they covered: the quantifiers they varied, the free names, the symbolic
+steps)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from perceptron._numbers import format_rational
+from perceptron.declared import variant_of
+from perceptron.generators import BUILTIN
+from verify.language.quantifiers import Coverage, quantifiers, ranging
+from verify.language.scalar import ClaimTally, exact_json
+from verify.numbers import exact as X
+from verify.verdicts import Finding, Verdict, verdict_of
+
+__all__ = ["Evidence", "new_evidence", "finding_of", "replay_command", "SYMBOLIC_FILE_BUDGET"]
+
+#: Symbolic seconds one claim file may use in all (each claim is also limited, by
+#: verify.symbolic.steps.CLAIM_LIMIT); claims past it are unknown, "limit reached".
+SYMBOLIC_FILE_BUDGET = 600.0
+
+
+@dataclass
+class Evidence:
+    """The evaluations of one claim over the corpus: how many, on how many runs, the first
+    violation (with the run that shows it), the first undecided evaluation, the smallest slack
+    and where, the runs it did not apply to and why, and what the runs varied."""
+
+    evaluations: int = 0
+    runs: int = 0
+    violation: dict | None = None
+    unknown: str | None = None
+    min_slack: object = None
+    min_slack_at: dict | None = None
+    not_applicable: int = 0
+    not_applicable_reason: str | None = None
+    coverage: Coverage = field(default_factory=Coverage)
+
+    def not_applying(self, why: str) -> None:
+        """A run the claim does not apply to."""
+        self.not_applicable += 1
+        self.not_applicable_reason = self.not_applicable_reason or why
+
+    def cover(self, run, ctx, separator_kind) -> None:
+        """Record what an evaluated run varied (dataset, order, eta, w0, separator, sign0, form,
+        declared parameters)."""
+        if run is None:
+            return
+        p = run.params
+        w0 = "non-zero" if (p.w0 is not None and any(p.w0)) or (p.b0 is not None and p.b0 != 0) else "zero"
+        self.coverage.add(dataset=run.dataset, order=p.order, eta=format_rational(p.eta), w0=w0,
+                          separator=separator_kind, sign0=(ctx.tie if ctx is not None else None), form=p.form,
+                          **{k: format_rational(v) for k, v in (getattr(ctx, "declared_values", None) or {}).items()})
+
+    def violated(self, detail: dict, run) -> None:
+        """The first violation wins; it names the run that replays it."""
+        if self.violation is None:
+            self.violation = {**detail, **({"run": run.describe(), "data": f"builtin:{run.dataset}"
+                                            if run.dataset in BUILTIN else run.dataset} if run else {})}
+
+    def add_tally(self, t: ClaimTally, run, ctx, separator_kind, separator=None) -> None:
+        """One run's tally of the claim."""
+        if t.not_applicable:
+            self.not_applying(t.not_applicable)
+            return
+        self.runs += 1
+        self.evaluations += t.evaluations
+        if t.evaluations:
+            self.cover(run, ctx, separator_kind)
+        if t.violation and self.violation is None:
+            self.violated(t.violation, run)
+            if separator is not None:
+                self.violation["separator"] = {"v": [str(int(x)) for x in separator[0]],
+                                               "c": format_rational(separator[1]), "kind": separator_kind}
+        if t.unknown and self.unknown is None:
+            self.unknown = t.unknown
+        if t.min_slack is not None and (self.min_slack is None or X.compare(t.min_slack, self.min_slack) < 0):
+            self.min_slack = t.min_slack
+            self.min_slack_at = {**(t.min_slack_at or {}), **({"run": run.describe()} if run else {})}
+
+    def absorb(self, later: "Evidence") -> None:
+        """Fold a later dataset's evidence into this one: the result is the same as if its
+        evaluations had been merged one by one after the earlier ones (first violation, first
+        unknown and the earliest smallest slack win)."""
+        self.evaluations += later.evaluations
+        self.runs += later.runs
+        self.not_applicable += later.not_applicable
+        self.violation = self.violation if self.violation is not None else later.violation
+        self.unknown = self.unknown if self.unknown is not None else later.unknown
+        self.not_applicable_reason = self.not_applicable_reason or later.not_applicable_reason
+        if later.min_slack is not None and (self.min_slack is None or X.compare(later.min_slack, self.min_slack) < 0):
+            self.min_slack, self.min_slack_at = later.min_slack, later.min_slack_at
+        self.coverage.merge(later.coverage)
+
+
+def new_evidence(claims) -> dict:
+    """Empty evidence for each claim, by id."""
+    return {c.id: Evidence() for c in claims}
+
+
+def finding_of(c, ev: Evidence, corpus_desc="the corpus", budget=None, symbolic=None) -> Finding:
+    """The finding the evidence supports: verdict_of's verdict of the evaluations, then never
+    "holds" where a quantifier the claim ranges over was not varied."""
+    if c.when == "symbolic":
+        return _symbolic_finding(c, budget if budget is not None else {}, symbolic)
+    out: dict = {"evaluations": ev.evaluations, "applicable_runs": ev.runs, "not_applicable_runs": ev.not_applicable}
+    cov = ev.coverage
+    quant = quantifiers(c)
+    if quant:
+        out["quantifiers"] = {q: {"range": rng, "values_evaluated": cov.summary().get(q, []),
+                                  "varied": q in ranging(c) and cov.varied(q, c)}
+                              for q, rng in quant.items() if q not in (c.free or {})}
+    v, reason = verdict_of(ev)
+    never = [q for q in ranging(c) if q not in (c.free or {}) and not cov.varied(q, c)]
+    if v == Verdict.REFUTED:
+        out["counterexample"] = ev.violation
+        out["replay"] = replay_command(c, ev.violation)
+    elif v == Verdict.UNKNOWN:
+        out["reason"] = reason + (f" (e.g. {ev.not_applicable_reason})" if ev.evaluations == 0 and ev.unknown is None
+                                  and ev.not_applicable_reason else "")
+    elif c.when == "once":
+        v = Verdict.PROVED
+        out["method"] = "exact evaluation (rationals and square roots)"
+    elif never:
+        v = Verdict.UNKNOWN
+        if not c.free:
+            out["corpus"] = corpus_desc
+        what = "the free names were enumerated, but the evidence never varied " if c.free else "the evidence never varied "
+        out["reason"] = what + ", ".join(
+            f"{q} (evaluated only at {', '.join(cov.summary().get(q, ['nothing']))})" if c.free else
+            f"{q} (claim ranges over {quant[q]}; evaluated only at {', '.join(cov.summary().get(q, ['nothing']))})"
+            for q in never) + ": not 'holds'"
+        out["unvaried"] = never
+    elif c.free:
+        from verify.language.free import describe
+
+        v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+        out["domain"] = {"datasets": f"every dataset of the corpus ({corpus_desc}) with the claim's assumptions",
+                         "free": describe(c.free), "engine": "exact evaluation of every assignment"}
+        out["domain_text"] = f"corpus datasets ({corpus_desc}) x free names ({describe(c.free)}), exact"
+    else:
+        out["corpus"] = corpus_desc
+        out["varied"] = [q for q in ranging(c)]
+    if ev.min_slack is not None and v != Verdict.REFUTED:
+        out["min_slack"] = exact_json(ev.min_slack)
+        out["min_slack_at"] = ev.min_slack_at
+    return Finding(c.id, c.citation, c.statement, v, c.expect, out, c.path, c.line)
+
+
+def symbolic_steps(c, limit: float):
+    """(the claim's step results, seconds taken)."""
+    from verify.symbolic.steps import check_symbolic
+
+    sym = c.symbolic
+    t0 = time.perf_counter()
+    steps = check_symbolic(sym["vectors"], sym["scalars"], sym["hypotheses"], sym["steps"], limit=limit)
+    return steps, time.perf_counter() - t0
+
+
+def _symbolic_finding(c, budget: dict, done=None) -> Finding:
+    """The finding of a symbolic claim; ``done`` = (steps, seconds) when a worker checked it
+    already.  Claims are charged to their file's budget in file order either way: one that
+    starts (or, checked beside the corpus, would start) past the budget is unknown."""
+    from verify.symbolic.steps import CLAIM_LIMIT, StepResult
+
+    sym = c.symbolic
+    left = budget.setdefault(c.path, SYMBOLIC_FILE_BUDGET)
+    if left < 1.0:
+        steps = [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3",
+                            f"limit reached: the claim file's symbolic budget of {SYMBOLIC_FILE_BUDGET:.0f} s "
+                            "is spent (verify.corpus.evidence.SYMBOLIC_FILE_BUDGET)") for st in sym["steps"]]
+    else:
+        steps, seconds = done if done is not None else symbolic_steps(c, min(CLAIM_LIMIT, left))
+        budget[c.path] = left - seconds
+    verdicts = [s.verdict for s in steps]
+    v = min(verdicts) if verdicts else Verdict.UNKNOWN
+    ev = {"method": "symbolic: sympy identities, z3 over inner products (Gram abstraction)",
+          "steps": [{k: val for k, val in s.to_json().items() if k != "seconds"} for s in steps]}
+    failing = [s for s in steps if s.verdict != Verdict.PROVED]
+    if failing:
+        ev["first_failing_step"] = failing[0].step
+    return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
+
+
+def replay_command(c, viol) -> str | None:
+    """The two commands that replay a corpus counterexample: train the run, check the claim."""
+    if "run" not in viol:
+        return None
+    from shlex import quote  # paths come from users: the printed command must paste safely
+
+    from verify.language.claims import is_builtin
+
+    claims = "" if is_builtin(c.path) else f" --claims {quote(c.path)}"  # check uses the built-in files by default
+    data = quote(str(viol["data"]))
+    declares = any(getattr(variant_of(v), "declared", False) for v in getattr(c, "variants", ()))
+    variants = f" --variants {quote(c.path)}" if declares else ""  # the claim file declares the variant
+    return (f"proof-audit train --data {data} {viol['run']}{variants} --trace ce.jsonl && "
+            f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}")

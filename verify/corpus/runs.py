@@ -1,0 +1,247 @@
+"""The corpus: which datasets the audit runs, and which runs it makes of each for which claims
+(the orders, learning rates, initial weights, sign(0) and forms that vary each claim's
+quantifiers)."""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+
+from perceptron import Params, builtin, read_dataset
+from perceptron._numbers import format_rational
+from perceptron.declared import variant_of
+from perceptron.generators import BUILTIN
+from verify.language.quantifiers import RUN_WHENS, VARIANT_ETA, ranging
+
+__all__ = ["Run", "configs", "needs_of", "corpus_datasets", "load_spec", "VARY_MAX_POINTS", "CORPUS_MAX_EPOCHS"]
+
+
+#: Epoch budget for corpus runs; separable corpus sets converge in far fewer, and
+#: non-separable ones (XOR) must stop.
+CORPUS_MAX_EPOCHS = 200
+
+
+#: Built-in sets separable through the origin: run without augmentation.
+HOMOGENEOUS = {"worked-example", "separable-d2-g1_5", "separable-d2-g1_20", "separable-d3-g1_10",
+               "separable-d5-g1_10", "unit-d3-g1_5"}
+
+
+@dataclass(frozen=True)
+class Run:
+    dataset: str  # corpus name
+    params: Params
+
+    def describe(self) -> str:
+        p = self.params
+        parts = [f"--variant {p.variant}", f"--order {p.order}"]
+        if p.augment:
+            parts.append(f"--augment {p.augment}")
+        if p.eta != 1:
+            parts.append(f"--eta {format_rational(p.eta)}")
+        if p.variant in ("sign", "unit") and p.sign0 != 0:
+            parts.append(f"--sign0 {p.sign0}")
+        if p.form != "yx":
+            parts.append(f"--form {p.form}")
+        if p.w0 is not None:
+            parts.append("--w0=" + ",".join(format_rational(v) for v in p.w0))
+        if p.b0 is not None:
+            parts.append(f"--b0={format_rational(p.b0)}")
+        if p.ratchet:
+            parts.append("--ratchet")
+        parts += [f"--set {name}={format_rational(v)}" for name, v in p.declared]
+        if p.variant == "kernel" and p.kernel != "linear":
+            parts.append(f"--kernel {p.kernel} --degree {p.degree} --offset {format_rational(p.offset)}")
+        parts.append(f"--max-epochs {p.max_epochs}")
+        return " ".join(parts)
+
+
+def _base_configs(name: str, coq: bool = False):
+    """Run parameters for one dataset of the corpus."""
+    E = CORPUS_MAX_EPOCHS
+    if coq:
+        yield Params(variant="rosenblatt", augment="first", order="cyclic", max_epochs=E)
+        return
+    aug = None if name in HOMOGENEOUS else "last"
+    for order in ("first", "cyclic", "random:1", "max-violation"):
+        yield Params(variant="rosenblatt", augment=aug, order=order, max_epochs=E)
+    for order in ("cyclic", "first", "random:2", "max-violation"):
+        yield Params(variant="novikoff", order=order, max_epochs=E)
+    yield Params(variant="novikoff", order="cyclic", eta=Fraction(1, 2), max_epochs=E)
+    for sign0 in (0, 1):
+        for form in ("yx", "half"):
+            for order in ("cyclic", "first"):
+                yield Params(variant="sign", augment=aug, order=order, sign0=sign0, form=form, max_epochs=E)
+    for eta in (Fraction(1), Fraction(1, 2)):
+        yield Params(variant="slides", augment=aug, order="cyclic", eta=eta, max_epochs=E)
+    yield Params(variant="slides", augment=aug, order="random:3", max_epochs=E)
+    for ratchet in (False, True):
+        yield Params(variant="pocket", augment=aug, order="cyclic", ratchet=ratchet, max_epochs=30)
+    yield Params(variant="pocket", augment=aug, order="random:4", max_epochs=30)
+    yield Params(variant="kernel", augment=aug, order="cyclic", max_epochs=E)
+    yield Params(variant="kernel", augment=aug, order="first", max_epochs=E)
+    yield Params(variant="kernel", augment=aug, order="cyclic", kernel="poly", degree=2, offset=Fraction(1), max_epochs=E)
+    for order in ("first", "cyclic", "max-violation"):
+        yield Params(variant="unit", augment=aug, order=order, max_epochs=E)
+    yield Params(variant="sklearn", order="cyclic", max_epochs=E)
+
+
+#: Learning rates the corpus adds for claims that range over eta: below and above 1 (in
+#: (0, 1] only for the variants whose note allows no more).
+CORPUS_ETAS = (Fraction(1, 2), Fraction(2))
+
+
+#: Variants whose runs use the data augmented (when the dataset is not homogeneous).
+_AUGMENTED = ("rosenblatt", "sign", "slides", "pocket", "kernel", "unit")
+
+
+#: Datasets for 004's unit-norm setting: only the variants they are for run on them.
+UNIT_ONLY = {"unit-d2-g1_10", "unit-d3-g1_20", "unit-d4-g1_8"}
+
+
+def _initial_weights(dim: int) -> tuple:
+    """A fixed non-zero w0 for the runs that vary w0: alternating -1, 1/2 (points against the
+    data's usual direction, so the run from it differs from the run from 0)."""
+    return tuple(Fraction(-1) if j % 2 == 0 else Fraction(1, 2) for j in range(dim))
+
+
+def _profiles(v: str):
+    """The settings of a variant that claims may fix (sign(0), update form): extra runs cover each."""
+    if v == "sign":
+        return [{"sign0": s0, "form": f} for s0 in (0, 1) for f in ("yx", "half")]
+    if v == "unit":
+        return [{"sign0": 0}, {"sign0": 1}]
+    return [{}]
+
+
+#: Runs that vary eta, w0 or sign(0) go over the corpus datasets of at most this many points
+#: (the larger sets repeat what the smaller ones show and cost the most to replay); each
+#: claim's evidence lists the values it was evaluated at.
+VARY_MAX_POINTS = 25
+
+
+def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
+    """(params, quantity varied or None) for the base runs, plus runs that vary each quantity
+    some claim ranges over (needs: quantity -> variants whose claims range over it).  Base runs
+    only of the variants some claim is evaluated on (needs["variants"]; None: every variant)."""
+    wanted = needs.get("variants")
+    if name in UNIT_ONLY:
+        E = CORPUS_MAX_EPOCHS
+        base_runs = [Params(variant="unit", order=order, sign0=sign0, max_epochs=E)
+                     for order in ("first", "cyclic", "max-violation") for sign0 in (0, 1)]
+        base_runs.append(Params(variant="rosenblatt", order="cyclic", max_epochs=E))
+    else:
+        base_runs = _base_configs(name, coq)
+    for p in base_runs:
+        if wanted is None or p.variant in wanted:
+            yield p, None
+    if not coq and name not in UNIT_ONLY:
+        yield from ((p, None) for p in _declared_configs(name, wanted))
+    if coq or n > VARY_MAX_POINTS:
+        return
+    E = CORPUS_MAX_EPOCHS
+    aug_default = None if name in HOMOGENEOUS or name in UNIT_ONLY else "last"
+
+    def aug(v):
+        return aug_default if v in _AUGMENTED or _declared_without_bias(v) else None
+
+    def ok(v):
+        return name not in UNIT_ONLY or v == "unit"
+
+    base = list(_base_configs(name, coq))
+    for v in sorted(needs.get("eta", ())):
+        if not ok(v):
+            continue
+        etas = [e for e in CORPUS_ETAS if e <= 1] if v in VARIANT_ETA else CORPUS_ETAS
+        for prof in _profiles(v):
+            have = {p.eta for p in base if p.variant == v and all(getattr(p, k) == val for k, val in prof.items())}
+            for eta in etas:
+                if any((e < 1) == (eta < 1) and e != 1 for e in have):
+                    continue  # the base runs already have an eta on this side of 1
+                yield Params(variant=v, augment=aug(v), order="cyclic", eta=eta, max_epochs=30 if v == "pocket" else E,
+                             **prof), "eta"
+    for v in sorted(needs.get("w0", ())):
+        if variant_of(v).dual or not ok(v):
+            continue
+        dim = d + (1 if aug(v) else 0)
+        b0 = Fraction(-1) if variant_of(v).bias else None
+        for prof in _profiles(v):
+            yield Params(variant=v, augment=aug(v), order="cyclic", w0=_initial_weights(dim), b0=b0,
+                         max_epochs=30 if v == "pocket" else E, **prof), "w0"
+    for v in sorted(needs.get("sign0", ())):
+        if not ok(v):
+            continue
+        # the base runs (and the eta / w0 profiles) have sign(0) = 0 and +1: add -1
+        yield Params(variant=v, augment=aug(v), order="cyclic", sign0=-1, max_epochs=E), "sign0"
+
+
+def _declared_without_bias(v: str) -> bool:
+    var = variant_of(v)
+    return getattr(var, "declared", False) and var.bias is None
+
+
+#: The visit orders of a declared variant's corpus runs (a random order with a fixed seed).
+DECLARED_CORPUS_ORDERS = {"cyclic": "cyclic", "random": "random:5", "first": "first"}
+
+
+def _declared_configs(name: str, wanted):
+    """Runs of the declared variants some claim is about: each order the declaration supports
+    with its parameters' defaults, and (cyclic) each parameter at half and twice its default
+    (1/2 and 1 for a default 0): a declared parameter is a quantity the claims range over."""
+    E = CORPUS_MAX_EPOCHS
+    for v in sorted(wanted or ()):
+        var = variant_of(v)
+        if not getattr(var, "declared", False):
+            continue
+        aug = None if name in HOMOGENEOUS or var.bias is not None else "last"
+        for order in var.orders:
+            if order in DECLARED_CORPUS_ORDERS:
+                yield Params(variant=v, augment=aug, order=DECLARED_CORPUS_ORDERS[order], max_epochs=E)
+        order = DECLARED_CORPUS_ORDERS["cyclic" if "cyclic" in var.orders else var.orders[0]] \
+            if any(o in DECLARED_CORPUS_ORDERS for o in var.orders) else None
+        if order is None:
+            continue
+        for pname, default in var.parameters:
+            others = (Fraction(1, 2), Fraction(1)) if default == 0 else (default / 2, default * 2)
+            for value in others:
+                yield Params(variant=v, augment=aug, order=order, max_epochs=E, declared=((pname, value),))
+
+
+def needs_of(claims) -> dict:
+    """quantity -> variants of the claims that range over it (the corpus varies those), and
+    "variants" -> the variants any claim is evaluated on (None: all of them): a run of another
+    variant is evidence for no claim of the audit, so it is not made."""
+    needs: dict = {"variants": set()}
+    for c in claims:
+        if c.when in RUN_WHENS + ("dataset", "pair"):
+            if not c.variants:
+                needs["variants"] = None
+            elif needs["variants"] is not None:
+                needs["variants"].update(c.variants)
+    for c in claims:
+        r = ranging(c)
+        for q in ("eta", "w0", "sign0"):
+            if q in r:
+                needs.setdefault(q, set()).update(c.variants)
+    return needs
+
+
+def corpus_datasets(data_dirs=()):
+    """(name, spec, is_external) for the built-in corpus (the package's own datasets) plus the
+    dataset files of the given dirs; a spec is ("builtin", name) or ("file", path) (see
+    load_spec).  Nothing outside the package is looked for: the CoqPerceptron benchmark files
+    join with --data DIR."""
+    out = [(name, ("builtin", name), False) for name in BUILTIN]
+    for d in data_dirs:
+        for path in sorted(glob.glob(os.path.join(d, "*"))):
+            base = os.path.basename(path)
+            if os.path.isdir(path) or base == "input_description" or base.startswith("."):
+                continue
+            out.append((base, ("file", path), True))
+    return out
+
+
+def load_spec(spec):
+    kind, what = spec
+    return builtin(what) if kind == "builtin" else read_dataset(what)
