@@ -89,7 +89,7 @@ def _claims():
 def _plain_replay(data: str, trace: str) -> float:
     """The plain Fraction replay: the reference perceptron re-run, every record compared."""
     from perceptron import Params, read_dataset
-    from perceptron.trace import read_trace
+    from perceptron.trace_reader import read_trace
     from tests.reference import naive_run
 
     ds = read_dataset(data)
@@ -107,7 +107,7 @@ def _inprocess(data: str, trace: str, claims, scalar: bool) -> float:
     """replay(ds, trace, claims) in this process, the certificate computed beforehand."""
     import verify.replay.dispatch as R
     from perceptron import Params, read_dataset
-    from perceptron.trace import read_trace
+    from perceptron.trace_reader import read_trace
 
     ds = read_dataset(data)
     tr = read_trace(trace)
@@ -151,7 +151,7 @@ def main():
             tr = _median(lambda: _cli("train", "--data", data, "--augment", "first", "--exact", "--trace", trace,
                                       "--max-epochs", "1000"), args.repeat)
             ch = _median(lambda: _cli("check", "--data", data, "--trace", trace), args.repeat)
-            from perceptron.trace import read_trace
+            from perceptron.trace_reader import read_trace
 
             t = read_trace(trace)
             visits, d = len(t.t), int(t.header["model_dim"])

@@ -133,203 +133,224 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
 
 
 def _loop(ds: Dataset, params: Params, var, model, X, recorder) -> Result:
-    declared = getattr(var, "declared", False)
-    y = ds.y.astype(np.int64)
-    n = ds.n
-    tie = model.tie
-    exact = params.arithmetic == "exact"
     order, seed = parse_order(params.order)
-    rng = np.random.default_rng(seed) if order == "random" else None
     if order == "sequence" and any(j >= ds.n for j in seed):
         raise ParamError(f"sequence names point {max(seed)}; the dataset has {ds.n} points (0-based)")
-
     if recorder is not None:
         recorder.begin(_header(ds, params, model, X))
+    loop = _Loop(ds, params, var, model, recorder)
+    if order in ("cyclic", "random"):
+        loop.epochs(np.random.default_rng(seed) if order == "random" else None)
+    elif order == "sequence":  # the updates are given: each must be on a misclassified point
+        loop.sequence(seed)
+    else:  # first, max-violation: every step looks at all points
+        loop.search(order)
+    return loop.result()
 
-    k = 0
-    t = 0  # visits so far
-    epoch = 0
-    converged = False
-    stop = None
-    unchanged = 0  # visits since w last changed
-    # pocket state
-    run = run_pocket = 0
-    pocket_W, pocket_B = (model.weights() if var.pocket else (None, None))
-    max_visits = params.max_visits
 
-    def do_update(i, s_i):
-        nonlocal k, run, run_pocket, pocket_W, pocket_B
-        out = sign_or_tie(s_i, tie)
+class _Loop:
+    """One run's state as the loop drives the model: counts, the pocket, the block size."""
+
+    def __init__(self, ds, params, var, model, recorder):
+        self.ds, self.params, self.var, self.model, self.recorder = ds, params, var, model, recorder
+        self.declared = getattr(var, "declared", False)
+        self.y = ds.y.astype(np.int64)
+        self.k = 0
+        self.t = 0  # visits so far
+        self.epoch = 0
+        self.converged = False
+        self.stop = None
+        self.unchanged = 0  # visits since w last changed
+        self.run = self.run_pocket = 0  # the pocket's state
+        self.pocket_W, self.pocket_B = (model.weights() if var.pocket else (None, None))
+
+    def update(self, i, s_i):
+        """The update on point i (score s_i); returns whether the pocket took the weights held before it."""
+        model, params = self.model, self.params
+        out = sign_or_tie(s_i, model.tie)
         replaced = False
-        if var.pocket and run > run_pocket:
+        if self.var.pocket and self.run > self.run_pocket:
             cand_W, cand_B = model.weights()
-            if not params.ratchet or model.errors(cand_W, cand_B) < model.errors(pocket_W, pocket_B):
-                pocket_W, pocket_B, run_pocket = cand_W, cand_B, run
+            if not params.ratchet or model.errors(cand_W, cand_B) < model.errors(self.pocket_W, self.pocket_B):
+                self.pocket_W, self.pocket_B, self.run_pocket = cand_W, cand_B, self.run
                 replaced = True
-        model.update(i, int(y[i]), out, s_i, t)
-        k += 1
-        run = 0
+        model.update(i, int(self.y[i]), out, s_i, self.t)
+        self.k += 1
+        self.run = 0
         return replaced
 
-    def emit(idx, s, mist, upd, replaced=False, ys=None):
-        if recorder is None:
+    def emit(self, idx, s, mist, upd, replaced=False, ys=None):
+        """The visits idx (the last ones made) to the recorder."""
+        if self.recorder is None:
             return
-        recorder.visits(t - len(idx) + 1, epoch, idx, y[idx] if ys is None else ys, s, mist,
-                        k - 1 if upd else k, model.weights() if upd else None, replaced)
+        self.recorder.visits(self.t - len(idx) + 1, self.epoch, idx, self.y[idx] if ys is None else ys, s, mist,
+                             self.k - 1 if upd else self.k, self.model.weights() if upd else None, replaced)
 
-    if order in ("cyclic", "random"):
-        block = BLOCK_MIN * 4
-        gap_est = float(block)
+    def epochs(self, rng):
+        """Cyclic and random orders: epochs of points scored in blocks between updates."""
+        params, n = self.params, self.ds.n
+        self.block = BLOCK_MIN * 4
+        self.gap_est = float(self.block)
         while True:
-            if epoch >= params.max_epochs:
-                stop = "max_epochs"
-                break
-            if k >= params.max_updates:
-                stop = "max_updates"
-                break
-            epoch += 1
-            perm = rng.permutation(n) if rng is not None else None
-            pos = 0
-            epoch_mistakes = 0
-            while pos < n:
-                m = min(block, n - pos)
-                if max_visits is not None:
-                    m = min(m, max_visits - t)
-                    if m <= 0:
-                        stop = "max_visits"
-                        break
-                if perm is not None:
-                    idx = perm[pos:pos + m]
-                    s = model.scores(idx)
-                    ys = y[idx]
-                else:
-                    idx = np.arange(pos, pos + m)
-                    s = model.scores(idx, lo=pos)
-                    ys = y[pos:pos + m]
-                mist = model.mistakes(s, ys)
-                hits = np.flatnonzero(mist)
-                if params.patience is not None:
-                    room = params.patience - unchanged
-                    if hits.size == 0 or hits[0] >= room:
-                        if m >= room:
-                            j = room
-                            t += j
-                            unchanged += j
-                            run += j
-                            emit(idx[:j], s[:j], mist[:j], False, ys=ys[:j])
-                            stop = "unchanged"
-                            break
-                if hits.size == 0:
-                    t += m
-                    unchanged += m
-                    run += m
-                    emit(idx, s, mist, False, ys=ys)
-                    pos += m
-                    # no mistake yet: the gap is at least `unchanged`; grow toward its balance point
-                    target = math.sqrt(2 * BLOCK_OVERHEAD_ROWS * max(gap_est, unchanged))
-                    block = int(min(BLOCK_MAX, 2 * block, max(block, target)))
-                    continue
-                j = int(hits[0])
-                t += j + 1
-                run += j
-                i = int(idx[j])
-                replaced = do_update(i, s[j])
-                gap_est = 0.7 * gap_est + 0.3 * (unchanged + j + 1)
-                unchanged = 0
-                epoch_mistakes += 1
-                emit(idx[:j + 1], s[:j + 1], mist[:j + 1], True, replaced, ys=ys[:j + 1])
-                pos += j + 1
-                # Rows scored past the next mistake are wasted, and each block costs a fixed
-                # overhead worth about BLOCK_OVERHEAD_ROWS rows: with gaps of mean g between
-                # mistakes, a block of sqrt(2 * overhead * g) balances the two.
-                block = int(max(BLOCK_MIN, min(2 * gap_est, math.sqrt(2 * BLOCK_OVERHEAD_ROWS * gap_est))))
-                if k >= params.max_updates:
-                    stop = "max_updates"
-                    break
-            if stop is not None:
-                break
-            if epoch_mistakes == 0 and not (declared and var.stop == "epochs"):
-                converged = True
-                stop = "converged"
-                break
-    elif order == "sequence":  # the updates are given: each must be on a misclassified point
+            if self.epoch >= params.max_epochs:
+                self.stop = "max_epochs"
+                return
+            if self.k >= params.max_updates:
+                self.stop = "max_updates"
+                return
+            self.epoch += 1
+            clean = self._epoch(rng.permutation(n) if rng is not None else None)
+            if self.stop is not None:
+                return
+            if clean and not (self.declared and self.var.stop == "epochs"):
+                self.converged, self.stop = True, "converged"
+                return
+
+    def _epoch(self, perm) -> bool:
+        """One epoch; whether it made no mistake (``stop`` set when the run ends in it)."""
+        params, model, y, n = self.params, self.model, self.y, self.ds.n
+        max_visits = params.max_visits
+        pos = 0
+        clean = True
+        while pos < n:
+            m = min(self.block, n - pos)
+            if max_visits is not None:
+                m = min(m, max_visits - self.t)
+                if m <= 0:
+                    self.stop = "max_visits"
+                    return clean
+            if perm is not None:
+                idx = perm[pos:pos + m]
+                s = model.scores(idx)
+                ys = y[idx]
+            else:
+                idx = np.arange(pos, pos + m)
+                s = model.scores(idx, lo=pos)
+                ys = y[pos:pos + m]
+            mist = model.mistakes(s, ys)
+            hits = np.flatnonzero(mist)
+            if params.patience is not None:
+                room = params.patience - self.unchanged
+                if (hits.size == 0 or hits[0] >= room) and m >= room:
+                    self.t += room
+                    self.unchanged += room
+                    self.run += room
+                    self.emit(idx[:room], s[:room], mist[:room], False, ys=ys[:room])
+                    self.stop = "unchanged"
+                    return clean
+            if hits.size == 0:
+                self.t += m
+                self.unchanged += m
+                self.run += m
+                self.emit(idx, s, mist, False, ys=ys)
+                pos += m
+                # no mistake yet: the gap is at least `unchanged`; grow toward its balance point
+                target = math.sqrt(2 * BLOCK_OVERHEAD_ROWS * max(self.gap_est, self.unchanged))
+                self.block = int(min(BLOCK_MAX, 2 * self.block, max(self.block, target)))
+                continue
+            j = int(hits[0])
+            self.t += j + 1
+            self.run += j
+            replaced = self.update(int(idx[j]), s[j])
+            self.gap_est = 0.7 * self.gap_est + 0.3 * (self.unchanged + j + 1)
+            self.unchanged = 0
+            clean = False
+            self.emit(idx[:j + 1], s[:j + 1], mist[:j + 1], True, replaced, ys=ys[:j + 1])
+            pos += j + 1
+            # Rows scored past the next mistake are wasted, and each block costs a fixed
+            # overhead worth about BLOCK_OVERHEAD_ROWS rows: with gaps of mean g between
+            # mistakes, a block of sqrt(2 * overhead * g) balances the two.
+            self.block = int(max(BLOCK_MIN, min(2 * self.gap_est, math.sqrt(2 * BLOCK_OVERHEAD_ROWS * self.gap_est))))
+            if self.k >= params.max_updates:
+                self.stop = "max_updates"
+                return clean
+        return clean
+
+    def sequence(self, seed):
+        """The updates a ``sequence:`` order names, each on a misclassified point."""
+        model, y = self.model, self.y
         for step, j in enumerate(seed, 1):
             s = model.all_scores()
             mist = model.mistakes(s, y)
             if not mist[j]:
                 raise ParamError(f"sequence step {step}: point {j} is correctly classified (score {s[j]}, y = {int(y[j])}); "
                                  "the algorithm only updates on a misclassified point")
-            epoch = step
-            t += 1
-            run_replaced = do_update(j, s[j])
-            emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, run_replaced)
-        s = model.all_scores()
-        converged = not model.mistakes(s, y).any()
-        stop = "converged" if converged else "sequence_end"
-    else:  # first, max-violation: every step looks at all points
+            self.epoch = step
+            self.t += 1
+            replaced = self.update(j, s[j])
+            self.emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, replaced)
+        self.converged = not model.mistakes(model.all_scores(), y).any()
+        self.stop = "converged" if self.converged else "sequence_end"
+
+    def search(self, order):
+        """``first`` and ``max-violation``: each step scores every point and updates on the first
+        (or most violated) mistake."""
+        params, model, y, n = self.params, self.model, self.y, self.ds.n
+        max_visits = params.max_visits
         while True:
             s = model.all_scores()
             mist = model.mistakes(s, y)
             hits = np.flatnonzero(mist)
-            epoch += 1
+            self.epoch += 1
             if hits.size == 0:
-                m = n if max_visits is None else max(0, min(n, max_visits - t))
-                t += m
-                run += m
-                emit(np.arange(m), s[:m], mist[:m], False)
-                if m == n:
-                    converged, stop = True, "converged"
-                else:
-                    stop = "max_visits"
-                break
-            if k >= params.max_updates:
-                stop = "max_updates"
-                break
-            if epoch > params.max_epochs:
-                stop = "max_epochs"
-                epoch -= 1
-                break
+                m = n if max_visits is None else max(0, min(n, max_visits - self.t))
+                self.t += m
+                self.run += m
+                self.emit(np.arange(m), s[:m], mist[:m], False)
+                self.converged = m == n
+                self.stop = "converged" if m == n else "max_visits"
+                return
+            if self.k >= params.max_updates:
+                self.stop = "max_updates"
+                return
+            if self.epoch > params.max_epochs:
+                self.stop = "max_epochs"
+                self.epoch -= 1
+                return
             if order == "first":
                 j = int(hits[0])
-                if max_visits is not None and t + j + 1 > max_visits:
-                    stop = "max_visits"
-                    break
-                t += j + 1
-                run += j
-                replaced = do_update(j, s[j])
-                emit(np.arange(j + 1), s[:j + 1], mist[:j + 1], True, replaced)
+                if max_visits is not None and self.t + j + 1 > max_visits:
+                    self.stop = "max_visits"
+                    return
+                self.t += j + 1
+                self.run += j
+                replaced = self.update(j, s[j])
+                self.emit(np.arange(j + 1), s[:j + 1], mist[:j + 1], True, replaced)
             else:
                 margins = s[hits] * y[hits]
                 j = int(hits[int(np.argmin(margins))])
-                if max_visits is not None and t + 1 > max_visits:
-                    stop = "max_visits"
-                    break
-                t += 1
-                replaced = do_update(j, s[j])
-                emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, replaced)
+                if max_visits is not None and self.t + 1 > max_visits:
+                    self.stop = "max_visits"
+                    return
+                self.t += 1
+                replaced = self.update(j, s[j])
+                self.emit(np.array([j]), s[j:j + 1], mist[j:j + 1], True, replaced)
 
-    if stop in ("unchanged",) or (stop != "converged" and var.pocket) or (declared and var.stop == "epochs"):
-        s = model.all_scores()
-        converged = not model.mistakes(s, y).any()
-    w_pocket = None
-    if var.pocket:
-        if run > run_pocket:
-            pocket_W, pocket_B = model.weights()
-            run_pocket = run
-        w_pocket = ([Fraction(int(v), model.S) for v in pocket_W] if exact else [float(v) for v in pocket_W])
-    w, b = model.final()
-    alpha = [int(a) for a in model.alpha] if var.dual else None
-    res = Result(params.variant, params.arithmetic, w, b, alpha, k, epoch, t, converged, stop,
-                 ds.sha256, w_pocket, params.augment)
-    if var.pocket:
-        res.extra["run_pocket"] = int(run_pocket)
-    if declared and var.outputs:
-        fmt = format_rational if exact else float
-        res.extra["outputs"] = {o: ([fmt(a) for a in v] if isinstance(v, list) else fmt(v))
-                                for o, v in model.outputs(t, epoch).items()}
-    if recorder is not None:
-        recorder.end(res)
-    return res
+    def result(self) -> Result:
+        """The run's Result (also written to the recorder's end record)."""
+        params, var, model, declared = self.params, self.var, self.model, self.declared
+        exact = params.arithmetic == "exact"
+        if self.stop in ("unchanged",) or (self.stop != "converged" and var.pocket) or (declared and var.stop == "epochs"):
+            self.converged = not model.mistakes(model.all_scores(), self.y).any()
+        w_pocket = None
+        if var.pocket:
+            if self.run > self.run_pocket:
+                self.pocket_W, self.pocket_B = model.weights()
+                self.run_pocket = self.run
+            w_pocket = ([Fraction(int(v), model.S) for v in self.pocket_W] if exact else [float(v) for v in self.pocket_W])
+        w, b = model.final()
+        alpha = [int(a) for a in model.alpha] if var.dual else None
+        res = Result(params.variant, params.arithmetic, w, b, alpha, self.k, self.epoch, self.t, self.converged, self.stop,
+                     self.ds.sha256, w_pocket, params.augment)
+        if var.pocket:
+            res.extra["run_pocket"] = int(self.run_pocket)
+        if declared and var.outputs:
+            fmt = format_rational if exact else float
+            res.extra["outputs"] = {o: ([fmt(a) for a in v] if isinstance(v, list) else fmt(v))
+                                    for o, v in model.outputs(self.t, self.epoch).items()}
+        if self.recorder is not None:
+            self.recorder.end(res)
+        return res
 
 
 def _header(ds: Dataset, params: Params, model, X) -> dict:

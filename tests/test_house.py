@@ -133,3 +133,27 @@ def test_packages_by_concept(pkg):
     init = os.path.join(ROOT, "verify", pkg, "__init__.py")
     assert os.path.exists(init), init
     assert ast.get_docstring(ast.parse(_read(init))), f"{init} has no docstring"
+
+
+def test_units_are_short_enough_to_read():
+    """No function longer than MAX_FUNCTION_LINES and no module longer than MAX_MODULE_LINES."""
+    long = []
+    for name, path in MODULES.items():
+        text = _read(path)
+        if text.count("\n") > MAX_MODULE_LINES:
+            long.append(f"module {name}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                if node.end_lineno - first + 1 > MAX_FUNCTION_LINES:
+                    long.append(f"function {name}.{node.name}: {node.end_lineno - first + 1} lines")
+    assert not long, "\n".join(long)
+
+
+def test_each_record_check_is_written_once():
+    """Every replay reads a trace's records through verify.replay.records: the messages of the
+    record checks appear in that one module."""
+    for message in ("update count after this visit should be", "epoch should be", "has label",
+                    "the rule requires an update here", "the trace records weights after this visit"):
+        where = [name for name, path in MODULES.items() if message in _read(path)]
+        assert where == ["verify.replay.records"], (message, where)

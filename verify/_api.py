@@ -42,7 +42,6 @@ def check(claim_id: str, data, *, claims=None):
     quantifier held fixed, so a claim about every dataset is "unknown" there (the evidence never
     varied the dataset) unless refuted; only a claim naming its datasets can hold on evidence."""
     from perceptron import Dataset, load
-
     from verify.corpus.audit import audit_dataset
     from verify.corpus.evidence import Evidence, finding_of
     from verify.corpus.runs import needs_of

@@ -8,7 +8,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 
-__all__ = ["run_in_child", "ChildServer", "die_with_parent", "address_space_held", "CHILD_MEMORY"]
+__all__ = ["run_in_child", "ChildServer", "die_with_parent", "address_space_held", "MemoryCap", "CHILD_MEMORY"]
 
 #: Address space a solver child may add to what it starts with (bytes; a forked child starts
 #: with its parent's): sympy and z3 grow without bound on hard inputs; past this they fail with
@@ -144,3 +144,30 @@ class ChildServer:
             self.proc.join(1.0)
             self.conn.close()
         self.proc = self.conn = None
+
+
+class MemoryCap:
+    """Within it, this process's address space is capped at ``gib`` GiB above what it holds
+    (the search's arrays fail with MemoryError there, reported as "limit reached"); the
+    previous limit is restored on leaving."""
+
+    def __init__(self, gib: float):
+        self.gib = gib
+
+    def __enter__(self):
+        import resource
+
+        cap = address_space_held() + int(self.gib * (1 << 30))
+        self.saved = resource.getrlimit(resource.RLIMIT_AS)
+        soft, hard = self.saved
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        if soft == resource.RLIM_INFINITY or soft > cap:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        return self
+
+    def __exit__(self, *exc):
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, self.saved)
+        return False

@@ -259,7 +259,7 @@ def cmd_certify(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from perceptron.trace import read_trace
+    from perceptron.trace_reader import read_trace
     from verify.replay.dispatch import replay
 
     from .verdicts import meets, verdict_of
@@ -413,6 +413,9 @@ def cmd_search(args) -> int:
         worst,
     )
 
+    from ._child import MemoryCap
+    from .report.terminal import ShardProgress, search_text, worst_text
+
     claims = _load_all_claims(_claim_paths(args))
     match = [c for c in claims if c.id == args.claim_id]
     if not match:
@@ -444,11 +447,11 @@ def cmd_search(args) -> int:
         import z3  # noqa: F401  (its library is mapped before the address-space cap, which it would not fit under)
 
         if args.worst:
-            with _MemoryCap(args.max_memory):
+            with MemoryCap(args.max_memory):
                 res = worst(claim, dom, timeout=args.timeout, max_memory=budget)
-            print(json.dumps(res, indent=1, sort_keys=True, default=str) if args.json else _worst_text(res))
+            print(json.dumps(res, indent=1, sort_keys=True, default=str) if args.json else worst_text(res))
             return 0
-        with _MemoryCap(args.max_memory), _ShardProgress(args.quiet) as progress:
+        with MemoryCap(args.max_memory), ShardProgress(args.quiet) as progress:
             res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out, jobs=args.jobs,
                          scheduler=args.scheduler, max_memory=budget, progress=progress)
     except SearchError as e:
@@ -460,7 +463,7 @@ def cmd_search(args) -> int:
     if args.json:
         print(json.dumps(res.to_json(), sort_keys=True, default=str))
     else:
-        print(_search_text(claim, res))
+        print(search_text(claim, res))
     if args.results:
         with open(args.results, "w", encoding="utf-8") as fh:
             json.dump(res.to_json(timing=False), fh, sort_keys=True, indent=1, default=str)
@@ -478,57 +481,6 @@ def _check_etas(etas):
                 raise ValueError
         except (ValueError, NumberError):
             raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
-
-
-class _ShardProgress:
-    """A progress bar over a search's shards (verify.report.progress); nothing with --quiet."""
-
-    def __init__(self, quiet: bool):
-        from verify.report.progress import Progress
-
-        self.quiet, self.bar, self.started = quiet, Progress(quiet), False
-
-    def __enter__(self):
-        return None if self.quiet else self
-
-    def __call__(self, res, shard, total):
-        if not self.started:
-            self.bar.phase("shards", total, "shard")
-            self.started = True
-        self.bar.step(f"{shard.n} points, {res.status}")
-
-    def __exit__(self, *exc):
-        self.bar.close()
-        return False
-
-
-class _MemoryCap:
-    """Within it, this process's address space is capped at ``gib`` GiB above what it holds
-    (the search's arrays fail with MemoryError there, reported as "limit reached"); the
-    previous limit is restored on leaving."""
-
-    def __init__(self, gib: float):
-        self.gib = gib
-
-    def __enter__(self):
-        import resource
-
-        from ._child import address_space_held
-
-        cap = address_space_held() + int(self.gib * (1 << 30))
-        self.saved = resource.getrlimit(resource.RLIMIT_AS)
-        soft, hard = self.saved
-        if hard != resource.RLIM_INFINITY:
-            cap = min(cap, hard)
-        if soft == resource.RLIM_INFINITY or soft > cap:
-            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-        return self
-
-    def __exit__(self, *exc):
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, self.saved)
-        return False
 
 
 def _check_out_dir(path: str, option: str, marker: str | None) -> None:
@@ -554,44 +506,6 @@ def _check_out_dir(path: str, option: str, marker: str | None) -> None:
         raise UsageError(f"{option} {path}: cannot write there: {e.strerror or e}") from None
 
 
-def _search_text(claim, res) -> str:
-    from verify.report.claim_text import run_setting
-
-    lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
-             f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
-    d = res.domain
-    lines.append(f"  domain: {d['datasets']}; runs: {d['runs']}; separators: {d['separators']}")
-    if res.choice:
-        lines.append(f"  engine choice: {res.choice}")
-    if res.counterexample:
-        ce = res.counterexample
-        lines.append("  dataset: " + ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}"
-                                           for p, y in zip(ce["points"], ce["labels"])))
-        setting = run_setting(ce.get("params"))
-        if setting:
-            lines.append(f"  run setting: {setting}")
-        lines.append(f"  updates (0-based points, in order): {ce['updates']}")
-        if ce["separator"]:
-            lines.append(f"  separator: v = {tuple(ce['separator']['v'])}" + (f", c = {ce['separator']['b']}" if ce['separator']['b'] else "")
-                         + " (w_opt = v/|v|)")
-        viol = ce["violation"]
-        where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
-        where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
-        lines.append(f"  violated {where}: " + (f" {viol['ops'][0]} ".join(viol["sides"]) if "sides" in viol else "false"))
-        if res.files:
-            lines.append(f"  replay: {res.files['replay']}")
-    if res.reason:
-        lines.append(f"  {res.reason}")
-    return "\n".join(lines)
-
-
-def _worst_text(res) -> str:
-    lines = [f"{res['claim']}: worst ratio updates / bound = {res['ratio']:.4f} ({res['updates']} updates, bound {res['bound']:.4f})",
-             f"  dataset: {res.get('points')} labels {res.get('labels')} separator {res.get('separator')}",
-             f"  domain: {res['domain']['datasets']}; {res['domain']['runs']}"]
-    return "\n".join(lines)
-
-
 EXIT_CODES = """exit codes:
   0  every verdict as the claim file expects
   1  an unexpected verdict, or an inconsistent trace
@@ -613,6 +527,84 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
         return "\n".join(textwrap.fill(p, width, initial_indent=indent, subsequent_indent=indent) if p and not p.startswith(" ")
                          else indent + p for p in text.split("\n"))
+
+
+def _check_command(command):
+    """The check command's arguments."""
+    p = command("check", "replay a trace against its dataset and evaluate claims",
+                "Trusts nothing in the trace: re-runs the algorithm its header names on the data, compares every "
+                "record, proves the trace complete, then evaluates the claims (--claims, --only) at every step "
+                "where they apply.")
+    _add_data_args(p)
+    p.add_argument("--trace", required=True, help="trace file (.jsonl or .npz)")
+    p.add_argument("--variants", action="append", metavar="FILE",
+                   help="a variant file declaring the trace's variant (needed when the trace's header does not "
+                        "embed its declaration; when it does, the two must agree)")
+    p.add_argument("--claims", nargs="+", help="claim files (default: the built-in ones)")
+    p.add_argument("--only", action="append", help="evaluate only this claim id (repeatable)")
+    p.add_argument("--separator", type=_vector_arg, help="use w_opt = v/|v| for this integer/rational v instead of a certificate")
+    p.add_argument("--separator-bias", type=_rational_arg, default=Fraction(0), help="b_opt = c/|v| with --separator")
+    p.set_defaults(func=cmd_check)
+
+
+def _search_command(command):
+    """The search command's arguments."""
+    p = command("search", "search small integer datasets for a counterexample to a claim",
+                "Enumerates (or samples with Hypothesis, or asks z3 for) small integer datasets, runs and separators "
+                "in the stated domain, widened over every quantity the claim ranges over; a counterexample is "
+                "replayed before it is reported. Defaults also come from [tool.proof-audit.search].")
+    p.add_argument("claim_id", help="the id of the claim (in --claims, [tool.proof-audit] claims, or the built-in files)")
+    p.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
+    p.add_argument("--points", type=int, help="points per dataset (default 3)")
+    p.add_argument("--dim", type=int, help="dimension (default 2)")
+    p.add_argument("--box", type=int, help="coordinates in [-BOX, BOX] (default 3)")
+    p.add_argument("--max-updates", type=int, help="longest update sequence (default 6)")
+    p.add_argument("--order", choices=["any", "first", "cyclic"], default="any",
+                   help="which misclassified point is updated: any (every choice, as the proofs allow), first, cyclic")
+    p.add_argument("--sep-box", type=int, help="integer separators in [-SEP_BOX, SEP_BOX]^dim (default 6)")
+    p.add_argument("--separators", choices=["best", "all"], default="best",
+                   help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
+                        "every separator is searched with all)")
+    p.add_argument("--variant", choices=list(SEARCHABLE_VARIANTS),
+                   help="the algorithm searched (default: the claim's first searchable variant, else rosenblatt)")
+    p.add_argument("--sign0", type=int, choices=[-1, 0, 1], nargs="+",
+                   help="values of sign(0) (default 0; widened to -1 0 1 when the claim ranges over sign(0))")
+    p.add_argument("--eta", nargs="+", type=str, metavar="P/Q",
+                   help="learning rates (default 1; widened to 1/2 1 2 when the claim ranges over eta)")
+    p.add_argument("--w0-box", type=int, default=0, help="initial weights: every integer vector in [-W0_BOX, W0_BOX]^dim "
+                   "(default 0; widened to 1 when the claim ranges over w0)")
+    p.add_argument("--unit", action="store_true", help="points on the unit circle (rational, dim 2) instead of the integer box")
+    p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto",
+                   help="enumerate: exhaustive; hypothesis: random with shrinking (never 'none in domain'); "
+                        "z3: a solver; auto picks by the domain")
+    p.add_argument("--timeout", type=float, help="seconds (a hard limit; default 60)")
+    p.add_argument("--max-memory", type=float, metavar="GIB",
+                   help="memory budget of the whole search in GiB (default 4): the enumeration's blocks are sized to it "
+                        "and its address space capped at it; past it: unknown, limit reached")
+    p.add_argument("--jobs", type=int, help="worker processes for the enumeration's shards (default 1, or "
+                   "[tool.proof-audit] jobs); the result is the same for any number")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run the shards on the Dask cluster whose scheduler is at "
+                   "ADDRESS (e.g. tcp://10.0.0.5:8786; or [tool.proof-audit] scheduler); needs proof-audit[dask]")
+    p.add_argument("--results", metavar="FILE", help="also write the result as JSON to FILE, without timings: the "
+                   "same bytes whatever the sharding")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")
+    p.add_argument("--out", default="counterexamples", help="where counterexample datasets and traces are written")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.set_defaults(func=cmd_search)
+
+
+def _certify_command(command):
+    """The certify command's arguments."""
+    p = command("certify", "separability or non-separability certificate, exactly verified",
+                "A separator with a certified margin interval [gamma_lo, gamma_hi] (a rounded QP solution and a "
+                "dual point, both checked in exact arithmetic), or a Gordan/Farkas certificate that no separator "
+                "exists.")
+    _add_data_args(p)
+    p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS), help="bias variants certify (w, b) on raw inputs")
+    p.add_argument("--augment", choices=["first", "last"], help="certify the inputs with a constant-1 coordinate added")
+    p.add_argument("--json", action="store_true", help="print the certificate as one JSON object")
+    p.set_defaults(func=cmd_certify)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -663,74 +655,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "this itself; report does not, so a run-then-report step has one summary)")
     p.set_defaults(func=cmd_report)
 
-    p = command("check", "replay a trace against its dataset and evaluate claims",
-                "Trusts nothing in the trace: re-runs the algorithm its header names on the data, compares every "
-                "record, proves the trace complete, then evaluates the claims (--claims, --only) at every step "
-                "where they apply.")
-    _add_data_args(p)
-    p.add_argument("--trace", required=True, help="trace file (.jsonl or .npz)")
-    p.add_argument("--variants", action="append", metavar="FILE",
-                   help="a variant file declaring the trace's variant (needed when the trace's header does not "
-                        "embed its declaration; when it does, the two must agree)")
-    p.add_argument("--claims", nargs="+", help="claim files (default: the built-in ones)")
-    p.add_argument("--only", action="append", help="evaluate only this claim id (repeatable)")
-    p.add_argument("--separator", type=_vector_arg, help="use w_opt = v/|v| for this integer/rational v instead of a certificate")
-    p.add_argument("--separator-bias", type=_rational_arg, default=Fraction(0), help="b_opt = c/|v| with --separator")
-    p.set_defaults(func=cmd_check)
+    _check_command(command)
 
-    p = command("search", "search small integer datasets for a counterexample to a claim",
-                "Enumerates (or samples with Hypothesis, or asks z3 for) small integer datasets, runs and separators "
-                "in the stated domain, widened over every quantity the claim ranges over; a counterexample is "
-                "replayed before it is reported. Defaults also come from [tool.proof-audit.search].")
-    p.add_argument("claim_id", help="the id of the claim (in --claims, [tool.proof-audit] claims, or the built-in files)")
-    p.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
-    p.add_argument("--points", type=int, help="points per dataset (default 3)")
-    p.add_argument("--dim", type=int, help="dimension (default 2)")
-    p.add_argument("--box", type=int, help="coordinates in [-BOX, BOX] (default 3)")
-    p.add_argument("--max-updates", type=int, help="longest update sequence (default 6)")
-    p.add_argument("--order", choices=["any", "first", "cyclic"], default="any",
-                   help="which misclassified point is updated: any (every choice, as the proofs allow), first, cyclic")
-    p.add_argument("--sep-box", type=int, help="integer separators in [-SEP_BOX, SEP_BOX]^dim (default 6)")
-    p.add_argument("--separators", choices=["best", "all"], default="best",
-                   help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
-                        "every separator is searched with all)")
-    p.add_argument("--variant", choices=list(SEARCHABLE_VARIANTS),
-                   help="the algorithm searched (default: the claim's first searchable variant, else rosenblatt)")
-    p.add_argument("--sign0", type=int, choices=[-1, 0, 1], nargs="+",
-                   help="values of sign(0) (default 0; widened to -1 0 1 when the claim ranges over sign(0))")
-    p.add_argument("--eta", nargs="+", type=str, metavar="P/Q",
-                   help="learning rates (default 1; widened to 1/2 1 2 when the claim ranges over eta)")
-    p.add_argument("--w0-box", type=int, default=0, help="initial weights: every integer vector in [-W0_BOX, W0_BOX]^dim "
-                   "(default 0; widened to 1 when the claim ranges over w0)")
-    p.add_argument("--unit", action="store_true", help="points on the unit circle (rational, dim 2) instead of the integer box")
-    p.add_argument("--engine", choices=["auto", "enumerate", "hypothesis", "z3"], default="auto",
-                   help="enumerate: exhaustive; hypothesis: random with shrinking (never 'none in domain'); "
-                        "z3: a solver; auto picks by the domain")
-    p.add_argument("--timeout", type=float, help="seconds (a hard limit; default 60)")
-    p.add_argument("--max-memory", type=float, metavar="GIB",
-                   help="memory budget of the whole search in GiB (default 4): the enumeration's blocks are sized to it "
-                        "and its address space capped at it; past it: unknown, limit reached")
-    p.add_argument("--jobs", type=int, help="worker processes for the enumeration's shards (default 1, or "
-                   "[tool.proof-audit] jobs); the result is the same for any number")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="run the shards on the Dask cluster whose scheduler is at "
-                   "ADDRESS (e.g. tcp://10.0.0.5:8786; or [tool.proof-audit] scheduler); needs proof-audit[dask]")
-    p.add_argument("--results", metavar="FILE", help="also write the result as JSON to FILE, without timings: the "
-                   "same bytes whatever the sharding")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--worst", action="store_true", help="maximise updates / bound over the domain instead")
-    p.add_argument("--out", default="counterexamples", help="where counterexample datasets and traces are written")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.set_defaults(func=cmd_search)
+    _search_command(command)
 
-    p = command("certify", "separability or non-separability certificate, exactly verified",
-                "A separator with a certified margin interval [gamma_lo, gamma_hi] (a rounded QP solution and a "
-                "dual point, both checked in exact arithmetic), or a Gordan/Farkas certificate that no separator "
-                "exists.")
-    _add_data_args(p)
-    p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS), help="bias variants certify (w, b) on raw inputs")
-    p.add_argument("--augment", choices=["first", "last"], help="certify the inputs with a constant-1 coordinate added")
-    p.add_argument("--json", action="store_true", help="print the certificate as one JSON object")
-    p.set_defaults(func=cmd_certify)
+    _certify_command(command)
 
     p = command("claims", "claim file tools", "lint: validate claim files without auditing them.")
     csub = p.add_subparsers(dest="claims_command", required=True, metavar="TOOL")

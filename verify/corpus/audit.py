@@ -15,7 +15,14 @@ from perceptron import MemoryTrace, ParamError, train
 from perceptron.declared import variant_of
 from verify.certify.certificates import alternative_separator
 from verify.corpus.evidence import finding_of, new_evidence, symbolic_steps
-from verify.corpus.runs import VARY_MAX_POINTS, Run, configs, corpus_datasets, load_spec, needs_of
+from verify.corpus.runs import (
+    VARY_MAX_POINTS,
+    Run,
+    configs,
+    corpus_datasets,
+    load_spec,
+    needs_of,
+)
 from verify.language.claims import load_claims
 from verify.language.quantifiers import (
     RUN_WHENS,

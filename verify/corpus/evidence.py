@@ -189,7 +189,9 @@ def replay_command(c, viol) -> str | None:
     """The two commands that replay a corpus counterexample: train the run, check the claim."""
     if "run" not in viol:
         return None
-    from shlex import quote  # paths come from users: the printed command must paste safely
+    from shlex import (
+        quote,  # paths come from users: the printed command must paste safely
+    )
 
     from verify.language.claims import is_builtin
 

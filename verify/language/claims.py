@@ -199,29 +199,54 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
             raise err
         problems.append(err)
 
-    try:
-        raw = read_bytes(path, MAX_CLAIM_BYTES, "claim")
-        text = raw.decode("utf-8")
-    except InputError as e:
-        problem(e.line, None, e.message)
+    got = _read_toml(path, problem)
+    if got is None:
         return ClaimFile(path, "", "")
-    except UnicodeDecodeError as e:
-        problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
-        return ClaimFile(path, "", "")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        line, col = _decode_error_position(str(e))
-        problem(line, col, f"TOML syntax error: {str(e).split(' (at line')[0]}")
-        return ClaimFile(path, "", "")
-    except RecursionError:
-        problem(1, 1, "TOML nested too deeply to read")
-        return ClaimFile(path, "", "")
+    data, text = got
     blocks, doc_keys = _locate(text)
     try:
         declarations_from(path, data, text)  # [variants.NAME]: declared variants, registered
     except InputError as e:
         problem(e.line, None, e.message)
+    doc, note_path, raw_claims = _document(data, doc_keys, problem)
+    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")))
+    seen: dict = {}
+    for j, c in enumerate(raw_claims):
+        pos = blocks[j] if j < len(blocks) else {"__line__": 1}
+        before = len(problems)
+        claim = _claim(c, pos, cf, seen, note_path, problem, lambda: len(problems) == before)
+        if claim is not None:
+            cf.claims.append(claim)
+    ids = {c.id for c in cf.claims}
+    for c in cf.claims:
+        if c.corrects and c.corrects not in ids:
+            problem(c.line, 1, f"corrects = {c.corrects!r}, which is not a claim id in this file")
+    return cf
+
+
+def _read_toml(path, problem):
+    """(the parsed table, the text), or None after reporting why the file cannot be read."""
+    try:
+        raw = read_bytes(path, MAX_CLAIM_BYTES, "claim")
+        text = raw.decode("utf-8")
+    except InputError as e:
+        problem(e.line, None, e.message)
+        return None
+    except UnicodeDecodeError as e:
+        problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
+        return None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as e:
+        line, col = _decode_error_position(str(e))
+        problem(line, col, f"TOML syntax error: {str(e).split(' (at line')[0]}")
+    except RecursionError:
+        problem(1, 1, "TOML nested too deeply to read")
+    return None
+
+
+def _document(data: dict, doc_keys: dict, problem):
+    """The [document] table, the note's path (or None) and the [[claim]] tables, checked."""
     doc = data.get("document")
     if not isinstance(doc, dict) or not isinstance(doc.get("file"), str):
         problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)")
@@ -246,118 +271,132 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
     if len(raw_claims) > MAX_CLAIMS:
         problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
         raw_claims = raw_claims[:MAX_CLAIMS]
-    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")))
-    seen = {}
-    for j, c in enumerate(raw_claims):
-        pos = blocks[j] if j < len(blocks) else {"__line__": 1}
-        line = pos["__line__"]
+    return doc, note_path, raw_claims
 
-        def where(key):
-            return pos.get(key, (line, 1))
 
-        before = len(problems)
-        for key in c:
-            if key not in _FIELDS:
-                problem(*where(key), f"unknown field {key!r}; fields are {', '.join(sorted(_FIELDS))}")
-        for key in _REQUIRED:
-            if key not in c:
-                problem(line, 1, f"claim lacks required field {key!r}")
-        cid = c.get("id")
-        if cid is not None and (not isinstance(cid, str) or not _ID.fullmatch(cid)):
-            problem(*where("id"), f"bad id {cid!r}: use letters, digits, '.', '_', '-'")
-        elif cid in seen:
-            problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
-        elif cid:
-            seen[cid] = line
-        for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation", "anchor"):
-            if key in c and not isinstance(c[key], str):
-                problem(*where(key), f"{key} must be a string")
-        src_line = c.get("line")
-        if src_line is not None and (type(src_line) is not int or not 1 <= src_line <= 10**7):
-            problem(*where("line"), "line must be the statement's line number in the note (a positive integer)")
-        anchor = c.get("anchor")
-        if isinstance(anchor, str) and not _ANCHOR.fullmatch(anchor):
-            problem(*where("anchor"), "anchor must be a URL fragment of letters, digits, '-', '_', '.' (no '#')")
-        when = c.get("when")
-        if when is not None and when not in WHEN:
-            problem(*where("when"), f"when = {when!r}; choose one of {', '.join(WHEN)}")
-        expect = c.get("expect")
-        if expect is not None and expect not in ("holds", "refuted"):
-            problem(*where("expect"), f"expect = {expect!r}; choose \"holds\" or \"refuted\"")
-        lists = {}
-        for key in ("variants", "assume", "datasets", "orders", "vectors", "scalars", "hypotheses", "steps", "free"):
-            v = c.get(key)
-            if v is None:
-                continue
-            if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
-                problem(*where(key), f"{key} must be a list of strings")
-                continue
-            lists[key] = tuple(v)
-        for v in lists.get("variants", ()):
-            if variant_of(v) is None:
-                problem(*where("variants"), f"unknown variant {v!r}; choose from {', '.join(VARIANTS)}, or declare it "
-                                            f"in a [variants.{v}] table")
-        for a in lists.get("assume", ()):
-            if a not in ASSUMPTIONS:
-                problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
-        sep = c.get("separator", "any")
-        if isinstance(sep, str) and sep not in ("any", "max-margin"):
-            problem(*where("separator"), f"separator = {sep!r}; choose \"any\" or \"max-margin\"")
-        free = _free_names(lists.get("free", ()), where, problem)
-        pair = c.get("pair")
-        if when == "pair":
-            if not isinstance(pair, str) or not (pair in ("eta", "arithmetic") or
-                                                 (pair.startswith("variant:") and variant_of(pair[8:]) is not None)):
-                problem(*where("pair" if "pair" in c else "when"),
-                        f"pair = {pair!r}; a pair claim needs pair = \"eta\", \"arithmetic\" or \"variant:NAME\" "
-                        f"(NAME one of {', '.join(VARIANTS)})")
-            if c.get("relation") not in RELATIONS:
-                problem(*where("relation" if "relation" in c else "when"),
-                        f"relation = {c.get('relation')!r}; choose one of {', '.join(RELATIONS)}")
-            if "expr" in c:
-                problem(*where("expr"), "a pair claim states a relation between two runs, not an expr")
-        elif "pair" in c or "relation" in c:
-            problem(*where("pair" if "pair" in c else "relation"), "pair and relation belong to when = \"pair\" claims")
-        if free and when != "dataset":
-            problem(*where("free"), f"free names are evaluated once per dataset (when = \"dataset\"), not with when = {when!r}")
-        if when in ("visit", "update", "end", "pair") and not lists.get("variants"):
-            problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
-        compiled = None
-        symbolic = None
-        src = c.get("expr")
-        if when == "symbolic":
-            symbolic = _compile_symbolic(c, lists, where, problem)
-        if isinstance(src, str) and when == "symbolic":
-            problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
-        elif isinstance(src, str) and when != "pair":
-            try:
-                compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
-                _check_availability(compiled, when, free)
-            except ExprError as e:
-                ln, col = where("expr")
-                problem(ln, col + (e.col or 1), f"in expr: {e.message}")
-        elif when in WHEN and when not in ("symbolic", "pair") and "expr" not in c:
-            problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
-        if compiled is not None and compiled.type != "bool":
-            problem(*where("expr"), "expr must be a condition (a comparison), not a number or vector")
-            compiled = None
-        if compiled is not None and free and not (set(free) & set(compiled.names)):
-            problem(*where("free"), f"free names {', '.join(free)} do not occur in expr")
-        if len(problems) > before:
+def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, clean):
+    """One [[claim]] table checked field by field and compiled: a Claim, or None when it has a
+    problem (each reported through ``problem``; ``clean()`` says whether none was)."""
+    line = pos["__line__"]
+
+    def where(key):
+        return pos.get(key, (line, 1))
+
+    cid, when, expect, lists = _fields(c, line, where, seen, problem)
+    sep = c.get("separator", "any")
+    if isinstance(sep, str) and sep not in ("any", "max-margin"):
+        problem(*where("separator"), f"separator = {sep!r}; choose \"any\" or \"max-margin\"")
+    free = _free_names(lists.get("free", ()), where, problem)
+    pair = c.get("pair")
+    _check_pair(c, when, pair, where, problem)
+    if free and when != "dataset":
+        problem(*where("free"), f"free names are evaluated once per dataset (when = \"dataset\"), not with when = {when!r}")
+    if when in ("visit", "update", "end", "pair") and not lists.get("variants"):
+        problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
+    compiled, symbolic = _compile(c, when, lists, free, line, where, problem)
+    if not clean():
+        return None
+    src = c.get("expr")
+    return Claim(
+        id=cid, document=cf.document, section=c["section"], statement=c["statement"], when=when,
+        expect=expect, path=cf.path, line=line, expr=src, compiled=compiled,
+        variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
+        datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
+        separator=sep, free=free or None, pair=pair if when == "pair" else None,
+        relation=c.get("relation") if when == "pair" else None, title=cf.title,
+        source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")))
+
+
+def _fields(c: dict, line: int, where, seen: dict, problem):
+    """The claim's plain fields checked: (id, when, expect, its lists by key)."""
+    for key in c:
+        if key not in _FIELDS:
+            problem(*where(key), f"unknown field {key!r}; fields are {', '.join(sorted(_FIELDS))}")
+    for key in _REQUIRED:
+        if key not in c:
+            problem(line, 1, f"claim lacks required field {key!r}")
+    cid = c.get("id")
+    if cid is not None and (not isinstance(cid, str) or not _ID.fullmatch(cid)):
+        problem(*where("id"), f"bad id {cid!r}: use letters, digits, '.', '_', '-'")
+    elif cid in seen:
+        problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
+    elif cid:
+        seen[cid] = line
+    for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation", "anchor"):
+        if key in c and not isinstance(c[key], str):
+            problem(*where(key), f"{key} must be a string")
+    src_line = c.get("line")
+    if src_line is not None and (type(src_line) is not int or not 1 <= src_line <= 10**7):
+        problem(*where("line"), "line must be the statement's line number in the note (a positive integer)")
+    anchor = c.get("anchor")
+    if isinstance(anchor, str) and not _ANCHOR.fullmatch(anchor):
+        problem(*where("anchor"), "anchor must be a URL fragment of letters, digits, '-', '_', '.' (no '#')")
+    when = c.get("when")
+    if when is not None and when not in WHEN:
+        problem(*where("when"), f"when = {when!r}; choose one of {', '.join(WHEN)}")
+    expect = c.get("expect")
+    if expect is not None and expect not in ("holds", "refuted"):
+        problem(*where("expect"), f"expect = {expect!r}; choose \"holds\" or \"refuted\"")
+    lists = {}
+    for key in ("variants", "assume", "datasets", "orders", "vectors", "scalars", "hypotheses", "steps", "free"):
+        v = c.get(key)
+        if v is None:
             continue
-        cf.claims.append(Claim(
-            id=cid, document=cf.document, section=c["section"], statement=c["statement"], when=when,
-            expect=expect, path=path, line=line, expr=src, compiled=compiled,
-            variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
-            datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
-            separator=sep, free=free or None, pair=pair if when == "pair" else None,
-            relation=c.get("relation") if when == "pair" else None, title=cf.title,
-            source=_source(path, note_path, cf.document, src_line, anchor)))
-    ids = {c.id for c in cf.claims}
-    for c in cf.claims:
-        if c.corrects and c.corrects not in ids:
-            problem(c.line, 1, f"corrects = {c.corrects!r}, which is not a claim id in this file")
-    return cf
+        if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+            problem(*where(key), f"{key} must be a list of strings")
+            continue
+        lists[key] = tuple(v)
+    for v in lists.get("variants", ()):
+        if variant_of(v) is None:
+            problem(*where("variants"), f"unknown variant {v!r}; choose from {', '.join(VARIANTS)}, or declare it "
+                                        f"in a [variants.{v}] table")
+    for a in lists.get("assume", ()):
+        if a not in ASSUMPTIONS:
+            problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
+    return cid, when, expect, lists
+
+
+def _check_pair(c: dict, when, pair, where, problem):
+    """A pair claim names its second run and a relation; no other claim may."""
+    if when == "pair":
+        if not isinstance(pair, str) or not (pair in ("eta", "arithmetic") or
+                                             (pair.startswith("variant:") and variant_of(pair[8:]) is not None)):
+            problem(*where("pair" if "pair" in c else "when"),
+                    f"pair = {pair!r}; a pair claim needs pair = \"eta\", \"arithmetic\" or \"variant:NAME\" "
+                    f"(NAME one of {', '.join(VARIANTS)})")
+        if c.get("relation") not in RELATIONS:
+            problem(*where("relation" if "relation" in c else "when"),
+                    f"relation = {c.get('relation')!r}; choose one of {', '.join(RELATIONS)}")
+        if "expr" in c:
+            problem(*where("expr"), "a pair claim states a relation between two runs, not an expr")
+    elif "pair" in c or "relation" in c:
+        problem(*where("pair" if "pair" in c else "relation"), "pair and relation belong to when = \"pair\" claims")
+
+
+def _compile(c: dict, when, lists: dict, free: dict, line: int, where, problem):
+    """(the compiled expr or None, the compiled symbolic steps or None)."""
+    compiled = None
+    symbolic = None
+    src = c.get("expr")
+    if when == "symbolic":
+        symbolic = _compile_symbolic(c, lists, where, problem)
+    if isinstance(src, str) and when == "symbolic":
+        problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
+    elif isinstance(src, str) and when != "pair":
+        try:
+            compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
+            _check_availability(compiled, when, free)
+        except ExprError as e:
+            ln, col = where("expr")
+            problem(ln, col + (e.col or 1), f"in expr: {e.message}")
+    elif when in WHEN and when not in ("symbolic", "pair") and "expr" not in c:
+        problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
+    if compiled is not None and compiled.type != "bool":
+        problem(*where("expr"), "expr must be a condition (a comparison), not a number or vector")
+        compiled = None
+    if compiled is not None and free and not (set(free) & set(compiled.names)):
+        problem(*where("free"), f"free names {', '.join(free)} do not occur in expr")
+    return compiled, symbolic
 
 
 def _source(path, note_path, document, line, anchor) -> dict | None:

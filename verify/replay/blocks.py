@@ -42,105 +42,129 @@ def replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             or "scale" not in tr.header or getattr(tr, "fractional", False) \
             or not (p.order == "cyclic" or p.order.startswith("random:")):
         return False
-    n, D = ctx.n, ctx.D
-    Xn = ctx.Xn
-    y = np.asarray(ctx.y, dtype=np.int64)
-    V = len(tr.t)
-    rt, ri, rep, rk = (narrow_ints(a) for a in (tr.t, tr.i, tr.epoch, tr.k))
-    ry = np.asarray(tr.y, dtype=np.int64)
-    rm = np.asarray(tr.mistake, dtype=bool)
-    upd_t = narrow_ints(tr.upd_t)
-    U = int(rm.sum())
-    if len(upd_t) != U or (V and (ri.min() < 0 or ri.max() >= n)):
+    run = _Blocks(ctx, tr)
+    if not (run.follows_rule() and run.states() and run.scores_check() and run.updates_check() and run.end_check()):
         return False
+    run.tally(visit_claims, update_claims, end_claims, tallies, name)
+    return True
 
-    # the visit order and the stopping rule, as the learner applies them, on the recorded mistakes
-    rule = CyclicRule(ctx, p)
-    exp_i = np.empty(V, dtype=np.int64)
-    exp_epoch = np.empty(V, dtype=np.int64)
-    marks = rm.tolist()
-    k = j = 0
-    while (step := rule.next(k, j)) is not None:
-        if j >= V:
-            return False
-        exp_epoch[j], exp_i[j] = step
-        if marks[j]:
-            k += 1
-        j += 1
-        if rule.after(marks[j - 1], k):
-            break
-    if j != V or rule.stop == "unchanged":
-        return False
-    before = np.cumsum(rm) - rm  # updates made before each visit: the state it sees
-    if not (np.array_equal(rt, np.arange(1, V + 1)) and np.array_equal(ri, exp_i) and np.array_equal(rep, exp_epoch)
-            and np.array_equal(ry, y[ri]) and np.array_equal(rk, before + rm) and np.array_equal(upd_t, rt[rm])):
-        return False
 
-    # the states: w0 and every recorded w, over one denominator L (b over Lb)
-    w0 = ctx.w0
-    wden = tr.den("w")
-    L = math.lcm(wden, w0.den)
-    Wrec = narrow_ints(tr.w) if U else np.zeros((0, ctx.d), dtype=np.int64)
-    if Wrec.shape != (U, ctx.d):
-        return False
-    W = np.concatenate([scaled(np.asarray(w0.num).reshape(1, -1), L // w0.den), scaled(Wrec, L // wden)])
-    if ctx.bias:
-        if tr.b is None or len(tr.b) != U:
+class _Blocks:
+    """A complete trace checked in whole arrays, phase by phase; each phase says whether the
+    trace passed it."""
+
+    def __init__(self, ctx, tr):
+        self.ctx, self.tr, self.p = ctx, tr, ctx.params
+        self.y = np.asarray(ctx.y, dtype=np.int64)
+        self.V = len(tr.t)
+        self.rt, self.ri, self.rep, self.rk = (narrow_ints(a) for a in (tr.t, tr.i, tr.epoch, tr.k))
+        self.ry = np.asarray(tr.y, dtype=np.int64)
+        self.rm = np.asarray(tr.mistake, dtype=bool)
+        self.upd_t = narrow_ints(tr.upd_t)
+        self.U = int(self.rm.sum())
+        self.chunk = max(1, BLOCK_CELLS // max(1, ctx.d))
+
+    def follows_rule(self) -> bool:
+        """The visit order and the stopping rule, as the learner applies them, on the recorded mistakes."""
+        ctx, V, rm, ri = self.ctx, self.V, self.rm, self.ri
+        if len(self.upd_t) != self.U or (V and (ri.min() < 0 or ri.max() >= ctx.n)):
             return False
-        bden = tr.den("b")
+        self.rule = rule = CyclicRule(ctx, self.p)
+        exp_i = np.empty(V, dtype=np.int64)
+        exp_epoch = np.empty(V, dtype=np.int64)
+        marks = rm.tolist()
+        k = j = 0
+        while (step := rule.next(k, j)) is not None:
+            if j >= V:
+                return False
+            exp_epoch[j], exp_i[j] = step
+            if marks[j]:
+                k += 1
+            j += 1
+            if rule.after(marks[j - 1], k):
+                break
+        if j != V or rule.stop == "unchanged":
+            return False
+        self.before = before = np.cumsum(rm) - rm  # updates made before each visit: the state it sees
+        return (np.array_equal(self.rt, np.arange(1, V + 1)) and np.array_equal(ri, exp_i)
+                and np.array_equal(self.rep, exp_epoch) and np.array_equal(self.ry, self.y[ri])
+                and np.array_equal(self.rk, before + rm) and np.array_equal(self.upd_t, self.rt[rm]))
+
+    def states(self) -> bool:
+        """w0 and every recorded w, over one denominator L (b over Lb)."""
+        ctx, tr, U = self.ctx, self.tr, self.U
+        w0 = ctx.w0
+        wden = tr.den("w")
+        self.L = L = math.lcm(wden, w0.den)
+        Wrec = narrow_ints(tr.w) if U else np.zeros((0, ctx.d), dtype=np.int64)
+        if Wrec.shape != (U, ctx.d):
+            return False
+        self.W = np.concatenate([scaled(np.asarray(w0.num).reshape(1, -1), L // w0.den), scaled(Wrec, L // wden)])
         b0 = Fraction(ctx.b0)
-        Lb = math.lcm(bden, b0.denominator)
-        B = [b0.numerator * (Lb // b0.denominator)] + [int(v) * (Lb // bden) for v in tr.b]
-    else:  # no bias: b stays b0 (the end record states the augmented coordinate instead)
-        b0 = Fraction(ctx.b0)
-        Lb, B = b0.denominator, [b0.numerator] * (U + 1)
+        if ctx.bias:
+            if tr.b is None or len(tr.b) != U:
+                return False
+            bden = tr.den("b")
+            self.Lb = Lb = math.lcm(bden, b0.denominator)
+            self.B = [b0.numerator * (Lb // b0.denominator)] + [int(v) * (Lb // bden) for v in tr.b]
+        else:  # no bias: b stays b0 (the end record states the augmented coordinate instead)
+            self.Lb, self.B = b0.denominator, [b0.numerator] * (U + 1)
+        return True
 
-    # every score: (Xn_i . W_s) Lb + B_s D L over D L Lb, in chunks of visits
-    sden = int(tr.header["scale"]["score"])
-    den = D * L * Lb
-    rscore = np.asarray(tr.score)
-    chunk = max(1, BLOCK_CELLS // max(1, ctx.d))
-    Bs = np.array(B, dtype=object)
-    small = Xn.dtype != object and W.dtype != object and maxabs(Xn) * maxabs(W) * max(1, ctx.d) < INT64_SAFE
-    scores = np.empty(V, dtype=object)
-    for s in range(0, V, chunk):
-        e = min(V, s + chunk)
-        rows, st = ri[s:e], before[s:e]
-        if small:
-            prod = np.einsum("ij,ij->i", Xn[rows], W[st])
-        else:
-            prod = (Xn[rows].astype(object) * W[st].astype(object)).sum(axis=1)
-        num = prod.astype(object) * Lb + Bs[st] * (D * L) if ctx.bias else prod
-        scores[s:e] = num
-        sg = np.sign(num).astype(np.int64) if num.dtype != object else \
-            np.array([(v > 0) - (v < 0) for v in num.tolist()], dtype=np.int64)
-        out = np.where(sg != 0, sg, ctx.tie)
-        if not np.array_equal(out != y[rows], rm[s:e]):
-            return False
-        rs = rscore[s:e]
-        if num.dtype != object and rs.dtype != object and maxabs(rs) * den < INT64_SAFE and maxabs(num) * sden < INT64_SAFE:
-            same = np.array_equal(rs.astype(np.int64) * den, num * sden)
-        else:
-            same = all(int(a) * den == int(b) * sden for a, b in zip(rs.tolist(), num.tolist()))
-        if not same:
-            return False
+    def scores_check(self) -> bool:
+        """Every score, (Xn_i . W_s) Lb + B_s D L over D L Lb, in chunks of visits: its sign is the
+        recorded mistake, its value the recorded score."""
+        ctx, tr, V, W, Xn = self.ctx, self.tr, self.V, self.W, self.ctx.Xn
+        D, L, Lb = ctx.D, self.L, self.Lb
+        sden = int(tr.header["scale"]["score"])
+        self.den = den = D * L * Lb
+        rscore = np.asarray(tr.score)
+        Bs = np.array(self.B, dtype=object)
+        small = Xn.dtype != object and W.dtype != object and maxabs(Xn) * maxabs(W) * max(1, ctx.d) < INT64_SAFE
+        self.scores = scores = np.empty(V, dtype=object)
+        for s in range(0, V, self.chunk):
+            e = min(V, s + self.chunk)
+            rows, st = self.ri[s:e], self.before[s:e]
+            if small:
+                prod = np.einsum("ij,ij->i", Xn[rows], W[st])
+            else:
+                prod = (Xn[rows].astype(object) * W[st].astype(object)).sum(axis=1)
+            num = prod.astype(object) * Lb + Bs[st] * (D * L) if ctx.bias else prod
+            scores[s:e] = num
+            sg = np.sign(num).astype(np.int64) if num.dtype != object else \
+                np.array([(v > 0) - (v < 0) for v in num.tolist()], dtype=np.int64)
+            out = np.where(sg != 0, sg, ctx.tie)
+            if not np.array_equal(out != self.y[rows], self.rm[s:e]):
+                return False
+            rs = rscore[s:e]
+            if num.dtype != object and rs.dtype != object and maxabs(rs) * den < INT64_SAFE \
+                    and maxabs(num) * sden < INT64_SAFE:
+                same = np.array_equal(rs.astype(np.int64) * den, num * sden)
+            else:
+                same = all(int(a) * den == int(b) * sden for a, b in zip(rs.tolist(), num.tolist()))
+            if not same:
+                return False
+        return True
 
-    # every update: (W_{u+1} - W_u) D den(c) == num(c) L Xn_i, and b likewise
-    if U:
-        ui = ri[rm]
-        uy = y[ui]
-        if p.form == "yx":
+    def updates_check(self) -> bool:
+        """Every update: (W_{u+1} - W_u) D den(c) == num(c) L Xn_i, and b likewise."""
+        ctx, U, W, Xn, L = self.ctx, self.U, self.W, self.ctx.Xn, self.L
+        if not U:
+            return True
+        ui = self.ri[self.rm]
+        uy = self.y[ui]
+        if self.p.form == "yx":
             cs = [ctx.eta * int(v) for v in uy.tolist()]
         else:
-            sg_u = [(v > 0) - (v < 0) for v in scores[rm].tolist()]
+            sg_u = [(v > 0) - (v < 0) for v in self.scores[self.rm].tolist()]
             outs = [g if g != 0 else ctx.tie for g in sg_u]
             cs = [ctx.eta * Fraction(int(v) - o, 2) for v, o in zip(uy.tolist(), outs)]
         cnum = narrow_ints([c.numerator * L for c in cs])
-        cden = narrow_ints([c.denominator * D for c in cs])
+        cden = narrow_ints([c.denominator * ctx.D for c in cs])
         wide = W.dtype != object and Xn.dtype != object and cnum.dtype != object and cden.dtype != object \
             and 2 * maxabs(W) * maxabs(cden) < INT64_SAFE and maxabs(Xn) * maxabs(cnum) < INT64_SAFE
-        for s in range(0, U, chunk):
-            e = min(U, s + chunk)
+        for s in range(0, U, self.chunk):
+            e = min(U, s + self.chunk)
             if wide:  # int64: a bound proves neither side wraps
                 lhs = (W[s + 1:e + 1] - W[s:e]) * cden[s:e, None]
                 rhs = Xn[ui[s:e]] * cnum[s:e, None]
@@ -150,49 +174,53 @@ def replay_blocks(ctx, tr, visit_claims, update_claims, end_claims, tallies, nam
             if not np.array_equal(lhs, rhs):
                 return False
         if ctx.bias:
+            var = ctx.var
             step = ctx.eta * ctx.R2 if var.bias == "R2" else ctx.eta if var.bias == "one" else None
             if step is None:
                 return False
+            B, Lb = self.B, self.Lb
             for u, yu in enumerate(uy.tolist()):
                 if Fraction(B[u + 1] - B[u], Lb) != step * yu:
                     return False
-
-    # the end record
-    final = [Fraction(int(v), L) for v in W[U]]
-    b_final = Fraction(B[U], Lb)
-    got = {"updates": U, "epochs": rule.epochs, "visits": V, "converged": rule.converged, "stop": rule.stop,
-           "w": final, "b": b_final if ctx.bias else augmented_bias(p, final)}
-    if end_mismatch(tr.end, got, exact=True) is not None:
-        return False
-
-    # the claims, over the whole trace (verify.language.columns), fed in trace order
-    end_claims = [c for c in end_claims if rule.converged or "converged" not in c.assume]
-    if not (visit_claims or update_claims or end_claims):
         return True
-    rowsq = ctx.norms2
-    log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), w0, ctx.b0, Fraction(0))
-    sq = 0
-    u = 0
-    t_list, i_list = rt.tolist(), ri.tolist()
-    m_list, b_list = rm.tolist(), before.tolist()
-    for jv in range(V) if visit_claims else np.flatnonzero(rm).tolist():
-        i = i_list[jv]
-        sn = int(scores[jv])
-        out = (sn > 0) - (sn < 0) or ctx.tie
-        if visit_claims:
-            log.step("visit", t_list[jv], i, b_list[jv], (sn, den), out)
-        if not m_list[jv]:
-            continue
-        u += 1
-        sq += rowsq[i]
-        sumsq = Fraction(sq, D * D)
-        log.state(X.Vec(W[u], L), Fraction(B[u], Lb), sumsq)
-        if update_claims:
-            log.step("update", t_list[jv], i, u, (sn, den), out)
-    vals = {}
-    if end_claims:
-        vals = {"w": X.Vec(W[U], L), "b": b_final, "k": Fraction(U), "mistakes": Fraction(U),
-                "epochs": Fraction(rule.epochs), "converged": Fraction(1 if rule.converged else 0),
-                "sumsq": Fraction(sq, D * D), "stopped_by_budget": Fraction(0 if rule.converged else 1)}
-    log.end(end_claims, vals, U)
-    return True
+
+    def end_check(self) -> bool:
+        """The end record."""
+        U, rule = self.U, self.rule
+        final = [Fraction(int(v), self.L) for v in self.W[U]]
+        self.b_final = Fraction(self.B[U], self.Lb)
+        got = {"updates": U, "epochs": rule.epochs, "visits": self.V, "converged": rule.converged, "stop": rule.stop,
+               "w": final, "b": self.b_final if self.ctx.bias else augmented_bias(self.p, final)}
+        return end_mismatch(self.tr.end, got, exact=True) is None
+
+    def tally(self, visit_claims, update_claims, end_claims, tallies, name):
+        """The claims, over the whole trace (verify.language.columns), fed in trace order."""
+        ctx, rule, U, W, L, D, den = self.ctx, self.rule, self.U, self.W, self.L, self.ctx.D, self.den
+        end_claims = [c for c in end_claims if rule.converged or "converged" not in c.assume]
+        if not (visit_claims or update_claims or end_claims):
+            return
+        rowsq = ctx.norms2
+        log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), ctx.w0, ctx.b0, Fraction(0))
+        sq = 0
+        u = 0
+        t_list, i_list = self.rt.tolist(), self.ri.tolist()
+        m_list, b_list = self.rm.tolist(), self.before.tolist()
+        for jv in range(self.V) if visit_claims else np.flatnonzero(self.rm).tolist():
+            i = i_list[jv]
+            sn = int(self.scores[jv])
+            out = (sn > 0) - (sn < 0) or ctx.tie
+            if visit_claims:
+                log.step("visit", t_list[jv], i, b_list[jv], (sn, den), out)
+            if not m_list[jv]:
+                continue
+            u += 1
+            sq += rowsq[i]
+            log.state(X.Vec(W[u], L), Fraction(self.B[u], self.Lb), Fraction(sq, D * D))
+            if update_claims:
+                log.step("update", t_list[jv], i, u, (sn, den), out)
+        vals = {}
+        if end_claims:
+            vals = {"w": X.Vec(W[U], L), "b": self.b_final, "k": Fraction(U), "mistakes": Fraction(U),
+                    "epochs": Fraction(rule.epochs), "converged": Fraction(1 if rule.converged else 0),
+                    "sumsq": Fraction(sq, D * D), "stopped_by_budget": Fraction(0 if rule.converged else 1)}
+        log.end(end_claims, vals, U)

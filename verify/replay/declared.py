@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import deque
 from fractions import Fraction
 
-
 from perceptron._numbers import format_rational
 from perceptron.declared import signed_score_test
 from verify.language.expr import MAX_PREV, evaluate

@@ -16,7 +16,12 @@ from verify.language.expr import evaluate
 from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.replay.declared import Values
-from verify.replay.records import Inconsistency, RecordChecker, augmented_bias, end_mismatch
+from verify.replay.records import (
+    Inconsistency,
+    RecordChecker,
+    augmented_bias,
+    end_mismatch,
+)
 
 __all__ = ["replay_declared_float", "FLOAT_BLOCK"]
 

@@ -18,7 +18,13 @@ from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import INT64_SAFE, narrow_ints, same_ratio
 from verify.replay.loop import RunEnd, follow_rule
-from verify.replay.records import Inconsistency, RecordChecker, augmented_bias, end_mismatch, short_vector
+from verify.replay.records import (
+    Inconsistency,
+    RecordChecker,
+    augmented_bias,
+    end_mismatch,
+    short_vector,
+)
 
 __all__ = ["replay_exact", "KERNEL_CELLS_KEPT", "training_errors"]
 

@@ -14,7 +14,13 @@ import numpy as np
 from perceptron.models.primal import error_scale32
 from perceptron.params import prepare_inputs
 from verify.replay.declared_float import replay_declared_float
-from verify.replay.records import CyclicRule, Inconsistency, RecordChecker, augmented_bias, end_mismatch
+from verify.replay.records import (
+    CyclicRule,
+    Inconsistency,
+    RecordChecker,
+    augmented_bias,
+    end_mismatch,
+)
 
 __all__ = ["replay_float"]
 

@@ -6,6 +6,7 @@ GitHub Actions, error annotations and a step summary.  Deterministic: same resul
 
 from __future__ import annotations
 
+import html as H
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -449,13 +450,90 @@ def _anchor(cid: str) -> str:
     return "claim-" + cid
 
 
+#: The page's style sheet (the status filter is CSS alone: no script).
+_CSS = ("body{font-family:system-ui,sans-serif;margin:0;color:#222}"
+       "header{background:#f4f4f6;padding:1em 2em;border-bottom:1px solid #ddd}"
+       "nav{position:sticky;top:0;background:#fff;padding:.5em 2em;border-bottom:1px solid #ddd;z-index:1}"
+       "nav a{margin-right:1em}main{padding:0 2em 2em;max-width:1200px}"
+       ".summary span{display:inline-block;margin:.2em .6em .2em 0;padding:.2em .6em;border-radius:4px}"
+       ".unexpected{background:#fdd}.found{background:#ffe9c2}.ok{background:#e8f6e8}.unknown{background:#eee}"
+       ".badge{font-size:12px;padding:.1em .5em;border-radius:4px;border:1px solid #bbb;font-weight:normal}"
+       ".card{border:1px solid #ccc;border-radius:6px;padding:.3em 1em;margin:.8em 0}"
+       ".card.unexpected{border-color:#d33}.card.found{border-color:#d90}"
+       "pre,.details{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}"
+       "table{border-collapse:collapse;margin:.5em 0 1.5em;width:100%;table-layout:fixed}"
+       "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top;overflow-wrap:anywhere;text-align:left}"
+       "th:nth-child(1){width:17%}th:nth-child(2){width:28%}th:nth-child(3){width:13%}th:nth-child(4){width:7%}"
+       ".where{font-size:12px;color:#555}figure{margin:1em 0;overflow-x:auto}"
+       ".filters{padding:0 2em;font-size:14px}.filters label{margin-right:1em;cursor:pointer;text-decoration:underline}"
+       "input.f{display:none}"
+       + "".join(f"#f-{k}:checked~.filters label[for=f-{k}]{{font-weight:bold;text-decoration:none}}"
+                 for k in ("all", "unexpected", "found", "unknown", "ok")) +
+       "#f-unexpected:checked~main tr.row:not(.unexpected),#f-found:checked~main tr.row:not(.found),"
+       "#f-unknown:checked~main tr.row:not(.unknown),#f-ok:checked~main tr.row:not(.ok){display:none}")
+
+
+def _loc_links(c, link_root) -> str:
+    """Where a claim is: its claim file's line (linked when the page knows the repository) and the note's."""
+    where = f"{c['file']}:{c['line']}"
+    out = H.escape(where)
+    if link_root is not None:
+        out = f'<a href="{H.escape(link_root + c["file"])}#L{c["line"]}">{out}</a>'
+    src = c.get("source")
+    if src:
+        frag = src.get("anchor") or (f"L{src['line']}" if src.get("line") else "")
+        text = H.escape(f"{src['path']}" + (f":{src['line']}" if src.get("line") else "") +
+                        (f" #{src['anchor']}" if src.get("anchor") else ""))
+        out += " &middot; note: " + (f'<a href="{H.escape(link_root + src["path"])}#{H.escape(frag)}">{text}</a>'
+                                     if link_root is not None else text)
+    return out
+
+
+
+def _card(c, link_root, corrected_by) -> str:
+    """A refuted or unexpected claim in full: why, where, and its corrected form."""
+    st = _status(c)
+    return (f'<article class="card {st}" id="{_anchor(c["id"])}-detail"><h3><a href="#{_anchor(c["id"])}">'
+            f'{H.escape(c["id"])}</a> <span class="badge {st}">{H.escape(c["verdict"])}</span></h3>'
+            f'<p class="where">{H.escape(c["citation"])} &middot; {_loc_links(c, link_root)}</p>'
+            f'<pre>{H.escape(failure_text(c))}</pre>'
+            + "".join(f'<p>Corrected form: <a href="#{_anchor(k["id"])}">{H.escape(k["id"])}</a> '
+                      f'({H.escape(k["verdict"])}): {H.escape(k["statement"])}</p>' for k in corrected_by.get(c["id"], []))
+            + "</article>")
+
+
+
+def _note_table(j, doc, cs, link_root) -> list[str]:
+    """One note's claims, a table row each."""
+    parts = []
+    title = cs[0].get("title") or doc
+    small = f' <small class="where">({H.escape(doc)})</small>' if title != doc else ""
+    parts.append(f'<section id="note-{j}"><h2>{H.escape(title)}{small}</h2>'
+                 "<table><tr><th>claim</th><th>statement as written</th><th>verdict</th><th>expected</th>"
+                 "<th>details</th></tr>")
+    for c in cs:
+        st = _status(c)
+        detail = (f'<div class="details">{H.escape(coverage_text(c))}</div>' if st == "ok"
+                  else f'<div class="details"><a href="#{_anchor(c["id"])}-detail">details</a>: '
+                       f"{H.escape(failure_text(c).splitlines()[0])}</div>" if st in ("unexpected", "found")
+                  else f'<div class="details">{H.escape(failure_text(c))}</div>')
+        corr = (f'<br><small>corrects <a href="#{_anchor(c["corrects"])}">{H.escape(c["corrects"])}</a></small>'
+                if c.get("corrects") else "")
+        parts.append(f'<tr class="row {st}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
+                     f'<br><span class="where">{_loc_links(c, link_root)}</span></td><td>{H.escape(c["statement"])}'
+                     f'<br><span class="where">{H.escape(c["citation"])}</span></td>'
+                     f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{c["expect"]}</td>'
+                     f"<td>{detail}</td></tr>")
+    parts.append("</table></section>")
+    return parts
+
+
 def html(results: dict, link_root: str | None = None, figures=None) -> str:
     """One self-contained page (inline SVG plots, no scripts, no external resources): a summary,
     the unexpected verdicts first, then the errors found in the notes, then every note's claims
     (filterable by status with CSS alone), then the plots of the notes audited.  ``link_root``:
     the repository root relative to the page, to link each claim to its line in its TOML file
     (and the note's section when the claim file gives it)."""
-    import html as H
 
     claims = results["claims"]
     by_status: dict = {}
@@ -465,54 +543,10 @@ def html(results: dict, link_root: str | None = None, figures=None) -> str:
     for c in claims:
         docs.setdefault(c["document"], []).append(c)
 
-    def loc_links(c) -> str:
-        where = f"{c['file']}:{c['line']}"
-        out = H.escape(where)
-        if link_root is not None:
-            out = f'<a href="{H.escape(link_root + c["file"])}#L{c["line"]}">{out}</a>'
-        src = c.get("source")
-        if src:
-            frag = src.get("anchor") or (f"L{src['line']}" if src.get("line") else "")
-            text = H.escape(f"{src['path']}" + (f":{src['line']}" if src.get("line") else "") +
-                            (f" #{src['anchor']}" if src.get("anchor") else ""))
-            out += " &middot; note: " + (f'<a href="{H.escape(link_root + src["path"])}#{H.escape(frag)}">{text}</a>'
-                                         if link_root is not None else text)
-        return out
-
-    def card(c) -> str:
-        st = _status(c)
-        return (f'<article class="card {st}" id="{_anchor(c["id"])}-detail"><h3><a href="#{_anchor(c["id"])}">'
-                f'{H.escape(c["id"])}</a> <span class="badge {st}">{H.escape(c["verdict"])}</span></h3>'
-                f'<p class="where">{H.escape(c["citation"])} &middot; {loc_links(c)}</p>'
-                f'<pre>{H.escape(failure_text(c))}</pre>'
-                + "".join(f'<p>Corrected form: <a href="#{_anchor(k["id"])}">{H.escape(k["id"])}</a> '
-                          f'({H.escape(k["verdict"])}): {H.escape(k["statement"])}</p>' for k in corrected_by.get(c["id"], []))
-                + "</article>")
-
-    css = ("body{font-family:system-ui,sans-serif;margin:0;color:#222}"
-           "header{background:#f4f4f6;padding:1em 2em;border-bottom:1px solid #ddd}"
-           "nav{position:sticky;top:0;background:#fff;padding:.5em 2em;border-bottom:1px solid #ddd;z-index:1}"
-           "nav a{margin-right:1em}main{padding:0 2em 2em;max-width:1200px}"
-           ".summary span{display:inline-block;margin:.2em .6em .2em 0;padding:.2em .6em;border-radius:4px}"
-           ".unexpected{background:#fdd}.found{background:#ffe9c2}.ok{background:#e8f6e8}.unknown{background:#eee}"
-           ".badge{font-size:12px;padding:.1em .5em;border-radius:4px;border:1px solid #bbb;font-weight:normal}"
-           ".card{border:1px solid #ccc;border-radius:6px;padding:.3em 1em;margin:.8em 0}"
-           ".card.unexpected{border-color:#d33}.card.found{border-color:#d90}"
-           "pre,.details{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}"
-           "table{border-collapse:collapse;margin:.5em 0 1.5em;width:100%;table-layout:fixed}"
-           "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top;overflow-wrap:anywhere;text-align:left}"
-           "th:nth-child(1){width:17%}th:nth-child(2){width:28%}th:nth-child(3){width:13%}th:nth-child(4){width:7%}"
-           ".where{font-size:12px;color:#555}figure{margin:1em 0;overflow-x:auto}"
-           ".filters{padding:0 2em;font-size:14px}.filters label{margin-right:1em;cursor:pointer;text-decoration:underline}"
-           "input.f{display:none}"
-           + "".join(f"#f-{k}:checked~.filters label[for=f-{k}]{{font-weight:bold;text-decoration:none}}"
-                     for k in ("all", "unexpected", "found", "unknown", "ok")) +
-           "#f-unexpected:checked~main tr.row:not(.unexpected),#f-found:checked~main tr.row:not(.found),"
-           "#f-unknown:checked~main tr.row:not(.unknown),#f-ok:checked~main tr.row:not(.ok){display:none}")
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>Proof audit: {len(by_status.get('unexpected', []))} unexpected</title>",
-             f"<style>{css}</style></head><body>"]
+             f"<style>{_CSS}</style></head><body>"]
     counts = " ".join(f'<span class="{st}">{len(by_status.get(st, []))} '
                       f'{(_STATUS_TEXT if len(by_status.get(st, [])) == 1 else _STATUS_PLURAL)[st]}</span>'
                       for st in ("unexpected", "found", "unknown", "ok"))
@@ -539,35 +573,17 @@ def html(results: dict, link_root: str | None = None, figures=None) -> str:
     parts.append("<main>")
     unexpected = by_status.get("unexpected", [])
     parts.append(f'<section id="unexpected"><h2>Unexpected verdicts ({len(unexpected)})</h2>')
-    parts.append("".join(card(c) for c in unexpected) if unexpected else
+    parts.append("".join(_card(c, link_root, corrected_by) for c in unexpected) if unexpected else
                  "<p>None: every verdict is what its claim file expects.</p>")
     parts.append("</section>")
     found = by_status.get("found", [])
     parts.append(f'<section id="found"><h2>Errors found in the notes ({len(found)})</h2>')
     parts.append("<p>Statements kept as written and refuted, as their claim files expect, each with its corrected "
-                 "form where the claim file gives one.</p>" + "".join(card(c) for c in found) if found else
+                 "form where the claim file gives one.</p>" + "".join(_card(c, link_root, corrected_by) for c in found) if found else
                  "<p>None: no claim file expects a refutation that was found.</p>")
     parts.append("</section>")
     for j, (doc, cs) in enumerate(docs.items()):
-        title = cs[0].get("title") or doc
-        small = f' <small class="where">({H.escape(doc)})</small>' if title != doc else ""
-        parts.append(f'<section id="note-{j}"><h2>{H.escape(title)}{small}</h2>'
-                     "<table><tr><th>claim</th><th>statement as written</th><th>verdict</th><th>expected</th>"
-                     "<th>details</th></tr>")
-        for c in cs:
-            st = _status(c)
-            detail = (f'<div class="details">{H.escape(coverage_text(c))}</div>' if st == "ok"
-                      else f'<div class="details"><a href="#{_anchor(c["id"])}-detail">details</a>: '
-                           f"{H.escape(failure_text(c).splitlines()[0])}</div>" if st in ("unexpected", "found")
-                      else f'<div class="details">{H.escape(failure_text(c))}</div>')
-            corr = (f'<br><small>corrects <a href="#{_anchor(c["corrects"])}">{H.escape(c["corrects"])}</a></small>'
-                    if c.get("corrects") else "")
-            parts.append(f'<tr class="row {st}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
-                         f'<br><span class="where">{loc_links(c)}</span></td><td>{H.escape(c["statement"])}'
-                         f'<br><span class="where">{H.escape(c["citation"])}</span></td>'
-                         f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{c["expect"]}</td>'
-                         f"<td>{detail}</td></tr>")
-        parts.append("</table></section>")
+        parts += _note_table(j, doc, cs, link_root)
     if figs:
         parts.append('<section id="plots"><h2>Plots</h2>')
         for k, (title, svg) in enumerate(figs):

@@ -1,0 +1,68 @@
+"""What the command line shows of a search: its result in words and a progress bar over its
+shards.  The verdict tables of run and the results files are verify.report.results'."""
+
+from __future__ import annotations
+
+__all__ = ["ShardProgress", "search_text", "worst_text"]
+
+
+class ShardProgress:
+    """A progress bar over a search's shards (verify.report.progress); nothing with --quiet."""
+
+    def __init__(self, quiet: bool):
+        from verify.report.progress import Progress
+
+        self.quiet, self.bar, self.started = quiet, Progress(quiet), False
+
+    def __enter__(self):
+        return None if self.quiet else self
+
+    def __call__(self, res, shard, total):
+        if not self.started:
+            self.bar.phase("shards", total, "shard")
+            self.started = True
+        self.bar.step(f"{shard.n} points, {res.status}")
+
+    def __exit__(self, *exc):
+        self.bar.close()
+        return False
+
+
+def search_text(claim, res) -> str:
+    """A search's result in words: verdict, domain, and the counterexample with its replay."""
+    from verify.report.claim_text import run_setting
+
+    lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
+             f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
+    d = res.domain
+    lines.append(f"  domain: {d['datasets']}; runs: {d['runs']}; separators: {d['separators']}")
+    if res.choice:
+        lines.append(f"  engine choice: {res.choice}")
+    if res.counterexample:
+        ce = res.counterexample
+        lines.append("  dataset: " + ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}"
+                                           for p, y in zip(ce["points"], ce["labels"])))
+        setting = run_setting(ce.get("params"))
+        if setting:
+            lines.append(f"  run setting: {setting}")
+        lines.append(f"  updates (0-based points, in order): {ce['updates']}")
+        if ce["separator"]:
+            lines.append(f"  separator: v = {tuple(ce['separator']['v'])}" + (f", c = {ce['separator']['b']}" if ce['separator']['b'] else "")
+                         + " (w_opt = v/|v|)")
+        viol = ce["violation"]
+        where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
+        where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
+        lines.append(f"  violated {where}: " + (f" {viol['ops'][0]} ".join(viol["sides"]) if "sides" in viol else "false"))
+        if res.files:
+            lines.append(f"  replay: {res.files['replay']}")
+    if res.reason:
+        lines.append(f"  {res.reason}")
+    return "\n".join(lines)
+
+
+def worst_text(res) -> str:
+    """The worst ratio of updates to a bound a search found."""
+    lines = [f"{res['claim']}: worst ratio updates / bound = {res['ratio']:.4f} ({res['updates']} updates, bound {res['bound']:.4f})",
+             f"  dataset: {res.get('points')} labels {res.get('labels')} separator {res.get('separator')}",
+             f"  domain: {res['domain']['datasets']}; {res['domain']['runs']}"]
+    return "\n".join(lines)
