@@ -1,6 +1,6 @@
 """Declared variants against the same variants hand-written, measured in this same script.
 
-A declaration (examples/variants/builtins.toml) runs in the one engine of perceptron.run through
+A declaration (tests/data/builtins.toml) runs in the one engine of perceptron.run through
 the declared model; the hand-written variant runs its own model.  For each, the median of N
 paired runs of
   - training with a complete trace in memory (every visit), and
@@ -84,7 +84,7 @@ def main(argv=None):
     ap.add_argument("--skip-float", action="store_true")
     ap.add_argument("--n", type=int, default=100_000)
     args = ap.parse_args(argv)
-    load_variants(os.path.join(ROOT, "examples", "variants", "builtins.toml"))
+    load_variants(os.path.join(ROOT, "tests", "data", "builtins.toml"))
     print("declared variant / hand-written variant (medians of paired runs; ratio < 1: the declared one is faster)")
     if os.path.exists(VEC400):
         ds = P.load(VEC400)

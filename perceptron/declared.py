@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ._numbers import NumberError, format_rational, parse_rational
-from .errors import InputError
+from .errors import InputError, OptionError
 from .expression import (
     RESERVED_NAMES,
     RUN_QUANTITIES,
@@ -74,12 +74,15 @@ _CONSTS = ("eta", "n", "d", "R", "R2")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
-class DeclarationError(ValueError):
+class DeclarationError(OptionError):
     """A declaration outside the schema; ``key`` names the field (for the line of the file)."""
 
     def __init__(self, message: str, key: str | None = None):
-        self.message, self.key = message, key
         super().__init__(message)
+        self.key = key
+
+    def __reduce__(self):
+        return (DeclarationError, (self.message, self.key))
 
 
 @dataclass(frozen=True, eq=False)

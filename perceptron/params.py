@@ -17,6 +17,7 @@ from ._numbers import (
     to_int_array,
 )
 from .datasets import Dataset
+from .errors import OptionError
 from .declared import variant_of
 from .variants import VARIANTS
 
@@ -150,7 +151,7 @@ def _rational_field(name: str, v) -> Fraction:
     raise ParamError(f"params.{name} must be a finite number, not {v!r}"[:200])
 
 
-class ParamError(ValueError):
+class ParamError(OptionError):
     """A parameter combination that the variant does not allow."""
 
 

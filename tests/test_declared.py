@@ -35,7 +35,7 @@ def _declared_here():
     from perceptron import declared
 
     saved = dict(declared._REGISTRY)
-    load_variants(os.path.join(EX, "builtins.toml"))
+    load_variants(os.path.join(ROOT, "tests", "data", "builtins.toml"))
     for f in ("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml", "passive_aggressive.toml"):
         load_variants(os.path.join(EX, f))
     yield

@@ -13,8 +13,9 @@ import os
 import sys
 from fractions import Fraction
 
-from perceptron import InputError, ParamError, Params, load, open_writer, train
+from perceptron import InputError, Params, load, open_writer, train
 from perceptron._numbers import NumberError, format_rational, parse_rational
+from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
@@ -23,7 +24,7 @@ from verify.language.quantifiers import SEARCHABLE_VARIANTS
 __all__ = ["main"]
 
 
-class UsageError(ValueError):
+class UsageError(OptionError):
     """A bad command-line argument; reported as one line with exit code 2."""
 
 
@@ -195,15 +196,9 @@ def _claim_paths(args):
 
 
 def _load_all_claims(paths):
-    from verify.language.claims import ClaimError, load_claims
+    from verify.language.claims import load_claims
 
-    claims = []
-    for p in paths:
-        try:
-            claims += load_claims(p).claims
-        except ClaimError as e:
-            raise InputError(e.path, e.message, e.line, e.col) from None
-    return claims
+    return [c for p in paths for c in load_claims(p).claims]
 
 
 def cmd_lint(args) -> int:
@@ -225,10 +220,7 @@ def cmd_certify(args) -> int:
     ds = _load_data(args)
     params = Params(variant=args.variant, augment=args.augment, arithmetic="exact")
     bias = VARIANTS[args.variant].bias is not None
-    try:
-        X, D = prepare_inputs(ds, params)
-    except ParamError as e:
-        raise UsageError(str(e)) from None
+    X, D = prepare_inputs(ds, params)
     cert = certify(X, D, [int(v) for v in ds.y], bias=bias)
     out = {"dataset": ds.name, "sha256": ds.sha256, "variant": args.variant, "augment": args.augment, **cert.to_json()}
     if args.json:
@@ -408,7 +400,6 @@ def cmd_search(args) -> int:
         DEFAULT_MEMORY,
         DEFAULTS,
         Domain,
-        SearchError,
         search,
         worst,
     )
@@ -454,8 +445,6 @@ def cmd_search(args) -> int:
         with MemoryCap(args.max_memory), ShardProgress(args.quiet) as progress:
             res = search(claim, dom, engine=args.engine, timeout=args.timeout, out_dir=args.out, jobs=args.jobs,
                          scheduler=args.scheduler, max_memory=budget, progress=progress)
-    except SearchError as e:
-        raise UsageError(str(e)) from None
     except MemoryError:
         print(f"{claim.id} ({claim.citation}): unknown: limit reached: the search needed more than its memory "
               f"limit of {args.max_memory:g} GiB (--max-memory); no verdict on the domain")
@@ -680,11 +669,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         return args.func(args)
-    except InputError as e:
-        _say(f"proof-audit: {e}")
-        return 2
-    except (ParamError, UsageError) as e:
-        _say(f"proof-audit: error: {e}")
+    except InputError as e:  # every error a user should see: one line, exit code 2
+        _say(f"proof-audit: {e.lead}{e}")
         return 2
     except BrokenPipeError:
         # the reader went away (``| head``): nothing more to say, and nowhere to say it

@@ -112,12 +112,12 @@ _RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "conver
               "w_pocket", "pocket_errors", "min_visited_errors"}
 
 
-class ClaimError(ValueError):
+class ClaimError(InputError):
     """A problem in a claim file, located as FILE:LINE:COL."""
 
     def __init__(self, path, line, col, message):
-        self.path, self.line, self.col, self.message = path, line, col, message
-        super().__init__(f"{path}:{line or 1}:{col or 1}: {message}")
+        super().__init__(path, message, line or 1, col or 1)
+        self.line, self.col = line, col
 
     def __reduce__(self):  # sent back pickled from worker processes
         return (ClaimError, (self.path, self.line, self.col, self.message))

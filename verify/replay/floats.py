@@ -13,9 +13,9 @@ import numpy as np
 
 from perceptron.models.primal import error_scale32
 from perceptron.params import prepare_inputs
+from verify.replay.loop import follow_rule
 from verify.replay.declared_float import replay_declared_float
 from verify.replay.records import (
-    CyclicRule,
     Inconsistency,
     RecordChecker,
     augmented_bias,
@@ -119,19 +119,13 @@ class _FloatRun:
         return None
 
     def replay(self):
-        rule = CyclicRule(self.ctx, self.p)
-        t = 0
-        while (step := rule.next(self.k, t)) is not None:
-            t += 1
-            mistake, bad = self.visit(t, *step)
-            if bad:
-                return bad
-            if rule.after(mistake, self.k):
-                break
-        bad = self.records.finish(t, rule.stop)
+        end = follow_rule(self.ctx, self.p, self)  # cyclic and random orders (replay_float checked)
+        if isinstance(end, Inconsistency):
+            return end
+        bad = self.records.finish(end.visits, end.stop)
         if bad:
             return bad
-        got = {"updates": self.k, "epochs": rule.epochs, "visits": t, "converged": rule.converged, "stop": rule.stop,
-               "w": [float(v) for v in self.w],
+        got = {"updates": self.k, "epochs": end.epochs, "visits": end.visits, "converged": end.converged,
+               "stop": end.stop, "w": [float(v) for v in self.w],
                "b": float(self.b) if self.ctx.bias else float(augmented_bias(self.p, list(self.w)))}
         return end_mismatch(self.tr.end, got, exact=False)

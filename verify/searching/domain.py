@@ -20,6 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
@@ -50,7 +51,7 @@ MAX_W0 = 729
 UNIT_DENOMINATOR = 65
 
 
-class SearchError(ValueError):
+class SearchError(OptionError):
     """The claim cannot be searched (wrong kind, unsupported quantity or variant), or the
     domain is outside the search's limits."""
 
