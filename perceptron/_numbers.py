@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["parse_rational", "format_rational", "common_denominator", "to_int_array", "INT64_SAFE", "maxabs", "narrow_ints"]
+__all__ = ["parse_rational", "format_rational", "common_denominator", "to_int_array", "INT64_SAFE", "maxabs", "narrow_ints", "fits_text"]
 
 #: Largest magnitude we let an int64 intermediate reach before switching to Python integers.
 #: Kept at 2**62 rather than 2**63 - 1 so that one further addition of two in-range values
@@ -144,3 +144,12 @@ def narrow_ints(values) -> np.ndarray:
     if maxabs(a) >= INT64_SAFE:
         return np.array([int(v) for v in a.ravel().tolist()], dtype=object).reshape(a.shape)
     return a.astype(np.int64, copy=False)
+
+
+def fits_text(v: Fraction, limit: int) -> bool:
+    """Whether v written "p/q" (format_rational) takes at most ``limit`` characters; decided from
+    the bit lengths first, so a huge value is never converted to text."""
+    bits = v.numerator.bit_length() + v.denominator.bit_length()
+    if bits * 0.30103 > limit + 4:  # log10(2): fewer digits than that cannot spell it
+        return False
+    return len(format_rational(v)) <= limit

@@ -34,11 +34,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ._numbers import NumberError, format_rational, parse_rational
+from ._numbers import NumberError, fits_text, format_rational, parse_rational
 from .errors import InputError, OptionError
 from .expression import (
     RESERVED_NAMES,
@@ -47,7 +46,7 @@ from .expression import (
     ExprError,
     compile_expr,
 )
-from .limits import MAX_CLAIM_BYTES, read_bytes
+from .limits import MAX_CLAIM_BYTES, MAX_NUMBER_CHARS, parse_toml, read_bytes
 from .variants import VARIANTS
 
 __all__ = ["Declaration", "DeclarationError", "parse_declaration", "load_variants", "register", "declared",
@@ -275,6 +274,9 @@ def parse_declaration(name: str, table) -> Declaration:
     params = []
     for p, v in params_raw.items():
         if type(v) is int:
+            if not fits_text(Fraction(v), MAX_NUMBER_CHARS):
+                raise DeclarationError(f"parameters.{p}: an integer longer than {MAX_NUMBER_CHARS} digits "
+                                       "(perceptron.limits.MAX_NUMBER_CHARS)", "parameters")
             val = Fraction(v)
         elif type(v) is str:
             try:
@@ -364,6 +366,51 @@ def register(decl: Declaration) -> Declaration:
     return decl
 
 
+#: name -> (file, line) of the [variants.NAME] table a declaration was first read from.
+_ORIGIN: dict = {}
+
+
+def origin(name: str) -> str:
+    """Where a declaration was written, for messages: "FILE:LINE: [variants.NAME]" (or, for one
+    that came in a trace's header, "[variants.NAME]")."""
+    path, line = _ORIGIN.get(name, (None, None))
+    return f"{path}:{line}: [variants.{name}]" if path else f"[variants.{name}]"
+
+
+def fields(decl: Declaration):
+    """(field, its source text, its compiled tree) for every expression of a declaration."""
+    for s, c in decl.state:
+        yield f"state.{s}", c.source, c.tree
+    yield "score", decl.score.source, decl.score.tree
+    yield "mistake", decl.mistake.source, decl.mistake.tree
+    for s, c in decl.update:
+        yield f"update.{s}", c.source, c.tree
+    for o, c in decl.outputs:
+        yield f"outputs.{o}", c.source, c.tree
+
+
+def check_dimension(decl: Declaration, d: int) -> None:
+    """Every vector of a declaration has the data's dimension d (after augmentation): a vec(...)
+    literal of another length is the declaration's error, found when it meets the data, before
+    the run (never a broadcast, never numpy's shape error)."""
+    for field, src, tree in fields(decl):
+        for node in _walk(tree):
+            if node[0] == "call" and node[1] == "vec" and len(node[2]) != d:
+                raise DeclarationError(f"{field} = {src!r}: vec(...) of {len(node[2])} coordinates; the run's inputs have "
+                                       f"{d} (after augmentation)", field.split(".")[0])
+
+
+def _walk(tree):
+    yield tree
+    for part in tree[1:]:
+        if isinstance(part, tuple) and part and isinstance(part[0], str):
+            yield from _walk(part)
+        elif isinstance(part, (tuple, list)):
+            for q in part:
+                if isinstance(q, tuple) and q and isinstance(q[0], str):
+                    yield from _walk(q)
+
+
 def declared(name: str) -> Declaration | None:
     return _REGISTRY.get(name)
 
@@ -409,6 +456,7 @@ def declarations_from(path: str, data: dict, text: str) -> list:
     for name, body in table.items():
         try:
             out.append(register(parse_declaration(name, body)))
+            _ORIGIN.setdefault(name, (path, where.get((name, None)) or 1))
         except DeclarationError as e:
             line = where.get((name, (e.key or "").split(".")[0])) or where.get((name, None)) or 1
             raise InputError(path, f"[variants.{name[:40]}] {e.message}", line) from None
@@ -423,13 +471,7 @@ def load_variants(path: str) -> list:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(path, "not UTF-8 text", raw[:e.start].count(b"\n") + 1) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"at line (\d+)", str(e))
-        raise InputError(path, f"TOML syntax error: {str(e).split(' (at line')[0]}", int(m.group(1)) if m else None) from None
-    except RecursionError:
-        raise InputError(path, "TOML nested too deeply to read", 1) from None
+    data = parse_toml(path, text)
     extra = [k for k in data if k not in ("variants", "document", "claim")]
     if extra:
         raise InputError(path, f"unknown top-level key {extra[0][:40]!r} (a variant file holds [variants.NAME] tables; "

@@ -15,7 +15,7 @@ import sys
 
 from .errors import InputError
 
-__all__ = ["MAX_DATA_BYTES", "MAX_TRACE_BYTES", "MAX_CLAIM_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT",
+__all__ = ["MAX_DATA_BYTES", "MAX_TRACE_BYTES", "MAX_CLAIM_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "parse_toml",
            "MAX_DENOMINATOR_BITS", "MAX_CELLS", "MAX_DIM", "MAX_POINTS", "MAX_TRACE_LINE",
            "MAX_TRACE_RECORDS", "check_regular_file", "read_bytes", "allow_long_numbers"]
 
@@ -93,3 +93,22 @@ def allow_long_numbers() -> None:
     raise the guard to 100 000 digits."""
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(100_000)
+
+
+def parse_toml(path: str, text: str) -> dict:
+    """A user's TOML file (claims, variants, pyproject.toml): any problem is one InputError
+    naming the file and line (a syntax error, nesting too deep, an integer too long to read)."""
+    import re
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"at line (\d+), column (\d+)", str(e))
+        raise InputError(path, f"TOML syntax error: {str(e).split(' (at line')[0]}", int(m.group(1)) if m else None,
+                         int(m.group(2)) if m else None) from None
+    except RecursionError:
+        raise InputError(path, "TOML nested too deeply to read", 1) from None
+    except ValueError:  # Python's own limit on the digits of an integer read from text
+        raise InputError(path, f"an integer too long to read: numbers are limited to {MAX_NUMBER_CHARS} characters "
+                               "(perceptron.limits.MAX_NUMBER_CHARS)") from None

@@ -12,12 +12,14 @@ import numpy as np
 from ._numbers import (
     INT64_SAFE,
     common_denominator,
+    fits_text,
     format_rational,
     maxabs,
     to_int_array,
 )
 from .datasets import Dataset
 from .errors import OptionError
+from .limits import MAX_NUMBER_CHARS
 from .declared import variant_of
 from .variants import VARIANTS
 
@@ -245,12 +247,44 @@ def _check_common(params: Params):
     """What every variant, built in or declared, requires of its parameters."""
     if params.arithmetic not in ("exact", "float"):
         raise ParamError(f"arithmetic must be exact or float, not {params.arithmetic!r}")
+    _check_numbers(params)
     if Fraction(params.eta) <= 0:
         raise ParamError(f"--eta must be positive, got {params.eta}")
     if params.sign0 not in (-1, 0, 1):
         raise ParamError(f"--sign0 must be -1, 0 or +1, got {params.sign0}")
     if params.augment not in (None, "first", "last"):
         raise ParamError(f"augment must be first or last, got {params.augment!r}")
+
+
+def _exact_values(params: Params):
+    """(option, value) for every rational parameter of a run."""
+    yield "--eta", Fraction(params.eta)
+    for j, v in enumerate(params.w0 or ()):
+        yield f"--w0 (coordinate {j})", Fraction(v)
+    if params.b0 is not None:
+        yield "--b0", Fraction(params.b0)
+    yield "--offset", Fraction(params.offset)
+    yield "--rbf-gamma", Fraction(params.rbf_gamma)
+    for name, v in params.declared:
+        yield f"--set {name}", Fraction(v)
+
+
+def _check_numbers(params: Params):
+    """Every rational parameter fits where it goes: written "p/q" within MAX_NUMBER_CHARS (the
+    trace holds it, and check reads no longer number), and for a float run within the float range."""
+    for option, v in _exact_values(params):
+        if not fits_text(v, MAX_NUMBER_CHARS):
+            raise ParamError(f"{option}: its exact value takes more than {MAX_NUMBER_CHARS} characters as p/q, the "
+                             "longest number a trace holds (perceptron.limits.MAX_NUMBER_CHARS)")
+        text = format_rational(v)
+        if params.arithmetic == "float":
+            try:
+                finite = math.isfinite(float(v))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise ParamError(f"{option}: {text[:24]}{'...' if len(text) > 24 else ''} is beyond the float range of "
+                                 "a --float run (about 1.8e308); run it exact")
 
 
 def _check_budgets(params: Params, names):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ._numbers import format_rational
 from .datasets import Dataset
-from .declared import variant_of
+from .declared import DeclarationError, check_dimension, origin, variant_of
 from .models.common import sign_or_tie
 from .models.dual import Dual
 from .models.primal import Primal
@@ -114,22 +114,19 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
     check_params(params, var)
     X, D = prepare_inputs(ds, params)
     declared = getattr(var, "declared", False)
-    if declared:
-        from .models.declared import DeclaredError, DeclaredModel
-
-        try:
-            model = DeclaredModel(var, ds, params, X, D, declared_constants(ds, params, X, D, var))
-        except DeclaredError as e:
-            raise ParamError(f"{var.name}: {e}") from None
-    else:
+    if not declared:
         model = Dual(ds, params, X, D) if var.dual else Primal(ds, params, X, D)
-    if declared:
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):  # an overflowing float state is an error below
-                return _loop(ds, params, var, model, X, recorder)
-        except DeclaredError as e:
-            raise ParamError(f"{var.name}: {e}") from None
-    return _loop(ds, params, var, model, X, recorder)
+        return _loop(ds, params, var, model, X, recorder)
+    from .models.declared import DeclaredError, DeclaredModel
+
+    # a fault of the declaration is its own error, naming where it was declared and the expression
+    try:
+        check_dimension(var, X.shape[1])
+        with np.errstate(over="ignore", invalid="ignore", divide="raise"):  # an overflowing state is an error below
+            model = DeclaredModel(var, ds, params, X, D, declared_constants(ds, params, X, D, var))
+            return _loop(ds, params, var, model, X, recorder)
+    except (DeclaredError, DeclarationError) as e:
+        raise ParamError(f"{origin(var.name)}: {e.message if isinstance(e, DeclarationError) else e}") from None
 
 
 def _loop(ds: Dataset, params: Params, var, model, X, recorder) -> Result:

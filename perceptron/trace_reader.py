@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._npz import load_npz
-from ._numbers import NumberError, narrow_ints, parse_rational
+from ._numbers import INT64_SAFE, NumberError, narrow_ints, parse_rational
 from .declared import DeclarationError, parse_declaration, variant_of
 from .errors import InputError
 from .limits import (
@@ -325,6 +325,10 @@ def _visit(obj, header, var, exact, dens, n, dim, cols, upd_t, ws, bs, pocket):
     t = obj["t"]
     if t < 1 or obj["epoch"] < 1 or obj["k"] < 0:
         raise ValueError("t and epoch count from 1, k from 0")
+    for key in ("t", "epoch", "k"):
+        if obj[key] >= INT64_SAFE:  # counts of a run, read into int64 columns
+            raise ValueError(f"{key} = {str(obj[key])[:40]} is beyond any run's count (the limit is 2^62, "
+                             "perceptron._numbers.INT64_SAFE)")
     if not 0 <= obj["i"] < n:
         raise ValueError(f"point index {obj['i']} is outside 0..{n - 1}")
     if not _is_int(obj["y"]) or obj["y"] not in (-1, 1):

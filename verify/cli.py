@@ -337,11 +337,11 @@ def cmd_run(args) -> int:
     for d in data:
         if not os.path.isdir(d):
             raise InputError(d, "not a directory of datasets")
+    out_label = "--out" if args.out or not cfg.out else f"{cfg.path}: [tool.proof-audit] out ="
     args.out = args.out or cfg.out or "reports"
     args.jobs = args.jobs if args.jobs is not None else cfg.jobs
-    if args.jobs is not None and not 1 <= args.jobs <= 64:
-        raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
-    _check_out_dir(args.out, "--out", marker="results.json")
+    _check_jobs(args.jobs)
+    _check_out_dir(args.out, out_label, marker="results.json")
     domain = None
     if cfg.search:
         from verify.corpus.audit import AUDIT_DOMAIN
@@ -418,8 +418,7 @@ def cmd_search(args) -> int:
             setattr(args, k, cfg.search.get(k, default))
     args.jobs = args.jobs if args.jobs is not None else cfg.jobs or 1
     args.scheduler = args.scheduler or cfg.scheduler
-    if not 1 <= args.jobs <= 64:
-        raise UsageError(f"--jobs {args.jobs}: choose 1 to 64 worker processes")
+    _check_jobs(args.jobs)
     if args.max_memory is None:
         args.max_memory = DEFAULT_MEMORY / (1 << 30)
     if not (math.isfinite(args.max_memory) and 0.5 <= args.max_memory <= 1024):
@@ -454,9 +453,12 @@ def cmd_search(args) -> int:
     else:
         print(search_text(claim, res))
     if args.results:
-        with open(args.results, "w", encoding="utf-8") as fh:
-            json.dump(res.to_json(timing=False), fh, sort_keys=True, indent=1, default=str)
-            fh.write("\n")
+        try:
+            with open(args.results, "w", encoding="utf-8") as fh:
+                json.dump(res.to_json(timing=False), fh, sort_keys=True, indent=1, default=str)
+                fh.write("\n")
+        except OSError as e:
+            raise UsageError(f"--results {args.results}: cannot write it: {e.strerror or e}") from None
     from .verdicts import meets
 
     return 0 if meets(res.verdict, claim.expect) else 1
@@ -470,6 +472,14 @@ def _check_etas(etas):
                 raise ValueError
         except (ValueError, NumberError):
             raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
+
+
+def _check_jobs(jobs) -> None:
+    """--jobs within MAX_JOBS ([tool.proof-audit] jobs is checked where the file is read)."""
+    from .config import MAX_JOBS
+
+    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
+        raise UsageError(f"--jobs {jobs}: choose 1 to {MAX_JOBS} worker processes")
 
 
 def _check_out_dir(path: str, option: str, marker: str | None) -> None:
@@ -683,6 +693,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         _say("proof-audit: interrupted")
         return 130
+    except OSError as e:  # a file the user named could not be read or written (a full disk, a directory)
+        where = f"{e.filename}: " if e.filename else ""
+        _say(f"proof-audit: error: {where}{e.strerror or e}")
+        return 2
     except Exception as e:  # MemoryError and RecursionError included
         # A last guard, not a way of handling input: every input-driven size has a named limit
         # (perceptron.limits) checked before the work, and the fuzz suite asserts this line is

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import glob
 import os
-import tomllib
 from dataclasses import dataclass, field
 
 from perceptron.datasets import InputError
@@ -38,6 +37,8 @@ SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-b
 #: bounded (verify.language.claims), and an audit of more than this many is a glob gone wrong ("**").
 MAX_PATHS = 500
 _KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict}
+#: Most worker processes run and search start (the same bound for the command line and this file).
+MAX_JOBS = 64
 
 
 @dataclass
@@ -74,14 +75,13 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
     path = path or find_pyproject(start)
     if path is None:
         return Config()
-    from perceptron.limits import MAX_CLAIM_BYTES, read_bytes
+    from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes
 
     try:
-        data = tomllib.loads(read_bytes(path, MAX_CLAIM_BYTES, "pyproject.toml").decode("utf-8"))
+        text = read_bytes(path, MAX_CLAIM_BYTES, "pyproject.toml").decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(path, "not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(path, f"not valid TOML: {e}") from None
+    data = parse_toml(path, text)
     table = data.get("tool", {}).get("proof-audit") if isinstance(data.get("tool"), dict) else None
     if table is None:
         return Config(path=path)
@@ -93,6 +93,8 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
             raise InputError(path, f"{where}: unknown key {k!r}; known: {', '.join(sorted(_KEYS))}")
         if not isinstance(v, _KEYS[k]) or isinstance(v, bool):
             raise InputError(path, f"{where}: {k} must be a {_KEYS[k].__name__}")
+    if "jobs" in table and not 1 <= table["jobs"] <= MAX_JOBS:
+        raise InputError(path, f"{where}: jobs = {table['jobs']}: choose 1 to {MAX_JOBS} worker processes")
     base = os.path.dirname(os.path.abspath(path))
     cfg = Config(path=path, out=_rel(base, table["out"]) if "out" in table else None, jobs=table.get("jobs"),
                  scheduler=table.get("scheduler"))

@@ -57,8 +57,10 @@ def _claim_files(config) -> list[str]:
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS
                                  and not os.path.exists(os.path.join(root, d, "pyvenv.cfg")))
                 out += [os.path.join(root, f) for f in sorted(files) if f.startswith("claims_") and f.endswith(".toml")]
-        else:
+        elif os.path.isfile(p):
             out.append(p)
+        else:
+            raise pytest.UsageError(f"--proof-audit {p}: no such claim file or directory")
     if not out:
         return []
     from .config import MAX_PATHS

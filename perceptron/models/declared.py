@@ -40,6 +40,34 @@ class DeclaredError(ArithmeticError):
     """A declared run that cannot go on exactly (a limit, an irrational value, division by 0)."""
 
 
+#: The faults of a declaration's arithmetic at run time (a division by 0, 0 ** -1, a float
+#: overflow, numpy's raised divide): each is the declaration's error, reported with its field.
+FAULTS = (ZeroDivisionError, OverflowError, FloatingPointError)
+
+
+def _fault(field: str, source: str, e: Exception) -> DeclaredError:
+    """The declaration's run-time fault, naming the field and its expression."""
+    if isinstance(e, DeclaredError):
+        return DeclaredError(f"{field} = {source!r}: {e}")
+    what = ("a division by zero" if isinstance(e, ZeroDivisionError) or "divide by zero" in str(e) else
+            "a value beyond the float range (an overflow)" if isinstance(e, OverflowError) or "overflow" in str(e) else
+            str(e))
+    return DeclaredError(f"{field} = {source!r} fails at run time: {what}")
+
+
+def _faults(field: str):
+    """Run a method of the model, turning an arithmetic fault into the named field's error."""
+    def wrap(method):
+        def run(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except (*FAULTS, DeclaredError) as e:
+                raise _fault(field, getattr(self.decl, field).source, e) from None
+        run.__name__, run.__doc__ = method.__name__, method.__doc__
+        return run
+    return wrap
+
+
 def _big(a):
     return a if a.dtype == object else a.astype(object)
 
@@ -83,7 +111,7 @@ def _scaled(num, ma: int, f: int):
     """num * f, in int64 when the bound allows."""
     if f == 1:
         return num
-    if num.dtype != object and ma * abs(f) < INT64_SAFE:
+    if num.dtype != object and ma * abs(f) < INT64_SAFE and abs(f) < INT64_SAFE:  # f itself must be an int64
         return num * f
     return _big(num) * f
 
@@ -103,7 +131,7 @@ def q_add(a, b, sign: int = 1):
     fa, fb = L // a.den, L // b.den
     bound = a.ma * fa + b.ma * fb
     na, nb = a.num, b.num
-    if na.dtype == object or nb.dtype == object or bound >= INT64_SAFE:
+    if na.dtype == object or nb.dtype == object or max(bound, fa, fb) >= INT64_SAFE:  # the factors are int64s too
         na, nb = _big(na), _big(nb)
     na = na * fa if fa != 1 else na
     nb = nb * fb if fb != 1 else nb
@@ -385,7 +413,8 @@ def _signed_score_test(tree, ar):
         ys = lab.num  # -1/+1 (den 1)
         if c == 0:
             return test(q_sign(sc) * ys)
-        if sc.num.dtype != object and sc.ma * c.denominator + abs(c.numerator) * sc.den < INT64_SAFE:
+        if sc.num.dtype != object and max(sc.ma * c.denominator + abs(c.numerator) * sc.den, c.denominator,
+                                          abs(c.numerator)) < INT64_SAFE:  # every factor an int64 too
             return test(np.sign(sc.num * ys * c.denominator - c.numerator * sc.den))
         num = _big(sc.num) * _big(ys) * c.denominator - c.numerator * sc.den
         return test(np.array([(v > 0) - (v < 0) for v in num], dtype=np.int64))
@@ -526,7 +555,10 @@ class DeclaredModel:
             init_env.update({"w0": np.array([float(v) for v in w0]), "b0": float(b0)})
         self.state = {}
         for s, c in decl.state:
-            v = compile_tree(c.tree, ar)(init_env)
+            try:
+                v = compile_tree(c.tree, ar)(init_env)
+            except (*FAULTS, DeclaredError) as e:
+                raise _fault(f"state.{s}", c.source, e) from None
             if not self.exact and np.ndim(v) == 1:
                 v = np.array(v, dtype=np.float64)
             self.state[s] = v
@@ -543,6 +575,7 @@ class DeclaredModel:
     def _env(self):
         return dict(self._base)
 
+    @_faults("score")
     def scores(self, idx, lo=None):
         env = self._env()
         if self.exact:
@@ -614,6 +647,7 @@ class DeclaredModel:
             sg = np.where(sg == 0, self.tie, sg)
         return sg
 
+    @_faults("mistake")
     def mistakes(self, s, ys) -> np.ndarray:
         env = self._env()
         if self.exact:
@@ -692,7 +726,12 @@ class DeclaredModel:
                     env[name] = Fraction(value)
         else:
             env.update({"x": self.X[i], "y": float(y), "out": float(out), "score": float(s_i), "t": float(t), "i": float(i)})
-        new = {s: f(env) for s, f in self._update}
+        new = {}
+        for (s, f), (_, c) in zip(self._update, self.decl.update):
+            try:
+                new[s] = f(env)
+            except (*FAULTS, DeclaredError) as e:
+                raise _fault(f"update.{s}", c.source, e) from None
         for s, v in new.items():
             if self.exact and isinstance(v, Q):
                 v = _reduce(v)
@@ -730,8 +769,11 @@ class DeclaredModel:
         env = self._env()
         env.update({"t": Fraction(t) if self.exact else float(t), "epochs": Fraction(epochs) if self.exact else float(epochs)})
         out = {}
-        for o, f in self._outputs:
-            v = f(env)
+        for (o, f), (_, c) in zip(self._outputs, self.decl.outputs):
+            try:
+                v = f(env)
+            except (*FAULTS, DeclaredError) as e:
+                raise _fault(f"outputs.{o}", c.source, e) from None
             if isinstance(v, Q):
                 v = v.fractions()
             elif isinstance(v, np.ndarray):

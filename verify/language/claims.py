@@ -45,12 +45,11 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 
 from perceptron.declared import declarations_from, variant_of
 from perceptron.errors import InputError
-from perceptron.limits import MAX_CLAIM_BYTES, read_bytes
+from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes
 from perceptron.variants import VARIANTS
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import TYPES
@@ -183,11 +182,6 @@ def _locate(text: str):
     return blocks, doc_keys
 
 
-def _decode_error_position(msg: str):
-    m = re.search(r"at line (\d+), column (\d+)", msg)
-    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
-
-
 def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
     """Read and validate one claim file.  Problems raise ClaimError; with ``collect`` (a list),
     every problem is appended there instead and the valid claims are still returned."""
@@ -236,12 +230,9 @@ def _read_toml(path, problem):
         problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
         return None
     try:
-        return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as e:
-        line, col = _decode_error_position(str(e))
-        problem(line, col, f"TOML syntax error: {str(e).split(' (at line')[0]}")
-    except RecursionError:
-        problem(1, 1, "TOML nested too deeply to read")
+        return parse_toml(path, text), text
+    except InputError as e:
+        problem(e.line, e.col, e.message)
     return None
 
 

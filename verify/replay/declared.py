@@ -172,7 +172,7 @@ class DeclaredReplay:
         self.t = t
         s = run.score(i)
         out, mistake = run.decide(i, s)
-        if self.records.recorded(mistake):
+        if self.records.recorded(mistake, t):
             def describe():
                 holds = "holds" if mistake else "fails"
                 return f"the declared mistake condition {holds} at point {i} (score {short_value(s)}, y = {ctx.y[i]})"

@@ -216,7 +216,7 @@ class BuiltinStepper:
         sn, sd = self.score_int(i)
         out = (sn > 0) - (sn < 0) or ctx.tie
         mistake = out != ctx.y[i]
-        if self.records.recorded(mistake):
+        if self.records.recorded(mistake, t):
             def describe():
                 what = "misclassified" if mistake else "correctly classified"
                 return f"point {i} is {what} (score {format_value(Fraction(sn, sd))}, y = {ctx.y[i]})"

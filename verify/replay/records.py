@@ -172,9 +172,11 @@ class RecordChecker:
         self.rec = 0  # the next visit record
         self.upd = 0  # the next update record
 
-    def recorded(self, mistake: bool) -> bool:
-        """Whether the trace has a record of a visit (every visit, or the updates only)."""
-        return self.visits or mistake
+    def recorded(self, mistake: bool, t: int) -> bool:
+        """Whether visit t is to be checked against a record: every visit of a trace recorded
+        visit by visit, every update, and any other visit a record is present for (every record
+        present is checked, whatever the header says the trace holds)."""
+        return self.visits or mistake or (self.rec < len(self.t) and int(self.t[self.rec]) == t)
 
     def visit(self, t: int, epoch: int, i: int, mistake: bool, k_before: int, describe, score_differs=None):
         """The record of visit t: point i in ``epoch``, a mistake or not by the rule, k_before updates
@@ -184,6 +186,9 @@ class RecordChecker:
         rec = self.rec
         if rec >= len(self.t):
             return Inconsistency(t, f"the rule requires a visit to point {i} (epoch {epoch}); the trace has ended")
+        if not self.visits and not mistake and int(self.t[rec]) == t:
+            return Inconsistency(t, f"the header says the trace records updates only; it records visit {t}, at which the "
+                                    "rule makes no update")
         rt = int(self.t[rec])
         if rt != t:
             what = "a visit" if rt > t else "a repeated or out-of-order visit"
@@ -223,7 +228,7 @@ class RecordChecker:
 
     def finish(self, t: int, stop):
         """After the rule's last visit t: every record must have been read."""
-        if self.visits and self.rec != len(self.t):
+        if self.rec != len(self.t):
             return Inconsistency(int(self.t[self.rec]), f"the rule ends the run after visit {t} ({stop}); the trace goes "
                                                         f"on to {len(self.t)} visits")
         if self.upd != len(self.upd_t):

@@ -281,6 +281,9 @@ def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_M
     if bound is None:
         raise SearchError(f"claim {claim.id} is not a bound of the form 'mistakes <= B' or 'k <= B'")
     variant = claim_variant(claim, None)
+    if is_declared(variant):
+        raise SearchError(f"tightness (--worst) is measured for the built-in variants; {variant} is a declared variant "
+                          "(search it without --worst)")
     dom = domain_for(claim, Domain(**{**asdict(dom), "variant": variant}))
     check_limits(dom, timeout)
     t0 = time.monotonic()

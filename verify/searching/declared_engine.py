@@ -118,13 +118,13 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
     from verify.searching.confirm import save_counterexample
 
     decl = variant_of(dom.variant)
+    if dom.unit:  # refused as asked, before the domain is widened (widening sets integer points)
+        raise SearchError("a declared variant is searched on integer points (not --unit)")
     if widen:
         dom = _runs(claim, dom, decl)
     check_limits(dom, timeout)
     if dom.order not in ("any", "first"):
         raise SearchError(f"a declared variant is searched with order any or first, not {dom.order!r}")
-    if dom.unit:
-        raise SearchError("a declared variant is searched on integer points (not --unit)")
     settings = declared_settings(claim, dom, decl)
     t0 = time.monotonic()
     deadline = time.time() + timeout
