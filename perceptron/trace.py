@@ -165,6 +165,10 @@ class _Base:
     def end(self, result):
         self._end(result.summary())
 
+    def abort(self):
+        """The run failed: close what is open and leave no partial trace behind (a trace
+        without its end record is one check would refuse)."""
+
 
 class MemoryTrace(_Base):
     """Collects a trace in memory (for tests and the replay of short runs)."""
@@ -283,6 +287,15 @@ class JsonlWriter(_Base):
         super().__init__(record)
         self.path = path
 
+    def abort(self):
+        fh = getattr(self, "fh", None)
+        if fh is not None:
+            fh.close()
+            try:
+                os.remove(self.path)
+            except OSError:
+                pass
+
     def _begin(self):
         self.fh = open(self.path, "w", encoding="utf-8")
         self.fh.write(json.dumps({"type": "header", **self.header}, sort_keys=True) + "\n")
@@ -334,6 +347,11 @@ class _Column:
         cap = max(1, FLUSH_VALUES // (width or 1))
         self.buf = np.empty((cap,) if width is None else (cap, width), dtype=self.dtype)
         self.nbuf = 0
+
+    def close(self):
+        """Close the spool file (a run that failed: nothing more is written)."""
+        if not self.fh.closed:
+            self.fh.close()
 
     def append(self, a):
         m = len(a)
@@ -401,6 +419,12 @@ class NpzWriter(_Base):
     def __init__(self, path: str, record: str = "visits"):
         super().__init__(record)
         self.path = path
+
+    def abort(self):
+        for col in getattr(self, "cols", {}).values():
+            col.close()
+        if getattr(self, "tmp", None):
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _begin(self):
         if "declaration" in self.header:

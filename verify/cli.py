@@ -145,8 +145,12 @@ def cmd_train(args) -> int:
     writer = open_writer(args.trace, args.record) if args.trace else None
     try:
         res = train(ds, params, writer)
-    except OSError as e:
-        raise InputError(args.trace, f"cannot write the trace: {e.strerror or e}") from None
+    except BaseException as e:  # a refused or failed run leaves no partial trace behind
+        if writer is not None:
+            writer.abort()
+        if isinstance(e, OSError):
+            raise InputError(args.trace, f"cannot write the trace: {e.strerror or e}") from None
+        raise
     summary = res.summary()
     summary["dataset"] = ds.name
     summary["label_map"] = ds.label_map

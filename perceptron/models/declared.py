@@ -21,23 +21,14 @@ from fractions import Fraction
 import numpy as np
 
 from .. import _interval as I
-from .._numbers import INT64_SAFE, maxabs
+from .._numbers import INT64_SAFE
 from .._numbers import U as _U
 from .._numbers import error_scale as _error_scale
+from .rationals import (DeclaredError, Q, big, check_bits, exact_sqrt, q_add, q_div, q_dot,
+                        q_mul, q_neg, q_of, q_reduce, q_sign)
 from ..declared import PER_POINT, names_in, signed_score_test, split_dot
 
-__all__ = ["DeclaredModel", "Q"]
-
-#: Bits of a numerator or denominator a declared run's exact state may reach: eta_k = 1/k makes
-#: denominators grow like lcm(1..k), PA-I's steps like a product of |x|^2; past this the run stops
-#: with a clear error.  1 600 bits (482 digits) keeps every "p/q" of its trace within the
-#: 1 000 characters a trace's number may have (perceptron.limits.MAX_NUMBER_CHARS), so that what
-#: the learner writes, check can read.
-MAX_STATE_BITS = 1600
-
-
-class DeclaredError(ArithmeticError):
-    """A declared run that cannot go on exactly (a limit, an irrational value, division by 0)."""
+__all__ = ["DeclaredModel", "DeclaredError", "FAULTS"]
 
 
 #: The faults of a declaration's arithmetic at run time (a division by 0, 0 ** -1, a float
@@ -66,153 +57,6 @@ def _faults(field: str):
         run.__name__, run.__doc__ = method.__name__, method.__doc__
         return run
     return wrap
-
-
-def _big(a):
-    return a if a.dtype == object else a.astype(object)
-
-
-class Q:
-    """An array of rationals num / den (den > 0, an int)."""
-
-    __slots__ = ("num", "den", "_ma")
-
-    def __init__(self, num, den: int, ma: int | None = None):
-        self.num, self.den, self._ma = num, den, ma
-
-    @property
-    def ma(self) -> int:
-        if self._ma is None:
-            self._ma = maxabs(self.num)
-        return self._ma
-
-    def __len__(self):
-        return len(self.num)
-
-    def __getitem__(self, j):
-        if isinstance(j, (int, np.integer)):
-            return Fraction(int(self.num[j]), self.den)
-        return Q(self.num[j], self.den)
-
-    def fractions(self) -> list:
-        return [Fraction(int(v), self.den) for v in self.num]
-
-
-def _q_of(v) -> Q:
-    """A rational scalar as a 0-d Q (it broadcasts against arrays)."""
-    if isinstance(v, Q):
-        return v
-    f = Fraction(v)
-    big = abs(f.numerator) >= INT64_SAFE
-    return Q(np.array(f.numerator, dtype=object if big else np.int64), f.denominator, abs(f.numerator))
-
-
-def _scaled(num, ma: int, f: int):
-    """num * f, in int64 when the bound allows."""
-    if f == 1:
-        return num
-    if num.dtype != object and ma * abs(f) < INT64_SAFE and abs(f) < INT64_SAFE:  # f itself must be an int64
-        return num * f
-    return _big(num) * f
-
-
-def _check_bits(value: int, what: str = "denominator"):
-    bits = abs(int(value)).bit_length()
-    if bits > MAX_STATE_BITS:
-        raise DeclaredError(f"limit reached: an exact value needs a {what} of {bits} bits, over {MAX_STATE_BITS} "
-                            "(perceptron.models.declared.MAX_STATE_BITS)" + ("; run it with --float" if what == "denominator" else ""))
-
-
-def q_add(a, b, sign: int = 1):
-    if not isinstance(a, Q) and not isinstance(b, Q):
-        return a + b if sign == 1 else a - b
-    a, b = _q_of(a), _q_of(b)
-    L = a.den * b.den // math.gcd(a.den, b.den)
-    fa, fb = L // a.den, L // b.den
-    bound = a.ma * fa + b.ma * fb
-    na, nb = a.num, b.num
-    if na.dtype == object or nb.dtype == object or max(bound, fa, fb) >= INT64_SAFE:  # the factors are int64s too
-        na, nb = _big(na), _big(nb)
-    na = na * fa if fa != 1 else na
-    nb = nb * fb if fb != 1 else nb
-    return Q(na + nb if sign == 1 else na - nb, L, bound)
-
-
-def q_mul(a, b):
-    if not isinstance(a, Q) and not isinstance(b, Q):
-        return a * b
-    if not isinstance(a, Q):
-        a, b = b, a
-    if not isinstance(b, Q):
-        f = Fraction(b)
-        return _reduce(Q(_scaled(a.num, a.ma, f.numerator), a.den * f.denominator, a.ma * abs(f.numerator)))
-    bound = a.ma * b.ma
-    na, nb = a.num, b.num
-    if na.dtype == object or nb.dtype == object or bound >= INT64_SAFE:
-        na, nb = _big(na), _big(nb)
-    return _reduce(Q(na * nb, a.den * b.den, bound))
-
-
-def q_div(a, b):
-    if isinstance(b, Q):
-        raise DeclaredError("division by a per-point value is not supported in a declaration's block evaluation")
-    if b == 0:
-        raise DeclaredError("division by zero")
-    return q_mul(a, 1 / Fraction(b))
-
-
-def q_neg(a):
-    return Q(-a.num, a.den, a._ma) if isinstance(a, Q) else -a
-
-
-def _reduce(q: Q) -> Q:
-    """Divide out the common factor of numerators and denominator once the denominator is large."""
-    if q.den < (1 << 62):
-        return q
-    g = q.den
-    if q.num.dtype == object:
-        for v in q.num.ravel():
-            g = math.gcd(g, int(v))
-            if g == 1:
-                break
-    else:
-        g = math.gcd(g, int(np.gcd.reduce(q.num.ravel())) if q.num.size else 0)
-    if g > 1:
-        q = Q(q.num // g, q.den // g, q.ma // g if q._ma is not None else None)
-    _check_bits(q.den)
-    return q
-
-
-def q_sign(a):
-    """Signs of the numerators (the denominator is positive)."""
-    if isinstance(a, Q):
-        if a.num.dtype == object:
-            return np.array([(v > 0) - (v < 0) for v in a.num.ravel()], dtype=np.int64).reshape(a.num.shape)
-        return np.sign(a.num)
-    return (a > 0) - (a < 0)
-
-
-def q_dot(a: Q, b: Q):
-    """dot of two vectors (a Fraction), or of a vector with a block of rows (a Q per row)."""
-    rows, vec = (b, a) if b.num.ndim == 2 else (a, b)
-    m = rows.num.shape[-1]
-    bound = rows.ma * vec.ma * max(m, 1)
-    rn, vn = rows.num, vec.num
-    if rn.dtype == object or vn.dtype == object or bound >= INT64_SAFE:
-        rn, vn = _big(rn), _big(vn)
-    if rows.num.ndim == 2:
-        return Q(rn @ vn, rows.den * vec.den, None)
-    return Fraction(int(rn @ vn), rows.den * vec.den)
-
-
-def _exact_sqrt(v):
-    f = Fraction(v)
-    if f < 0:
-        raise DeclaredError("square root of a negative number")
-    p, q = math.isqrt(f.numerator), math.isqrt(f.denominator)
-    if p * p != f.numerator or q * q != f.denominator:
-        raise DeclaredError(f"sqrt({f}) is irrational: an exact run cannot hold it; run the declaration with --float")
-    return Fraction(p, q)
 
 
 # --------------------------------------------------------------------------- evaluators
@@ -260,9 +104,9 @@ class _Exact:
         if name == "norm2":
             return q_dot(args[0], args[0])
         if name == "norm":
-            return _exact_sqrt(q_dot(args[0], args[0]))
+            return exact_sqrt(q_dot(args[0], args[0]))
         if name == "sqrt":
-            return _exact_sqrt(args[0])
+            return exact_sqrt(args[0])
         if name == "vec":
             return _q_vec([Fraction(a) for a in args])
         if any(isinstance(a, Q) for a in args):
@@ -284,9 +128,9 @@ class _Exact:
     @staticmethod
     def where(c, a, b):
         if isinstance(c, np.ndarray):
-            a, b = _q_of(a), _q_of(b)
+            a, b = q_of(a), q_of(b)
             L = a.den * b.den // math.gcd(a.den, b.den)
-            na, nb = _big(a.num) * (L // a.den), _big(b.num) * (L // b.den)
+            na, nb = big(a.num) * (L // a.den), big(b.num) * (L // b.den)
             return Q(np.where(c, na, nb), L)
         return a if c else b
 
@@ -416,7 +260,7 @@ def _signed_score_test(tree, ar):
         if sc.num.dtype != object and max(sc.ma * c.denominator + abs(c.numerator) * sc.den, c.denominator,
                                           abs(c.numerator)) < INT64_SAFE:  # every factor an int64 too
             return test(np.sign(sc.num * ys * c.denominator - c.numerator * sc.den))
-        num = _big(sc.num) * _big(ys) * c.denominator - c.numerator * sc.den
+        num = big(sc.num) * big(ys) * c.denominator - c.numerator * sc.den
         return test(np.array([(v > 0) - (v < 0) for v in num], dtype=np.int64))
     return f
 
@@ -479,7 +323,6 @@ def compile_tree(tree, ar):
 
 
 # --------------------------------------------------------------------------- the model
-
 
 
 def _score_pattern(tree):
@@ -734,13 +577,13 @@ class DeclaredModel:
                 raise _fault(f"update.{s}", c.source, e) from None
         for s, v in new.items():
             if self.exact and isinstance(v, Q):
-                v = _reduce(v)
-                _check_bits(v.den)
-                _check_bits(v.ma, "numerator")
+                v = q_reduce(v)
+                check_bits(v.den)
+                check_bits(v.ma, "numerator")
             elif self.exact:
                 v = Fraction(v)
-                _check_bits(v.denominator)
-                _check_bits(v.numerator, "numerator")
+                check_bits(v.denominator)
+                check_bits(v.numerator, "numerator")
             elif np.ndim(v) == 1:
                 v = np.asarray(v, dtype=np.float64)
             else:
@@ -780,6 +623,8 @@ class DeclaredModel:
                 v = [float(a) for a in v]
             elif not self.exact:
                 v = float(v)
+            if not self.exact and not np.all(np.isfinite(v)):
+                raise _fault(f"outputs.{o}", c.source, OverflowError("not finite"))
             out[o] = v
         return out
 

@@ -44,6 +44,20 @@ def float_exact_signs(Xn_rows, D: int, w: np.ndarray, b: float) -> list:
     return out
 
 
+#: Why a float run stops: its weights or scores left the float range.
+_OVERFLOW = ("the float weights or scores overflow (beyond about 1.8e308); float runs stop there: run it exact "
+             "(without --float)")
+
+
+def _norm(v: np.ndarray) -> float:
+    """|v|, scaled so that no square overflows (inf only where |v| itself is beyond the float range)."""
+    m = float(np.max(np.abs(v))) if v.size else 0.0
+    if m == 0.0 or not math.isfinite(m):
+        return m
+    with np.errstate(over="ignore"):
+        return m * float(np.sqrt(np.dot(v / m, v / m)))
+
+
 def _maxabs_float(A: np.ndarray) -> float:
     return max(float(A.max()), -float(A.min())) if A.size else 0.0
 
@@ -105,7 +119,9 @@ class Primal:
                 self.b_step = 0
             self.maxabs_x = maxabs(X) if X.dtype != object else None
             self.big = X.dtype == object
-            if not self.big and not _fits(self.maxabs_x, maxabs(self.W) if self.W.dtype != object else INT64_SAFE, self.d, abs(self.B)):
+            step = max(abs(self.w_step or 0), 2 * abs(self.half_step))  # one update adds at most step |x|
+            if not self.big and (not _fits(self.maxabs_x, maxabs(self.W) if self.W.dtype != object else INT64_SAFE,
+                                           self.d, abs(self.B)) or max(step, step * self.maxabs_x) >= INT64_SAFE):
                 self._to_big()
             self.score_den = S * D
         else:
@@ -170,7 +186,7 @@ class Primal:
         c32 max(|w|, 1) + const + 4 u |s| with c32 = (e32 + TINY sqrt(d)) |x| computed once per
         point (the 4 u |s| term is left to the caller)."""
         b = self.B if self.has_bias else 0.0
-        wn = float(np.sqrt(np.dot(self.W, self.W)))
+        wn = _norm(self.W)
         if self.c32 is None:
             self.c32 = (self.e32 + _F32_TINY * math.sqrt(self.d)) * self.xnorm
         const = 4 * _U * abs(b) + _F32_TINY * (math.sqrt(self.d) * wn + self.d)
@@ -182,10 +198,13 @@ class Primal:
         order; a score within twice the rounding bound of zero is re-decided exactly and
         replaced by a float of its exact sign, within the bound of the exact score."""
         b = self.B if self.has_bias else 0.0
-        s = X @ self.W
-        if b:
-            s += b
-        bound = 2 * (err * float(np.sqrt(np.dot(self.W, self.W))) + 4 * _U * abs(b))
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = X @ self.W
+            if b:
+                s += b
+        if not np.isfinite(s).all():
+            raise ParamError(_OVERFLOW)
+        bound = 2 * (err * _norm(self.W) + 4 * _U * abs(b))
         unsure = np.flatnonzero(np.abs(s) <= bound)
         if unsure.size:
             if not self.W.any():
@@ -217,10 +236,13 @@ class Primal:
                     self._to_big()
         else:
             c = self.eta * y if not self.half else 0.5 * self.eta * (y - out)
-            self.W += self.X[i] * c
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, not warned
+                self.W += self.X[i] * c
             if self.has_bias:
                 # b += eta y R^2 (novikoff) or b += eta y (sklearn, as its intercept update)
                 self.B += self.eta * y * self.b_step if self.b_step != 1.0 else self.eta * y
+            if not (np.isfinite(self.W).all() and math.isfinite(self.B)):
+                raise ParamError(_OVERFLOW)
 
     def weights(self):
         """(w, b) as the recorder stores them: exact numerators or floats."""

@@ -627,4 +627,72 @@ def build(root: str) -> list:
     _write(big, head + claim(" * ".join(["(" + "9" * 80 + "**64)"] * 20) + " > k"))
     add("claims: twenty 80-digit literals to the 64th", ["check", "--data", data, "--trace", P("exact.jsonl"), "--claims", big],
         "limit")
+    symb = P("symbolic-expansion.toml")
+    _write(symb, head + claim("", when="symbolic").replace('expr = ""\n', "") +
+           'vectors = []\nscalars = ["a", "b", "c", "d", "e", "f"]\nhypotheses = []\nsteps = ["(a+b+c+d+e+f)**64 >= 0"]\n')
+    add("symbolic: an 11-million-term expansion", ["run", "--claims", symb, "--out", P("symb-out"), "--quiet", "--jobs", "1"],
+        "limit")
+    cases += round_two(root, data, add)
     return cases
+
+
+def round_two(root: str, data: str, add) -> list:
+    """The classes of the second adversarial round (issue 21): declarations that fault at run
+    time, exact values that do not fit a float run or a trace, what one command writes that
+    another would refuse, doctored record modes, valid input that crashed, options misattributed."""
+    P = lambda name: os.path.join(root, name)  # noqa: E731
+    base = 'state = { w = "w0" }\nscore = "dot(w, x)"\nmistake = "y * score <= 0"\n'
+
+    def variant(name, body, *flags, line=1):
+        path = P(f"v-{name}.toml")
+        _write(path, f"[variants.{name}]\n" + body)
+        for extra in ((), ("--float",)) if not flags else (flags,):
+            add(f"declaration {name} {' '.join(extra)}", ["train", "--data", data, "--variants", path, "--variant", name,
+                                                            *extra], "input", path, line)
+
+    variant("divk", base + 'update = { w = "w + (1 / (k - k)) * y * x" }\n')
+    variant("powneg", 'parameters = { h = "0" }\n' + base + 'update = { w = "w + h ** -1 * y * x" }\n')
+    variant("bigpow", 'parameters = { h = "1e100" }\n' + base + 'update = { w = "w + h ** 4 * y * x" }\n', "--float")
+    variant("bigconst", base + 'update = { w = "w + 1 / 1e-100 ** 4 * y * x" }\n', "--float")
+    variant("hugeconst", base + 'update = { w = "w + 1e100 ** 4 * y * x" }\n', "--float")
+    variant("vecdiv", base + 'update = { w = "w / (k - k)" }\n', "--float")
+    variant("vec3", base + 'update = { w = "w + vec(1, 2, 3)" }\n')
+    variant("vec1", base + 'update = { w = "w + vec(1)" }\n')
+    variant("vecstate", 'state = { w = "vec(1, 2, 3)" }\nscore = "dot(w, x)"\nmistake = "y * score <= 0"\n'
+                        'update = { w = "w + y * x" }\n')
+    margin = P("v-margin.toml")
+    _write(margin, '[variants.tau]\nparameters = { tau = "1" }\n' + base.replace("y * score <= 0", "y * score <= tau")
+           + 'update = { w = "w + eta * y * x" }\n')
+    T = ["train", "--data", data]
+    for name, argv, option in (
+            ("--set tau=1e1000 --float", T + ["--variants", margin, "--variant", "tau", "--set", "tau=1e1000", "--float"], "--set tau"),
+            ("--set tau=1e-1000 exact (a p/q no trace holds)", T + ["--variants", margin, "--variant", "tau", "--set",
+                                                                    "tau=1e-1000"], "--set tau"),
+            ("--eta 1e400 --float", T + ["--eta", "1e400", "--float"], "--eta"),
+            ("--w0 1e400 --float", T + ["--w0", "1e400,1", "--float"], "--w0"),
+            ("--b0 1e400 --float", T + ["--variant", "novikoff", "--b0", "1e400", "--float"], "--b0"),
+            ("search --results /dev/full", ["search", "000.iterations", "--points", "2", "--box", "2", "--max-updates", "3",
+                                            "--results", "/dev/full", "--quiet"], "--results")):
+        add(f"option: {name}", argv, "usage", option)
+    for digits in (5000, 200_000):
+        path = P(f"v-long{digits}.toml")
+        _write(path, f"[variants.long]\nparameters = {{ tau = 1{'0' * digits} }}\n" + base.replace("<= 0", "<= tau")
+               + 'update = { w = "w + y * x" }\n')
+        add(f"declaration parameter of {digits} digits", T + ["--variants", path, "--variant", "long"], "input", path, None)
+    # traces: counts past int64, and a header that says "updates" over doctored visits
+    lines = _lines(P("exact.jsonl"))
+    v = _visits(lines)
+    for key in ("t", "k", "epoch"):
+        for value in (10**30, 2**63):
+            out = [dict(o) for o in lines]
+            out[v[1]][key] = value
+            path = _dump(P(f"count-{key}-{value % 1000}.jsonl"), out)
+            add(f"trace {key} = {value}", ["check", "--data", data, "--trace", path], "input", path, v[1] + 1)
+    out = [dict(o) for o in lines]
+    out[0] = {**out[0], "record": "updates"}
+    j = next(j for j in v if not out[j]["mistake"])
+    out[j] = {**out[j], "score": "99", "y": -out[j]["y"]}
+    path = _dump(P("updates-doctored.jsonl"), out)
+    add("trace: record updates over a doctored non-update visit", ["check", "--data", data, "--trace", path], "reject", "any")
+    return []
+

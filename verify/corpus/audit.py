@@ -82,8 +82,12 @@ def audit_dataset(claims, name, ds, coq, needs) -> dict:
         rec = MemoryTrace()
         try:
             result = train(ds, params, rec)
-        except ParamError:
-            continue  # e.g. the unit variant on data whose norms are irrational
+        except ParamError as e:  # e.g. the unit variant on data whose norms are irrational
+            if getattr(variant_of(params.variant), "declared", False):  # a declaration's fault: said, not skipped
+                for c in run_claims:
+                    if params.variant in c.variants:
+                        agg[c.id].not_applying(f"the run {Run(name, params).describe()} was refused: {e}")
+            continue
         runs_done += 1
         dkey = (ds.sha256, params.variant, params.augment)
         # the first replay of a key certifies the inputs; later ones reuse that certificate

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from fractions import Fraction
 
-from perceptron._numbers import format_rational
+from perceptron._numbers import NumberError, format_rational, parse_rational
 from perceptron.declared import signed_score_test
 from verify.language.expr import MAX_PREV, evaluate
 from verify.language.scalar import Env, eval_claim
@@ -218,14 +218,27 @@ class DeclaredReplay:
         return None
 
 
+def _same_value(have, want) -> bool:
+    """A recorded output ("p/q" text, or a list of them) against the re-run's exact value,
+    compared as numbers: any spelling of the same rational is the same output."""
+    try:
+        if isinstance(want, X.Vec):
+            comps = want.components()
+            return isinstance(have, list) and len(have) == len(comps) and all(
+                isinstance(h, str) and parse_rational(h) == c for h, c in zip(have, comps))
+        if isinstance(want, Fraction):
+            return isinstance(have, str) and parse_rational(have) == want
+    except NumberError:
+        return False
+    return have == repr(want)
+
+
 def _outputs_mismatch(end: dict, outputs: dict):
     """The first declared output where the trace's end record differs from the re-run's."""
     have = end.get("outputs")
-    want = {o: (format_rational(v) if isinstance(v, Fraction) else
-                [format_rational(c) for c in v.components()] if isinstance(v, X.Vec) else repr(v)) for o, v in outputs.items()}
-    if have == want:
+    if isinstance(have, dict) and set(have) == set(outputs) and all(_same_value(have[o], v) for o, v in outputs.items()):
         return None
-    diff = next((o for o in want if not isinstance(have, dict) or have.get(o) != want[o]), None)
+    diff = next((o for o in outputs if not isinstance(have, dict) or not _same_value(have.get(o), outputs[o])), None)
     if diff is None:
         return Inconsistency(None, "the trace's end record has outputs the declaration does not declare")
     return Inconsistency(None, f"the re-run's output {diff} is {short_value(outputs[diff])}; the trace's end record says "

@@ -351,7 +351,13 @@ def _replay_float_trace(ds, trace, params, claims, name, cert, dataset_claims, s
     try:
         train(ds, replace(params, arithmetic="exact"), rec)
     except (ParamError, X.ExactError) as e:
-        return ctx, None, {c.id: ClaimTally(unknown=f"float trace; the exact re-run is impossible: {e}") for c in claims}
+        # claims about this run are unknown, saying why; the others do not apply to it at all
+        out = {}
+        for c in claims:
+            why = applicable(c, ctx, None, name) if c.when in ("visit", "update", "end") else "not a claim about a run"
+            out[c.id] = ClaimTally(not_applicable=why) if why else \
+                ClaimTally(unknown=f"float trace; the exact re-run is impossible: {e}")
+        return ctx, None, out
     ectx, bad, tallies = replay(ds, rec.trace, claims, dataset_name=name, cert=ctx.cert,
                                 dataset_claims=dataset_claims, separator=separator)
     if bad is not None:  # the learner's own exact trace failed its replay: a bug, reported as such

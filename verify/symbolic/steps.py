@@ -21,6 +21,7 @@ Each step ``a op b`` is decided:
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ import sympy
 from verify._child import ChildServer, run_in_child
 from verify.verdicts import Verdict
 
-__all__ = ["StepResult", "check_symbolic", "Z3_TIMEOUT"]
+__all__ = ["StepResult", "check_symbolic", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
 
 #: Hard limit for one z3 query (seconds).  Steps of the notes decide in well under a second;
 #: a query that needs longer is reported unknown rather than allowed to stall the audit.
@@ -39,6 +40,36 @@ Z3_TIMEOUT = 5.0
 #: process, killed at the limit; sympy has no limit of its own: (a+b+c+d+e+f)**64 expands to
 #: 11 million terms).
 CLAIM_LIMIT = 120.0
+#: Most terms a step's expansion may have, estimated from its expression before any work (a
+#: power (t terms)**n has up to C(t + n - 1, n) monomials): the notes' steps have a few dozen;
+#: (a+b+c+d+e+f)**64 would have 11 million, which sympy would spend minutes and gigabytes on.
+MAX_EXPANSION_TERMS = 20_000
+
+
+def expansion_terms(tree) -> int:
+    """An upper bound on the number of terms of the expression's expansion (capped just past
+    MAX_EXPANSION_TERMS, so huge exponents cost nothing)."""
+    cap = MAX_EXPANSION_TERMS + 1
+    op = tree[0]
+    if op in ("num", "name"):
+        return 1
+    if op in ("neg", "not"):
+        return expansion_terms(tree[1])
+    if op == "bin":
+        a, b = expansion_terms(tree[2]), expansion_terms(tree[3])
+        return min(cap, a + b if tree[1] in ("+", "-") else a * b)
+    if op == "pow":
+        t, n = expansion_terms(tree[1]), abs(int(tree[2]))
+        return min(cap, math.comb(t + n - 1, n)) if t > 1 else 1
+    if op == "call":
+        terms = [expansion_terms(a) for a in tree[2]]
+        if tree[1] in ("dot",):
+            return min(cap, math.prod(terms))
+        return min(cap, sum(terms))  # the others are opaque symbols or sums of their arguments
+    parts = [p for p in tree[1:] if isinstance(p, tuple) and p and isinstance(p[0], str)]
+    parts += [q for p in tree[1:] if isinstance(p, (tuple, list)) and not (p and isinstance(p[0], str))
+              for q in p if isinstance(q, tuple) and q and isinstance(q[0], str)]
+    return min(cap, sum(expansion_terms(p) for p in parts) or 1)
 
 
 @dataclass
@@ -313,6 +344,11 @@ def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT, limit=CLAI
     is unknown, "limit reached"."""
     import z3  # noqa: F401 - loaded here (sympy is, at import): every forked child shares both
 
+    big = {st.source: n for st in list(hyps) + list(steps) if (n := expansion_terms(st.tree)) > MAX_EXPANSION_TERMS}
+    if big:  # refused at once, with the limit named, rather than expanded until the hard limit kills it
+        what = "; ".join(f"{src[:60]} would expand to more than {MAX_EXPANSION_TERMS:,} terms" for src in big)
+        return [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3",
+                           f"limit reached: {what} (verify.symbolic.steps.MAX_EXPANSION_TERMS)") for st in steps]
     got = run_in_child(_symbolic_child, (vectors, scalars, hyps, steps, timeout), limit, daemon=False)
     if got is not None and got[0] == "ok":
         return got[1]
