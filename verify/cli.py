@@ -299,7 +299,8 @@ def cmd_check(args) -> int:
         if t is None or t.not_applicable or (t.evaluations == 0 and not t.violation and not t.unknown):
             why = (t.not_applicable if t is not None and t.not_applicable else
                    "not evaluated on a trace (a claim of another kind: search, symbolic or corpus)" if t is None else
-                   "no evaluation on this run")
+                   f"premise never met on this run (given {c.given.source} was false at all {t.premise_unmet} steps)"
+                   if t.premise_unmet else "no evaluation on this run")
             skipped.append((c.id, why))
             continue
         v, _ = verdict_of(t)

@@ -38,6 +38,8 @@ class Evidence:
     not_applicable: int = 0
     not_applicable_reason: str | None = None
     coverage: Coverage = field(default_factory=Coverage)
+    #: steps of applicable runs where the claim's premise (given) was false
+    premise_unmet: int = 0
 
     def not_applying(self, why: str) -> None:
         """A run the claim does not apply to."""
@@ -68,7 +70,8 @@ class Evidence:
             return
         self.runs += 1
         self.evaluations += t.evaluations
-        if t.evaluations:
+        self.premise_unmet += t.premise_unmet
+        if t.evaluations:  # what a run varied counts only where the claim was evaluated (its premise met)
             self.cover(run, ctx, separator_kind)
         if t.violation and self.violation is None:
             self.violated(t.violation, run)
@@ -86,6 +89,7 @@ class Evidence:
         evaluations had been merged one by one after the earlier ones (first violation, first
         unknown and the earliest smallest slack win)."""
         self.evaluations += later.evaluations
+        self.premise_unmet += later.premise_unmet
         self.runs += later.runs
         self.not_applicable += later.not_applicable
         self.violation = self.violation if self.violation is not None else later.violation
@@ -114,13 +118,18 @@ def finding_of(c, ev: Evidence, corpus_desc="the corpus", budget=None, symbolic=
                                   "varied": q in ranging(c) and cov.varied(q, c)}
                               for q, rng in quant.items() if q not in (c.free or {})}
     v, reason = verdict_of(ev)
+    if getattr(c, "given", None) is not None:
+        out["premise"] = {"given": c.given.source, "met": ev.evaluations, "not_met": ev.premise_unmet}
+        if v == Verdict.UNKNOWN and ev.evaluations == 0 and ev.unknown is None and ev.premise_unmet:
+            reason = (f"premise never met: given {c.given.source} was false at all {ev.premise_unmet} steps where the "
+                      "claim applies, so nothing was evaluated; not 'holds'")
     never = [q for q in ranging(c) if q not in (c.free or {}) and not cov.varied(q, c)]
     if v == Verdict.REFUTED:
         out["counterexample"] = ev.violation
         out["replay"] = replay_command(c, ev.violation)
     elif v == Verdict.UNKNOWN:
         out["reason"] = reason + (f" (e.g. {ev.not_applicable_reason})" if ev.evaluations == 0 and ev.unknown is None
-                                  and ev.not_applicable_reason else "")
+                                  and ev.not_applicable_reason and not ev.premise_unmet else "")
     elif c.when == "once":
         v = Verdict.PROVED
         out["method"] = "exact evaluation (rationals and square roots)"

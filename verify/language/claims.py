@@ -100,7 +100,7 @@ ASSUMPTIONS = {
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
-           "relation", "line", "anchor"}
+           "relation", "line", "anchor", "given"}
 _REQUIRED = ("id", "section", "statement", "when", "expect")
 _ID = re.compile(r"[A-Za-z0-9_.\-]{1,120}")
 _ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
@@ -147,6 +147,7 @@ class Claim:
     relation: str | None = None
     title: str = ""  # the note's title ([document] title)
     source: dict | None = None  # where the statement is in the note: path, line, anchor (as the file says)
+    given: Compiled | None = None  # the statement's premise: where it is false the claim does not apply
 
     @property
     def citation(self) -> str:
@@ -285,6 +286,7 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
     if when in ("visit", "update", "end", "pair") and not lists.get("variants"):
         problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
     compiled, symbolic = _compile(c, when, lists, free, line, where, problem)
+    given = _compile_given(c, when, lists, free, where, problem)
     if not clean():
         return None
     src = c.get("expr")
@@ -295,7 +297,7 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
         separator=sep, free=free or None, pair=pair if when == "pair" else None,
         relation=c.get("relation") if when == "pair" else None, title=cf.title,
-        source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")))
+        source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")), given=given)
 
 
 def _fields(c: dict, line: int, where, seen: dict, problem):
@@ -313,7 +315,7 @@ def _fields(c: dict, line: int, where, seen: dict, problem):
         problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
     elif cid:
         seen[cid] = line
-    for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation", "anchor"):
+    for key in ("section", "statement", "note", "expr", "corrects", "separator", "pair", "relation", "anchor", "given"):
         if key in c and not isinstance(c[key], str):
             problem(*where(key), f"{key} must be a string")
     src_line = c.get("line")
@@ -345,6 +347,29 @@ def _fields(c: dict, line: int, where, seen: dict, problem):
         if a not in ASSUMPTIONS:
             problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
     return cid, when, expect, lists
+
+
+def _compile_given(c: dict, when, lists: dict, free: dict, where, problem):
+    """The premise (``given``): a condition on the same names as expr, where the claim applies."""
+    src = c.get("given")
+    if src is None:
+        return None
+    if when in ("symbolic", "pair", "once"):
+        problem(*where("given"), f"given is a premise on a run or a dataset; a claim with when = {when!r} has none")
+        return None
+    if not isinstance(src, str):
+        return None  # reported with the other string fields
+    try:
+        compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
+        _check_availability(compiled, when, free)
+    except ExprError as e:
+        ln, col = where("given")
+        problem(ln, col + (e.col or 1), f"in given: {e.message}")
+        return None
+    if compiled.type != "bool":
+        problem(*where("given"), "given must be a condition (a comparison), not a number or vector")
+        return None
+    return compiled
 
 
 def _check_pair(c: dict, when, pair, where, problem):

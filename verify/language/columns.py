@@ -270,7 +270,38 @@ def tally_claims(frame: Frame, claims, tallies: dict, gamma_strict=None, *, scal
                     eval_claim(claim, frame.scalar_env(r, g), tally, frame.where(r), g)
 
 
+def _premise(claim, env: ColumnEnv, tally):
+    """The rows of the block where the claim's premise (given) holds: an env of those rows only
+    (the claim is not evaluated where it does not apply).  The rows where it is false count as
+    premise_unmet, up to the row whose evaluation the scalar evaluator would stop at."""
+    g = evaluate(claim.given.tree, env)
+    bad = g.bad
+    fine = np.ones(len(env), dtype=bool)
+    if bad:
+        fine[list(bad)] = False
+        for r in sorted(bad):
+            if bad[r] is not SKIP and tally.unknown is None:
+                why = bad[r]
+                where = env.frame.where(int(env.rows[r]))
+                tally.unknown = (f"{why} is not available here ({where})" if isinstance(why, Unavail) else f"{why} ({where})")
+                break
+    met = fine & g.v
+    return met, fine & ~g.v
+
+
 def _tally_block(claim, env: ColumnEnv, tally):
+    if getattr(claim, "given", None) is None:
+        _tally_rows(claim, env, tally)
+        return
+    met, unmet = _premise(claim, env, tally)
+    rows = np.flatnonzero(met)
+    stop = _tally_rows(claim, env.sub(rows), tally) if len(rows) else None
+    # the scalar evaluator stops at the first violation: premise rows after it are not counted
+    tally.premise_unmet += int(unmet[:int(rows[stop])].sum() if stop is not None else unmet.sum())
+
+
+def _tally_rows(claim, env: ColumnEnv, tally):
+    """Tally the claim on the rows of env; the index of its first violation there, or None."""
     tree = claim.compiled.tree
     res = evaluate(tree, env)
     R = len(env)
@@ -295,7 +326,14 @@ def _tally_block(claim, env: ColumnEnv, tally):
     tally.evaluations += int(counted.sum())
     if stop < R:
         tally.violation = {**frame.where(int(env.rows[stop])), **_sides_at(tree, env, stop)}
-    holds = np.flatnonzero(fine & ok)
+    _smallest_slack(tree, env, tally, fine & ok, stop)
+    return stop if stop < R else None
+
+
+def _smallest_slack(tree, env: ColumnEnv, tally, holding, stop: int):
+    """The exact smallest slack among the rows where the claim holds, before the first violation."""
+    frame = env.frame
+    holds = np.flatnonzero(holding)
     holds = holds[holds < stop]
     if not len(holds):
         return

@@ -25,6 +25,8 @@ class ClaimTally:
     min_slack: object = None
     min_slack_at: dict | None = None
     not_applicable: str | None = None
+    #: steps where the claim's premise (given) was false: the claim did not apply there
+    premise_unmet: int = 0
 
 
 def format_value(v) -> str:
@@ -130,6 +132,9 @@ def eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):
     elif "gamma" in env.vals:
         env = Env(env.ctx, {k: v for k, v in env.vals.items() if k != "gamma"}, env.history)
     try:
+        if getattr(claim, "given", None) is not None and not evaluate(claim.given.tree, env):
+            tally.premise_unmet += 1
+            return
         ok = evaluate(claim.compiled.tree, env)
         slack = _slack(claim.compiled.tree, env) if ok else None
     except _NotHere:

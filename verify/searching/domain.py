@@ -172,6 +172,9 @@ def claim_variant(claim, wanted):
 def check_searchable(claim):
     if claim.when not in ("update", "end", "dataset") or claim.compiled is None:
         raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles update, end and dataset claims")
+    if getattr(claim, "given", None) is not None:  # the engines screen expr alone: a premise would be ignored
+        raise SearchError(f"claim {claim.id} states a premise (given); the search does not filter its domain by one yet, "
+                          "so it does not search it")
     if claim.datasets or claim.orders:
         raise SearchError(f"claim {claim.id} is about particular datasets or orders, not a search domain")
     # every assumption must be enforced by the domain itself, or "none in D" could rest on

@@ -1,0 +1,79 @@
+"""Premises (``given``): where a statement's premise is false the claim does not apply; a premise
+that never held leaves the claim unknown, and what the evidence varied is counted only where it
+held (a note's "from any w1 with |w1| <= gamma" came back "holds" when written as an `or`)."""
+
+from __future__ import annotations
+
+import pytest
+
+import verify
+import verify.replay.dispatch as replay_mod
+from perceptron import MemoryTrace, Params, builtin, train
+from verify.language.claims import ClaimError, load_claims
+from verify.replay.dispatch import replay
+
+HEAD = '[document]\nfile = "mine.md"\ntitle = "My note"\n\n'
+
+
+def _claim(cid, given, expr, when="end", extra=""):
+    return (f'[[claim]]\nid = "{cid}"\nsection = "3"\nstatement = "s"\nwhen = "{when}"\nvariants = ["rosenblatt"]\n'
+            f'assume = ["separable"]\ngiven = "{given}"\nexpr = "{expr}"\nexpect = "holds"\n{extra}\n')
+
+
+def test_a_premise_never_met_is_unknown_never_holds(tmp_path):
+    path = tmp_path / "claims_p.toml"
+    path.write_text(HEAD + _claim("p.never", "norm(w0) > 100 * R", "mistakes == 0"))
+    [f] = verify.audit([str(path)], jobs=1)
+    assert f.verdict == verify.Verdict.UNKNOWN, f
+    assert f.evidence["reason"].startswith("premise never met") and f.evidence["premise"]["met"] == 0
+    assert f.evidence["premise"]["not_met"] > 0
+
+
+def test_a_premise_met_only_at_w0_zero_does_not_vary_w0(tmp_path):
+    """The newcomer's note: "the bound holds from any w1 with |w1| <= gamma" is false, and the
+    corpus only meets the premise at w0 = 0: the verdict is unknown (w0 never varied), not holds;
+    the same statement as an implication through `or` passed vacuously."""
+    path = tmp_path / "claims_w.toml"
+    path.write_text(HEAD + _claim("p.any-w1", "norm(w0) <= gamma", "mistakes <= R2 / gamma**2",
+                                  extra='orders = ["cyclic"]'))
+    [f] = verify.audit([str(path)], jobs=1)
+    assert f.verdict == verify.Verdict.UNKNOWN and "w0" in f.evidence["unvaried"], f
+    assert f.evidence["premise"]["met"] > 0
+    assert "premise" in f.evidence["search"]["not searched"]
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+def test_premises_tally_the_same_in_both_evaluators(tmp_path, scalar):
+    """The column evaluator counts premises as the scalar evaluator (its oracle) does: the
+    evaluations where the premise held, the steps where it did not, the first violation."""
+    path = tmp_path / "claims_u.toml"
+    path.write_text(HEAD + _claim("p.odd", "k - 2 * floor(k / 2) == 1", "norm2(w) <= k * R2", when="update")
+                    + _claim("p.late", "k >= 3", "dot(w, w_opt) >= 3 * gamma", when="update")
+                    + _claim("p.false", "k >= 2", "k <= 2", when="update"))
+    claims = load_claims(str(path)).claims
+    ds = builtin("separable-d2-g1_20")
+    rec = MemoryTrace()
+    train(ds, Params(order="cyclic"), rec)
+    old = replay_mod.SCALAR_ORACLE
+    replay_mod.SCALAR_ORACLE = scalar
+    try:
+        _, bad, tallies = replay(ds, rec.trace, claims)
+    finally:
+        replay_mod.SCALAR_ORACLE = old
+    assert bad is None
+    k = rec.trace.end["updates"]
+    assert k >= 4
+    odd, late, false = tallies["p.odd"], tallies["p.late"], tallies["p.false"]
+    assert (odd.evaluations, odd.premise_unmet) == ((k + 1) // 2, k // 2)
+    assert (late.evaluations, late.premise_unmet, late.violation) == (k - 2, 2, None)
+    assert false.violation is not None and false.violation["k"] == 3 and (false.evaluations, false.premise_unmet) == (2, 1)
+
+
+def test_a_premise_is_checked_like_an_expression(tmp_path):
+    path = tmp_path / "claims_bad.toml"
+    path.write_text(HEAD + _claim("p.num", "norm(w0)", "k >= 0"))
+    with pytest.raises(ClaimError, match="given must be a condition"):
+        load_claims(str(path))
+    path.write_text(HEAD + _claim("p.nope", "frobnicate(w0) > 0", "k >= 0"))
+    with pytest.raises(ClaimError, match="in given"):
+        load_claims(str(path))
