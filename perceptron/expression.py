@@ -67,6 +67,7 @@ RUN_QUANTITIES: dict[str, tuple[str, str]] = {
     "score": (S, "w.x (+ b) before the update, or the kernel sum"),
     "out": (S, "sign(score) with the run's sign(0)"),
     "w0": (V, "initial weights"),
+    "ones": (V, "the all-ones vector of the learner's input dimension d (after augmentation)"),
     "n": (S, "number of points"),
     "d": (S, "dimension of the learner's inputs"),
     "epochs": (S, "epochs of the run"),

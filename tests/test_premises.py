@@ -77,3 +77,26 @@ def test_a_premise_is_checked_like_an_expression(tmp_path):
     path.write_text(HEAD + _claim("p.nope", "frobnicate(w0) > 0", "k >= 0"))
     with pytest.raises(ClaimError, match="in given"):
         load_claims(str(path))
+
+
+def test_ones_is_the_all_ones_vector_of_the_run(tmp_path):
+    """`ones` has the learner's dimension (after augmentation, so the augmented coordinate of x
+    is 1 and dot(ones, x) - 1 is the sum of the data's coordinates), in both evaluators."""
+    path = tmp_path / "claims_o.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "o.sum"\nsection = "s"\nstatement = "s"\nwhen = "update"\n'
+                    'variants = ["rosenblatt"]\nexpr = "norm2(ones) == d and dot(ones, x) == dot(x, ones)"\n'
+                    'expect = "holds"\n[[claim]]\nid = "o.not-zero"\nsection = "s"\nstatement = "s"\n'
+                    'when = "update"\nvariants = ["rosenblatt"]\nexpr = "dot(ones, x) != dot(ones, x)"\nexpect = "refuted"\n')
+    claims = load_claims(str(path)).claims
+    ds = builtin("separable-d3-g1_10")
+    rec = MemoryTrace()
+    train(ds, Params(order="cyclic", augment="first"), rec)
+    for scalar in (False, True):
+        replay_mod.SCALAR_ORACLE, old = scalar, replay_mod.SCALAR_ORACLE
+        try:
+            _, bad, tallies = replay(ds, rec.trace, claims)
+        finally:
+            replay_mod.SCALAR_ORACLE = old
+        t = tallies["o.sum"]
+        assert bad is None and t.violation is None and t.unknown is None and t.evaluations == rec.trace.end["updates"]
+        assert tallies["o.not-zero"].violation is not None

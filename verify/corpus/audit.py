@@ -300,7 +300,7 @@ def _searches(claims, findings, progress, pool, domain):
     evidence' (or 'unknown' for want of varied evidence, when the domain varies what the
     corpus did not) into 'no counterexample in D'.  Bounds of the form mistakes <= B also get a
     tightness entry (worst updates / bound)."""
-    todo = [(c.id, f, domain) for c, f in zip(claims, findings) if _searchable(c, f)]
+    todo = [(c.id, f, domain) for c, f in zip(claims, findings) if _not_searched(c, f) is None]
     progress.phase("search", len(todo), "claim")
     done = {}
     if pool is not None:
@@ -321,15 +321,33 @@ def _searches(claims, findings, progress, pool, domain):
             f, t = done[c.id]
             if t is not None:
                 tight.append(t)
+        else:  # every claim says whether it was searched, and if not, why
+            f = Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
+                        {**f.evidence, "search": {"not searched": _not_searched(c, f)}}, f.path, f.line)
         out.append(f)
     return out, tight
 
 
-def _searchable(c, f) -> bool:
-    # identities ('==') are the symbolic engine's work: intervals cannot certify them
-    return not (c.when not in ("update", "end", "dataset") or c.compiled is None or f.verdict == Verdict.REFUTED
-                or (f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried")) or c.free
-                or _has_equality(c.compiled.tree))
+#: Why a claim of each kind is not searched.
+_NOT_SEARCHED_KINDS = {"symbolic": "its steps are checked symbolically, for all dimensions",
+                       "once": "a closed computation, evaluated exactly once",
+                       "visit": "visit claims are not searched yet: the engines step updates",
+                       "pair": "pair claims are not searched yet: the engines make one run per candidate"}
+
+
+def _not_searched(c, f) -> str | None:
+    """Why the audit does not search this claim, or None when it does."""
+    if c.when not in ("update", "end", "dataset") or c.compiled is None:
+        return _NOT_SEARCHED_KINDS.get(c.when, f"a claim evaluated '{c.when}'")
+    if f.verdict == Verdict.REFUTED:
+        return "already refuted by a replayed corpus run"
+    if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried"):
+        return "its corpus verdict is unknown for a reason a search does not remove (see the reason)"
+    if c.free:
+        return "its free names are enumerated exactly with every corpus dataset instead"
+    if _has_equality(c.compiled.tree):  # identities are the symbolic engine's work: intervals cannot certify them
+        return "an equality, which interval screening cannot certify and the search does not evaluate exactly yet"
+    return None
 
 
 def _search_claim(c, f, domain):

@@ -84,7 +84,7 @@ class RunContext:
         for key in getattr(self, "declared_values", {}):
             consts.pop(key, None)
         consts.update({"eta": self.eta, "R2": self.R2, "R": self.R, "n": Fraction(self.n), "d": Fraction(self.d),
-                       "w0": self.w0, "sign0": Fraction(self.tie)})
+                       "w0": self.w0, "sign0": Fraction(self.tie), "ones": X.vec_from_fractions([1] * self.d)})
         self.consts = consts
         self.declared_values = {}
         if self.declared:  # the declaration's parameters, with the run's values

@@ -4,7 +4,7 @@ the written reports (verify.report.artefacts) and the pytest plugin."""
 
 from __future__ import annotations
 
-__all__ = ["coverage_text", "run_setting", "failure_text"]
+__all__ = ["coverage_text", "search_text", "run_setting", "failure_text"]
 
 
 def _sides(ev) -> str:
@@ -20,10 +20,33 @@ def _sides(ev) -> str:
     return ""
 
 
+def search_text(ev) -> str:
+    """What the search did for a claim: its domain and result, or why it did not run ("" for
+    results written before every claim said so)."""
+    s = ev.get("search")
+    if not isinstance(s, dict):
+        return ""
+    if "not searched" in s:
+        return f"search: not searched ({s['not searched']})"
+    dom = s.get("domain_text") or "the stated domain"
+    if s.get("verdict") == "unknown":
+        return f"search: unknown in {dom} ({s.get('reason', '?')})"
+    return f"search: {s.get('verdict', '?')} in {dom}"
+
+
 def coverage_text(c) -> str:
-    """What a verdict covered, in one paragraph: the domain of "no counterexample in domain",
-    the corpus and the quantifiers varied (and the values seen) of "holds on evidence", the
-    reason of "unknown", the method of "proved"."""
+    """What a verdict covered, in one paragraph, and what the search did."""
+    text = _coverage(c)
+    search = search_text(c["evidence"])
+    if search and (c["verdict"] != "no counterexample in domain" or "not searched" in search):
+        text += f". {search}"
+    return text
+
+
+def _coverage(c) -> str:
+    """What a verdict covered: the domain of "no counterexample in domain", the corpus and the
+    quantifiers varied (and the values seen) of "holds on evidence", the reason of "unknown",
+    the method of "proved"."""
     ev = c["evidence"]
     v = c["verdict"]
     quant = ev.get("quantifiers") or {}
