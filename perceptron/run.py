@@ -116,7 +116,10 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
     declared = getattr(var, "declared", False)
     if not declared:
         model = Dual(ds, params, X, D) if var.dual else Primal(ds, params, X, D)
-        return _loop(ds, params, var, model, X, recorder)
+        if params.arithmetic == "exact":
+            return _loop(ds, params, var, model, X, recorder)
+        with np.errstate(over="ignore", invalid="ignore"):  # a float overflow is the model's error, not a warning
+            return _loop(ds, params, var, model, X, recorder)
     from .models.declared import DeclaredError, DeclaredModel
 
     # a fault of the declaration is its own error, naming where it was declared and the expression

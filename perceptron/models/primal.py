@@ -50,12 +50,13 @@ _OVERFLOW = ("the float weights or scores overflow (beyond about 1.8e308); float
 
 
 def _norm(v: np.ndarray) -> float:
-    """|v|, scaled so that no square overflows (inf only where |v| itself is beyond the float range)."""
-    m = float(np.max(np.abs(v))) if v.size else 0.0
-    if m == 0.0 or not math.isfinite(m):
-        return m
-    with np.errstate(over="ignore"):
-        return m * float(np.sqrt(np.dot(v / m, v / m)))
+    """|v|; where v.v overflows, scaled first (inf only where |v| itself is beyond the float
+    range).  Float runs compute it with overflow ignored (perceptron.run.train)."""
+    s = float(np.dot(v, v))
+    if math.isfinite(s):
+        return math.sqrt(s)
+    m = float(np.max(np.abs(v)))
+    return m * math.sqrt(float(np.dot(v / m, v / m))) if math.isfinite(m) and m > 0 else m
 
 
 def _maxabs_float(A: np.ndarray) -> float:
@@ -198,10 +199,9 @@ class Primal:
         order; a score within twice the rounding bound of zero is re-decided exactly and
         replaced by a float of its exact sign, within the bound of the exact score."""
         b = self.B if self.has_bias else 0.0
-        with np.errstate(over="ignore", invalid="ignore"):
-            s = X @ self.W
-            if b:
-                s += b
+        s = X @ self.W
+        if b:
+            s += b
         if not np.isfinite(s).all():
             raise ParamError(_OVERFLOW)
         bound = 2 * (err * _norm(self.W) + 4 * _U * abs(b))
@@ -236,8 +236,7 @@ class Primal:
                     self._to_big()
         else:
             c = self.eta * y if not self.half else 0.5 * self.eta * (y - out)
-            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, not warned
-                self.W += self.X[i] * c
+            self.W += self.X[i] * c  # an overflow (ignored by the run's errstate) is reported below
             if self.has_bias:
                 # b += eta y R^2 (novikoff) or b += eta y (sklearn, as its intercept update)
                 self.B += self.eta * y * self.b_step if self.b_step != 1.0 else self.eta * y

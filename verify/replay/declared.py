@@ -179,8 +179,9 @@ class DeclaredReplay:
             bad = self.records.visit(t, epoch, i, mistake, run.k, describe, lambda rec: self._score_differs(rec, i, s))
             if bad:
                 return mistake, bad
-        x, y = ctx.rows[i], Fraction(ctx.y[i])
-        vals = dict(t=Fraction(t), i=Fraction(i), x=x, y=y, score=s, out=Fraction(out))
+        vals = None
+        if self.visit_claims or self.update_claims:  # the step's values, only when a claim reads them
+            vals = dict(t=Fraction(t), i=Fraction(i), x=ctx.rows[i], y=Fraction(ctx.y[i]), score=s, out=Fraction(out))
         if self.visit_claims:
             self._claims(self.visit_claims, Env(ctx, run.claim_vals(**vals)), {"dataset": self.name, "t": t, "point": i})
         if not mistake:

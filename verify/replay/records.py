@@ -163,10 +163,15 @@ class RecordChecker:
     A trace recorded visit by visit (``record = "visits"``) has one record per visit; one recorded
     update by update has one per update, and the non-update visits are not in it."""
 
+    #: Records read through Python lists (faster to index one at a time than arrays) up to this
+    #: many; a longer trace is read from its arrays, so memory stays that of the trace.
+    LIST_RECORDS = 1 << 18
+
     def __init__(self, tr, order: str, labels):
-        self.t, self.i, self.epoch, self.y = tr.t, tr.i, tr.epoch, tr.y
-        self.mistake, self.k = tr.mistake, tr.k
-        self.upd_t = tr.upd_t
+        cols = (tr.t, tr.i, tr.epoch, tr.y, tr.mistake, tr.k, tr.upd_t)
+        if len(tr.t) <= self.LIST_RECORDS:
+            cols = tuple(c.tolist() for c in cols)
+        self.t, self.i, self.epoch, self.y, self.mistake, self.k, self.upd_t = cols
         self.visits = tr.header.get("record", "visits") == "visits"
         self.order, self.labels = order, labels
         self.rec = 0  # the next visit record
@@ -246,10 +251,11 @@ class RecordChecker:
         labels = np.asarray(self.labels, dtype=np.int64)
         want_k = k0 + np.cumsum(np.asarray(mist, dtype=np.int64))
         seg = slice(rec, rec + have)
-        bad = ((self.t[seg] != np.arange(t0 + 1, t0 + have + 1)) | (self.i[seg] != idx[:have])
-               | (self.epoch[seg] != epoch) | (self.y[seg] != labels[idx[:have]])
-               | ~np.asarray(score_ok[:have], dtype=bool) | (self.mistake[seg].astype(bool) != mist[:have])
-               | (self.k[seg] != want_k[:have]))
+        col = {name: np.asarray(getattr(self, name)[seg]) for name in ("t", "i", "epoch", "y", "mistake", "k")}
+        bad = ((col["t"] != np.arange(t0 + 1, t0 + have + 1)) | (col["i"] != idx[:have])
+               | (col["epoch"] != epoch) | (col["y"] != labels[idx[:have]])
+               | ~np.asarray(score_ok[:have], dtype=bool) | (col["mistake"].astype(bool) != mist[:have])
+               | (col["k"] != want_k[:have]))
         first = int(np.argmax(bad)) if bad.any() else have
         if first < m:  # the first disagreement (or the trace's end), read record by record for its message
             self.rec += first
