@@ -16,7 +16,7 @@ from verify.language.scalar import ClaimTally, exact_json
 from verify.numbers import exact as X
 from verify.verdicts import Finding, Verdict, verdict_of
 
-__all__ = ["Evidence", "new_evidence", "finding_of", "replay_command", "SYMBOLIC_FILE_BUDGET"]
+__all__ = ["Evidence", "new_evidence", "finding_of", "replay_command", "search_replay_command", "SYMBOLIC_FILE_BUDGET"]
 
 #: Symbolic seconds one claim file may use in all (each claim is also limited, by
 #: verify.symbolic.steps.CLAIM_LIMIT); claims past it are unknown, "limit reached".
@@ -192,6 +192,19 @@ def _symbolic_finding(c, budget: dict, done=None) -> Finding:
     if failing:
         ev["first_failing_step"] = failing[0].step
     return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
+
+
+def search_replay_command(c, domain) -> str:
+    """The command that finds a search's counterexample again: the search is deterministic (the
+    first counterexample in the domain's canonical order, whatever the sharding), prints the
+    counterexample with both sides and the commands that replay its run, and exits 1."""
+    from shlex import quote
+
+    from verify.language.claims import is_builtin
+
+    claims = "" if is_builtin(c.path) else f" --claims {quote(c.path)}"
+    return (f"proof-audit search {quote(c.id)}{claims} --points {domain.points} --dim {domain.dim} --box {domain.box} "
+            f"--max-updates {domain.max_updates} --sep-box {domain.sep_box} --engine enumerate")
 
 
 def replay_command(c, viol) -> str | None:

@@ -429,6 +429,26 @@ _STATUS_PLURAL = {"unexpected": "unexpected verdicts", "found": "errors in the n
                   "unknown": "unknown", "ok": "not refuted, as expected"}
 
 
+def _summary_counts(claims, by_status: dict, notes: int) -> str:
+    """The page's summary: statements transcribed as holding and refuted (errors found in the
+    note as written), other unexpected verdicts, errors refuted as their file expects, unknown
+    verdicts (whatever was expected), and the rest."""
+    false = [c for c in claims if c["verdict"] == "refuted" and c["expect"] == "holds"]
+    unknown = [c for c in claims if c["verdict"] == "unknown"]
+    other = [c for c in by_status.get("unexpected", []) if c not in false and c not in unknown]
+    where = "the note" if notes == 1 else "the notes"
+    spans = [("unexpected", len(false), f"statement{'s' if len(false) != 1 else ''} of {where} found false"),
+             ("unexpected", len(other), "unexpected verdict" + ("s" if len(other) != 1 else "")),
+             ("found", len(by_status.get("found", [])), _plural("found", by_status)),
+             ("unknown", len(unknown), "unknown"),
+             ("ok", len(by_status.get("ok", [])), _plural("ok", by_status))]
+    return " ".join(f'<span class="{cls}">{n} {text}</span>' for cls, n, text in spans)
+
+
+def _plural(st: str, by_status: dict) -> str:
+    return (_STATUS_TEXT if len(by_status.get(st, [])) == 1 else _STATUS_PLURAL)[st]
+
+
 def _unique_ids(svg: str, prefix: str) -> str:
     """Prefix every id of one inline SVG (and its references): matplotlib numbers ids per figure,
     so several figures on one page would repeat them."""
@@ -547,9 +567,7 @@ def html(results: dict, link_root: str | None = None, figures=None) -> str:
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>Proof audit: {len(by_status.get('unexpected', []))} unexpected</title>",
              f"<style>{_CSS}</style></head><body>"]
-    counts = " ".join(f'<span class="{st}">{len(by_status.get(st, []))} '
-                      f'{(_STATUS_TEXT if len(by_status.get(st, [])) == 1 else _STATUS_PLURAL)[st]}</span>'
-                      for st in ("unexpected", "found", "unknown", "ok"))
+    counts = _summary_counts(claims, by_status, len(docs))
     corrected_by: dict = {}
     for c in claims:
         if c.get("corrects"):
@@ -573,6 +591,11 @@ def html(results: dict, link_root: str | None = None, figures=None) -> str:
     parts.append("<main>")
     unexpected = by_status.get("unexpected", [])
     parts.append(f'<section id="unexpected"><h2>Unexpected verdicts ({len(unexpected)})</h2>')
+    false = sum(1 for c in unexpected if c["verdict"] == "refuted" and c["expect"] == "holds")
+    if false:
+        parts.append(f"<p>{false} statement{'s' if false != 1 else ''} transcribed as holding {'are' if false != 1 else 'is'} "
+                     "false as written: each card shows the counterexample, both sides and the command that replays "
+                     "it. Keep the statement, set its expect to \"refuted\" and write the corrected form beside it.</p>")
     parts.append("".join(_card(c, link_root, corrected_by) for c in unexpected) if unexpected else
                  "<p>None: every verdict is what its claim file expects.</p>")
     parts.append("</section>")
