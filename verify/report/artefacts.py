@@ -437,11 +437,16 @@ def _summary_counts(claims, by_status: dict, notes: int) -> str:
     unknown = [c for c in claims if c["verdict"] == "unknown"]
     other = [c for c in by_status.get("unexpected", []) if c not in false and c not in unknown]
     where = "the note" if notes == 1 else "the notes"
-    spans = [("unexpected", len(false), f"statement{'s' if len(false) != 1 else ''} of {where} found false"),
-             ("unexpected", len(other), "unexpected verdict" + ("s" if len(other) != 1 else "")),
-             ("found", len(by_status.get("found", [])), _plural("found", by_status)),
-             ("unknown", len(unknown), "unknown"),
-             ("ok", len(by_status.get("ok", [])), _plural("ok", by_status))]
+    spans = []
+    if false:
+        spans.append(("unexpected", len(false), f"unexpected verdict{'s' if len(false) != 1 else ''}: "
+                                                f"statement{'s' if len(false) != 1 else ''} of {where} found false"))
+    if other or not false:
+        spans.append(("unexpected", len(other), ("other " if false else "") + "unexpected verdict"
+                      + ("s" if len(other) != 1 else "")))
+    spans += [("found", len(by_status.get("found", [])), _plural("found", by_status)),
+              ("unknown", len(unknown), "unknown"),
+              ("ok", len(by_status.get("ok", [])), _plural("ok", by_status))]
     return " ".join(f'<span class="{cls}">{n} {text}</span>' for cls, n, text in spans)
 
 
