@@ -157,3 +157,12 @@ def test_each_record_check_is_written_once():
                     "the rule requires an update here", "the trace records weights after this visit"):
         where = [name for name, path in MODULES.items() if message in _read(path)]
         assert where == ["verify.replay.records"], (message, where)
+
+
+def test_the_readme_lists_every_quantity():
+    """The README's table of quantities has a row for every name a claim may use."""
+    from verify.language.quantities import QUANTITIES
+
+    readme = _read(os.path.join(ROOT, "README.md"))
+    missing = [name for name in QUANTITIES if f"| `{name}` |" not in readme]
+    assert not missing, missing
