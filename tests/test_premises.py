@@ -100,3 +100,23 @@ def test_ones_is_the_all_ones_vector_of_the_run(tmp_path):
         t = tallies["o.sum"]
         assert bad is None and t.violation is None and t.unknown is None and t.evaluations == rec.trace.end["updates"]
         assert tallies["o.not-zero"].violation is not None
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+def test_a_refuted_or_shows_each_part(tmp_path, scalar):
+    """A refuted `A or B` prints the value of each part (both sides of each comparison), the
+    same from the column evaluator and from its scalar oracle."""
+    path = tmp_path / "claims_or.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "or.bound"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "converged == 0 or mistakes <= 1"\nexpect = "holds"\n')
+    claims = load_claims(str(path)).claims
+    ds = builtin("worked-example")
+    rec = MemoryTrace()
+    train(ds, Params(order="first"), rec)
+    replay_mod.SCALAR_ORACLE, old = scalar, replay_mod.SCALAR_ORACLE
+    try:
+        _, bad, tallies = replay(ds, rec.trace, claims)
+    finally:
+        replay_mod.SCALAR_ORACLE = old
+    v = tallies["or.bound"].violation
+    assert bad is None and v["connective"] == "or" and v["parts"] == ["1 == 0 (false)", "4 <= 1 (false)"], v

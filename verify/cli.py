@@ -315,6 +315,8 @@ def cmd_check(args) -> int:
             print(f"      first violation at {where or 'the dataset'}" + (f" ({free})" if free else ""))
             if "sides" in viol:
                 print(f"      sides: {viol['sides']} ops {viol['ops']}")
+            elif "parts" in viol:
+                print(f"      parts ({viol['connective']}): " + "; ".join(viol["parts"]))
         elif t.min_slack is not None:
             from verify.language.scalar import exact_json
 

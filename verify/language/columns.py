@@ -46,7 +46,7 @@ from verify.language.column_values import (
     rat_of_fractions,
 )
 from verify.language.scalar import Env as _ScalarEnv
-from verify.language.scalar import eval_claim, format_value
+from verify.language.scalar import eval_claim, format_value, sides
 from verify.numbers import exact as X
 from verify.numbers.integers import (
     narrow_ints,
@@ -227,6 +227,8 @@ def _slack_col(tree, env: ColumnEnv):
 
 
 def _sides_at(tree, env: ColumnEnv, r: int) -> dict:
+    if tree[0] in ("or", "and"):  # each part's value: the scalar evaluator at that one step
+        return sides(tree, env.frame.scalar_env(int(env.rows[r]), env.gamma))
     if tree[0] != "cmp":
         return {}
     try:

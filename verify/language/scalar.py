@@ -12,7 +12,7 @@ from perceptron._numbers import format_rational
 from verify.language.expr import evaluate
 from verify.numbers import exact as X
 
-__all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value"]
+__all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value", "sides"]
 
 
 @dataclass
@@ -114,7 +114,21 @@ def _slack(tree, env):
     return X.sub(b, a) if tree[1][0] in ("<", "<=") else X.sub(a, b)
 
 
-def _sides(tree, env) -> dict:
+def sides(tree, env) -> dict:
+    """Both sides of a comparison where a claim fails ({"sides", "ops"}), or, for a claim of the
+    form A or B (A and B), the value of each part ({"parts", "connective"}), for display."""
+    if tree[0] in ("or", "and"):
+        parts = []
+        for item in tree[1]:
+            try:
+                value = "true" if evaluate(item, env) else "false"
+            except Exception:  # noqa: BLE001 - only for display
+                value = "undefined here"
+            inner = sides(item, env)
+            shown = " ".join(f"{s} {o}" for s, o in zip(inner["sides"], inner["ops"])) + " " + inner["sides"][-1] \
+                if "sides" in inner else ""
+            parts.append(f"{shown} ({value})" if shown else value)
+        return {"parts": parts, "connective": tree[0]}
     if tree[0] != "cmp":
         return {}
     try:
@@ -150,7 +164,7 @@ def eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):
     tally.evaluations += 1
     if not ok:
         if tally.violation is None:
-            tally.violation = {**where, **_sides(claim.compiled.tree, env)}
+            tally.violation = {**where, **sides(claim.compiled.tree, env)}
         return
     if slack is not None and (tally.min_slack is None or X.compare(slack, tally.min_slack) < 0):
         tally.min_slack = slack

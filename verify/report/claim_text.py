@@ -17,6 +17,8 @@ def _sides(ev) -> str:
         for o, s in zip(ops, ce["sides"][1:]):
             out += f" {o} {s}"
         return out + "  (false)"
+    if "parts" in ce:  # A or B (A and B): each part's value where the claim fails
+        return f" {ce.get('connective', 'or')} ".join(ce["parts"]) + "  (false)"
     return ""
 
 

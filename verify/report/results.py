@@ -251,6 +251,8 @@ def _details(f):
             yield f"partner run: {ce['partner']}"
         if "sides" in ce:
             yield "sides: " + f" {' '.join(ce['ops'])} ".join(ce["sides"]) if len(ce["ops"]) == 1 else "sides: " + str(list(zip(ce["sides"], ce["ops"] + [""])))
+        elif "parts" in ce:
+            yield f"parts ({ce['connective']}): " + "; ".join(ce["parts"])
         if ev.get("replay"):
             yield f"replay: {ev['replay']}"
     if "reason" in ev:
