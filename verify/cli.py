@@ -314,7 +314,8 @@ def cmd_check(args) -> int:
             free = ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
             print(f"      first violation at {where or 'the dataset'}" + (f" ({free})" if free else ""))
             if "sides" in viol:
-                print(f"      sides: {viol['sides']} ops {viol['ops']}")
+                shown = viol["sides"][0] + "".join(f" {o} {s}" for o, s in zip(viol["ops"], viol["sides"][1:]))
+                print(f"      sides: {shown}  (false)")
             elif "parts" in viol:
                 print(f"      parts ({viol['connective']}): " + "; ".join(viol["parts"]))
         elif t.min_slack is not None:

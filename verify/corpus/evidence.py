@@ -221,5 +221,8 @@ def replay_command(c, viol) -> str | None:
     data = quote(str(viol["data"]))
     declares = any(getattr(variant_of(v), "declared", False) for v in getattr(c, "variants", ()))
     variants = f" --variants {quote(c.path)}" if declares else ""  # the claim file declares the variant
+    sep = viol.get("separator")  # found at a separator other than the certified one: check takes the same
+    separator = "" if not sep else (f" --separator={','.join(sep['v'])}"
+                                    + (f" --separator-bias={quote(sep['c'])}" if sep.get("c", "0") != "0" else ""))
     return (f"proof-audit train --data {data} {viol['run']}{variants} --trace ce.jsonl && "
-            f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}")
+            f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}{separator}")

@@ -1,6 +1,7 @@
-"""Premises (``given``): where a statement's premise is false the claim does not apply; a premise
-that never held leaves the claim unknown, and what the evidence varied is counted only where it
-held (a note's "from any w1 with |w1| <= gamma" came back "holds" when written as an `or`)."""
+"""A note we have never seen: premises (``given``: where a statement's premise is false the claim
+does not apply; a premise that never held leaves the claim unknown, and what the evidence varied
+is counted only where it held), `ones`, readable refutations of `A or B`, and printed replay
+commands that reproduce what they replay."""
 
 from __future__ import annotations
 
@@ -120,3 +121,29 @@ def test_a_refuted_or_shows_each_part(tmp_path, scalar):
         replay_mod.SCALAR_ORACLE = old
     v = tallies["or.bound"].violation
     assert bad is None and v["connective"] == "or" and v["parts"] == ["1 == 0 (false)", "4 <= 1 (false)"], v
+
+
+def test_every_printed_replay_reproduces_its_refutation(tmp_path, monkeypatch):
+    """A refutation found at the second (LP vertex) separator prints a command that checks at that
+    separator; run as printed, it exits 1 and names the violation (it exited 0 without it)."""
+    import contextlib
+    import io
+    import shlex
+
+    from verify.cli import main
+
+    path = tmp_path / "claims_s.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "s.any"\nsection = "s"\nstatement = "gamma may be any separator\'s '
+                    'unnormalised margin"\nwhen = "end"\nvariants = ["rosenblatt"]\nassume = ["separable", "w0_zero"]\n'
+                    'expr = "mistakes <= R2/m_opt**2"\nexpect = "holds"\n')
+    [f] = verify.audit([str(path)], jobs=1)
+    assert f.verdict == verify.Verdict.REFUTED and "separator" in f.evidence["counterexample"]
+    monkeypatch.chdir(tmp_path)
+    rc = None
+    for part in f.evidence["replay"].split(" && "):
+        argv = shlex.split(part)
+        assert argv[0] == "proof-audit"
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = main(argv[1:])
+    assert rc == 1 and "s.any: refuted" in out.getvalue() and "sides:" in out.getvalue(), out.getvalue()
