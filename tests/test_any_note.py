@@ -28,6 +28,13 @@ def test_a_premise_never_met_is_unknown_never_holds(tmp_path):
     assert f.verdict == verify.Verdict.UNKNOWN, f
     assert f.evidence["reason"].startswith("premise never met") and f.evidence["premise"]["met"] == 0
     assert f.evidence["premise"]["not_met"] > 0
+    # the page counts it as unknown and its "unknown" filter shows it (the row is unexpected too)
+    from verify.report.artefacts import html
+    from verify.report.results import results_dict
+
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    page = html(results_dict([f], claims, {"datasets": [], "runs": 0}))
+    assert '<span class="unknown">1 unknown</span>' in page and 'class="row unexpected unknown"' in page
 
 
 def test_a_premise_met_only_at_w0_zero_does_not_vary_w0(tmp_path):

@@ -544,7 +544,8 @@ def _note_table(j, doc, cs, link_root) -> list[str]:
                   else f'<div class="details">{H.escape(failure_text(c))}</div>')
         corr = (f'<br><small>corrects <a href="#{_anchor(c["corrects"])}">{H.escape(c["corrects"])}</a></small>'
                 if c.get("corrects") else "")
-        parts.append(f'<tr class="row {st}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
+        cls = st + (" unknown" if c["verdict"] == "unknown" and st != "unknown" else "")  # both filters show it
+        parts.append(f'<tr class="row {cls}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
                      f'<br><span class="where">{_loc_links(c, link_root)}</span></td><td>{H.escape(c["statement"])}'
                      f'<br><span class="where">{H.escape(c["citation"])}</span></td>'
                      f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{c["expect"]}</td>'
