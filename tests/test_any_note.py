@@ -130,15 +130,42 @@ def test_a_refuted_or_shows_each_part(tmp_path, scalar):
     assert bad is None and v["connective"] == "or" and v["parts"] == ["1 == 0 (false)", "4 <= 1 (false)"], v
 
 
-def test_every_printed_replay_reproduces_its_refutation(tmp_path, monkeypatch):
-    """A refutation found at the second (LP vertex) separator prints a command that checks at that
-    separator; run as printed, it exits 1 and names the violation (it exited 0 without it)."""
+def _run_printed(command: str):
+    """Run a printed replay command (commands joined by &&) in this process: (exit code, output)."""
     import contextlib
     import io
     import shlex
 
     from verify.cli import main
 
+    rc, out = None, io.StringIO()
+    for part in command.split(" && "):
+        argv = shlex.split(part)
+        assert argv[0] == "proof-audit"
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = main(argv[1:])
+    return rc, out.getvalue()
+
+
+def test_a_pair_refutation_replays_both_runs(tmp_path, monkeypatch):
+    """A refuted pair claim's printed command trains the first run and checks it; check makes
+    the partner run, replays it, and shows where the two part; it exits 1 (it said "not
+    applicable to this run" and exited 0)."""
+    path = tmp_path / "claims_p.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "p.eta"\nsection = "s"\nstatement = "eta and 2 eta make the same mistakes"\n'
+                    'when = "pair"\nvariants = ["rosenblatt"]\nassume = ["separable"]\npair = "eta"\n'
+                    'relation = "same_mistakes"\nexpect = "holds"\n')
+    [f] = verify.audit([str(path)], jobs=1)
+    assert f.verdict == verify.Verdict.REFUTED, f
+    monkeypatch.chdir(tmp_path)
+    rc, out = _run_printed(f.evidence["replay"])
+    assert rc == 1 and "p.eta: refuted" in out and "parts from this one at update" in out, out
+
+
+def test_every_printed_replay_reproduces_its_refutation(tmp_path, monkeypatch):
+    """A refutation found at the second (LP vertex) separator prints a command that checks at that
+    separator; run as printed, it exits 1 and names the violation (it exited 0 without it)."""
     path = tmp_path / "claims_s.toml"
     path.write_text(HEAD + '[[claim]]\nid = "s.any"\nsection = "s"\nstatement = "gamma may be any separator\'s '
                     'unnormalised margin"\nwhen = "end"\nvariants = ["rosenblatt"]\nassume = ["separable", "w0_zero"]\n'
@@ -146,11 +173,5 @@ def test_every_printed_replay_reproduces_its_refutation(tmp_path, monkeypatch):
     [f] = verify.audit([str(path)], jobs=1)
     assert f.verdict == verify.Verdict.REFUTED and "separator" in f.evidence["counterexample"]
     monkeypatch.chdir(tmp_path)
-    rc = None
-    for part in f.evidence["replay"].split(" && "):
-        argv = shlex.split(part)
-        assert argv[0] == "proof-audit"
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            rc = main(argv[1:])
-    assert rc == 1 and "s.any: refuted" in out.getvalue() and "sides:" in out.getvalue(), out.getvalue()
+    rc, out = _run_printed(f.evidence["replay"])
+    assert rc == 1 and "s.any: refuted" in out and "sides:" in out, out

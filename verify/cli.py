@@ -280,6 +280,10 @@ def cmd_check(args) -> int:
     if bad is not None:
         print(f"{args.trace}: INCONSISTENT with {ds.name}: {bad}")
         return 1
+    if ctx is not None:  # pair claims: the partner run is made and replayed here, then compared
+        from verify.replay.pairs import pair_tally
+
+        tallies.update({c.id: pair_tally(c, ds, ctx, tr) for c in claims if c.when == "pair"})
     print(f"{args.trace}: consistent with {ds.name} ({len(tr.t)} visits recorded, {tr.end.get('updates')} updates, "
           f"variant {tr.header['variant']}, {tr.header['arithmetic']})")
     if tr.declaration is not None or getattr(ctx, "declared", False):
@@ -312,10 +316,16 @@ def cmd_check(args) -> int:
             viol = t.violation
             where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point", "end") if k in viol)
             free = ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
-            print(f"      first violation at {where or 'the dataset'}" + (f" ({free})" if free else ""))
+            print(f"      first violation at {where or ('the run' if c.when == 'pair' else 'the dataset')}" + (f" ({free})" if free else ""))
             if "sides" in viol:
                 shown = viol["sides"][0] + "".join(f" {o} {s}" for o, s in zip(viol["ops"], viol["sides"][1:]))
                 print(f"      sides: {shown}  (false)")
+            elif "partner" in viol:  # a pair claim: where the two runs part
+                part = (f"at update {viol['first_difference_at_update']}: points {viol['points_updated'][0]} against "
+                        f"{viol['points_updated'][1]}" if "first_difference_at_update" in viol else
+                        f"at visit {viol['first_difference_at_visit']}" if "first_difference_at_visit" in viol else
+                        f"in their ends (updates {viol['updates'][0]} against {viol['updates'][1]})")
+                print(f"      partner run ({viol['partner']}) parts from this one {part}")
             elif "parts" in viol:
                 print(f"      parts ({viol['connective']}): " + "; ".join(viol["parts"]))
         elif t.min_slack is not None:

@@ -21,7 +21,7 @@ import numpy as np
 from perceptron import MemoryTrace, ParamError, Params, train
 from perceptron.declared import variant_of
 
-__all__ = ["partner_params", "compare_runs"]
+__all__ = ["partner_params", "compare_runs", "pair_tally"]
 
 
 def partner_params(claim, params: Params) -> Params | None:
@@ -93,3 +93,22 @@ def _describe(p: Params) -> str:
     if p.w0 is not None:
         parts.append("w0 (" + ", ".join(format_rational(v) for v in p.w0) + ")")
     return ", ".join(parts)
+
+
+def pair_tally(claim, ds, ctx, trace):
+    """A pair claim evaluated on one consistent trace (its first run), as `check` does: the
+    partner run is made and replayed, the relation checked; a ClaimTally (not applicable, with
+    the reason, where the claim does not apply or has no partner)."""
+    from types import SimpleNamespace
+
+    from verify.language.scalar import ClaimTally
+    from verify.replay.dispatch import applicable
+
+    why = applicable(claim, ctx, bool(trace.end.get("converged")), ds.name)
+    if why:
+        return ClaimTally(not_applicable=why)
+    first = SimpleNamespace(updates=trace.end.get("updates"), converged=trace.end.get("converged"))
+    holds, detail = compare_runs(claim, ds, ctx.params, trace, first)
+    if holds is None:
+        return ClaimTally(not_applicable=detail)
+    return ClaimTally(evaluations=1, violation=None if holds else detail)
