@@ -175,3 +175,14 @@ def test_every_printed_replay_reproduces_its_refutation(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out = _run_printed(f.evidence["replay"])
     assert rc == 1 and "s.any: refuted" in out and "sides:" in out, out
+
+
+def test_a_latex_label_can_be_a_claim_id(tmp_path):
+    """thm:novikoff, a LaTeX note's label, is a claim id; a space or a slash is not."""
+    path = tmp_path / "claims_l.toml"
+    path.write_text(HEAD + _claim("thm:novikoff", "k >= 0", "mistakes >= 0"))
+    assert [c.id for c in load_claims(str(path)).claims] == ["thm:novikoff"]
+    for bad in ("thm novikoff", "thm/novikoff"):
+        path.write_text(HEAD + _claim(bad, "k >= 0", "mistakes >= 0"))
+        with pytest.raises(ClaimError, match="bad id"):
+            load_claims(str(path))

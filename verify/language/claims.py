@@ -102,7 +102,8 @@ _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
            "relation", "line", "anchor", "given"}
 _REQUIRED = ("id", "section", "statement", "when", "expect")
-_ID = re.compile(r"[A-Za-z0-9_.\-]{1,120}")
+#: A claim id: letters, digits and . _ - : (a LaTeX note's labels, such as thm:novikoff, can be ids).
+_ID = re.compile(r"[A-Za-z0-9_.:\-]{1,120}")
 _ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
 
 #: Quantities that exist only at some evaluation points.
@@ -310,7 +311,7 @@ def _fields(c: dict, line: int, where, seen: dict, problem):
             problem(line, 1, f"claim lacks required field {key!r}")
     cid = c.get("id")
     if cid is not None and (not isinstance(cid, str) or not _ID.fullmatch(cid)):
-        problem(*where("id"), f"bad id {cid!r}: use letters, digits, '.', '_', '-'")
+        problem(*where("id"), f"bad id {cid!r}: use letters, digits, '.', '_', '-', ':'")
     elif cid in seen:
         problem(*where("id"), f"duplicate id {cid!r} (first at line {seen[cid]})")
     elif cid:
