@@ -32,7 +32,8 @@ def search_text(ev) -> str:
         return f"search: not searched ({s['not searched']})"
     dom = s.get("domain_text") or "the stated domain"
     if s.get("verdict") == "unknown":
-        return f"search: unknown in {dom} ({s.get('reason', '?')})"
+        return (f"search: stopped before covering its domain, so the verdict rests on the corpus alone "
+                f"({s.get('reason', '?')}); domain: {dom}")
     return f"search: {s.get('verdict', '?')} in {dom}"
 
 
