@@ -276,13 +276,13 @@ def _check_numbers(params: Params):
         if not fits_text(v, MAX_NUMBER_CHARS):
             raise ParamError(f"{option}: its exact value takes more than {MAX_NUMBER_CHARS} characters as p/q, the "
                              "longest number a trace holds (perceptron.limits.MAX_NUMBER_CHARS)")
-        text = format_rational(v)
         if params.arithmetic == "float":
             try:
                 finite = math.isfinite(float(v))
             except OverflowError:
                 finite = False
             if not finite:
+                text = format_rational(v)
                 raise ParamError(f"{option}: {text[:24]}{'...' if len(text) > 24 else ''} is beyond the float range of "
                                  "a --float run (about 1.8e308); run it exact")
 

@@ -280,7 +280,8 @@ def cmd_check(args) -> int:
     if bad is not None:
         print(f"{args.trace}: INCONSISTENT with {ds.name}: {bad}")
         return 1
-    if ctx is not None:  # pair claims: the partner run is made and replayed here, then compared
+    explicit = bool(args.claims or args.only)
+    if ctx is not None and explicit:  # named pair claims: the partner run is made, replayed and compared
         from verify.replay.pairs import pair_tally
 
         tallies.update({c.id: pair_tally(c, ds, ctx, tr) for c in claims if c.when == "pair"})
@@ -296,7 +297,6 @@ def cmd_check(args) -> int:
     if claims and getattr(ctx, "float_note", None):
         print(f"  {ctx.float_note}")
     unexpected = 0
-    explicit = bool(args.claims or args.only)
     skipped = []
     for c in claims:
         t = tallies.get(c.id)

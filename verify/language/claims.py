@@ -360,15 +360,21 @@ def _compile_given(c: dict, when, lists: dict, free: dict, where, problem):
         return None
     if not isinstance(src, str):
         return None  # reported with the other string fields
+    return _condition("given", src, when, lists, free, where, problem)
+
+
+def _condition(key: str, src: str, when, lists: dict, free: dict, where, problem):
+    """The field ``key`` (expr, given) compiled against the claim's names, available where the
+    claim is evaluated, and a condition; None after reporting why not."""
     try:
         compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
         _check_availability(compiled, when, free)
     except ExprError as e:
-        ln, col = where("given")
-        problem(ln, col + (e.col or 1), f"in given: {e.message}")
+        ln, col = where(key)
+        problem(ln, col + (e.col or 1), f"in {key}: {e.message}")
         return None
     if compiled.type != "bool":
-        problem(*where("given"), "given must be a condition (a comparison), not a number or vector")
+        problem(*where(key), f"{key} must be a condition (a comparison), not a number or vector")
         return None
     return compiled
 
@@ -400,17 +406,9 @@ def _compile(c: dict, when, lists: dict, free: dict, line: int, where, problem):
     if isinstance(src, str) and when == "symbolic":
         problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
     elif isinstance(src, str) and when != "pair":
-        try:
-            compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
-            _check_availability(compiled, when, free)
-        except ExprError as e:
-            ln, col = where("expr")
-            problem(ln, col + (e.col or 1), f"in expr: {e.message}")
+        compiled = _condition("expr", src, when, lists, free, where, problem)
     elif when in WHEN and when not in ("symbolic", "pair") and "expr" not in c:
         problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
-    if compiled is not None and compiled.type != "bool":
-        problem(*where("expr"), "expr must be a condition (a comparison), not a number or vector")
-        compiled = None
     if compiled is not None and free and not (set(free) & set(compiled.names)):
         problem(*where("free"), f"free names {', '.join(free)} do not occur in expr")
     return compiled, symbolic

@@ -272,23 +272,26 @@ def tally_claims(frame: Frame, claims, tallies: dict, gamma_strict=None, *, scal
                     eval_claim(claim, frame.scalar_env(r, g), tally, frame.where(r), g)
 
 
+def _first_unknown(bad: dict, env: ColumnEnv, tally, stop: int):
+    """The tally's unknown: the first row before ``stop`` whose value could not be decided (a
+    row the claim does not speak about, SKIP, is no unknown)."""
+    for r in sorted(bad):
+        if r < stop and bad[r] is not SKIP and tally.unknown is None:
+            why = bad[r]
+            where = env.frame.where(int(env.rows[r]))
+            tally.unknown = f"{why} is not available here ({where})" if isinstance(why, Unavail) else f"{why} ({where})"
+            return
+
+
 def _premise(claim, env: ColumnEnv, tally):
-    """The rows of the block where the claim's premise (given) holds: an env of those rows only
-    (the claim is not evaluated where it does not apply).  The rows where it is false count as
-    premise_unmet, up to the row whose evaluation the scalar evaluator would stop at."""
+    """(rows where the claim's premise (given) holds, rows where it is false) of the block; a
+    row where the premise cannot be decided is neither, and makes the tally unknown."""
     g = evaluate(claim.given.tree, env)
-    bad = g.bad
     fine = np.ones(len(env), dtype=bool)
-    if bad:
-        fine[list(bad)] = False
-        for r in sorted(bad):
-            if bad[r] is not SKIP and tally.unknown is None:
-                why = bad[r]
-                where = env.frame.where(int(env.rows[r]))
-                tally.unknown = (f"{why} is not available here ({where})" if isinstance(why, Unavail) else f"{why} ({where})")
-                break
-    met = fine & g.v
-    return met, fine & ~g.v
+    if g.bad:
+        fine[list(g.bad)] = False
+        _first_unknown(g.bad, env, tally, len(env))
+    return fine & g.v, fine & ~g.v
 
 
 def _tally_block(claim, env: ColumnEnv, tally):
@@ -316,13 +319,7 @@ def _tally_rows(claim, env: ColumnEnv, tally):
         fine[list(bad)] = False
     viol = np.flatnonzero(fine & ~ok)
     stop = int(viol[0]) if len(viol) else R  # rows after the first violation are not evaluated
-    for r in sorted(bad):
-        if r < stop and bad[r] is not SKIP and tally.unknown is None:
-            why = bad[r]
-            where = frame.where(int(env.rows[r]))
-            tally.unknown = (f"{why} is not available here ({where})" if isinstance(why, Unavail)
-                             else f"{why} ({where})")
-            break
+    _first_unknown(bad, env, tally, stop)
     counted = fine.copy()
     counted[stop + 1:] = False
     tally.evaluations += int(counted.sum())
