@@ -208,12 +208,22 @@ def _load_all_claims(paths):
 def cmd_lint(args) -> int:
     from verify.language.claims import lint
 
-    problems = lint(args.files)
+    drafts: list = []
+    problems = lint(args.files, drafts)
     for p in problems:
         print(p)
+    for d in drafts:
+        print(f"{d.path}:{d.line}:1: draft {d.id}: not evaluated until finished ({d.untranslated})")
     if not problems:
-        print(f"{len(args.files)} claim file(s): no problems")
+        extra = f"; {len(drafts)} draft claim(s), listed above, are not evaluated" if drafts else ""
+        print(f"{len(args.files)} claim file(s): no problems{extra}")
     return 2 if problems else 0
+
+
+def _cmd_draft(args) -> int:
+    from verify.notes.draft import cmd_draft
+
+    return cmd_draft(args)
 
 
 def cmd_certify(args) -> int:
@@ -677,6 +687,17 @@ def build_parser() -> argparse.ArgumentParser:
     _search_command(command)
 
     _certify_command(command)
+
+    p = command("draft", "a draft claim file from a lecture note (Markdown or LaTeX)",
+                "Finds every numbered statement and displayed or inline relation of the note, reads each into "
+                "the claim language through a notation table (the default perceptron notation, overridden by "
+                "the [notation] table of the output file when it is drafted again), proposes assumptions from "
+                "the note's own sentences (marked '# review:'), and keeps what it cannot read as draft claims "
+                "(listed, never evaluated). Then: proof-audit run --claims OUT.")
+    p.add_argument("note", help="the note: .md, .markdown, .txt (Markdown with $ math) or .tex")
+    p.add_argument("--out", help="the claim file to write (default: claims_NOTE.toml beside the note)")
+    p.add_argument("--force", action="store_true", help="write over an existing file (its [notation] is kept)")
+    p.set_defaults(func=_cmd_draft)
 
     p = command("claims", "claim file tools", "lint: validate claim files without auditing them.")
     csub = p.add_subparsers(dest="claims_command", required=True, metavar="TOOL")

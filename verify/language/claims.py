@@ -25,7 +25,13 @@
                                               # ("for all w"): vector (default), scalar, positive, label
     line = 42                                 # optional: the statement's line in the note (SARIF,
                                               # annotations and the HTML report point there too)
-    anchor = "theorem-2"                      # optional: the section's URL fragment in the note
+    anchor = "theorem-2"                      # optional: the statement's URL fragment in the note
+
+A draft claim (``draft = true``, written by ``proof-audit draft``) keeps a statement whose
+reading is unfinished: it has an ``untranslated`` field naming what had no reading, and is
+counted and listed by ``claims lint`` and ``run`` but never evaluated.  A top-level
+``[notation]`` table (LaTeX symbol -> claim-language name, e.g. ``"\\alpha" = "gamma"``) is
+the drafter's, read back when the note is drafted again.
 
 What a claim ranges over follows from these fields by the rule of verify.language.quantifiers.
 
@@ -54,7 +60,7 @@ from perceptron.variants import VARIANTS
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import TYPES
 
-__all__ = ["Claim", "ClaimFile", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+__all__ = ["Claim", "ClaimFile", "Draft", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
 #: Most claims in one file.
 MAX_CLAIMS = 2000
@@ -100,7 +106,9 @@ ASSUMPTIONS = {
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
-           "relation", "line", "anchor", "given"}
+           "relation", "line", "anchor", "given", "draft", "untranslated"}
+#: Entries of a [notation] table, and characters of one entry.
+MAX_NOTATION, MAX_NOTATION_CHARS = 200, 200
 _REQUIRED = ("id", "section", "statement", "when", "expect")
 #: A claim id: letters, digits and . _ - : (a LaTeX note's labels, such as thm:novikoff, can be ids).
 _ID = re.compile(r"[A-Za-z0-9_.:\-]{1,120}")
@@ -155,12 +163,28 @@ class Claim:
         return f"{self.document}, {self.section}"
 
 
+@dataclass(frozen=True)
+class Draft:
+    """A statement kept as a draft: listed, never evaluated."""
+    id: str
+    document: str
+    section: str
+    statement: str
+    untranslated: str
+    path: str
+    line: int
+    source: dict | None = None
+
+
 @dataclass
 class ClaimFile:
     path: str
     document: str
     title: str
     claims: list = field(default_factory=list)
+    drafts: list = field(default_factory=list)
+    notation: dict = field(default_factory=dict)
+    note: str | None = None  # the note's path ([document] path, or file beside this one)
 
 
 def _locate(text: str):
@@ -205,11 +229,17 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
     except InputError as e:
         problem(e.line, None, e.message)
     doc, note_path, raw_claims = _document(data, doc_keys, problem)
-    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")))
+    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")), notation=_notation(data, problem),
+                   note=os.path.normpath(os.path.join(os.path.dirname(path), note_path or doc.get("file", "?"))))
     seen: dict = {}
     for j, c in enumerate(raw_claims):
         pos = blocks[j] if j < len(blocks) else {"__line__": 1}
         before = len(problems)
+        if "draft" in c:
+            draft = _draft(c, pos, cf, seen, note_path, problem)
+            if draft is not None:
+                cf.drafts.append(draft)
+            continue
         claim = _claim(c, pos, cf, seen, note_path, problem, lambda: len(problems) == before)
         if claim is not None:
             cf.claims.append(claim)
@@ -245,8 +275,8 @@ def _document(data: dict, doc_keys: dict, problem):
         problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)")
         doc = {"file": "?", "title": ""}
     for key in data:
-        if key not in ("document", "claim", "variants"):
-            problem(1, 1, f"unknown top-level key {key!r} (expected [document], [[claim]] and [variants.NAME])")
+        if key not in ("document", "claim", "variants", "notation"):
+            problem(1, 1, f"unknown top-level key {key!r} (expected [document], [[claim]], [variants.NAME] and [notation])")
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         problem(1, 1, "'claim' must be an array of tables: [[claim]]")
@@ -265,6 +295,59 @@ def _document(data: dict, doc_keys: dict, problem):
         problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
         raw_claims = raw_claims[:MAX_CLAIMS]
     return doc, note_path, raw_claims
+
+
+def _notation(data: dict, problem) -> dict:
+    """The [notation] table: LaTeX symbol -> claim-language name or expression (both strings)."""
+    table = data.get("notation", {})
+    if not isinstance(table, dict):
+        problem(1, 1, "[notation] must be a table of \"LaTeX symbol\" = \"claim-language name\"")
+        return {}
+    if len(table) > MAX_NOTATION:
+        problem(1, 1, f"[notation] has {len(table)} entries; at most {MAX_NOTATION}")
+        return {}
+    for k, v in table.items():
+        if not isinstance(v, str) or not v.strip() or len(k) > MAX_NOTATION_CHARS or len(v) > MAX_NOTATION_CHARS:
+            problem(1, 1, f"[notation] {k[:40]!r}: the value must be a name or expression of at most "
+                          f"{MAX_NOTATION_CHARS} characters")
+            return {}
+    return dict(table)
+
+
+def _draft(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem) -> Draft | None:
+    """A [[claim]] with draft = true: the fields it has checked; never compiled."""
+    line = pos["__line__"]
+    before = [0]
+
+    def report(ln, col, msg):
+        before[0] += 1
+        problem(ln, col, msg)
+
+    if c.get("draft") is not True:
+        report(*pos.get("draft", (line, 1)), "draft must be true (remove the field once the claim is finished)")
+    for key in c:
+        if key not in _FIELDS:
+            report(*pos.get(key, (line, 1)), f"unknown field {key!r}; fields are {', '.join(sorted(_FIELDS))}")
+    for key in ("id", "section", "statement", "untranslated"):
+        if not isinstance(c.get(key), str):
+            report(line, 1, f"draft claim lacks {key!r} (a string)")
+    cid = c.get("id")
+    if isinstance(cid, str):
+        if not _ID.fullmatch(cid):
+            report(*pos.get("id", (line, 1)), f"bad id {cid!r}: use letters, digits, '.', '_', '-', ':'")
+        elif cid in seen:
+            report(*pos.get("id", (line, 1)), f"duplicate id {cid!r} (first at line {seen[cid]})")
+        else:
+            seen[cid] = line
+    src_line, anchor = c.get("line"), c.get("anchor")
+    if src_line is not None and (type(src_line) is not int or not 1 <= src_line <= 10**7):
+        report(*pos.get("line", (line, 1)), "line must be the statement's line number in the note (a positive integer)")
+    if anchor is not None and (not isinstance(anchor, str) or not _ANCHOR.fullmatch(anchor)):
+        report(*pos.get("anchor", (line, 1)), "anchor must be a URL fragment of letters, digits, '-', '_', '.' (no '#')")
+    if before[0]:
+        return None
+    return Draft(cid, cf.document, c["section"], c["statement"], c["untranslated"], cf.path, line,
+                 _source(cf.path, note_path, cf.document, src_line, anchor))
 
 
 def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, clean):
@@ -504,11 +587,14 @@ def _check_availability(c: Compiled, when: str, free=()):
         raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
 
 
-def lint(paths) -> list[ClaimError]:
-    """Every problem in the given claim files (an empty list when they are all valid)."""
+def lint(paths, drafts: list | None = None) -> list[ClaimError]:
+    """Every problem in the given claim files (an empty list when they are all valid); the
+    files' draft claims are appended to ``drafts`` when it is given."""
     problems: list[ClaimError] = []
     for p in paths:
-        load_claims(p, collect=problems)
+        cf = load_claims(p, collect=problems)
+        if drafts is not None:
+            drafts.extend(cf.drafts)
     return problems
 
 

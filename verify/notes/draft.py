@@ -1,0 +1,234 @@
+"""``proof-audit draft NOTE``: a draft claim file from a lecture note.
+
+Every statement the note's reader finds (verify.notes.source) becomes a claim with its line,
+anchor, section and text as written; its relation is read into the claim language through
+the notation table (verify.notes.latex).  Assumptions are proposed from the note's own
+sentences ("w_1 = 0", "eta = 1", "linearly separable", a stated order) and marked
+``# review:``.  A statement with a part that has no reading is kept as a draft claim
+(``draft = true``, ``untranslated`` naming the part): listed by ``claims lint`` and ``run``,
+never evaluated.  The drafter never repairs a statement: a false one is drafted as written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from perceptron.errors import InputError
+from perceptron.limits import parse_toml, read_bytes
+from verify.notes.latex import translate
+from verify.notes.source import Note, Statement, read_note, statements
+
+__all__ = ["draft", "write_draft", "Proposals", "proposals"]
+
+_MARGIN = {"gamma", "w_opt", "b_opt", "w_hat_opt", "v_opt", "c_opt", "m_opt"}
+_RUN = ("update", "end")
+_INIT = re.compile(r"^\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*w\s*\}?|w)\s*(?:_\{?\s*(\d)\s*\}?)?\s*"
+                   r"(?:=|\\leftarrow|\\gets|:=)\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*0\s*\}?|0)\s*[.,]?\s*$")
+_BOUND = re.compile(r"(mistakes|updates|corrections|errors|iterations|steps)[^.]{0,120}?(bounded(?: above)? by|at most|"
+                    r"no more than|no larger than)\s*:?\s*$", re.I | re.S)
+
+
+class Proposals:
+    """What the note's own sentences say about every run: each proposal with the line it
+    comes from, for the ``# review:`` comments."""
+
+    def __init__(self):
+        self.base = 0  # the note's index of the initial weights
+        self.assume: dict = {}  # assumption -> the line and words it comes from
+        self.order: str | None = None
+
+    def for_claim(self, names: set, when: str) -> list:
+        out = []
+        if when in _RUN:
+            for a in ("w0_zero", "eta_one", "eta_le_one"):
+                if a in self.assume:
+                    out.append(a)
+        if "separable" in self.assume and (names & _MARGIN or "mistakes" in names):
+            out.append("separable")
+        if "unit_norm" in self.assume and when in _RUN:
+            out.append("unit_norm")
+        return out
+
+
+def proposals(note: Note, found: list[Statement]) -> Proposals:
+    """The assumptions the note states, read from its statements and sentences."""
+    p = Proposals()
+    for s in found:
+        m = s.math and _INIT.match(s.math)
+        if m:
+            p.base = int(m.group(1) or 0)
+            p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
+    text = note.text
+    eta = re.search(r"(\\eta|η)\s*=\s*1(?![\d.])", text)
+    if eta:
+        p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"
+    elif re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
+        m = re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text)
+        p.assume["eta_le_one"] = f"line {_line(text, m.start())}: {m.group()}..."
+    elif not re.search(r"\\eta|η|learning rate|step size", text, re.I):
+        p.assume["eta_one"] = "the note has no learning rate"
+    sep = re.search(r"linearly separable|separable", text, re.I)
+    if sep:
+        p.assume["separable"] = f"line {_line(text, sep.start())}: {sep.group()}"
+    unit = re.search(r"(\\\|\s*\\?(mathbf\{)?x_?\{?i\}?\}?\s*\\\|\s*=\s*1)|unit[- ]norm inputs|normali[sz]ed to unit", text, re.I)
+    if unit:
+        p.assume["unit_norm"] = f"line {_line(text, unit.start())}: {unit.group()[:40]}"
+    order = re.search(r"cycl\w*|over and over|in (?:a fixed|the same) order|in turn", text, re.I)
+    if order:
+        p.order = f"line {_line(text, order.start())}: {order.group()}"
+    return p
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _id(prefix: str, s: Statement, used: set) -> str:
+    base = re.sub(r"[^A-Za-z0-9_.:\-]+", "-", s.label).strip("-") if s.label else f"{prefix}.L{s.line}"
+    base = base[:100] or f"{prefix}.L{s.line}"
+    cid, n = base, 2
+    while cid in used:
+        cid, n = f"{base}-{n}", n + 1
+    used.add(cid)
+    return cid
+
+
+def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict], Proposals]:
+    """The note read, and one claim (a dict of fields, plus ``review`` comments) per statement."""
+    note = read_note(note_path)
+    found = statements(note)
+    props = proposals(note, found)
+    prefix = re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(os.path.basename(note_path))[0]).strip("_")[:40] or "note"
+    used: set = set()
+    claims = []
+    for s in found:
+        claims.append(_claim(s, _id(prefix, s, used), notation or {}, props))
+    return note, claims, props
+
+
+def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
+    out = {"id": cid, "line": s.line, "anchor": s.anchor, "section": s.section or "(no section)",
+           "statement": re.sub(r"\s+", " ", s.text).strip()[:600]}
+    if s.math is None:
+        return {**out, "draft": True, "untranslated": "a numbered statement in words, with no relation to read"}
+    if _INIT.match(s.math) or (re.match(r"\s*(initiali[sz]e|initially|start|begin)", s.context, re.I)
+                               and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
+        return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
+                                                        "proposed as assume = [\"w0_zero\"] on the run claims"}
+    t = translate(s.math, notation, base=props.base, forall=bool(re.search(r"for (all|every|each) i\b", s.context)))
+    if t.expr is None and "no relation (nothing compared)" in t.untranslated and _BOUND.search(s.context or ""):
+        t = translate("M \\leq " + s.math, notation, base=props.base)  # "... is bounded by <display>"
+    if t.expr is None:
+        return {**out, "draft": True, "untranslated": "; ".join(t.untranslated)[:300]}
+    out.update(expr=t.expr, when=t.when)
+    review = []
+    if t.when in _RUN:
+        bias = t.names & {"b", "w_hat", "x_hat", "b_opt", "w_hat_opt"}
+        out["variants"] = ["novikoff"] if bias else ["rosenblatt"]
+        review.append(f"variants: the note's algorithm{' (with a bias)' if bias else ''}; proof-audit has "
+                      "rosenblatt, novikoff, sign, kernel, pocket, ... (README)")
+    assume = props.for_claim(t.names, t.when)
+    if assume:
+        out["assume"] = assume
+        review.append("assume: " + "; ".join(f"{a} ({props.assume[a]})" for a in assume))
+    if props.order and t.when in _RUN:
+        review.append(f"the note states an order ({props.order}): add orders = [\"cyclic\"] to hold the claim to it")
+    out["expect"] = "holds"
+    out["review"] = review
+    return out
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return json.dumps(v, ensure_ascii=False)  # a JSON string is a TOML basic string
+
+
+_ORDER = ("id", "line", "anchor", "section", "statement", "expr", "when", "variants", "assume", "expect", "draft",
+          "untranslated")
+
+
+def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: str) -> str:
+    """The draft claim file's text."""
+    rel = os.path.relpath(os.path.abspath(note.path), os.path.dirname(os.path.abspath(out_path)))
+    drafts = sum(1 for c in claims if c.get("draft"))
+    lines = [f"# Draft claims of {os.path.basename(note.path)}: {len(claims)} statements, "
+             f"{len(claims) - drafts} read into the claim language, {drafts} left as drafts.",
+             "# Written by `proof-audit draft`. Check each claim marked \"review:\", finish or delete each",
+             "# draft (draft = true: listed, never evaluated), then: proof-audit run --claims "
+             f"{os.path.basename(out_path)}",
+             "", "[document]", f"file = {_toml_value(os.path.basename(note.path))}",
+             f"title = {_toml_value(note.title or os.path.basename(note.path))}", f"path = {_toml_value(rel)}", ""]
+    lines += [notation_text.rstrip(), ""]
+    for c in claims:
+        lines.append("[[claim]]")
+        for r in c.get("review", []):
+            lines.append(f"# review: {r}")
+        for key in _ORDER:
+            if key in c:
+                lines.append(f"{key} = {_toml_value(c[key])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _notation_of(out_path: str) -> tuple[dict, str]:
+    """The [notation] table of an earlier draft at ``out_path`` (kept when drafting again)."""
+    default = ("[notation]\n# The note's symbols that the default table reads otherwise, e.g.\n"
+               "# \"\\\\alpha\" = \"gamma\"\n# \"\\\\theta\" = \"w\"")
+    if not os.path.exists(out_path):
+        return {}, default
+    text = read_bytes(out_path, 1 << 20, "claim").decode("utf-8", "replace")
+    table = parse_toml(out_path, text).get("notation", {})
+    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+        raise InputError(out_path, "[notation] must be a table of \"LaTeX symbol\" = \"claim-language name\"")
+    from verify.notes.latex import normalise_symbol
+
+    body = "\n".join(f"{_toml_value(k)} = {_toml_value(v)}" for k, v in table.items())
+    return {normalise_symbol(k): v for k, v in table.items()}, "[notation]\n" + body
+
+
+def _finish(note, claims, out, notation_text) -> str:
+    """The draft's text, with every reading the claim language refuses turned into a draft
+    that names why: the file the drafter writes always passes ``claims lint``."""
+    from verify.language.claims import lint
+
+    for _ in range(3):
+        text = write_draft(note, claims, out, notation_text)
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+        problems = lint([out])
+        if not problems:
+            return text
+        starts = [j + 1 for j, ln in enumerate(text.split("\n")) if ln == "[[claim]]"]
+        for e in problems:
+            k = max((j for j, at in enumerate(starts) if at <= (e.line or 1)), default=None)
+            if k is None or claims[k].get("draft"):
+                raise InputError(out, f"the draft does not pass lint: {e}")
+            c = claims[k]
+            claims[k] = {key: c[key] for key in ("id", "line", "anchor", "section", "statement")}
+            claims[k].update(draft=True, untranslated=f"the reading {c.get('expr')!r} (when = {c.get('when')!r}) "
+                                                       f"is not a claim: {e.message}"[:300])
+    raise InputError(out, "the draft does not pass lint after three rounds")
+
+
+def cmd_draft(args) -> int:
+    out = args.out or os.path.join(os.path.dirname(args.note) or ".", "claims_" + os.path.splitext(
+        os.path.basename(args.note))[0] + ".toml")
+    if os.path.exists(out) and not args.force:
+        raise InputError(out, "exists; pass --force to write the draft over it (its [notation] table is kept)")
+    notation, notation_text = _notation_of(out)
+    note, claims, _ = draft(args.note, notation)
+    _finish(note, claims, out, notation_text)
+    drafts = [c for c in claims if c.get("draft")]
+    print(f"{out}: {len(claims)} statements of {args.note}; {len(claims) - len(drafts)} read into claims "
+          f"(review the proposed assumptions), {len(drafts)} left as drafts")
+    for c in drafts:
+        print(f"  line {c['line']}: {c['id']}: {c['untranslated']}")
+    print(f"next: proof-audit run --claims {out}")
+    return 0

@@ -1,0 +1,680 @@
+"""A note's mathematics (LaTeX) read into the claim language, through a notation table.
+
+    translate(r"\\|\\mathbf{w}_{k+1}\\|^2 \\leq \\|\\mathbf{w}_k\\|^2 + R^2", NOTATION)
+    -> Translation(expr="norm2(w) <= norm2(prev(w)) + R**2", when="update", ...)
+
+A relation is tokenised, parsed into a small tree (sums, products, ``\\cdot``, juxtaposition,
+powers, fractions, roots, norms, ``\\min_i``/``\\max_i``/``\\sum_i``, matrices), and each symbol
+is looked up in the notation table: the default below, which covers the usual perceptron
+notation, overridden by the ``[notation]`` table a user writes once per note.  Indices decide
+the time of a statement: ``w_{k+1}`` against ``w_k`` is "at each update" (the highest index is
+the current ``w``, lower ones ``prev(w, j)``); ``x_i``, ``y_i`` are the updated point there, and
+"for all i" on a statement without weights (``all_i``); a bound on ``k`` with no weights is a
+bound on the number of mistakes at the end.  Whatever has no reading (``\\cos\\theta``, a
+``\\text``, an unknown symbol) is named in ``untranslated``: the drafter keeps such a statement as
+a draft claim and never guesses.  Nothing here evaluates anything; the result is compiled by
+the claim language like any hand-written expression.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["NOTATION", "Translation", "translate", "normalise_symbol", "MAX_MATH_CHARS"]
+
+#: Characters of one relation translated (a displayed block longer than this is left as a
+#: draft: no statement of a lecture note is this long, and the parser is recursive).
+MAX_MATH_CHARS = 2000
+#: Nesting depth of braces and parentheses followed.
+MAX_DEPTH = 40
+
+#: The default notation: a symbol as the note writes it (font and arrows stripped, so
+#: ``\\mathbf{w}``, ``\\vec w``, ``\\boldsymbol{w}`` are all ``w``) -> the claim language's name.
+NOTATION = {
+    "w": "w", "\\hat w": "w_hat", "w^*": "w_opt", "w_*": "w_opt", "w_{opt}": "w_opt", "w^{opt}": "w_opt",
+    "u": "w_opt", "\\hat w_{opt}": "w_hat_opt", "\\hat w^*": "w_hat_opt", "\\hat u": "w_hat_opt",
+    "x": "x", "\\hat x": "x_hat", "y": "y", "b": "b", "b^*": "b_opt", "b_{opt}": "b_opt", "b_*": "b_opt",
+    "\\gamma": "gamma", "\\rho": "gamma", "R": "R", "\\eta": "eta", "k": "k", "t": "t", "n": "n", "N": "n",
+    "d": "d", "M": "mistakes", "\\mathbf{0}": "0",
+}
+#: Symbols whose usual meaning the claim language has no name for: what the drafter says.
+UNNAMED = {
+    "\\alpha": "alpha (the dual coefficients: mistakes per point) has no name in the claim language",
+    "\\beta": "beta has no default meaning; give it one in [notation]",
+    "q": "q has no default meaning; give it one in [notation]",
+    "\\theta": "theta is the angle or the weights depending on the note; give it one in [notation]",
+}
+
+_VECTORS = {"w", "w_hat", "x", "x_hat", "w_opt", "w_hat_opt", "w0", "ones", "v_opt", "w_pocket"}
+#: Names that change at each update (prev(...) applies) and may carry a step index.
+_STEPPED = {"w", "w_hat", "b"}
+#: Names of a point, indexed by i, j or n.
+_POINT = {"x", "x_hat", "y"}
+_FONTS = {"mathbf", "boldsymbol", "bm", "vec", "mathrm", "mathit", "textbf", "overrightarrow", "mathsf", "pmb"}
+_IGNORED = {"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "displaystyle",
+            "quad", "qquad", ",", ";", "!", " ", ":", "nonumber", "notag", "limits", "textstyle"}
+_REL = {"<": "<", ">": ">", "=": "==", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=", "\\ge": ">=", "\\geq": ">=",
+        "\\geqslant": ">=", "\\ne": "!=", "\\neq": "!=", "<=": "<=", ">=": ">="}
+_ASSIGN = {"\\leftarrow", "\\gets", "\\rightarrow", "\\to", ":="}
+_GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "eta", "theta", "lambda", "mu", "rho", "sigma",
+          "tau", "phi", "varphi", "xi", "zeta", "kappa", "nu", "omega", "Gamma", "Delta", "Theta", "Lambda", "Phi"}
+_UNICODE = {"≤": "\\leq ", "≥": "\\geq ", "≠": "\\neq ", "γ": "\\gamma ", "η": "\\eta ", "ρ": "\\rho ", "α": "\\alpha ",
+            "β": "\\beta ", "θ": "\\theta ", "‖": "\\| ", "·": "\\cdot ", "−": "-", "⋅": "\\cdot ", "×": "\\times ",
+            "∑": "\\sum ", "√": "\\sqrt ", "←": "\\leftarrow ", "→": "\\rightarrow ", "∀": "\\forall ", "ŵ": "\\hat w ",
+            "⊤": "\\top ", "∗": "*", "²": "^2"}
+
+
+@dataclass
+class Translation:
+    expr: str | None  # the claim language's expression, or None when a part has no reading
+    when: str  # update | end | dataset | once
+    untranslated: list = field(default_factory=list)  # what had no reading, each named
+    names: set = field(default_factory=set)  # the claim-language names used
+    indices: set = field(default_factory=set)  # step indices seen (("k", 1), ("num", 1), ...)
+
+
+class _Untranslated(Exception):
+    pass
+
+
+def normalise_symbol(key: str) -> str:
+    """A notation key as written by a user (``\\mathbf{w}^*``, ``\\vec{w}_{opt}``) in the form
+    the translator looks up (``w^*``, ``w_{opt}``)."""
+    toks = _tokens(key)
+    p = _Parser(toks, {})
+    try:
+        node = p.atom()
+    except _Untranslated:
+        return key.strip()
+    if node[0] != "sym" or p.i != len(toks):
+        return key.strip()
+    return _key(node)
+
+
+# ------------------------------------------------------------------------------- tokens
+
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\d+(?:\.\d+)?|[A-Za-z]|<=|>=|:=|[_^{}()\[\]|+\-*/=<>,'&.!;:]|\S")
+
+
+def _tokens(src: str) -> list:
+    for u, t in _UNICODE.items():
+        src = src.replace(u, t)
+    src = re.sub(r"\\operatorname\*?\{(\w+)\}", r"\\\1", src)
+    src = re.sub(r"\\(?:mathrm|text|textrm|mathit)\{\s*(opt|OPT|T)\s*\}", r"\1", src)
+    out = []
+    for m in _TOKEN.finditer(src):
+        t = m.group()
+        if t.startswith("\\") and t[1:] in _IGNORED:
+            continue
+        if t == "&":
+            continue
+        out.append(t)
+    while out and out[-1] in (".", ",", ";"):
+        out.pop()
+    return out
+
+
+# ------------------------------------------------------------------------------- parser
+
+class _Parser:
+    """Recursive descent over the tokens into tuples: ("rel", [a, op, b, ...]), ("bin", op, a, b),
+    ("neg", a), ("pow", a, e), ("norm", a), ("abs", a), ("sqrt", a), ("agg", fn, var, body),
+    ("sym", key, sub), ("num", text), ("vec", [items]), ("T", a) (a transpose)."""
+
+    def __init__(self, toks, notation):
+        self.t, self.i, self.depth, self.closers = toks, 0, 0, []
+
+    def peek(self, k=0):
+        j = self.i + k
+        return self.t[j] if j < len(self.t) else None
+
+    def take(self, want=None):
+        tok = self.peek()
+        if tok is None or (want is not None and tok != want):
+            raise _Untranslated(f"expected {want or 'more'} at {' '.join(self.t[self.i:self.i + 3]) or 'the end'}")
+        self.i += 1
+        return tok
+
+    def relation(self):
+        parts = [self.sum()]
+        while self.peek() in _REL or self.peek() in _ASSIGN:
+            op = self.take()
+            parts += ["<-" if op in _ASSIGN else _REL[op], self.sum()]
+        return parts[0] if len(parts) == 1 else ("rel", parts)
+
+    def sum(self):
+        node = self.unary()
+        while self.peek() in ("+", "-", "\\pm"):
+            op = self.take()
+            if op == "\\pm":
+                raise _Untranslated("\\pm")
+            node = ("bin", op, node, self.term())
+        return node
+
+    def unary(self):
+        if self.peek() == "-":
+            self.take()
+            return ("neg", self.term())
+        if self.peek() == "+":
+            self.take()
+        return self.term()
+
+    def term(self):
+        node = self.power()
+        while True:
+            tok = self.peek()
+            if tok in ("\\cdot", "*", "\\times", "/"):
+                self.take()
+                node = ("bin", {"\\cdot": "cdot", "\\times": "*"}.get(tok, tok), node, self.power())
+            elif self._starts_atom(tok):
+                node = ("bin", "juxt", node, self.power())
+            else:
+                return node
+
+    def _starts_atom(self, tok):
+        if tok is None or tok in self.closers:
+            return False
+        if tok in ("(", "[", "{", "|", "\\|", "\\lVert", "\\langle") or re.fullmatch(r"[A-Za-z]|\d.*", tok):
+            return True
+        return tok.startswith("\\") and tok not in _REL and tok not in _ASSIGN and tok not in (
+            "\\cdot", "\\times", "\\pm", "\\rangle", "\\rVert", "\\|", "\\forall", "\\quad", "\\text", "\\end",
+            "\\implies", "\\iff", "\\Rightarrow", "\\Longrightarrow", "\\wedge", "\\vee", "\\in")
+
+    def power(self):
+        node = self.atom()
+        while self.peek() in ("^", "'"):
+            if self.take() == "'":
+                raise _Untranslated("a prime (')")
+            sup = self.script()
+            if sup in (("T",), ("\\top",), ("\\intercal",)):
+                node = ("T", node)
+            else:
+                node = ("pow", node, sup)
+        return node
+
+    def script(self):
+        """A sub- or superscript: a braced group's tokens, or one token."""
+        if self.peek() == "{":
+            return tuple(self.group_tokens())
+        return (self.take(),)
+
+    def group_tokens(self):
+        self.take("{")
+        depth, out = 1, []
+        while True:
+            tok = self.take()
+            depth += {"{": 1, "}": -1}.get(tok, 0)
+            if depth == 0:
+                return out
+            out.append(tok)
+
+    def sub_parse(self, toks, closers=()):
+        p = _Parser(list(toks), {})
+        p.depth = self.depth + 1
+        if p.depth > MAX_DEPTH:
+            raise _Untranslated("nesting too deep")
+        node = p.relation()
+        if p.i != len(p.t):
+            raise _Untranslated(" ".join(p.t[p.i:p.i + 4]))
+        return node
+
+    def enclosed(self, close, closers):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Untranslated("nesting too deep")
+        self.closers.append(close)
+        node = self.relation() if close in (")", "]", "}") else self.sum()
+        self.closers.pop()
+        self.take(close)
+        self.depth -= 1
+        return node
+
+    def atom(self):
+        tok = self.take()
+        if re.fullmatch(r"\d+(\.\d+)?", tok):
+            return ("num", tok)
+        if tok in ("(", "["):
+            return self.enclosed(")" if tok == "(" else "]", None)
+        if tok == "{":
+            node = self.enclosed("}", None)
+            return self.subscripts(node) if node[0] == "sym" else node
+        if tok in ("|",):
+            return ("abs", self.enclosed("|", None))
+        if tok in ("\\|", "\\lVert"):
+            return ("norm", self.enclosed("\\rVert" if tok == "\\lVert" else "\\|", None))
+        if tok == "\\langle":
+            a = self.sum()
+            self.take(",")
+            b = self.sum()
+            self.take("\\rangle")
+            return ("bin", "cdot", a, b)
+        if tok == "\\frac" or tok == "\\dfrac" or tok == "\\tfrac":
+            return ("bin", "/", self.sub_parse(self.group_tokens()), self.sub_parse(self.group_tokens()))
+        if tok == "\\sqrt":
+            if self.peek() == "[":
+                raise _Untranslated("an n-th root")
+            return ("sqrt", self.sub_parse(self.group_tokens()) if self.peek() == "{" else self.atom())
+        if tok in ("\\min", "\\max", "\\sum"):
+            var = "i"
+            if self.peek() == "_":
+                self.take()
+                sub = self.script()
+                var = sub[0]
+                if not re.fullmatch(r"[a-z]", var):
+                    raise _Untranslated(f"{tok}_{{{''.join(sub)}}}")
+            if self.peek() == "^":  # \sum_{i=1}^n: the limits are the whole dataset
+                self.take()
+                self.script()
+            return ("agg", tok[1:], var, self.term())
+        if tok == "\\begin":
+            return self.matrix()
+        if tok.startswith("\\") and tok[1:] in _FONTS:
+            inner = self.group_tokens() if self.peek() == "{" else [self.take()]
+            node = self.sub_parse(inner)
+            if node[0] == "num" and node[1] == "0":
+                node = ("sym", "\\mathbf{0}", None)
+            return self.subscripts(node)
+        if tok in ("\\hat", "\\widehat"):
+            inner = self.group_tokens() if self.peek() == "{" else [self.take()]
+            node = self.sub_parse(inner)
+            if node[0] != "sym":
+                raise _Untranslated("\\hat of an expression")
+            return self.subscripts(("sym", "\\hat " + node[1], node[2]))
+        if re.fullmatch(r"[A-Za-z]", tok) or (tok.startswith("\\") and tok[1:] in _GREEK):
+            return self.subscripts(("sym", tok, None))
+        raise _Untranslated(tok)
+
+    def subscripts(self, node):
+        """``_{...}`` and a ``*`` superscript attached to a symbol (other superscripts are powers)."""
+        key, sub = node[1], node[2]
+        while True:
+            if self.peek() == "_" and sub is None:
+                self.take()
+                s = self.script()
+                if s in (("*",), ("\\star",), ("\\ast",)):
+                    key += "_*"
+                elif s in (("o", "p", "t"),):
+                    key += "_{opt}"
+                else:
+                    sub = s
+            elif self.peek() == "^" and self.peek(1) in ("*", "\\star", "\\ast"):
+                self.i += 2
+                key += "^*"
+            elif self.peek() == "^" and self.peek(1) == "{" and self.peek(2) in ("*", "\\star", "\\ast"):
+                self.i += 3  # ^{*T}: the star, and the transpose left as ^{T}
+                rest = []
+                while self.peek() != "}":
+                    rest.append(self.take())
+                self.take("}")
+                key += "^*"
+                if rest:
+                    if rest not in (["T"], ["\\top"]):
+                        raise _Untranslated("^{*" + "".join(rest) + "}")
+                    return ("T", ("sym", key, sub))
+            else:
+                return ("sym", key, sub)
+
+    def matrix(self):
+        env = "".join(self.group_tokens())
+        if env not in ("pmatrix", "bmatrix", "matrix", "array"):
+            raise _Untranslated(f"\\begin{{{env}}}")
+        items, cur = [], []
+        while not (self.peek() == "\\end"):
+            tok = self.take()
+            if tok == "\\\\" or tok == "\\cr":
+                items.append(cur)
+                cur = []
+            else:
+                cur.append(tok)
+        self.take("\\end")
+        self.group_tokens()
+        items.append(cur)
+        return ("vec", [self.sub_parse(x) for x in items if x])
+
+
+def _rows(src: str) -> list:
+    """The separate relations of an aligned block: a row that starts with a relation (``&=``,
+    ``&\\leq``) continues the chain above it; any other row starts a new one."""
+    body = re.sub(r"\\(begin|end)\{(aligned|align\*?|split|gathered|eqnarray\*?|gather\*?)\}", " ", src)
+    pieces = re.split(r"(\\begin\{([pbv]?matrix|cases)\}.*?\\end\{\2\})", body, flags=re.S)
+    pieces = [x for j, x in enumerate(pieces) if j % 3 != 2]
+    marked = "".join(x if j % 2 else x.replace("\\\\", "\0") for j, x in enumerate(pieces))
+    out = []
+    for row in marked.split("\0"):
+        row = row.strip()
+        if not row:
+            continue
+        lead = row.lstrip("& ")
+        if out and (re.match(r"(=|<|>|\\le|\\ge|\\ne|\\leq|\\geq)", lead) or row.startswith("&")):
+            out[-1] += " " + row
+        else:
+            out.append(row)
+    return out or [src]
+
+
+def _combine(parts: list) -> "Translation":
+    """Separate relations of one block: one claim when each has a reading at the same time."""
+    bad = [u for p in parts for u in p.untranslated]
+    if bad:
+        return Translation(None, "once", bad)
+    whens = {p.when for p in parts}
+    if len(whens) > 1:
+        return Translation(None, "once", [f"rows at different times ({', '.join(sorted(whens))})"])
+    return Translation(" and ".join(f"({p.expr})" for p in parts), whens.pop(), [],
+                       set().union(*(p.names for p in parts)), set().union(*(p.indices for p in parts)))
+
+
+def _split_rows(src: str) -> str:
+    """An aligned chain's rows joined into one chain (``&`` and the row breaks outside a
+    matrix dropped)."""
+    src = re.sub(r"\\(begin|end)\{(aligned|align\*?|split|gathered|eqnarray\*?)\}", " ", src)
+    pieces = re.split(r"(\\begin\{[pbv]?matrix\}.*?\\end\{[pbv]?matrix\})", src, flags=re.S)
+    return "".join(x if j % 2 else x.replace("\\\\", " ") for j, x in enumerate(pieces))
+
+
+# ------------------------------------------------------------------------------- rendering
+
+def _key(node) -> str:
+    return node[1] + (f"_{{{''.join(node[2])}}}" if node[2] else "")
+
+
+class _Renderer:
+    def __init__(self, notation, base):
+        self.notation, self.base = notation, base
+        self.names, self.indices, self.points = set(), set(), set()
+        self.current = 0  # the highest step offset (k + current is the current w)
+        self.in_agg = []
+
+    # the symbols -------------------------------------------------------------
+    def resolve(self, node):
+        """(claim name, step index or None, point index or None) of a symbol."""
+        key, sub = node[1], node[2]
+        if sub is not None:
+            full = f"{key}_{{{''.join(sub)}}}"
+            if full in self.notation:
+                return self.notation[full], None, None
+        if key not in self.notation:
+            if key in UNNAMED:
+                raise _Untranslated(UNNAMED[key])
+            raise _Untranslated(f"the symbol {key} (not in the notation table)")
+        name = self.notation[key]
+        if sub is None:
+            return name, None, None
+        s = "".join(sub)
+        if name in _POINT:
+            if re.fullmatch(r"[ijn]", s):
+                return name, None, s
+            raise _Untranslated(f"{key}_{{{s}}} (a particular point)")
+        if name in _STEPPED:
+            m = re.fullmatch(r"([kt])([+-]\d+)?|(\d+)", s)
+            if m and m.group(3) is not None:
+                return name, ("num", int(m.group(3))), None
+            if m:
+                return name, (m.group(1), int(m.group(2) or 0)), None
+        raise _Untranslated(f"{key}_{{{s}}}")
+
+    def scan(self, node):
+        """First pass: the step indices, so the highest is known before rendering."""
+        if node[0] == "sym":
+            try:
+                name, step, _ = self.resolve(node)
+            except _Untranslated:
+                return
+            if step is not None:
+                self.indices.add(step)
+        for child in node[1:]:
+            if isinstance(child, tuple):
+                self.scan(child)
+            elif isinstance(child, list):
+                for c in child:
+                    if isinstance(c, tuple):
+                        self.scan(c)
+
+    # rendering ---------------------------------------------------------------
+    def render(self, node):
+        """(text, type, precedence): type is "vector" or "scalar"."""
+        kind = node[0]
+        if kind == "num":
+            return node[1], "scalar", 9
+        if kind == "sym":
+            return self.symbol(node)
+        if kind == "neg":
+            t, ty, _ = self.render(node[1])
+            return f"-{_wrap(t, _, 6)}", ty, 5
+        if kind == "T":
+            t, ty, p = self.render(node[1])
+            return t, "T" + ty, p
+        if kind == "vec":
+            parts = [self.render(x) for x in node[1]]
+            if any(ty != "scalar" for _, ty, _ in parts):
+                raise _Untranslated("a matrix of vectors")
+            return f"vec({', '.join(t for t, _, _ in parts)})", "vector", 9
+        if kind == "norm":
+            t, ty, _ = self.render(node[1])
+            return (f"norm({t})" if ty.endswith("vector") else f"abs({t})"), "scalar", 9
+        if kind == "abs":
+            t, ty, _ = self.render(node[1])
+            return (f"norm({t})" if ty.endswith("vector") else f"abs({t})"), "scalar", 9
+        if kind == "sqrt":
+            t, ty, _ = self.render(node[1])
+            if ty != "scalar":
+                raise _Untranslated("the square root of a vector")
+            return f"sqrt({t})", "scalar", 9
+        if kind == "pow":
+            return self.power(node)
+        if kind == "agg":
+            return self.aggregate(node)
+        if kind == "bin":
+            return self.binary(node)
+        if kind == "rel":
+            raise _Untranslated("a relation inside an expression")
+        raise _Untranslated(kind)
+
+    def symbol(self, node):
+        name, step, point = self.resolve(node)
+        if point is not None:
+            if self.in_agg and point != self.in_agg[-1]:
+                raise _Untranslated(f"the index {point} inside an aggregate over {self.in_agg[-1]}")
+            if not self.in_agg:
+                self.points.add(point)
+        if name == "k" and node[2] is None:
+            shift = self.base - self.current if self.indices else 0
+            self.names.add("k")
+            if shift == 0:
+                return "k", "scalar", 9
+            return f"(k {'+' if shift > 0 else '-'} {abs(shift)})", "scalar", 9
+        if step is not None:
+            if step[0] == "num" and step[1] == self.base:
+                if name != "w":
+                    raise _Untranslated(f"the initial value of {name}")
+                self.names.add("w0")
+                return "w0", "vector", 9
+            if step[0] == "num":
+                back = self.current - (step[1] - self.base) if self.current_is_num else None
+                if back is None:
+                    raise _Untranslated("a numbered iterate beside an indexed one")
+            else:
+                back = self.current - step[1]
+            self.names.add(name)
+            text = name if back == 0 else (f"prev({name})" if back == 1 else f"prev({name}, {back})")
+        elif name == "0":
+            return "0", "scalar", 9
+        elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            text = name  # a notation entry that is an expression
+            self.names.add(name)
+            return f"({text})", "vector" if any(v in name for v in ("w", "x")) and "dot" not in name and "norm" not in name else "scalar", 9
+        else:
+            text = name
+            self.names.add(name)
+        return text, ("vector" if name in _VECTORS else "scalar"), 9
+
+    def power(self, node):
+        base, sup = node[1], node[2]
+        t, ty, p = self.render(base)
+        exp = "".join(sup)
+        if not re.fullmatch(r"\d+", exp):
+            if exp in ("1/2", "\\frac12", "\\frac{1}{2}"):
+                return f"sqrt({t})", "scalar", 9
+            raise _Untranslated(f"the power {exp}")
+        if ty.endswith("vector"):
+            if exp == "2":
+                inner = base[1] if base[0] in ("norm", "abs") else base
+                it, ity, _ = self.render(inner)
+                return f"norm2({it})", "scalar", 9
+            raise _Untranslated(f"a vector to the power {exp}")
+        if base[0] in ("norm", "abs") and exp == "2":
+            it, ity, _ = self.render(base[1])
+            if ity.endswith("vector"):
+                return f"norm2({it})", "scalar", 9
+        return f"{_wrap(t, p, 8)}**{exp}", "scalar", 7
+
+    def aggregate(self, node):
+        fn, var, body = node[1], node[2], node[3]
+        self.in_agg.append(var)
+        t, ty, _ = self.render(body)
+        self.in_agg.pop()
+        if ty != "scalar":
+            if fn == "sum":
+                raise _Untranslated("a sum of vectors")
+            raise _Untranslated(f"the {fn} of a vector")
+        return f"{fn}_i({t})", "scalar", 9
+
+    def binary(self, node):
+        op, a, b = node[1], node[2], node[3]
+        ta, tya, pa = self.render(a)
+        tb, tyb, pb = self.render(b)
+        va, vb = tya.endswith("vector"), tyb.endswith("vector")
+        if op in ("cdot", "juxt") and va and vb:
+            return f"dot({ta}, {tb})", "scalar", 9
+        tya, tyb = tya.lstrip("T"), tyb.lstrip("T")
+        if op in ("+", "-"):
+            if va != vb:
+                raise _Untranslated("a vector added to a number")
+            return f"{_wrap(ta, pa, 4)} {op} {_wrap(tb, pb, 5)}", tya, 4
+        if op == "/":
+            if vb:
+                raise _Untranslated("division by a vector")
+            return f"{_wrap(ta, pa, 6)}/{_wrap(tb, pb, 7)}", tya, 6
+        return f"{_wrap(ta, pa, 6)}*{_wrap(tb, pb, 7)}", ("vector" if va or vb else "scalar"), 6
+
+
+def _wrap(text, prec, need):
+    return text if prec >= need else f"({text})"
+
+
+# ------------------------------------------------------------------------------- entry
+
+def translate(math: str, notation: dict | None = None, *, base: int = 0, forall: bool = False) -> Translation:
+    """The claim-language reading of one relation written in LaTeX.  ``base`` is the note's
+    index of the initial weights (``w_1 = 0``: 1; ``w_0 = 0``: 0); ``forall``: the sentence says
+    "for all i"."""
+    table = dict(NOTATION)
+    table.update(notation or {})
+    if len(math) > MAX_MATH_CHARS:
+        return Translation(None, "once", [f"a relation of {len(math)} characters (limit {MAX_MATH_CHARS})"])
+    rows = _rows(math)
+    if len(rows) > 1:
+        return _combine([translate(r, notation, base=base, forall=forall) for r in rows])
+    src = _split_rows(math)
+    if re.search(r"\\forall\s*[a-z]\b|\\text\{\s*(for all|for every|for each)\s*\}\s*[a-z]", src):
+        forall = True
+        src = re.sub(r"\\forall\s*[a-z]\b|\\text\{\s*(for all|for every|for each)\s*\}\s*[a-z]", " ", src)
+    src = re.sub(r"\\(?:text|mbox)\{\s*(and|if|where|,)?\s*\}", " ", src)
+    toks = _tokens(src)
+    try:
+        p = _Parser(toks, table)
+        tree = p.relation()
+        if p.i != len(toks):
+            raise _Untranslated(" ".join(toks[p.i:p.i + 4]))
+        if tree[0] != "rel":
+            raise _Untranslated("no relation (nothing compared)")
+        return _render_relation(tree, table, base, forall)
+    except _Untranslated as e:
+        return Translation(None, "once", [str(e)])
+    except RecursionError:
+        return Translation(None, "once", ["nesting too deep"])
+
+
+def _render_relation(tree, table, base, forall) -> Translation:
+    parts = tree[1]
+    r = _Renderer(table, base)
+    for x in parts[::2]:
+        r.scan(x)
+    steps = [s for s in r.indices if s[0] != "num"]
+    nums = {s[1] for s in r.indices if s[0] == "num" and s[1] != base}
+    if steps and nums:
+        raise _Untranslated("a numbered iterate beside an indexed one")
+    if len({s[0] for s in steps}) > 1:
+        raise _Untranslated("two step indices (k and t)")
+    if len(nums) > 1:
+        raise _Untranslated("two numbered iterates")
+    r.current_is_num = bool(nums)
+    r.current = max((s[1] for s in steps), default=0) if steps else (max(nums) - base if nums else 0)
+    if "<-" in parts:
+        parts = _assignment(parts, r)
+    texts = []
+    for j, x in enumerate(parts):
+        if j % 2:
+            texts.append(x)
+            continue
+        t, ty, _ = r.render(x)
+        texts.append((t, ty.lstrip("T")))
+    # a comparison of vectors: == and != only
+    ops = texts[1::2]
+    sides = texts[::2]
+    if any(ty == "vector" for _, ty in sides) and any(o not in ("==", "!=") for o in ops):
+        raise _Untranslated("an order between vectors")
+    if any((ty == "vector") != (sides[0][1] == "vector") for _, ty in sides):
+        sides = [(("0*ones" if t == "0" else t), "vector") if ty != "vector" else (t, ty) for t, ty in sides]
+        if any(t != "0*ones" and ty != "vector" for t, ty in sides):
+            raise _Untranslated("a vector compared with a number")
+    expr = " ".join(x if j % 2 else x[0] for j, x in enumerate([y for pair in zip(sides, ops + [None]) for y in pair][:-1]))
+    names = r.names
+    if (steps or nums) or names & {"w", "w_hat", "b"} and (r.points or "x" in names):
+        when = "update"
+        if r.current_is_num:
+            expr = f"k != {r.current} or ({expr})"
+    elif names & {"w", "w_hat", "b", "mistakes", "w0", "eta"} or "k" in names:
+        when = "end"
+        if "k" in names:
+            expr = re.sub(r"\bk\b", "mistakes", expr)
+    elif names & {"x", "y", "x_hat"} or r.points:
+        when = "dataset"
+        expr = f"all_i({expr})" if (r.points or forall) else expr
+    elif names:
+        when = "dataset"
+    else:
+        when = "once"
+    return Translation(expr, when, [], names, r.indices)
+
+
+def _assignment(parts, r):
+    """``a <- e`` (an update rule, an arrow or :=) read as "after the update, a == e", with an
+    unindexed a on the right meaning its value before the update."""
+    if len(parts) != 3:
+        raise _Untranslated("a chain with an assignment")
+    lhs, _, rhs = parts
+    if lhs[0] != "sym":
+        raise _Untranslated("an assignment to an expression")
+    if lhs[2] is None:  # w <- w + ...: the right side's w is the old value
+        name, _, _ = r.resolve(lhs)
+        if name == "k":
+            raise _Untranslated("an increment of the counter k (the claim language keeps it as k)")
+        if name not in _STEPPED:
+            raise _Untranslated(f"an assignment to {lhs[1]}")
+        r.indices.add(("k", 0))
+        r.current = 0
+        old = ("sym", lhs[1], ("k", "-", "1"))
+        return [lhs, "==", _substitute(rhs, lhs, old)]
+    return [lhs, "==", rhs]
+
+
+def _substitute(node, old, new):
+    if node == old:
+        return new
+    if isinstance(node, tuple):
+        return tuple(_substitute(c, old, new) if isinstance(c, (tuple, list)) else c for c in node)
+    if isinstance(node, list):
+        return [_substitute(c, old, new) for c in node]
+    return node

@@ -1,0 +1,277 @@
+"""A lecture note read as the drafter and the annotated view see it: its statements, each
+with its line, section and anchor.
+
+Markdown (``.md``, ``.markdown``, ``.txt``) is read with markdown-it-py and the dollarmath
+plugin, which give every block its source lines and every ``$...$``/``$$...$$`` its math;
+LaTeX (``.tex``) with pylatexenc's walker (environments, ``\\[...\\]``, ``$...$``, ``\\section``,
+``\\label``).  A statement is a displayed relation, an inline relation (one of ``= < > ≤ ≥ ≠``),
+or a numbered statement (a bold label such as ``**(9.1)**`` or ``**Theorem 2.**``, a
+theorem/lemma/proposition environment) with the first relation in it.  Notes are untrusted:
+their size is bounded (MAX_NOTE_BYTES) and nothing in them is run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from perceptron.errors import InputError
+from perceptron.limits import read_bytes
+
+__all__ = ["Note", "Statement", "read_note", "statements", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
+
+#: Bytes of one note: a long lecture note is 100 KB of text.
+MAX_NOTE_BYTES = 2 << 20
+#: Statements drafted from one note (each becomes a claim; claims.MAX_CLAIMS bounds a file).
+MAX_STATEMENTS = 1500
+
+_REL = re.compile(r"(?<![\\a-zA-Z])(?:=|<|>|\\le(?:q|qslant)?(?![a-zA-Z])|\\ge(?:q|qslant)?(?![a-zA-Z])|\\neq?(?![a-zA-Z])|"
+                  r"\\leftarrow|\\gets|≤|≥|≠|:=)")
+_LABEL = re.compile(r"\*\*\s*(\(?\s*(?:Theorem|Lemma|Proposition|Corollary|Claim|Remark|Definition|Fact)?\s*"
+                    r"[0-9]+(?:\.[0-9]+)*[a-z]?\s*\)?|(?:Theorem|Lemma|Proposition|Corollary|Claim)[^*]{0,40})\s*\.?\s*\*\*")
+_THEOREMS = ("theorem", "lemma", "proposition", "corollary", "claim", "remark", "fact", "definition")
+_DISPLAY_ENVS = ("equation", "equation*", "align", "align*", "displaymath", "eqnarray", "eqnarray*", "gather",
+                 "gather*", "multline", "multline*")
+
+
+@dataclass
+class Note:
+    path: str
+    text: str
+    kind: str  # "markdown" | "latex"
+    title: str
+
+
+@dataclass
+class Statement:
+    line: int
+    section: str
+    text: str  # the statement as written (its sentence, or the displayed math)
+    math: str | None  # the LaTeX of its relation (None: a numbered statement without one)
+    display: bool
+    label: str | None = None  # the note's own label (thm:novikoff, 9.1)
+    context: str = ""  # the prose around it (the sentence before a displayed relation)
+    end_line: int | None = None
+
+    @property
+    def anchor(self) -> str:
+        return slug(self.label) if self.label else f"L{self.line}"
+
+
+def slug(text: str) -> str:
+    """A URL fragment of letters, digits, '-', '_', '.' for a label or heading."""
+    s = re.sub(r"[^A-Za-z0-9_.\-]+", "-", text.strip()).strip("-.")
+    return s[:120] or "x"
+
+
+def read_note(path: str) -> Note:
+    """The note at ``path``, read as UTF-8 within MAX_NOTE_BYTES; one InputError otherwise."""
+    raw = read_bytes(path, MAX_NOTE_BYTES, "note")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, f"not UTF-8 text (byte {e.start}); a note must be Markdown or LaTeX in UTF-8") from None
+    if "\0" in text:
+        raise InputError(path, "a NUL byte: a note must be text")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    kind = "latex" if os.path.splitext(path)[1].lower() in (".tex", ".latex", ".ltx") else "markdown"
+    return Note(path, text, kind, _title(text, kind))
+
+
+def _title(text, kind) -> str:
+    if kind == "latex":
+        m = re.search(r"\\title\{([^{}]{1,200})\}", text)
+        return m.group(1).strip() if m else ""
+    for line in text.splitlines():
+        s = line.strip().lstrip("#").strip()
+        if s:
+            return s[:200]
+    return ""
+
+
+def statements(note: Note) -> list[Statement]:
+    """Every statement of the note in the order of its lines (at most MAX_STATEMENTS)."""
+    found = _markdown(note) if note.kind == "markdown" else _latex(note)
+    found.sort(key=lambda s: s.line)
+    if len(found) > MAX_STATEMENTS:
+        raise InputError(note.path, f"{len(found)} statements; a note may have at most {MAX_STATEMENTS} "
+                                    "(verify.notes.source.MAX_STATEMENTS)")
+    return found
+
+
+def is_relation(math: str) -> bool:
+    return bool(_REL.search(math))
+
+
+# ------------------------------------------------------------------------------- Markdown
+
+def _markdown_parser():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    return MarkdownIt("commonmark").use(dollarmath_plugin, allow_space=True, double_inline=True)
+
+
+def _is_heading_line(s: str) -> bool:
+    """A plain-text heading (notes converted from PDF have no ``#``): a short line with no
+    math and no final punctuation, such as "4.1 Bound for numerator" or "Lemma 1"."""
+    return (0 < len(s) <= 70 and "$" not in s and "\\" not in s and not s.endswith((".", ",", ":", ";"))
+            and (s[0].isupper() or s[0].isdigit()) and len(s.split()) <= 9 and not re.search(r"[=<>≤≥]", s))
+
+
+def _markdown(note: Note) -> list[Statement]:
+    md = _markdown_parser()
+    lines = note.text.split("\n")
+    toks = md.parse(note.text)
+    out, section = [], ""
+    j = 0
+    while j < len(toks):
+        t = toks[j]
+        if t.type == "heading_open":
+            section = toks[j + 1].content.strip()
+            j += 3
+            continue
+        if t.type == "inline" and t.map:
+            src = t.content.strip()
+            if "\n" not in src and _is_heading_line(src) and toks[j - 1].type == "paragraph_open":
+                section = src
+                j += 1
+                continue
+            _inline_statements(t, lines, section, out)
+        elif t.type in ("math_block", "math_block_label") and t.map:
+            prev = _previous_prose(toks, j)
+            label = t.info.strip() if t.type == "math_block_label" else None
+            out.append(Statement(t.map[0] + 1, section, t.content.strip(), t.content.strip(), True, label=label,
+                                 context=prev, end_line=t.map[1]))
+        j += 1
+    return out
+
+
+def _previous_prose(toks, j) -> str:
+    for k in range(j - 1, max(j - 6, -1), -1):
+        if toks[k].type == "inline":
+            return toks[k].content[-300:]
+    return ""
+
+
+def _inline_statements(t, lines, section, out):
+    """The inline relations of one paragraph, and its bold label if it has one."""
+    first = t.map[0]
+    para = "\n".join(lines[t.map[0]:t.map[1]])
+    label = None
+    m = _LABEL.match(t.content.strip())
+    if m:
+        label = m.group(1).strip().strip("()").strip()
+    children = t.children or []
+    pos = 0
+    found = []
+    for c in children:
+        if c.type != "math_inline" and c.type != "math_inline_double":
+            continue
+        at = para.find(c.content, pos)
+        line = first + 1 + (para.count("\n", 0, at) if at >= 0 else 0)
+        if at >= 0:
+            pos = at + len(c.content)
+        if is_relation(c.content):
+            sentence = _sentence(t.content, c.content)
+            found.append(Statement(line, section, sentence, c.content.strip(), c.type == "math_inline_double",
+                                   context=sentence))
+    if label:
+        if found:
+            found[0].label = label
+        else:
+            found.append(Statement(first + 1, section, t.content.strip()[:400], None, False, label=label,
+                                   context=t.content[:400]))
+    out.extend(found)
+
+
+def _sentence(text: str, math: str) -> str:
+    """The sentence of a paragraph that holds ``math``."""
+    at = text.find(math)
+    if at < 0:
+        return text[:300]
+    start = max(text.rfind(". ", 0, at), text.rfind("\n\n", 0, at))
+    end = text.find(". ", at + len(math))
+    return text[start + 1 if start >= 0 else 0: end + 1 if end >= 0 else len(text)].strip()[:400]
+
+
+# ------------------------------------------------------------------------------- LaTeX
+
+#: Nesting of environments and groups followed in a LaTeX note.
+MAX_LATEX_DEPTH = 60
+
+
+def _latex(note: Note) -> list[Statement]:
+    from pylatexenc.latexwalker import (LatexEnvironmentNode, LatexMacroNode, LatexMathNode, LatexWalker,
+                                        LatexWalkerError)
+
+    text = note.text
+    try:
+        nodes, _, _ = LatexWalker(text, tolerant_parsing=True).get_latex_nodes()
+    except (LatexWalkerError, RecursionError, IndexError, ValueError) as e:
+        raise InputError(note.path, f"cannot read this LaTeX: {str(e).splitlines()[0][:200]}") from None
+    out, state = [], {"section": "", "theorem": None}
+
+    def line_of(pos):
+        return text.count("\n", 0, pos) + 1
+
+    def label_in(node):
+        for n in getattr(node, "nodelist", None) or []:
+            if isinstance(n, LatexMacroNode) and n.macroname == "label" and n.nodeargd and n.nodeargd.argnlist:
+                arg = n.nodeargd.argnlist[-1]
+                if arg is not None:
+                    return arg.latex_verbatim().strip("{}").strip()
+        return None
+
+    def walk(ns, depth):
+        if depth > MAX_LATEX_DEPTH:
+            raise InputError(note.path, f"environments nested deeper than {MAX_LATEX_DEPTH}")
+        for n in ns or []:
+            if n is None:
+                continue
+            if isinstance(n, LatexMacroNode) and n.macroname in ("section", "subsection", "subsubsection", "chapter"):
+                args = n.nodeargd.argnlist if n.nodeargd else []
+                if args and args[-1] is not None:
+                    state["section"] = args[-1].latex_verbatim().strip("{}").strip()
+            elif isinstance(n, LatexMathNode):
+                math = "".join(x.latex_verbatim() for x in n.nodelist or [])
+                display = n.displaytype == "display"
+                if display or is_relation(math):
+                    before = text[max(0, n.pos - 300):n.pos]
+                    out.append(Statement(line_of(n.pos), state["section"], n.latex_verbatim().strip(), math.strip(),
+                                         display, label=label_in(n), context=before,
+                                         end_line=line_of(n.pos + n.len)))
+            elif isinstance(n, LatexEnvironmentNode):
+                env = n.environmentname
+                if env in _DISPLAY_ENVS:
+                    math = "".join(x.latex_verbatim() for x in n.nodelist or [] if not (
+                        isinstance(x, LatexMacroNode) and x.macroname in ("label", "nonumber", "notag")))
+                    math = "\\begin{aligned}" + math + "\\end{aligned}" if env.startswith(("align", "eqnarray")) else math
+                    out.append(Statement(line_of(n.pos), state["section"], n.latex_verbatim().strip()[:600], math.strip(),
+                                         True, label=label_in(n), context=text[max(0, n.pos - 300):n.pos],
+                                         end_line=line_of(n.pos + n.len)))
+                elif env in _THEOREMS:
+                    before = len(out)
+                    walk(n.nodelist, depth + 1)
+                    label = label_in(n) or None
+                    body = n.latex_verbatim()
+                    if len(out) > before:
+                        out[before].label = out[before].label or label
+                        out[before].text = _latex_text(body)[:400]
+                    else:
+                        out.append(Statement(line_of(n.pos), state["section"], _latex_text(body)[:400], None, False,
+                                             label=label, context=body[:400], end_line=line_of(n.pos + n.len)))
+                else:
+                    walk(n.nodelist, depth + 1)
+            elif getattr(n, "nodelist", None):
+                walk(n.nodelist, depth + 1)
+
+    walk(nodes, 0)
+    return out
+
+
+def _latex_text(src: str) -> str:
+    """LaTeX as readable text (its math kept as written)."""
+    src = re.sub(r"\\(begin|end)\{\w+\*?\}(\[[^\]]*\])?|\\label\{[^}]*\}", " ", src)
+    return re.sub(r"\s+", " ", src).strip()
