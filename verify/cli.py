@@ -358,9 +358,17 @@ def cmd_run(args) -> int:
     from verify.corpus.audit import audit
     from verify.report.results import print_table, print_tightness, write_results
 
+    from verify.language.claims import load_claims
+
     cfg = _config()
     paths = _claim_paths(args)
-    claims = _load_all_claims(paths)
+    files = [load_claims(p) for p in paths]
+    claims = [c for f in files for c in f.claims]
+    drafts = [d for f in files for d in f.drafts]
+    if args.notes:
+        if not os.path.isdir(args.notes):
+            raise InputError(args.notes, "not a directory of notes (--notes)")
+        claims, drafts = _notes_from(args.notes, claims), _notes_from(args.notes, drafts)
     data = args.data or cfg.data
     for d in data:
         if not os.path.isdir(d):
@@ -383,7 +391,7 @@ def cmd_run(args) -> int:
                                        colour=use_colour(args.color, sys.stderr))
     by_id = {c.id: c for c in claims}
     figures = run_info.pop("figures", None)  # rendered by a worker during the search
-    path = write_results(args.out, findings, by_id, corpus, run_info)
+    path = write_results(args.out, findings, by_id, corpus, run_info, drafts)
     from verify.report.artefacts import write_artefacts
 
     with open(path, encoding="utf-8") as fh:
@@ -397,7 +405,23 @@ def cmd_run(args) -> int:
           f"{len(findings) - len(unexpected)} as expected, {len(unexpected)} unexpected. Results: {path}")
     for b in bad_traces:
         print(f"INCONSISTENT TRACE: {b}")
+    if drafts:
+        print(f"{len(drafts)} draft claim(s) not evaluated (draft = true): "
+              + ", ".join(f"{d.id} ({d.untranslated[:60]})" for d in drafts[:10]) + (" ..." if len(drafts) > 10 else ""))
     return 1 if unexpected or bad_traces else 0
+
+
+def _notes_from(notes_dir, items):
+    """Claims (or drafts) whose note is not where their file says, pointed at --notes DIR/FILE."""
+    import dataclasses
+
+    out = []
+    for c in items:
+        src = c.source
+        if src and not os.path.isfile(src["path"]) and os.path.isfile(os.path.join(notes_dir, c.document)):
+            c = dataclasses.replace(c, source={**src, "path": os.path.join(notes_dir, c.document)})
+        out.append(c)
+    return out
 
 
 def cmd_report(args) -> int:
@@ -664,6 +688,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", action="append", help="also audit every dataset file in this directory (repeatable), "
                    "e.g. ../shared/data/coqperceptron/data")
     p.add_argument("--claims", nargs="+", help="claim files (default: the built-in audits of the five notes)")
+    p.add_argument("--notes", metavar="DIR", help="where the notes are when not beside their claim files ([document] "
+                   "file looked up in DIR): each becomes an annotated page, notes/NAME.html")
     p.add_argument("--out", help="output directory (default: out of [tool.proof-audit], else reports/)")
     p.add_argument("--quiet", action="store_true", help="no progress, no table unless something is unexpected")
     p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")

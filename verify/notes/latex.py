@@ -385,6 +385,7 @@ class _Renderer:
         self.names, self.indices, self.points = set(), set(), set()
         self.current = 0  # the highest step offset (k + current is the current w)
         self.in_agg = []
+        self.unindexed_before = False  # an unindexed w at an update is the w the mistake is found with
 
     # the symbols -------------------------------------------------------------
     def resolve(self, node):
@@ -400,6 +401,8 @@ class _Renderer:
             raise _Untranslated(f"the symbol {key} (not in the notation table)")
         name = self.notation[key]
         if sub is None:
+            if name in _STEPPED and self.unindexed_before:
+                return name, ("k", -1), None  # "the current w" when a mistake is found: before the update
             return name, None, None
         s = "".join(sub)
         if name in _POINT:
@@ -601,6 +604,10 @@ def _render_relation(tree, table, base, forall) -> Translation:
     r = _Renderer(table, base)
     for x in parts[::2]:
         r.scan(x)
+    if not r.indices and "<-" not in parts and _mentions_point(tree):
+        r.unindexed_before = True
+        for x in parts[::2]:
+            r.scan(x)
     steps = [s for s in r.indices if s[0] != "num"]
     nums = {s[1] for s in r.indices if s[0] == "num" and s[1] != base}
     if steps and nums:
@@ -611,6 +618,8 @@ def _render_relation(tree, table, base, forall) -> Translation:
         raise _Untranslated("two numbered iterates")
     r.current_is_num = bool(nums)
     r.current = max((s[1] for s in steps), default=0) if steps else (max(nums) - base if nums else 0)
+    if len({s[1] for s in steps}) == 1 and "<-" not in parts and _mentions_point(tree):
+        r.current += 1  # one iterate beside the current point: the w the mistake is found with
     if "<-" in parts:
         parts = _assignment(parts, r)
     texts = []
@@ -647,6 +656,20 @@ def _render_relation(tree, table, base, forall) -> Translation:
     else:
         when = "once"
     return Translation(expr, when, [], names, r.indices)
+
+
+def _mentions_point(node) -> bool:
+    """Whether a relation names the current point (x_i, y_i, or x, y written bare) outside an
+    aggregate: then it speaks of the step at which that point is visited."""
+    if isinstance(node, tuple):
+        if node[0] == "agg":
+            return False
+        if node[0] == "sym" and node[1] in ("x", "y", "\\hat x"):
+            return True
+        return any(_mentions_point(c) for c in node[1:] if isinstance(c, (tuple, list)))
+    if isinstance(node, list):
+        return any(_mentions_point(c) for c in node if isinstance(c, (tuple, list)))
+    return False
 
 
 def _assignment(parts, r):

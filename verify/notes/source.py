@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from perceptron.errors import InputError
 from perceptron.limits import read_bytes
 
-__all__ = ["Note", "Statement", "read_note", "statements", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
+__all__ = ["Note", "Statement", "read_note", "statements", "markdown_parser", "is_relation", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
 
 #: Bytes of one note: a long lecture note is 100 KB of text.
 MAX_NOTE_BYTES = 2 << 20
@@ -106,7 +106,7 @@ def is_relation(math: str) -> bool:
 
 # ------------------------------------------------------------------------------- Markdown
 
-def _markdown_parser():
+def markdown_parser():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
 
@@ -121,7 +121,7 @@ def _is_heading_line(s: str) -> bool:
 
 
 def _markdown(note: Note) -> list[Statement]:
-    md = _markdown_parser()
+    md = markdown_parser()
     lines = note.text.split("\n")
     toks = md.parse(note.text)
     out, section = [], ""

@@ -258,12 +258,15 @@ def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, 
     """Write report.md, junit.xml, results.sarif, index.html beside results.json; under GitHub
     Actions (and ``github``) also print annotations and put the summary in $GITHUB_STEP_SUMMARY.
     ``figures``: the page's corpus plots rendered already (figures_of), else rendered here."""
+    from verify.notes.annotate import write_notes
+
     env = os.environ if env is None else env
     paths = []
     md = markdown(results)
+    notes = write_notes(out_dir, results)
     for name, text in (("report.md", md + "\n"), ("junit.xml", junit_xml(results)),
                        ("results.sarif", json.dumps(sarif(results), indent=1, sort_keys=True) + "\n"),
-                       ("index.html", html(results, _link_root(out_dir, results), figures))):
+                       ("index.html", html(results, _link_root(out_dir, results), figures, notes))):
         p = os.path.join(out_dir, name)
         with open(p, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -528,6 +531,22 @@ def _card(c, link_root, corrected_by) -> str:
 
 
 
+def _notes_links(notes, results) -> str:
+    """The annotated notes (notes/NAME.html) and the draft claims, named in the header."""
+    out = ""
+    if notes:
+        out += "<p>The notes, annotated: " + ", ".join(
+            f'<a href="{H.escape(n["href"])}">{H.escape(n["title"])}</a> ({n["counts"]["false"]} false, '
+            f'{n["counts"]["unknown"]} unknown, {n["counts"]["unchecked"]} not checked of {n["counts"]["found"]} '
+            "statements)" for n in notes) + "</p>"
+    drafts = results.get("drafts", [])
+    if drafts:
+        out += (f"<p>{len(drafts)} draft claim{'s' if len(drafts) != 1 else ''} not evaluated (draft = true): "
+                + ", ".join(f"{H.escape(d['id'])} ({H.escape(d['untranslated'][:80])})" for d in drafts[:20])
+                + (" ..." if len(drafts) > 20 else "") + "</p>")
+    return out
+
+
 def _note_table(j, doc, cs, link_root) -> list[str]:
     """One note's claims, a table row each."""
     parts = []
@@ -554,7 +573,7 @@ def _note_table(j, doc, cs, link_root) -> list[str]:
     return parts
 
 
-def html(results: dict, link_root: str | None = None, figures=None) -> str:
+def html(results: dict, link_root: str | None = None, figures=None, notes=()) -> str:
     """One self-contained page (inline SVG plots, no scripts, no external resources): a summary,
     the unexpected verdicts first, then the errors found in the notes, then every note's claims
     (filterable by status with CSS alone), then the plots of the notes audited.  ``link_root``:
@@ -581,7 +600,7 @@ def html(results: dict, link_root: str | None = None, figures=None) -> str:
     corpus = results["corpus"]
     parts.append(f'<header><h1>Proof audit</h1><p class="summary">{len(claims)} claims from {len(docs)} '
                  f'note{"s" if len(docs) != 1 else ""}, over {len(corpus.get("datasets", []))} datasets and '
-                 f'{corpus.get("runs", 0)} runs: {counts}</p></header>')
+                 f'{corpus.get("runs", 0)} runs: {counts}</p>' + _notes_links(notes, results) + '</header>')
     figs = _figures(results, figures)
     nav = ['<a href="#unexpected">Unexpected</a>', '<a href="#found">Errors found</a>']
     nav += [f'<a href="#note-{j}">{H.escape(cs[0].get("title") or doc)}</a>' for j, (doc, cs) in enumerate(docs.items())]

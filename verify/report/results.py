@@ -65,10 +65,16 @@ def validate_results(results: dict) -> str | None:
         return "'corpus' must be an object with 'datasets' (a list) and 'runs' (an integer)"
     if not isinstance(results.get("summary"), dict):
         return "'summary' must be an object"
+    drafts = results.get("drafts", [])
+    if not isinstance(drafts, list) or not all(
+            isinstance(d, dict) and all(type(d.get(k)) is str for k in ("id", "document", "statement", "untranslated"))
+            and (d.get("source") is None or (isinstance(d["source"], dict) and type(d["source"].get("path")) is str
+                                             and type(d["source"].get("line", 1)) is int)) for d in drafts):
+        return "'drafts' must be a list of objects with id, document, statement, untranslated (strings)"
     return None
 
 
-def results_dict(findings, claims_by_id, corpus) -> dict:
+def results_dict(findings, claims_by_id, corpus, drafts=()) -> dict:
     rows = []
     summary: dict = {}
     for f in findings:
@@ -85,7 +91,13 @@ def results_dict(findings, claims_by_id, corpus) -> dict:
         s[f.verdict.label] = s.get(f.verdict.label, 0) + 1
         if not f.as_expected:
             s["unexpected"] = s.get("unexpected", 0) + 1
-    return {"schema": "proof-audit/results", "version": 1, "claims": rows, "summary": summary, "corpus": corpus}
+    out = {"schema": "proof-audit/results", "version": 1, "claims": rows, "summary": summary, "corpus": corpus}
+    if drafts:  # draft claims (draft = true): listed, never evaluated
+        out["drafts"] = [{"id": d.id, "document": d.document, "section": d.section, "statement": d.statement,
+                          "untranslated": d.untranslated, "file": repo_path(d.path), "line": d.line,
+                          **({"source": {**d.source, "path": repo_path(d.source["path"])}} if d.source else {})}
+                         for d in drafts]
+    return out
 
 
 def package_version() -> str:
@@ -138,9 +150,9 @@ def repo_path(path: str) -> str:
 
 
 
-def write_results(out_dir, findings, claims_by_id, corpus, run_info) -> str:
+def write_results(out_dir, findings, claims_by_id, corpus, run_info, drafts=()) -> str:
     os.makedirs(out_dir, exist_ok=True)
-    data = results_dict(findings, claims_by_id, corpus)
+    data = results_dict(findings, claims_by_id, corpus, drafts)
     path = os.path.join(out_dir, "results.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1, sort_keys=True, ensure_ascii=False)

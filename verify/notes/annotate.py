@@ -1,0 +1,279 @@
+"""The note, annotated: ``notes/NAME.html`` and ``badges.json`` beside index.html.
+
+For every note that the claims of results.json name (``source``: a path and a line), the note's
+own text is rendered -- Markdown with markdown-it-py (dollarmath), LaTeX as text with
+pylatexenc -- with its math as MathML (latex2mathml: no script, nothing from the network), and
+each statement is marked where it stands with the colour of its verdict, computed from the
+results, never set by hand: false (a claim of it refuted), unknown, draft (not evaluated),
+holds, and "not checked" for a statement the drafter finds that no claim covers.  Each badge
+expands to the claim's reason, both sides, the replay command and what was covered, and links
+to the claim in index.html.  ``badges.json`` gives the same per anchor, for a course site.
+The page is the same bytes whether ``run`` or ``report`` writes it.
+"""
+
+from __future__ import annotations
+
+import html as H
+import json
+import os
+import re
+
+from perceptron.errors import InputError
+from verify.notes.source import Note, read_note, slug, statements
+from verify.report.claim_text import coverage_text, failure_text
+
+__all__ = ["write_notes", "statement_status", "COLOURS"]
+
+#: A statement's status -> (colour, label) on the page and in badges.json.
+COLOURS = {"false": ("#d33", "false"), "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"),
+           "holds": ("#2a2", "holds"), "unchecked": ("#bbb", "not checked")}
+_RANK = ("false", "unknown", "draft", "holds", "unchecked")
+
+_CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
+        "header{background:#f4f4f6;padding:.8em 2em;border-bottom:1px solid #ddd;font-family:system-ui,sans-serif}"
+        "header h1{margin:.2em 0;font-size:1.5em}main{max-width:860px;padding:0 2em 3em}"
+        ".sum span{display:inline-block;margin:.15em .5em .15em 0;padding:.1em .6em;border-radius:4px;font-size:14px}"
+        ".blk{border-left:4px solid transparent;padding-left:.8em;margin-left:-1.2em}"
+        + "".join(f".s-{k}{{border-left-color:{c}}}.b-{k}{{background:{c};color:#fff}}" for k, (c, _) in COLOURS.items())
+        + ".b-unchecked{color:#333!important}"
+        ".badges{font-family:system-ui,sans-serif;font-size:13px;margin:.2em 0 .8em}"
+        ".badges details{margin:.15em 0}.badges summary{cursor:pointer}"
+        ".badge{display:inline-block;padding:0 .5em;border-radius:4px;margin-right:.4em;font-size:12px}"
+        ".badges pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;background:#f7f7f7;padding:.5em}"
+        "pre.src{white-space:pre-wrap}math{font-size:1.05em}")
+
+
+def statement_status(claims: list) -> tuple[str, str]:
+    """(status, one-line reason) of a statement from the claims that transcribe it: a claim
+    with ``corrects`` is the corrected form beside it and does not decide its colour."""
+    own = [c for c in claims if not c.get("corrects")] or claims
+    best = None
+    for c in own:
+        st = ("draft" if c.get("draft") else "false" if c["verdict"] == "refuted"
+              else "unknown" if c["verdict"] in ("unknown", "not applicable") else "holds")
+        if best is None or _RANK.index(st) < _RANK.index(best[0]):
+            best = (st, c)
+    st, c = best
+    if st == "draft":
+        reason = f"{c['id']}: not evaluated: {c['untranslated']}"
+    elif st == "false":
+        lines = failure_text(c).splitlines()
+        pick = [ln for ln in lines if ln.startswith(("sides:", "parts", "counterexample:", "step", "search"))]
+        reason = f"{c['id']}: refuted: " + "; ".join(pick[:2] or lines[:1])
+    elif st == "unknown":
+        lines = failure_text(c).splitlines()
+        pick = [ln for ln in lines if "unknown" in ln or "reason" in ln or "premise" in ln]
+        reason = f"{c['id']}: {c['verdict']}: " + (pick or lines or [""])[-1]
+    else:
+        reason = f"{c['id']}: {c['verdict']}: " + (coverage_text(c) or "").split(";")[0]
+    return st, reason[:300]
+
+
+def _note_path(path: str, out_dir: str) -> str | None:
+    """The note a results path names (relative to the repository or the working directory)."""
+    from verify.report.results import repo_root
+
+    if os.path.isabs(path):
+        return path if os.path.isfile(path) else None
+    for root in (repo_root(os.path.join(out_dir, "index.html")), os.getcwd()):
+        if root and os.path.isfile(os.path.join(root, path)):
+            return os.path.join(root, path)
+    return None
+
+
+def write_notes(out_dir: str, results: dict) -> list[dict]:
+    """Write notes/NAME.html for each readable note and badges.json; returns, per note written,
+    {document, title, href, counts} for index.html."""
+    groups: dict = {}
+    for c in results["claims"] + [{**d, "draft": True} for d in results.get("drafts", [])]:
+        src = c.get("source")
+        if src and src.get("line"):
+            g = groups.setdefault(src["path"], {"document": c["document"], "title": c.get("title") or c["document"],
+                                                "by_line": {}})
+            g["by_line"].setdefault(src["line"], []).append(c)
+    written, badges = [], {}
+    names: set = set()
+    for path in sorted(groups):
+        g = groups[path]
+        full = _note_path(path, out_dir)
+        if full is None:
+            continue
+        try:
+            note = read_note(full)
+            found = statements(note)
+        except InputError:
+            continue  # an unreadable note has no page; its claims are still in every report
+        name = slug(os.path.splitext(os.path.basename(path))[0])
+        while name in names:
+            name += "_"
+        names.add(name)
+        page, counts, marks = _page(note, g, found)
+        os.makedirs(os.path.join(out_dir, "notes"), exist_ok=True)
+        with open(os.path.join(out_dir, "notes", name + ".html"), "w", encoding="utf-8") as fh:
+            fh.write(page)
+        badges[g["document"]] = {"page": f"notes/{name}.html", "statements": marks}
+        written.append({"document": g["document"], "title": note.title or g["title"], "href": f"notes/{name}.html",
+                        "counts": counts})
+    if badges:
+        with open(os.path.join(out_dir, "badges.json"), "w", encoding="utf-8") as fh:
+            json.dump(badges, fh, indent=1, sort_keys=True, ensure_ascii=False)
+            fh.write("\n")
+    return written
+
+
+def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
+    by_line = group["by_line"]
+    lines = sorted(set(by_line) | {s.line for s in found})
+    anchors = {}
+    for s in found:
+        anchors.setdefault(s.line, s.anchor)
+    for ln, cs in by_line.items():
+        a = next((c["source"].get("anchor") for c in cs if c["source"].get("anchor")), None)
+        anchors[ln] = a or anchors.get(ln) or f"L{ln}"
+    status = {}
+    for ln in lines:
+        status[ln] = statement_status(by_line[ln]) if ln in by_line else ("unchecked", "no claim transcribes this statement")
+    counts = {k: sum(1 for ln in lines if status[ln][0] == k) for k in COLOURS}
+    counts["found"] = len(lines)
+    marks = {}
+    for ln in lines:
+        st, reason = status[ln]
+        entry = marks.setdefault(anchors[ln], {"line": ln, "verdict": st, "colour": COLOURS[st][0], "reason": reason,
+                                               "claims": []})
+        if _RANK.index(st) < _RANK.index(entry["verdict"]):
+            entry.update(verdict=st, colour=COLOURS[st][0], reason=reason)
+        entry["claims"] += [c["id"] for c in by_line.get(ln, [])]
+    blocks = _blocks(note)
+    placed: dict = {}
+    for ln in lines:
+        j = max((k for k, (a, _, _) in enumerate(blocks) if a <= ln), default=0)
+        placed.setdefault(j, []).append(ln)
+    body = []
+    for k, (a, b, html_) in enumerate(blocks):
+        here = placed.get(k, [])
+        if not here:
+            body.append(html_)
+            continue
+        worst = min((status[ln][0] for ln in here), key=_RANK.index)
+        ids = "".join(f'<a id="{H.escape(x)}"></a>' for x in dict.fromkeys(anchors[ln] for ln in here))
+        ids += "".join(f'<a id="L{ln}"></a>' for ln in here if anchors[ln] != f"L{ln}")
+        body.append(f'<div class="blk s-{worst}">{ids}{html_}<div class="badges">'
+                    + "".join(_badges(ln, by_line.get(ln), status[ln]) for ln in here) + "</div></div>")
+    summary = (f'<span class="b-unchecked" style="background:#eee">{counts["found"]} statements found</span>'
+               f'<span class="b-holds">{counts["holds"]} hold</span><span class="b-false">{counts["false"]} false</span>'
+               f'<span class="b-unknown">{counts["unknown"]} unknown</span>'
+               f'<span class="b-draft">{counts["draft"]} drafts</span>'
+               f'<span class="b-unchecked" style="background:#eee">{counts["unchecked"]} not checked</span>')
+    title = note.title or group["title"]
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width\"><title>{H.escape(title)}: annotated</title>"
+            f"<style>{_CSS}</style></head><body><header><h1>{H.escape(title)}</h1>"
+            f"<div class=\"sum\">{summary}</div><small>{H.escape(group['document'])}: each statement's colour is its "
+            "verdict in this audit; click a badge for why. <a href=\"../index.html\">Full report</a></small></header>"
+            f"<main>{''.join(body)}</main></body></html>\n")
+    return page, counts, marks
+
+
+def _badges(ln, claims, status) -> str:
+    st, reason = status
+    if not claims:
+        return (f'<div><span class="badge b-unchecked" style="background:#eee">not checked</span>'
+                f'line {ln}: no claim transcribes this statement</div>')
+    out = []
+    for c in claims:
+        cst = statement_status([c])[0]
+        label = COLOURS[cst][1] + (" (corrected form)" if c.get("corrects") else "")
+        detail = (f"not evaluated: {c['untranslated']}" if c.get("draft")
+                  else "\n\n".join(x for x in (failure_text(c), coverage_text(c)) if x))
+        out.append(f'<details><summary><a class="badge b-{cst}" href="../index.html#claim-{H.escape(c["id"])}">'
+                   f'{H.escape(label)}</a>{H.escape(statement_status([c])[1])}</summary>'
+                   f'<pre>{H.escape(c["id"])}: {H.escape(c.get("expr") or "")}\n{H.escape(detail)}</pre></details>')
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------- rendering
+
+def _mathml(tex: str, display: bool) -> str:
+    import latex2mathml.converter as L
+
+    try:
+        return L.convert(tex, display="block" if display else "inline")
+    except Exception:  # latex2mathml raises many kinds on LaTeX it does not know: show it as written
+        return f"<code>{H.escape(tex)}</code>"
+
+
+def _blocks(note: Note) -> list[tuple[int, int, str]]:
+    """The note as (first line, last line, HTML) blocks in order."""
+    return _markdown_blocks(note) if note.kind == "markdown" else _latex_blocks(note)
+
+
+def _markdown_blocks(note: Note) -> list:
+    from verify.notes.source import markdown_parser
+
+    md = markdown_parser()
+    md.options["html"] = False
+    md.add_render_rule("math_inline", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, False))
+    md.add_render_rule("math_inline_double", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, True))
+    md.add_render_rule("math_block", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, True))
+    md.add_render_rule("math_block_label", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, True))
+    toks = md.parse(note.text)
+    out, start, depth = [], None, 0
+    for j, t in enumerate(toks):
+        if start is None:
+            start = j
+        depth += t.nesting
+        if depth == 0:
+            group = toks[start:j + 1]
+            first = next((x.map for x in group if x.map), None)
+            a, b = (first[0] + 1, first[1]) if first else (out[-1][1] if out else 1, out[-1][1] if out else 1)
+            out.append((a, b, md.renderer.render(group, md.options, {})))
+            start = None
+    return out or [(1, 1, "")]
+
+
+def _latex_blocks(note: Note) -> list:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    to_text = LatexNodes2Text(math_mode="verbatim")
+    out, line = [], 1
+    body = note.text
+    m = re.search(r"\\begin\{document\}", body)
+    skip = body[:m.end()].count("\n") if m else 0
+    paras = re.split(r"(\n\s*\n)", body)
+    for j, p in enumerate(paras):
+        n = p.count("\n")
+        if j % 2 == 0 and p.strip() and line > skip:
+            out.append((line, line + n, _latex_html(p, to_text)))
+        line += n
+    return out or [(1, 1, "")]
+
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\begin\{(equation\*?|align\*?|displaymath|gather\*?)\}(.+?)"
+                   r"\\end\{\4\}", re.S)
+
+
+def _latex_html(par: str, to_text) -> str:
+    sec = re.match(r"\s*\\(sub)*section\*?\{([^{}]*)\}", par)
+    head = f"<h2>{H.escape(sec.group(2))}</h2>" if sec else ""
+    if sec:
+        par = par[sec.end():]
+    parts, pos = [], 0
+    for m in _MATH.finditer(par):
+        parts.append(H.escape(_text(par[pos:m.start()], to_text)))
+        if m.group(5) is not None:
+            tex = re.sub(r"\\label\{[^}]*\}|\\nonumber|\\notag", "", m.group(5))
+            tex = "\\begin{aligned}" + tex + "\\end{aligned}" if m.group(4).startswith(("align", "gather")) else tex
+            parts.append(_mathml(tex, True))
+        else:
+            tex = m.group(1) or m.group(2) or m.group(3)
+            parts.append(_mathml(tex, m.group(2) is None))
+        pos = m.end()
+    parts.append(H.escape(_text(par[pos:], to_text)))
+    return head + "<p>" + "".join(parts) + "</p>"
+
+
+def _text(src: str, to_text) -> str:
+    try:
+        return to_text.latex_to_text(src)
+    except Exception:  # pylatexenc on malformed LaTeX: the text as written
+        return src
