@@ -21,6 +21,7 @@ import re
 from perceptron.errors import InputError
 from verify.notes.source import Note, read_note, slug, statements
 from verify.report.claim_text import coverage_text, failure_text
+from verify.report.results import find_file
 
 __all__ = ["write_notes", "statement_status", "COLOURS"]
 
@@ -69,18 +70,6 @@ def statement_status(claims: list) -> tuple[str, str]:
     return st, reason[:300]
 
 
-def _note_path(path: str, out_dir: str) -> str | None:
-    """The note a results path names (relative to the repository or the working directory)."""
-    from verify.report.results import repo_root
-
-    if os.path.isabs(path):
-        return path if os.path.isfile(path) else None
-    for root in (repo_root(os.path.join(out_dir, "index.html")), os.getcwd()):
-        if root and os.path.isfile(os.path.join(root, path)):
-            return os.path.join(root, path)
-    return None
-
-
 def write_notes(out_dir: str, results: dict) -> list[dict]:
     """Write notes/NAME.html for each readable note and badges.json; returns, per note written,
     {document, title, href, counts} for index.html."""
@@ -95,7 +84,7 @@ def write_notes(out_dir: str, results: dict) -> list[dict]:
     names: set = set()
     for path in sorted(groups):
         g = groups[path]
-        full = _note_path(path, out_dir)
+        full = find_file(path, out_dir)
         if full is None:
             continue
         try:

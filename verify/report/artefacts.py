@@ -127,8 +127,10 @@ def _locations(c) -> tuple[list, list]:
     toml = {"physicalLocation": {"artifactLocation": {"uri": c["file"], "uriBaseId": SRCROOT},
                                  "region": {"startLine": int(c["line"] or 1)}},
             "message": {"text": f"claim {c['id']}"}}
+    from verify.report.results import find_file
+
     src = c.get("source")
-    if src and src.get("line"):
+    if src and src.get("line") and find_file(src["path"]):  # a note not on this machine is no location
         note = {"physicalLocation": {"artifactLocation": {"uri": src["path"], "uriBaseId": SRCROOT},
                                      "region": {"startLine": int(src["line"])}},
                 "message": {"text": f"statement of claim {c['id']} ({c['citation']})"}}

@@ -131,6 +131,17 @@ def repo_root(path: str) -> str | None:
     return find_upwards(os.path.dirname(full), ".git")
 
 
+def find_file(path: str, out_dir: str = ".") -> str | None:
+    """A file that results name (relative to the repository root, or to the working directory,
+    or absolute), where it is on this machine; None when it is not here."""
+    if os.path.isabs(path):
+        return path if os.path.isfile(path) else None
+    for root in (repo_root(os.path.join(out_dir, "index.html")), repo_root(os.path.join(os.getcwd(), "x")), os.getcwd()):
+        if root and os.path.isfile(os.path.join(root, path)):
+            return os.path.join(root, path)
+    return None
+
+
 def repo_path(path: str) -> str:
     """How results name a file: relative to its repository's root (so SARIF and annotations land
     on it whatever directory the audit ran from), with '/'; the built-in claim files as
