@@ -83,9 +83,15 @@ def _title(text, kind) -> str:
     if kind == "latex":
         m = re.search(r"\\title\{([^{}]{1,200})\}", text)
         return m.group(1).strip() if m else ""
+    front = re.match(r"---\n(.*?)\n---\n", text, re.S)  # YAML front matter: its title, then the body
+    if front:
+        m = re.search(r"^title:\s*['\"]?(.+?)['\"]?\s*$", front.group(1), re.M)
+        if m:
+            return m.group(1)[:200]
+        text = text[front.end():]
     for line in text.splitlines():
         s = line.strip().lstrip("#").strip()
-        if s:
+        if re.search(r"\w", s):
             return s[:200]
     return ""
 
