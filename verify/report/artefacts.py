@@ -544,8 +544,8 @@ def _notes_links(notes, results) -> str:
     drafts = results.get("drafts", [])
     if drafts:
         out += (f"<p>{len(drafts)} draft claim{'s' if len(drafts) != 1 else ''} not evaluated (draft = true): "
-                + ", ".join(f"{H.escape(d['id'])} ({H.escape(d['untranslated'][:80])})" for d in drafts[:20])
-                + (" ..." if len(drafts) > 20 else "") + "</p>")
+                + ", ".join(f'<span id="{_anchor(d["id"])}">{H.escape(d["id"])}</span> ({H.escape(d["untranslated"][:80])})'
+                           for d in drafts) + "</p>")
     return out
 
 

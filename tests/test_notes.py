@@ -1,0 +1,245 @@
+"""The note itself: `proof-audit draft` (statements found, LaTeX read into claims, drafts kept
+for what has no reading), the annotated page notes/NAME.html and badges.json, and the lines of
+the five notes' built-in claims."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from verify.notes.latex import translate
+from verify.notes.source import read_note, statements
+
+PA = [sys.executable, "-m", "verify"]
+SEEDS = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "seeds")
+CLAIMS = os.path.join(os.path.dirname(__file__), "..", "verify", "claims")
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _pa(*args, cwd=None):
+    return subprocess.run(PA + list(args), capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+@pytest.mark.parametrize("tex, expr, when", [
+    (r"\|\mathbf{w}_{k+1}\|^2 \leq \|\mathbf{w}_k\|^2 + R^2", "norm2(w) <= norm2(prev(w)) + R**2", "update"),
+    (r"\mathbf{w}_{k+1} \leftarrow \mathbf{w}_k + y_i \mathbf{x}_i", "w == prev(w) + y*x", "update"),
+    (r"y_i(w_{opt} \cdot x_i + b_{opt}) \geq \gamma", "all_i(y*(dot(w_opt, x) + b_opt) >= gamma)", "dataset"),
+    (r"k \leq \frac{R^2}{\gamma^2}", "mistakes <= R**2/gamma**2", "end"),
+    (r"y_i \mathbf{w}_k^T \mathbf{x}_i \leq 0", "dot(y*prev(w), x) <= 0", "update"),  # the w a mistake is found with
+    (r"\mathbf{w}_2 = \begin{pmatrix} 0 \\ 0 \end{pmatrix} + (-1)\begin{pmatrix} -2 \\ 0 \end{pmatrix}",
+     "k != 1 or (w == vec(0, 0) + (-1)*vec(-2, 0))", "update"),
+    (r"R = \max_i \|x_i\|", "R == max_i(norm(x))", "dataset"),
+    (r"\langle u, w_k \rangle \ge k \rho", "dot(w_opt, w) >= (k + 1)*gamma", "update"),
+])
+def test_relations_are_read_into_the_claim_language(tex, expr, when):
+    t = translate(tex, base=1)
+    assert (t.expr, t.when, t.untranslated) == (expr, when, [])
+
+
+def test_what_has_no_reading_is_named_not_guessed():
+    assert translate(r"\cos\theta_k \leq 1").untranslated == ["\\cos"]
+    assert "alpha" in translate(r"\sum_i \alpha_i \leq M").untranslated[0]
+    assert translate(r"\|w\|^{1/3} \le 1").expr is None
+    # the notation table gives a symbol its meaning
+    assert translate(r"k \le 1/\alpha^2", {"\\alpha": "gamma"}).expr == "mistakes <= 1/gamma**2"
+
+
+NOTE_MD = r"""# Perceptron, lecture 9
+
+We start from $\mathbf{w}_1 = \mathbf{0}$ and the data are linearly separable with margin $\gamma$.
+
+## Bounds
+
+**(9.1)** After every update, $\mathbf{w}_{k+1} \cdot \mathbf{w}^* \geq k\gamma$.
+
+$$\|\mathbf{w}_{k+1}\|^2 \leq \|\mathbf{w}_k\|^2 + R^2$$
+
+The number of mistakes is at most
+
+$$\frac{R}{\gamma}.$$
+
+Also $\cos\theta_k \leq 1$ always.
+"""
+
+
+def _draft(tmp_path, text=NOTE_MD, name="lecture9.md", *extra):
+    note = tmp_path / name
+    note.write_text(text)
+    r = _pa("draft", str(note), *extra)
+    return note, r
+
+
+def test_draft_writes_a_claim_file_that_lints_and_runs(tmp_path):
+    note, r = _draft(tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "claims_lecture9.toml"
+    data = tomllib.loads(out.read_text())
+    by_line = {c["line"]: c for c in data["claim"]}
+    assert data["document"]["path"] == "lecture9.md"
+    assert by_line[7]["id"] == "9.1" and by_line[7]["expr"] == "dot(w, w_opt) >= k*gamma"
+    assert by_line[7]["assume"] == ["w0_zero", "eta_one", "separable"] and by_line[7]["section"] == "Bounds"
+    assert by_line[9]["expr"] == "norm2(w) <= norm2(prev(w)) + R**2" and by_line[9]["when"] == "update"
+    assert by_line[13]["expr"] == "mistakes <= R/gamma" and by_line[13]["when"] == "end"  # "at most" + display
+    assert by_line[15]["draft"] is True and "\\cos" in by_line[15]["untranslated"]
+    assert "# review: assume: w0_zero (line 3" in out.read_text()
+    lint = _pa("claims", "lint", str(out))
+    assert lint.returncode == 0 and "draft lecture9.L15" in lint.stdout and "2 draft claim(s)" in lint.stdout
+    # drafting again without --force keeps the user's file
+    again = _pa("draft", str(note))
+    assert again.returncode == 2 and "--force" in again.stderr and len(again.stderr.splitlines()) == 1
+
+    res = tmp_path / "out"
+    run = _pa("run", "--claims", str(out), "--out", str(res), "--quiet", "--jobs", "1", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr  # R/gamma is not a bound on the mistakes
+    assert "2 draft claim(s) not evaluated" in run.stdout  # w_1 = 0 (a setting, proposed as w0_zero) and cos
+    results = json.loads((res / "results.json").read_text())
+    verdicts = {c["id"]: c["verdict"] for c in results["claims"]}
+    assert verdicts["lecture9.L13"] == "refuted" and verdicts["9.1"] != "refuted"
+    assert [d["id"] for d in results["drafts"]] == ["lecture9.L3", "lecture9.L15"]
+
+    badges = json.loads((res / "badges.json").read_text())["lecture9.md"]
+    assert badges["page"] == "notes/lecture9.html"
+    marks = badges["statements"]
+    assert marks["L13"]["verdict"] == "false" and marks["L13"]["colour"] == "#d33"
+    assert marks["L15"]["verdict"] == "draft" and marks["9.1"]["verdict"] in ("holds", "unknown")
+    page = (res / "notes" / "lecture9.html").read_text()
+    # self-contained: math as MathML, nothing loaded from anywhere
+    assert "<math" in page and "<script" not in page and not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+    index = (res / "index.html").read_text()
+    for cid in re.findall(r'href="\.\./index\.html#claim-([^"]+)"', page):
+        assert f'id="claim-{cid}"' in index  # every badge links to its claim
+    assert 'href="notes/lecture9.html"' in index
+    # report rebuilds the same page from results.json
+    before = page
+    assert _pa("report", "--out", str(res), cwd=tmp_path).returncode != 2
+    assert (res / "notes" / "lecture9.html").read_text() == before
+
+
+def test_notation_is_kept_when_drafting_again(tmp_path):
+    text = "# N\n\n$$k \\leq \\frac{1}{\\alpha^2}$$\n"
+    note, r = _draft(tmp_path, text, "n.md")
+    out = tmp_path / "claims_n.toml"
+    assert r.returncode == 0 and "draft = true" in out.read_text()
+    out.write_text(out.read_text().replace("[notation]\n", '[notation]\n"\\\\alpha" = "gamma"\n', 1))
+    assert _pa("draft", str(note), "--force").returncode == 0
+    data = tomllib.loads(out.read_text())
+    assert data["notation"] == {"\\alpha": "gamma"}
+    assert data["claim"][0]["expr"] == "mistakes <= 1/gamma**2"
+
+
+NOTE_TEX = r"""\documentclass{article}
+\title{Novikoff}
+\begin{document}
+\section{The theorem}
+\begin{theorem}\label{thm:novikoff}
+If the data are separable with margin $\gamma$ and radius $R$, the perceptron makes at most
+$k \le R^2/\gamma^2$ mistakes.
+\end{theorem}
+\begin{align}
+\|w_{k+1}\|^2 &\le \|w_k\|^2 + R^2 \label{eq:norm}
+\end{align}
+\[ w_{k+1} \cdot u \ge w_k \cdot u + \gamma \]
+\end{document}
+"""
+
+
+def test_a_latex_note_keeps_its_labels_as_ids(tmp_path):
+    note, r = _draft(tmp_path, NOTE_TEX, "nov.tex")
+    assert r.returncode == 0, r.stderr
+    data = tomllib.loads((tmp_path / "claims_nov.toml").read_text())
+    by_id = {c["id"]: c for c in data["claim"]}
+    assert by_id["thm:novikoff"]["expr"] == "mistakes <= R**2/gamma**2" and by_id["thm:novikoff"]["line"] == 7
+    assert by_id["thm:novikoff"]["section"] == "The theorem" and data["document"]["title"] == "Novikoff"
+    assert by_id["eq:norm"]["expr"] == "norm2(w) <= norm2(prev(w)) + R**2" and by_id["eq:norm"]["anchor"] == "eq-norm"
+    assert by_id["nov.L12"]["expr"] == "dot(w, w_opt) >= dot(prev(w), w_opt) + gamma"
+    assert _pa("claims", "lint", str(tmp_path / "claims_nov.toml")).returncode == 0
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"\xff\xfe not utf-8", "not UTF-8"),
+    (b"# a\n\0\n", "NUL"),
+])
+def test_a_bad_note_is_one_line_and_exit_2(tmp_path, content, problem):
+    note = tmp_path / "bad.md"
+    note.write_bytes(content)
+    r = _pa("draft", str(note))
+    assert r.returncode == 2 and problem in r.stderr and len(r.stderr.splitlines()) == 1
+    assert str(note) in r.stderr and not (tmp_path / "claims_bad.toml").exists()
+
+
+def test_a_huge_note_is_refused_by_its_limit(tmp_path):
+    from verify.notes.source import MAX_NOTE_BYTES
+
+    note = tmp_path / "big.md"
+    note.write_text("$a = b$\n" * (MAX_NOTE_BYTES // 8 + 1))
+    r = _pa("draft", str(note))
+    assert r.returncode == 2 and "limit" in r.stderr.lower() and len(r.stderr.splitlines()) == 1
+
+
+def test_hostile_math_is_bounded():
+    deep = "(" * 5000 + "a" + ")" * 5000 + " = 1"
+    t = translate(deep)
+    assert t.expr is None and t.untranslated
+
+
+@pytest.mark.skipif(not os.path.isdir(SEEDS), reason="the five notes (../shared/seeds) are not beside this checkout")
+def test_every_builtin_claim_points_at_its_statement_in_the_note():
+    """Every built-in claim has a line in its note, and the line (or the corrected claim's)
+    is text: a statement, a display, or its heading."""
+    for f in sorted(os.listdir(CLAIMS)):
+        data = tomllib.loads(_read(os.path.join(CLAIMS, f)))
+        lines = _read(os.path.join(SEEDS, data["document"]["file"])).split("\n")
+        for c in data["claim"]:
+            assert "line" in c, c["id"]
+            assert 1 <= c["line"] <= len(lines) and lines[c["line"] - 1].strip(), c["id"]
+
+
+@pytest.mark.skipif(not os.path.isdir(SEEDS), reason="the five notes (../shared/seeds) are not beside this checkout")
+def test_the_drafter_finds_the_statements_of_the_five_notes():
+    """Most built-in claims that transcribe a displayed relation stand on a line where the
+    drafter finds a statement."""
+    found = total = 0
+    for f in sorted(os.listdir(CLAIMS)):
+        data = tomllib.loads(_read(os.path.join(CLAIMS, f)))
+        path = os.path.join(SEEDS, data["document"]["file"])
+        text = _read(path).split("\n")
+        lines = {s.line for s in statements(read_note(path))}
+        for c in data["claim"]:
+            if "$$" in text[c["line"] - 1]:
+                total += 1
+                found += c["line"] in lines
+    assert found / total >= 0.7, (found, total)
+
+
+def test_the_annotated_page_first_screen_in_chromium(tmp_path):
+    """At 1280x800 the first screen shows the title, the summary and the first statements with
+    their colours (a red badge: the false bound)."""
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chrome is None:
+        pytest.skip("Chromium is not installed (Debian package chromium)")
+    text = NOTE_MD.replace("$$\\frac{R}{\\gamma}.$$", "$$\\frac{R}{\\gamma}.$$", 1)
+    note, r = _draft(tmp_path, text)
+    res = tmp_path / "out"
+    _pa("run", "--claims", str(tmp_path / "claims_lecture9.toml"), "--out", str(res), "--quiet", "--jobs", "1")
+    page = res / "notes" / "lecture9.html"
+    shot = tmp_path / "shot.png"
+    r = subprocess.run([chrome, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,800",
+                        "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}",
+                        f"--screenshot={shot}", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and shot.exists(), r.stderr[-1000:]
+    from matplotlib.image import imread
+
+    img = imread(str(shot))[:800, :1280, :3]
+    red = ((img[..., 0] > 0.75) & (img[..., 1] < 0.3) & (img[..., 2] < 0.3)).sum()
+    green = ((img[..., 0] < 0.3) & (img[..., 1] > 0.55) & (img[..., 2] < 0.3)).sum()
+    assert red > 200 and green > 200  # the summary's and the statements' colours are on the first screen
