@@ -61,6 +61,8 @@ def proposals(note: Note, found: list[Statement]) -> Proposals:
             p.base = int(m.group(1) or 0)
             p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
     text = note.text
+    if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
+        p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
     eta = re.search(r"(\\eta|η)\s*=\s*1(?![\d.])", text)
     if eta:
         p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"

@@ -101,6 +101,9 @@ def _tokens(src: str) -> list:
     for u, t in _UNICODE.items():
         src = src.replace(u, t)
     src = re.sub(r"\\operatorname\*?\{(\w+)\}", r"\\\1", src)
+    src = re.sub(r"\\(?:mathrm|text|textrm)\{\s*sign\s*\}|\\sgn\b", r"\\sign ", src)
+    src = re.sub(r"\^\s*\{?\s*\\(?:rightarrow|to)(?![A-Za-z])\s*\}?", " ", src)  # w^{\rightarrow}: an arrow over w, a vector
+    src = re.sub(r"(\\\||\\rVert)\s*_\s*\{?\s*2\s*\}?", r"\1", src)  # the Euclidean norm ||.||_2
     src = re.sub(r"\\(?:mathrm|text|textrm|mathit)\{\s*(opt|OPT|T)\s*\}", r"\1", src)
     out = []
     for m in _TOKEN.finditer(src):
@@ -235,7 +238,15 @@ class _Parser:
         if re.fullmatch(r"\d+(\.\d+)?", tok):
             return ("num", tok)
         if tok in ("(", "["):
-            return self.enclosed(")" if tok == "(" else "]", None)
+            close = ")" if tok == "(" else "]"
+            self.closers.append(close)
+            items = [self.relation()]
+            while self.peek() == ",":
+                self.take()
+                items.append(self.relation())
+            self.closers.pop()
+            self.take(close)
+            return items[0] if len(items) == 1 else ("vec", items)
         if tok == "{":
             node = self.enclosed("}", None)
             return self.subscripts(node) if node[0] == "sym" else node
@@ -269,12 +280,14 @@ class _Parser:
             return ("agg", tok[1:], var, self.term())
         if tok == "\\begin":
             return self.matrix()
+        if tok == "\\sign":
+            return ("sign", self.power())
         if tok.startswith("\\") and tok[1:] in _FONTS:
             inner = self.group_tokens() if self.peek() == "{" else [self.take()]
             node = self.sub_parse(inner)
             if node[0] == "num" and node[1] == "0":
                 node = ("sym", "\\mathbf{0}", None)
-            return self.subscripts(node)
+            return self.subscripts(node) if node[0] == "sym" else node
         if tok in ("\\hat", "\\widehat"):
             inner = self.group_tokens() if self.peek() == "{" else [self.take()]
             node = self.sub_parse(inner)
@@ -459,6 +472,11 @@ class _Renderer:
         if kind == "abs":
             t, ty, _ = self.render(node[1])
             return (f"norm({t})" if ty.endswith("vector") else f"abs({t})"), "scalar", 9
+        if kind == "sign":
+            t, ty, _ = self.render(node[1])
+            if ty != "scalar":
+                raise _Untranslated("the sign of a vector")
+            return f"sign({t})", "scalar", 9
         if kind == "sqrt":
             t, ty, _ = self.render(node[1])
             if ty != "scalar":
@@ -597,6 +615,8 @@ def translate(math: str, notation: dict | None = None, *, base: int = 0, forall:
         return Translation(None, "once", [str(e)])
     except RecursionError:
         return Translation(None, "once", ["nesting too deep"])
+    except (TypeError, ValueError, IndexError, KeyError) as e:  # a shape of LaTeX this reader does not know
+        return Translation(None, "once", [f"no reading of this form ({type(e).__name__})"])
 
 
 def _render_relation(tree, table, base, forall) -> Translation:

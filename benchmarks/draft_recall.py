@@ -1,0 +1,103 @@
+"""Recall of `proof-audit draft` on the five notes, against their hand-written claim files.
+
+For each built-in claim that transcribes a displayed relation (its line holds $$...$$), the
+draft has a match when it has a claim at the same line whose expression is equivalent: the
+drafted expression, audited with the built-in claim's variants, assumptions and time, gets the
+same verdict and the same number of evaluations on the corpus as the built-in one.
+
+    python benchmarks/draft_recall.py [--seeds ../shared/seeds]
+
+Prints the recall per note and overall, and every miss with its reason.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLAIMS = os.path.join(HERE, "..", "verify", "claims")
+
+
+def _toml(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    return json.dumps(v)
+
+
+def _claim(fields):
+    return "[[claim]]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in fields.items()) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", default=os.path.join(HERE, "..", "..", "shared", "seeds"))
+    args = ap.parse_args()
+    total_hit = total = 0
+    for f in sorted(os.listdir(CLAIMS)):
+        with open(os.path.join(CLAIMS, f), "rb") as fh:
+            data = tomllib.load(fh)
+        note = os.path.join(args.seeds, data["document"]["file"])
+        with open(note, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            draft_path = os.path.join(tmp, "draft.toml")
+            subprocess.run([sys.executable, "-m", "verify", "draft", note, "--out", draft_path], check=True,
+                           capture_output=True)
+            with open(draft_path, "rb") as fh:
+                drafted = tomllib.load(fh)["claim"]
+            targets = [c for c in data["claim"] if "$$" in lines[c["line"] - 1] and c.get("expr") and not c.get("corrects")]
+            body = f'[document]\nfile = "{data["document"]["file"]}"\n\n'
+            pairs, misses = {}, []
+            for c in targets:
+                keep = {k: c[k] for k in ("variants", "assume", "when", "orders", "datasets", "separator") if k in c}
+                body += _claim({"id": c["id"], "section": "s", "statement": "s", "expr": c["expr"], **keep,
+                                "expect": "holds"})
+                cands = [d for d in drafted if d["line"] == c["line"] and d.get("expr")]
+                if not cands:
+                    why = [d.get("untranslated", "") for d in drafted if d["line"] == c["line"]]
+                    misses.append((c["id"], "no reading at its line" + (f": {why[0]}" if why and why[0] else "")))
+                for j, d in enumerate(cands):
+                    if d["when"] != c["when"]:
+                        continue
+                    pid = f"{c['id']}.draft{j}"
+                    pairs.setdefault(c["id"], []).append(pid)
+                    body += _claim({"id": pid, "section": "s", "statement": "s", "expr": d["expr"], **keep,
+                                    "expect": "holds"})
+            path = os.path.join(tmp, "pairs.toml")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(body)
+            out = os.path.join(tmp, "out")
+            subprocess.run([sys.executable, "-m", "verify", "run", "--claims", path, "--out", out, "--quiet"],
+                           capture_output=True)
+            with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
+                res = {c["id"]: c for c in json.load(fh)["claims"]}
+            hit = 0
+            for c in targets:
+                ref = res[c["id"]]
+                same = [p for p in pairs.get(c["id"], []) if res[p]["verdict"] == ref["verdict"]
+                        and res[p]["evidence"].get("evaluations") == ref["evidence"].get("evaluations")]
+                if same:
+                    hit += 1
+                elif c["id"] in pairs:
+                    p = pairs[c["id"]][0]
+                    misses.append((c["id"], f"not equivalent: {res[p]['verdict']} against {ref['verdict']}"))
+                elif not any(m[0] == c["id"] for m in misses):
+                    misses.append((c["id"], "read at another time (when) than the claim's"))
+        total += len(targets)
+        total_hit += hit
+        print(f"{data['document']['file']}: {hit}/{len(targets)} = {hit / max(1, len(targets)):.0%}")
+        for cid, why in misses:
+            print(f"  miss {cid}: {why}")
+    print(f"overall: {total_hit}/{total} = {total_hit / max(1, total):.0%}")
+
+
+if __name__ == "__main__":
+    main()
