@@ -24,8 +24,8 @@ __all__ = ["draft", "write_draft", "Proposals", "proposals"]
 
 _MARGIN = {"gamma", "w_opt", "b_opt", "w_hat_opt", "v_opt", "c_opt", "m_opt"}
 _RUN = ("update", "end")
-_INIT = re.compile(r"^\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*w\s*\}?|w)\s*(?:_\{?\s*(\d)\s*\}?)?\s*"
-                   r"(?:=|\\leftarrow|\\gets|:=)\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*0\s*\}?|0)\s*[.,]?\s*$")
+_INIT = re.compile(r"^\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*w\s*\}?|w)\s*(?:_\{?\s*(\d|[kt])\s*\}?)?\s*"
+                   r"(?:=|\\leftarrow|\\gets|:=)\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*0\s*\}?|0)(?:_\{?\s*d\s*\}?)?\s*[.,]?\s*$")
 _BOUND = re.compile(r"(mistakes|updates|corrections|errors|iterations|steps)[^.]{0,120}?(bounded(?: above)? by|at most|"
                     r"no more than|no larger than)\s*:?\s*$", re.I | re.S)
 
@@ -58,7 +58,8 @@ def proposals(note: Note, found: list[Statement]) -> Proposals:
     for s in found:
         m = s.math and _INIT.match(s.math)
         if m:
-            p.base = int(m.group(1) or 0)
+            if (m.group(1) or "0").isdigit():
+                p.base = int(m.group(1) or 0)
             p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
     text = note.text
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
@@ -106,8 +107,26 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     used: set = set()
     claims = []
     for s in found:
-        claims.append(_claim(s, _id(prefix, s, used), notation or {}, props))
+        claims.extend(_claims(s, _id(prefix, s, used), notation or {}, props, used))
     return note, claims, props
+
+
+def _claims(s: Statement, cid: str, notation: dict, props: Proposals, used: set) -> list[dict]:
+    """The statement's claim; a chain (``a = b <= c``, or the rows of an aligned block) gives one
+    claim per link, so each line of a proof gets its own verdict."""
+    c = _claim(s, cid, notation, props)
+    links = c.pop("links", [])
+    if c.get("draft") or len(links) < 2:
+        return [c]
+    out = []
+    for j, expr in enumerate(links, 1):
+        lid = f"{cid}.{j}"
+        while lid in used:
+            lid += "b"
+        used.add(lid)
+        out.append({**c, "id": lid, "expr": expr, "note": f"link {j} of {len(links)} of the chain as written",
+                    "review": c["review"] if j == 1 else []})
+    return out
 
 
 def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
@@ -119,7 +138,9 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
-    t = translate(s.math, notation, base=props.base, forall=bool(re.search(r"for (all|every|each) i\b", s.context)))
+    in_proof = bool(re.match(r"\s*proof", s.section, re.I))
+    t = translate(s.math, notation, base=props.base, forall=bool(re.search(r"for (all|every|each) i\b", s.context)),
+                  running=in_proof)
     if t.expr is None and "no relation (nothing compared)" in t.untranslated and _BOUND.search(s.context or ""):
         t = translate("M \\leq " + s.math, notation, base=props.base)  # "... is bounded by <display>"
     if t.expr is None:
@@ -139,6 +160,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         review.append(f"the note states an order ({props.order}): add orders = [\"cyclic\"] to hold the claim to it")
     out["expect"] = "holds"
     out["review"] = review
+    out["links"] = t.links
     return out
 
 
@@ -152,8 +174,8 @@ def _toml_value(v) -> str:
     return json.dumps(v, ensure_ascii=False)  # a JSON string is a TOML basic string
 
 
-_ORDER = ("id", "line", "anchor", "section", "statement", "expr", "when", "variants", "assume", "expect", "draft",
-          "untranslated")
+_ORDER = ("id", "line", "anchor", "section", "statement", "expr", "when", "variants", "assume", "expect", "note",
+          "draft", "untranslated")
 
 
 def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: str) -> str:

@@ -36,15 +36,14 @@ NOTATION = {
     "u": "w_opt", "\\hat w_{opt}": "w_hat_opt", "\\hat w^*": "w_hat_opt", "\\hat u": "w_hat_opt",
     "x": "x", "\\hat x": "x_hat", "y": "y", "b": "b", "b^*": "b_opt", "b_{opt}": "b_opt", "b_*": "b_opt",
     "\\gamma": "gamma", "\\rho": "gamma", "R": "R", "\\eta": "eta", "k": "k", "t": "t", "n": "n", "N": "n",
-    "d": "d", "M": "mistakes", "\\mathbf{0}": "0",
+    "d": "d", "M": "mistakes", "\\mathbf{0}": "0", "q": "k", "T": "k", "\\alpha": "gamma", "\\beta": "R2", "out": "out",
 }
 #: Symbols whose usual meaning the claim language has no name for: what the drafter says.
 UNNAMED = {
-    "\\alpha": "alpha (the dual coefficients: mistakes per point) has no name in the claim language",
-    "\\beta": "beta has no default meaning; give it one in [notation]",
-    "q": "q has no default meaning; give it one in [notation]",
     "\\theta": "theta is the angle or the weights depending on the note; give it one in [notation]",
 }
+#: Words of more than one letter read as one symbol (any other run of letters is a product).
+WORDS = ("out",)
 
 _VECTORS = {"w", "w_hat", "x", "x_hat", "w_opt", "w_hat_opt", "w0", "ones", "v_opt", "w_pocket"}
 #: Names that change at each update (prev(...) applies) and may carry a step index.
@@ -72,6 +71,7 @@ class Translation:
     untranslated: list = field(default_factory=list)  # what had no reading, each named
     names: set = field(default_factory=set)  # the claim-language names used
     indices: set = field(default_factory=set)  # step indices seen (("k", 1), ("num", 1), ...)
+    links: list = field(default_factory=list)  # a chain's (or a block's) relations one by one, when more than one
 
 
 class _Untranslated(Exception):
@@ -94,13 +94,15 @@ def normalise_symbol(key: str) -> str:
 
 # ------------------------------------------------------------------------------- tokens
 
-_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\d+(?:\.\d+)?|[A-Za-z]|<=|>=|:=|[_^{}()\[\]|+\-*/=<>,'&.!;:]|\S")
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\d+(?:\.\d+)?|(?<![A-Za-z\\])(?:" + "|".join(WORDS) + r")(?![A-Za-z])|[A-Za-z]|<=|>=|:=|[_^{}()\[\]|+\-*/=<>,'&.!;:]|\S")
 
 
 def _tokens(src: str) -> list:
     for u, t in _UNICODE.items():
         src = src.replace(u, t)
     src = re.sub(r"\\operatorname\*?\{(\w+)\}", r"\\\1", src)
+    # w_{new} = ...: the update, written as an assignment
+    src = re.sub(r"_\s*\{?\s*(?:\\text|\\mathrm)?\{?\s*new\s*\}?\s*\}?\s*=", r" \\leftarrow ", src)
     src = re.sub(r"\\(?:mathrm|text|textrm)\{\s*sign\s*\}|\\sgn\b", r"\\sign ", src)
     src = re.sub(r"\^\s*\{?\s*\\(?:rightarrow|to)(?![A-Za-z])\s*\}?", " ", src)  # w^{\rightarrow}: an arrow over w, a vector
     src = re.sub(r"(\\\||\\rVert)\s*_\s*\{?\s*2\s*\}?", r"\1", src)  # the Euclidean norm ||.||_2
@@ -282,6 +284,11 @@ class _Parser:
             return self.matrix()
         if tok == "\\sign":
             return ("sign", self.power())
+        if tok == "\\cos":
+            arg = self.power()
+            if arg[0] != "sym" or arg[1] != "\\theta":
+                raise _Untranslated("\\cos of anything but the angle theta")
+            return ("cos", ("sym", "w", arg[2]))
         if tok.startswith("\\") and tok[1:] in _FONTS:
             inner = self.group_tokens() if self.peek() == "{" else [self.take()]
             node = self.sub_parse(inner)
@@ -294,7 +301,7 @@ class _Parser:
             if node[0] != "sym":
                 raise _Untranslated("\\hat of an expression")
             return self.subscripts(("sym", "\\hat " + node[1], node[2]))
-        if re.fullmatch(r"[A-Za-z]", tok) or (tok.startswith("\\") and tok[1:] in _GREEK):
+        if re.fullmatch(r"[A-Za-z]|" + "|".join(WORDS), tok) or (tok.startswith("\\") and tok[1:] in _GREEK):
             return self.subscripts(("sym", tok, None))
         raise _Untranslated(tok)
 
@@ -311,6 +318,14 @@ class _Parser:
                     key += "_{opt}"
                 else:
                     sub = s
+            elif (sub is None and key in ("w", "\\hat w", "\\theta", "b") and self.peek() == "("
+                  and self._index_call()):
+                self.take("(")
+                sub = []
+                while self.peek() != ")":
+                    sub.append(self.take())
+                self.take(")")
+                sub = tuple(sub)
             elif self.peek() == "^" and self.peek(1) in ("*", "\\star", "\\ast"):
                 self.i += 2
                 key += "^*"
@@ -327,6 +342,15 @@ class _Parser:
                     return ("T", ("sym", key, sub))
             else:
                 return ("sym", key, sub)
+
+    def _index_call(self) -> bool:
+        """w(q), w(q - 1), w(0): an iterate written as a function of the step."""
+        j = self.i + 1
+        inner = []
+        while j < len(self.t) and self.t[j] != ")" and len(inner) < 4:
+            inner.append(self.t[j])
+            j += 1
+        return j < len(self.t) and self.t[j] == ")" and bool(re.fullmatch(r"[ktq]([+-]\d+)?|\d+", "".join(inner)))
 
     def matrix(self):
         env = "".join(self.group_tokens())
@@ -368,14 +392,19 @@ def _rows(src: str) -> list:
 
 def _combine(parts: list) -> "Translation":
     """Separate relations of one block: one claim when each has a reading at the same time."""
+    # a counter's increment (t <- t + 1) is the loop's bookkeeping, which the claim language keeps
+    parts = [p for p in parts if not any(u.startswith("an increment of the counter") for u in p.untranslated)] or parts
     bad = [u for p in parts for u in p.untranslated]
     if bad:
         return Translation(None, "once", bad)
     whens = {p.when for p in parts}
+    if len(parts) == 1:
+        return parts[0]
     if len(whens) > 1:
         return Translation(None, "once", [f"rows at different times ({', '.join(sorted(whens))})"])
     return Translation(" and ".join(f"({p.expr})" for p in parts), whens.pop(), [],
-                       set().union(*(p.names for p in parts)), set().union(*(p.indices for p in parts)))
+                       set().union(*(p.names for p in parts)), set().union(*(p.indices for p in parts)),
+                       [link for p in parts for link in (p.links or [p.expr])])
 
 
 def _split_rows(src: str) -> str:
@@ -398,6 +427,7 @@ class _Renderer:
         self.names, self.indices, self.points = set(), set(), set()
         self.current = 0  # the highest step offset (k + current is the current w)
         self.in_agg = []
+        self.over_updates = False
         self.unindexed_before = False  # an unindexed w at an update is the w the mistake is found with
 
     # the symbols -------------------------------------------------------------
@@ -421,13 +451,18 @@ class _Renderer:
         if name in _POINT:
             if re.fullmatch(r"[ijn]", s):
                 return name, None, s
+            m = re.fullmatch(r"\(?i_\{?([a-z])\}?\)?", s)  # x_{i_q}: the point of the q-th update
+            if m:
+                return name, None, "upd:" + m.group(1)
             raise _Untranslated(f"{key}_{{{s}}} (a particular point)")
         if name in _STEPPED:
-            m = re.fullmatch(r"([kt])([+-]\d+)?|(\d+)", s)
+            m = re.fullmatch(r"([ktqT])([+-]\d+)?|(\d+)", s)
             if m and m.group(3) is not None:
                 return name, ("num", int(m.group(3))), None
             if m:
                 return name, (m.group(1), int(m.group(2) or 0)), None
+        if key == "\\alpha" and re.fullmatch(r"[ijn]", s):
+            raise _Untranslated("alpha_i (the dual coefficients: mistakes per point) has no name in the claim language")
         raise _Untranslated(f"{key}_{{{s}}}")
 
     def scan(self, node):
@@ -472,6 +507,9 @@ class _Renderer:
         if kind == "abs":
             t, ty, _ = self.render(node[1])
             return (f"norm({t})" if ty.endswith("vector") else f"abs({t})"), "scalar", 9
+        if kind == "cos":  # cos(theta_k): the angle between w_k and the separator
+            t, ty, _ = self.render(node[1])
+            return f"dot({t}, w_opt)/(norm({t})*norm(w_opt))", "scalar", 9
         if kind == "sign":
             t, ty, _ = self.render(node[1])
             if ty != "scalar":
@@ -494,6 +532,12 @@ class _Renderer:
 
     def symbol(self, node):
         name, step, point = self.resolve(node)
+        if point is not None and point.startswith("upd:"):
+            if self.in_agg and point[4:] == self.in_agg[-1]:
+                self.over_updates = True  # a sum over the updates so far
+                point = None
+            else:
+                point = "i"  # x_{i_q} outside a sum over j: the point of the current update
         if point is not None:
             if self.in_agg and point != self.in_agg[-1]:
                 raise _Untranslated(f"the index {point} inside an aggregate over {self.in_agg[-1]}")
@@ -548,13 +592,21 @@ class _Renderer:
             it, ity, _ = self.render(base[1])
             if ity.endswith("vector"):
                 return f"norm2({it})", "scalar", 9
+        if t == "R" and exp == "2":
+            return "R2", "scalar", 9
         return f"{_wrap(t, p, 8)}**{exp}", "scalar", 7
 
     def aggregate(self, node):
         fn, var, body = node[1], node[2], node[3]
         self.in_agg.append(var)
+        self.over_updates = False
         t, ty, _ = self.render(body)
         self.in_agg.pop()
+        if self.over_updates:
+            if fn == "sum" and t == "norm2(x)":
+                self.names.add("sumsq")
+                return "sumsq", "scalar", 9
+            raise _Untranslated(f"a {fn} over the updates so far (only the sum of |x|^2, sumsq, has a name)")
         if ty != "scalar":
             if fn == "sum":
                 raise _Untranslated("a sum of vectors")
@@ -586,17 +638,20 @@ def _wrap(text, prec, need):
 
 # ------------------------------------------------------------------------------- entry
 
-def translate(math: str, notation: dict | None = None, *, base: int = 0, forall: bool = False) -> Translation:
+def translate(math: str, notation: dict | None = None, *, base: int = 0, forall: bool = False,
+              running: bool = False) -> Translation:
     """The claim-language reading of one relation written in LaTeX.  ``base`` is the note's
     index of the initial weights (``w_1 = 0``: 1; ``w_0 = 0``: 0); ``forall``: the sentence says
-    "for all i"."""
+    "for all i"; ``running``: the statement is inside a proof, where a bound on k speaks of the
+    mistakes so far at each update (elsewhere it is the theorem's bound on all the mistakes, at
+    the end)."""
     table = dict(NOTATION)
     table.update(notation or {})
     if len(math) > MAX_MATH_CHARS:
         return Translation(None, "once", [f"a relation of {len(math)} characters (limit {MAX_MATH_CHARS})"])
     rows = _rows(math)
     if len(rows) > 1:
-        return _combine([translate(r, notation, base=base, forall=forall) for r in rows])
+        return _combine([translate(r, notation, base=base, forall=forall, running=running) for r in rows])
     src = _split_rows(math)
     if re.search(r"\\forall\s*[a-z]\b|\\text\{\s*(for all|for every|for each)\s*\}\s*[a-z]", src):
         forall = True
@@ -610,7 +665,7 @@ def translate(math: str, notation: dict | None = None, *, base: int = 0, forall:
             raise _Untranslated(" ".join(toks[p.i:p.i + 4]))
         if tree[0] != "rel":
             raise _Untranslated("no relation (nothing compared)")
-        return _render_relation(tree, table, base, forall)
+        return _render_relation(tree, table, base, forall, running)
     except _Untranslated as e:
         return Translation(None, "once", [str(e)])
     except RecursionError:
@@ -619,7 +674,7 @@ def translate(math: str, notation: dict | None = None, *, base: int = 0, forall:
         return Translation(None, "once", [f"no reading of this form ({type(e).__name__})"])
 
 
-def _render_relation(tree, table, base, forall) -> Translation:
+def _render_relation(tree, table, base, forall, running=False) -> Translation:
     parts = tree[1]
     r = _Renderer(table, base)
     for x in parts[::2]:
@@ -658,24 +713,30 @@ def _render_relation(tree, table, base, forall) -> Translation:
         sides = [(("0*ones" if t == "0" else t), "vector") if ty != "vector" else (t, ty) for t, ty in sides]
         if any(t != "0*ones" and ty != "vector" for t, ty in sides):
             raise _Untranslated("a vector compared with a number")
-    expr = " ".join(x if j % 2 else x[0] for j, x in enumerate([y for pair in zip(sides, ops + [None]) for y in pair][:-1]))
     names = r.names
-    if (steps or nums) or names & {"w", "w_hat", "b"} and (r.points or "x" in names):
+    if (steps or nums) or names & {"w", "w_hat", "b"} and (r.points or "x" in names) or (
+            running and names & {"k", "sumsq"}):
         when = "update"
-        if r.current_is_num:
-            expr = f"k != {r.current} or ({expr})"
     elif names & {"w", "w_hat", "b", "mistakes", "w0", "eta"} or "k" in names:
         when = "end"
-        if "k" in names:
-            expr = re.sub(r"\bk\b", "mistakes", expr)
     elif names & {"x", "y", "x_hat"} or r.points:
         when = "dataset"
-        expr = f"all_i({expr})" if (r.points or forall) else expr
-    elif names:
-        when = "dataset"
     else:
-        when = "once"
-    return Translation(expr, when, [], names, r.indices)
+        when = "dataset" if names else "once"
+
+    def finish(expr):
+        if when == "update" and r.current_is_num:
+            return f"k != {r.current} or ({expr})"
+        if when == "end" and "k" in names:
+            return re.sub(r"\bk\b", "mistakes", expr)
+        if when == "dataset" and names & {"x", "y", "x_hat"} and (r.points or forall):
+            return f"all_i({expr})"
+        return expr
+
+    texts = [t for t, _ in sides]
+    whole = finish(" ".join(x for pair in zip(texts, ops + [""]) for x in pair).strip())
+    links = [finish(f"{texts[j]} {ops[j]} {texts[j + 1]}") for j in range(len(ops))] if len(ops) > 1 else []
+    return Translation(whole, when, [], names, r.indices, links)
 
 
 def _mentions_point(node) -> bool:
@@ -702,8 +763,8 @@ def _assignment(parts, r):
         raise _Untranslated("an assignment to an expression")
     if lhs[2] is None:  # w <- w + ...: the right side's w is the old value
         name, _, _ = r.resolve(lhs)
-        if name == "k":
-            raise _Untranslated("an increment of the counter k (the claim language keeps it as k)")
+        if name in ("k", "t"):
+            raise _Untranslated(f"an increment of the counter {name} (the claim language keeps it as {name})")
         if name not in _STEPPED:
             raise _Untranslated(f"an assignment to {lhs[1]}")
         r.indices.add(("k", 0))

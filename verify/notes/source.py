@@ -151,6 +151,27 @@ def _markdown(note: Note) -> list[Statement]:
             out.append(Statement(t.map[0] + 1, section, t.content.strip(), t.content.strip(), True, label=label,
                                  context=prev, end_line=t.map[1]))
         j += 1
+    return out + _raw_displays(note.text, out)
+
+
+_RAW_DISPLAY = re.compile(r"\\begin\{(equation|align|gather|multline|eqnarray)(\*?)\}(.*?)\\end\{\1\2\}|\\\[(.*?)\\\]", re.S)
+
+
+def _raw_displays(text: str, found: list) -> list[Statement]:
+    """LaTeX displays written in a Markdown note outside ``$$`` (``\\[...\\]``, ``align*``), which
+    CommonMark reads as text: each is a displayed statement at its line."""
+    taken = {s.line for s in found}
+    out = []
+    for m in _RAW_DISPLAY.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        if line in taken or text[max(0, m.start() - 2):m.start()].endswith("$"):
+            continue
+        body = m.group(3) if m.group(1) else m.group(4)
+        math = "\\begin{aligned}" + body + "\\end{aligned}" if m.group(1) in ("align", "eqnarray") else body
+        section = max((s for s in found if s.line <= line), key=lambda s: s.line, default=None)
+        section = section.section if section else ""
+        out.append(Statement(line, section, m.group(0).strip()[:600], math.strip(), True,
+                             context=text[max(0, m.start() - 300):m.start()], end_line=text.count("\n", 0, m.end()) + 1))
     return out
 
 
