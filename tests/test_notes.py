@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 
-from verify.notes.latex import translate
+from verify.notes.reading import translate
 from verify.notes.source import read_note, statements
 
 PA = [sys.executable, "-m", "verify"]

@@ -17,7 +17,7 @@ import re
 
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
-from verify.notes.latex import translate
+from verify.notes.reading import translate
 from verify.notes.source import Note, Statement, read_note, statements
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals"]
@@ -211,7 +211,7 @@ def _notation_of(out_path: str) -> tuple[dict, str]:
     table = parse_toml(out_path, text).get("notation", {})
     if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         raise InputError(out_path, "[notation] must be a table of \"LaTeX symbol\" = \"claim-language name\"")
-    from verify.notes.latex import normalise_symbol
+    from verify.notes.reading import normalise_symbol
 
     body = "\n".join(f"{_toml_value(k)} = {_toml_value(v)}" for k, v in table.items())
     return {normalise_symbol(k): v for k, v in table.items()}, "[notation]\n" + body

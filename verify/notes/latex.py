@@ -1,27 +1,23 @@
-"""A note's mathematics (LaTeX) read into the claim language, through a notation table.
+"""A relation written in LaTeX, tokenised and parsed into a small tree.
 
-    translate(r"\\|\\mathbf{w}_{k+1}\\|^2 \\leq \\|\\mathbf{w}_k\\|^2 + R^2", NOTATION)
-    -> Translation(expr="norm2(w) <= norm2(prev(w)) + R**2", when="update", ...)
+    parse(r"\\|\\mathbf{w}_{k+1}\\|^2 \\leq R^2")
+    -> ("rel", [("pow", ("norm", ("sym", "w", ("k", "+", "1"))), ("2",)), "<=", ...])
 
-A relation is tokenised, parsed into a small tree (sums, products, ``\\cdot``, juxtaposition,
-powers, fractions, roots, norms, ``\\min_i``/``\\max_i``/``\\sum_i``, matrices), and each symbol
-is looked up in the notation table: the default below, which covers the usual perceptron
-notation, overridden by the ``[notation]`` table a user writes once per note.  Indices decide
-the time of a statement: ``w_{k+1}`` against ``w_k`` is "at each update" (the highest index is
-the current ``w``, lower ones ``prev(w, j)``); ``x_i``, ``y_i`` are the updated point there, and
-"for all i" on a statement without weights (``all_i``); a bound on ``k`` with no weights is a
-bound on the number of mistakes at the end.  Whatever has no reading (``\\cos\\theta``, a
-``\\text``, an unknown symbol) is named in ``untranslated``: the drafter keeps such a statement as
-a draft claim and never guesses.  Nothing here evaluates anything; the result is compiled by
-the claim language like any hand-written expression.
+Sums, products (``\\cdot``, ``\\times``, juxtaposition), powers and transposes, fractions,
+roots, norms and absolute values, ``\\langle\\cdot,\\cdot\\rangle``, ``\\min_i``/``\\max_i``/``\\sum_i``,
+matrices and tuples, ``\\mathrm{sign}``, ``\\cos\\theta``, chains of relations and assignments
+(``\\leftarrow``, ``w_{new} =``).  Fonts and sizes (``\\mathbf``, ``\\vec``, ``\\left``) are
+dropped; a symbol keeps its decorations and sub/superscripts for the notation table
+(verify.notes.reading) to look up.  What the reader does not know raises Untranslated, naming
+it.  Nesting and length are bounded (MAX_DEPTH, MAX_MATH_CHARS): notes are untrusted.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-__all__ = ["NOTATION", "Translation", "translate", "normalise_symbol", "MAX_MATH_CHARS"]
+__all__ = ["Untranslated", "tokens", "Parser", "parse", "rows", "split_rows", "symbol_key", "MAX_MATH_CHARS",
+           "MAX_DEPTH", "WORDS"]
 
 #: Characters of one relation translated (a displayed block longer than this is left as a
 #: draft: no statement of a lecture note is this long, and the parser is recursive).
@@ -29,33 +25,15 @@ MAX_MATH_CHARS = 2000
 #: Nesting depth of braces and parentheses followed.
 MAX_DEPTH = 40
 
-#: The default notation: a symbol as the note writes it (font and arrows stripped, so
-#: ``\\mathbf{w}``, ``\\vec w``, ``\\boldsymbol{w}`` are all ``w``) -> the claim language's name.
-NOTATION = {
-    "w": "w", "\\hat w": "w_hat", "w^*": "w_opt", "w_*": "w_opt", "w_{opt}": "w_opt", "w^{opt}": "w_opt",
-    "u": "w_opt", "\\hat w_{opt}": "w_hat_opt", "\\hat w^*": "w_hat_opt", "\\hat u": "w_hat_opt",
-    "x": "x", "\\hat x": "x_hat", "y": "y", "b": "b", "b^*": "b_opt", "b_{opt}": "b_opt", "b_*": "b_opt",
-    "\\gamma": "gamma", "\\rho": "gamma", "R": "R", "\\eta": "eta", "k": "k", "t": "t", "n": "n", "N": "n",
-    "d": "d", "M": "mistakes", "\\mathbf{0}": "0", "q": "k", "T": "k", "\\alpha": "gamma", "\\beta": "R2", "out": "out",
-}
-#: Symbols whose usual meaning the claim language has no name for: what the drafter says.
-UNNAMED = {
-    "\\theta": "theta is the angle or the weights depending on the note; give it one in [notation]",
-}
 #: Words of more than one letter read as one symbol (any other run of letters is a product).
 WORDS = ("out",)
 
-_VECTORS = {"w", "w_hat", "x", "x_hat", "w_opt", "w_hat_opt", "w0", "ones", "v_opt", "w_pocket"}
-#: Names that change at each update (prev(...) applies) and may carry a step index.
-_STEPPED = {"w", "w_hat", "b"}
-#: Names of a point, indexed by i, j or n.
-_POINT = {"x", "x_hat", "y"}
 _FONTS = {"mathbf", "boldsymbol", "bm", "vec", "mathrm", "mathit", "textbf", "overrightarrow", "mathsf", "pmb"}
 _IGNORED = {"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "displaystyle",
             "quad", "qquad", ",", ";", "!", " ", ":", "nonumber", "notag", "limits", "textstyle"}
-_REL = {"<": "<", ">": ">", "=": "==", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=", "\\ge": ">=", "\\geq": ">=",
+REL = {"<": "<", ">": ">", "=": "==", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=", "\\ge": ">=", "\\geq": ">=",
         "\\geqslant": ">=", "\\ne": "!=", "\\neq": "!=", "<=": "<=", ">=": ">="}
-_ASSIGN = {"\\leftarrow", "\\gets", "\\rightarrow", "\\to", ":="}
+ASSIGN = {"\\leftarrow", "\\gets", "\\rightarrow", "\\to", ":="}
 _GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "eta", "theta", "lambda", "mu", "rho", "sigma",
           "tau", "phi", "varphi", "xi", "zeta", "kappa", "nu", "omega", "Gamma", "Delta", "Theta", "Lambda", "Phi"}
 _UNICODE = {"≤": "\\leq ", "≥": "\\geq ", "≠": "\\neq ", "γ": "\\gamma ", "η": "\\eta ", "ρ": "\\rho ", "α": "\\alpha ",
@@ -64,32 +42,9 @@ _UNICODE = {"≤": "\\leq ", "≥": "\\geq ", "≠": "\\neq ", "γ": "\\gamma ",
             "⊤": "\\top ", "∗": "*", "²": "^2"}
 
 
-@dataclass
-class Translation:
-    expr: str | None  # the claim language's expression, or None when a part has no reading
-    when: str  # update | end | dataset | once
-    untranslated: list = field(default_factory=list)  # what had no reading, each named
-    names: set = field(default_factory=set)  # the claim-language names used
-    indices: set = field(default_factory=set)  # step indices seen (("k", 1), ("num", 1), ...)
-    links: list = field(default_factory=list)  # a chain's (or a block's) relations one by one, when more than one
+class Untranslated(Exception):
+    """A part of a relation with no reading; the message names it."""
 
-
-class _Untranslated(Exception):
-    pass
-
-
-def normalise_symbol(key: str) -> str:
-    """A notation key as written by a user (``\\mathbf{w}^*``, ``\\vec{w}_{opt}``) in the form
-    the translator looks up (``w^*``, ``w_{opt}``)."""
-    toks = _tokens(key)
-    p = _Parser(toks, {})
-    try:
-        node = p.atom()
-    except _Untranslated:
-        return key.strip()
-    if node[0] != "sym" or p.i != len(toks):
-        return key.strip()
-    return _key(node)
 
 
 # ------------------------------------------------------------------------------- tokens
@@ -97,7 +52,7 @@ def normalise_symbol(key: str) -> str:
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\d+(?:\.\d+)?|(?<![A-Za-z\\])(?:" + "|".join(WORDS) + r")(?![A-Za-z])|[A-Za-z]|<=|>=|:=|[_^{}()\[\]|+\-*/=<>,'&.!;:]|\S")
 
 
-def _tokens(src: str) -> list:
+def tokens(src: str) -> list:
     for u, t in _UNICODE.items():
         src = src.replace(u, t)
     src = re.sub(r"\\operatorname\*?\{(\w+)\}", r"\\\1", src)
@@ -122,12 +77,12 @@ def _tokens(src: str) -> list:
 
 # ------------------------------------------------------------------------------- parser
 
-class _Parser:
+class Parser:
     """Recursive descent over the tokens into tuples: ("rel", [a, op, b, ...]), ("bin", op, a, b),
     ("neg", a), ("pow", a, e), ("norm", a), ("abs", a), ("sqrt", a), ("agg", fn, var, body),
     ("sym", key, sub), ("num", text), ("vec", [items]), ("T", a) (a transpose)."""
 
-    def __init__(self, toks, notation):
+    def __init__(self, toks):
         self.t, self.i, self.depth, self.closers = toks, 0, 0, []
 
     def peek(self, k=0):
@@ -137,15 +92,15 @@ class _Parser:
     def take(self, want=None):
         tok = self.peek()
         if tok is None or (want is not None and tok != want):
-            raise _Untranslated(f"expected {want or 'more'} at {' '.join(self.t[self.i:self.i + 3]) or 'the end'}")
+            raise Untranslated(f"expected {want or 'more'} at {' '.join(self.t[self.i:self.i + 3]) or 'the end'}")
         self.i += 1
         return tok
 
     def relation(self):
         parts = [self.sum()]
-        while self.peek() in _REL or self.peek() in _ASSIGN:
+        while self.peek() in REL or self.peek() in ASSIGN:
             op = self.take()
-            parts += ["<-" if op in _ASSIGN else _REL[op], self.sum()]
+            parts += ["<-" if op in ASSIGN else REL[op], self.sum()]
         return parts[0] if len(parts) == 1 else ("rel", parts)
 
     def sum(self):
@@ -153,7 +108,7 @@ class _Parser:
         while self.peek() in ("+", "-", "\\pm"):
             op = self.take()
             if op == "\\pm":
-                raise _Untranslated("\\pm")
+                raise Untranslated("\\pm")
             node = ("bin", op, node, self.term())
         return node
 
@@ -182,7 +137,7 @@ class _Parser:
             return False
         if tok in ("(", "[", "{", "|", "\\|", "\\lVert", "\\langle") or re.fullmatch(r"[A-Za-z]|\d.*", tok):
             return True
-        return tok.startswith("\\") and tok not in _REL and tok not in _ASSIGN and tok not in (
+        return tok.startswith("\\") and tok not in REL and tok not in ASSIGN and tok not in (
             "\\cdot", "\\times", "\\pm", "\\rangle", "\\rVert", "\\|", "\\forall", "\\quad", "\\text", "\\end",
             "\\implies", "\\iff", "\\Rightarrow", "\\Longrightarrow", "\\wedge", "\\vee", "\\in")
 
@@ -190,7 +145,7 @@ class _Parser:
         node = self.atom()
         while self.peek() in ("^", "'"):
             if self.take() == "'":
-                raise _Untranslated("a prime (')")
+                raise Untranslated("a prime (')")
             sup = self.script()
             if sup in (("T",), ("\\top",), ("\\intercal",)):
                 node = ("T", node)
@@ -201,10 +156,10 @@ class _Parser:
     def script(self):
         """A sub- or superscript: a braced group's tokens, or one token."""
         if self.peek() == "{":
-            return tuple(self.group_tokens())
+            return tuple(self.grouptokens())
         return (self.take(),)
 
-    def group_tokens(self):
+    def grouptokens(self):
         self.take("{")
         depth, out = 1, []
         while True:
@@ -215,19 +170,19 @@ class _Parser:
             out.append(tok)
 
     def sub_parse(self, toks, closers=()):
-        p = _Parser(list(toks), {})
+        p = Parser(list(toks))
         p.depth = self.depth + 1
         if p.depth > MAX_DEPTH:
-            raise _Untranslated("nesting too deep")
+            raise Untranslated("nesting too deep")
         node = p.relation()
         if p.i != len(p.t):
-            raise _Untranslated(" ".join(p.t[p.i:p.i + 4]))
+            raise Untranslated(" ".join(p.t[p.i:p.i + 4]))
         return node
 
     def enclosed(self, close, closers):
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Untranslated("nesting too deep")
+            raise Untranslated("nesting too deep")
         self.closers.append(close)
         node = self.relation() if close in (")", "]", "}") else self.sum()
         self.closers.pop()
@@ -263,11 +218,11 @@ class _Parser:
             self.take("\\rangle")
             return ("bin", "cdot", a, b)
         if tok == "\\frac" or tok == "\\dfrac" or tok == "\\tfrac":
-            return ("bin", "/", self.sub_parse(self.group_tokens()), self.sub_parse(self.group_tokens()))
+            return ("bin", "/", self.sub_parse(self.grouptokens()), self.sub_parse(self.grouptokens()))
         if tok == "\\sqrt":
             if self.peek() == "[":
-                raise _Untranslated("an n-th root")
-            return ("sqrt", self.sub_parse(self.group_tokens()) if self.peek() == "{" else self.atom())
+                raise Untranslated("an n-th root")
+            return ("sqrt", self.sub_parse(self.grouptokens()) if self.peek() == "{" else self.atom())
         if tok in ("\\min", "\\max", "\\sum"):
             var = "i"
             if self.peek() == "_":
@@ -275,7 +230,7 @@ class _Parser:
                 sub = self.script()
                 var = sub[0]
                 if not re.fullmatch(r"[a-z]", var):
-                    raise _Untranslated(f"{tok}_{{{''.join(sub)}}}")
+                    raise Untranslated(f"{tok}_{{{''.join(sub)}}}")
             if self.peek() == "^":  # \sum_{i=1}^n: the limits are the whole dataset
                 self.take()
                 self.script()
@@ -287,23 +242,23 @@ class _Parser:
         if tok == "\\cos":
             arg = self.power()
             if arg[0] != "sym" or arg[1] != "\\theta":
-                raise _Untranslated("\\cos of anything but the angle theta")
+                raise Untranslated("\\cos of anything but the angle theta")
             return ("cos", ("sym", "w", arg[2]))
         if tok.startswith("\\") and tok[1:] in _FONTS:
-            inner = self.group_tokens() if self.peek() == "{" else [self.take()]
+            inner = self.grouptokens() if self.peek() == "{" else [self.take()]
             node = self.sub_parse(inner)
             if node[0] == "num" and node[1] == "0":
                 node = ("sym", "\\mathbf{0}", None)
             return self.subscripts(node) if node[0] == "sym" else node
         if tok in ("\\hat", "\\widehat"):
-            inner = self.group_tokens() if self.peek() == "{" else [self.take()]
+            inner = self.grouptokens() if self.peek() == "{" else [self.take()]
             node = self.sub_parse(inner)
             if node[0] != "sym":
-                raise _Untranslated("\\hat of an expression")
+                raise Untranslated("\\hat of an expression")
             return self.subscripts(("sym", "\\hat " + node[1], node[2]))
         if re.fullmatch(r"[A-Za-z]|" + "|".join(WORDS), tok) or (tok.startswith("\\") and tok[1:] in _GREEK):
             return self.subscripts(("sym", tok, None))
-        raise _Untranslated(tok)
+        raise Untranslated(tok)
 
     def subscripts(self, node):
         """``_{...}`` and a ``*`` superscript attached to a symbol (other superscripts are powers)."""
@@ -338,7 +293,7 @@ class _Parser:
                 key += "^*"
                 if rest:
                     if rest not in (["T"], ["\\top"]):
-                        raise _Untranslated("^{*" + "".join(rest) + "}")
+                        raise Untranslated("^{*" + "".join(rest) + "}")
                     return ("T", ("sym", key, sub))
             else:
                 return ("sym", key, sub)
@@ -353,9 +308,9 @@ class _Parser:
         return j < len(self.t) and self.t[j] == ")" and bool(re.fullmatch(r"[ktq]([+-]\d+)?|\d+", "".join(inner)))
 
     def matrix(self):
-        env = "".join(self.group_tokens())
+        env = "".join(self.grouptokens())
         if env not in ("pmatrix", "bmatrix", "matrix", "array"):
-            raise _Untranslated(f"\\begin{{{env}}}")
+            raise Untranslated(f"\\begin{{{env}}}")
         items, cur = [], []
         while not (self.peek() == "\\end"):
             tok = self.take()
@@ -365,12 +320,12 @@ class _Parser:
             else:
                 cur.append(tok)
         self.take("\\end")
-        self.group_tokens()
+        self.grouptokens()
         items.append(cur)
         return ("vec", [self.sub_parse(x) for x in items if x])
 
 
-def _rows(src: str) -> list:
+def rows(src: str) -> list:
     """The separate relations of an aligned block: a row that starts with a relation (``&=``,
     ``&\\leq``) continues the chain above it; any other row starts a new one."""
     body = re.sub(r"\\(begin|end)\{(aligned|align\*?|split|gathered|eqnarray\*?|gather\*?)\}", " ", src)
@@ -390,24 +345,7 @@ def _rows(src: str) -> list:
     return out or [src]
 
 
-def _combine(parts: list) -> "Translation":
-    """Separate relations of one block: one claim when each has a reading at the same time."""
-    # a counter's increment (t <- t + 1) is the loop's bookkeeping, which the claim language keeps
-    parts = [p for p in parts if not any(u.startswith("an increment of the counter") for u in p.untranslated)] or parts
-    bad = [u for p in parts for u in p.untranslated]
-    if bad:
-        return Translation(None, "once", bad)
-    whens = {p.when for p in parts}
-    if len(parts) == 1:
-        return parts[0]
-    if len(whens) > 1:
-        return Translation(None, "once", [f"rows at different times ({', '.join(sorted(whens))})"])
-    return Translation(" and ".join(f"({p.expr})" for p in parts), whens.pop(), [],
-                       set().union(*(p.names for p in parts)), set().union(*(p.indices for p in parts)),
-                       [link for p in parts for link in (p.links or [p.expr])])
-
-
-def _split_rows(src: str) -> str:
+def split_rows(src: str) -> str:
     """An aligned chain's rows joined into one chain (``&`` and the row breaks outside a
     matrix dropped)."""
     src = re.sub(r"\\(begin|end)\{(aligned|align\*?|split|gathered|eqnarray\*?)\}", " ", src)
@@ -415,370 +353,15 @@ def _split_rows(src: str) -> str:
     return "".join(x if j % 2 else x.replace("\\\\", " ") for j, x in enumerate(pieces))
 
 
-# ------------------------------------------------------------------------------- rendering
-
-def _key(node) -> str:
+def symbol_key(node) -> str:
     return node[1] + (f"_{{{''.join(node[2])}}}" if node[2] else "")
 
 
-class _Renderer:
-    def __init__(self, notation, base):
-        self.notation, self.base = notation, base
-        self.names, self.indices, self.points = set(), set(), set()
-        self.current = 0  # the highest step offset (k + current is the current w)
-        self.in_agg = []
-        self.over_updates = False
-        self.unindexed_before = False  # an unindexed w at an update is the w the mistake is found with
-
-    # the symbols -------------------------------------------------------------
-    def resolve(self, node):
-        """(claim name, step index or None, point index or None) of a symbol."""
-        key, sub = node[1], node[2]
-        if sub is not None:
-            full = f"{key}_{{{''.join(sub)}}}"
-            if full in self.notation:
-                return self.notation[full], None, None
-        if key not in self.notation:
-            if key in UNNAMED:
-                raise _Untranslated(UNNAMED[key])
-            raise _Untranslated(f"the symbol {key} (not in the notation table)")
-        name = self.notation[key]
-        if sub is None:
-            if name in _STEPPED and self.unindexed_before:
-                return name, ("k", -1), None  # "the current w" when a mistake is found: before the update
-            return name, None, None
-        s = "".join(sub)
-        if name in _POINT:
-            if re.fullmatch(r"[ijn]", s):
-                return name, None, s
-            m = re.fullmatch(r"\(?i_\{?([a-z])\}?\)?", s)  # x_{i_q}: the point of the q-th update
-            if m:
-                return name, None, "upd:" + m.group(1)
-            raise _Untranslated(f"{key}_{{{s}}} (a particular point)")
-        if name in _STEPPED:
-            m = re.fullmatch(r"([ktqT])([+-]\d+)?|(\d+)", s)
-            if m and m.group(3) is not None:
-                return name, ("num", int(m.group(3))), None
-            if m:
-                return name, (m.group(1), int(m.group(2) or 0)), None
-        if key == "\\alpha" and re.fullmatch(r"[ijn]", s):
-            raise _Untranslated("alpha_i (the dual coefficients: mistakes per point) has no name in the claim language")
-        raise _Untranslated(f"{key}_{{{s}}}")
-
-    def scan(self, node):
-        """First pass: the step indices, so the highest is known before rendering."""
-        if node[0] == "sym":
-            try:
-                name, step, _ = self.resolve(node)
-            except _Untranslated:
-                return
-            if step is not None:
-                self.indices.add(step)
-        for child in node[1:]:
-            if isinstance(child, tuple):
-                self.scan(child)
-            elif isinstance(child, list):
-                for c in child:
-                    if isinstance(c, tuple):
-                        self.scan(c)
-
-    # rendering ---------------------------------------------------------------
-    def render(self, node):
-        """(text, type, precedence): type is "vector" or "scalar"."""
-        kind = node[0]
-        if kind == "num":
-            return node[1], "scalar", 9
-        if kind == "sym":
-            return self.symbol(node)
-        if kind == "neg":
-            t, ty, _ = self.render(node[1])
-            return f"-{_wrap(t, _, 6)}", ty, 5
-        if kind == "T":
-            t, ty, p = self.render(node[1])
-            return t, "T" + ty, p
-        if kind == "vec":
-            parts = [self.render(x) for x in node[1]]
-            if any(ty != "scalar" for _, ty, _ in parts):
-                raise _Untranslated("a matrix of vectors")
-            return f"vec({', '.join(t for t, _, _ in parts)})", "vector", 9
-        if kind == "norm":
-            t, ty, _ = self.render(node[1])
-            return (f"norm({t})" if ty.endswith("vector") else f"abs({t})"), "scalar", 9
-        if kind == "abs":
-            t, ty, _ = self.render(node[1])
-            return (f"norm({t})" if ty.endswith("vector") else f"abs({t})"), "scalar", 9
-        if kind == "cos":  # cos(theta_k): the angle between w_k and the separator
-            t, ty, _ = self.render(node[1])
-            return f"dot({t}, w_opt)/(norm({t})*norm(w_opt))", "scalar", 9
-        if kind == "sign":
-            t, ty, _ = self.render(node[1])
-            if ty != "scalar":
-                raise _Untranslated("the sign of a vector")
-            return f"sign({t})", "scalar", 9
-        if kind == "sqrt":
-            t, ty, _ = self.render(node[1])
-            if ty != "scalar":
-                raise _Untranslated("the square root of a vector")
-            return f"sqrt({t})", "scalar", 9
-        if kind == "pow":
-            return self.power(node)
-        if kind == "agg":
-            return self.aggregate(node)
-        if kind == "bin":
-            return self.binary(node)
-        if kind == "rel":
-            raise _Untranslated("a relation inside an expression")
-        raise _Untranslated(kind)
-
-    def symbol(self, node):
-        name, step, point = self.resolve(node)
-        if point is not None and point.startswith("upd:"):
-            if self.in_agg and point[4:] == self.in_agg[-1]:
-                self.over_updates = True  # a sum over the updates so far
-                point = None
-            else:
-                point = "i"  # x_{i_q} outside a sum over j: the point of the current update
-        if point is not None:
-            if self.in_agg and point != self.in_agg[-1]:
-                raise _Untranslated(f"the index {point} inside an aggregate over {self.in_agg[-1]}")
-            if not self.in_agg:
-                self.points.add(point)
-        if name == "k" and node[2] is None:
-            shift = self.base - self.current if self.indices else 0
-            self.names.add("k")
-            if shift == 0:
-                return "k", "scalar", 9
-            return f"(k {'+' if shift > 0 else '-'} {abs(shift)})", "scalar", 9
-        if step is not None:
-            if step[0] == "num" and step[1] == self.base:
-                if name != "w":
-                    raise _Untranslated(f"the initial value of {name}")
-                self.names.add("w0")
-                return "w0", "vector", 9
-            if step[0] == "num":
-                back = self.current - (step[1] - self.base) if self.current_is_num else None
-                if back is None:
-                    raise _Untranslated("a numbered iterate beside an indexed one")
-            else:
-                back = self.current - step[1]
-            self.names.add(name)
-            text = name if back == 0 else (f"prev({name})" if back == 1 else f"prev({name}, {back})")
-        elif name == "0":
-            return "0", "scalar", 9
-        elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            text = name  # a notation entry that is an expression
-            self.names.add(name)
-            return f"({text})", "vector" if any(v in name for v in ("w", "x")) and "dot" not in name and "norm" not in name else "scalar", 9
-        else:
-            text = name
-            self.names.add(name)
-        return text, ("vector" if name in _VECTORS else "scalar"), 9
-
-    def power(self, node):
-        base, sup = node[1], node[2]
-        t, ty, p = self.render(base)
-        exp = "".join(sup)
-        if not re.fullmatch(r"\d+", exp):
-            if exp in ("1/2", "\\frac12", "\\frac{1}{2}"):
-                return f"sqrt({t})", "scalar", 9
-            raise _Untranslated(f"the power {exp}")
-        if ty.endswith("vector"):
-            if exp == "2":
-                inner = base[1] if base[0] in ("norm", "abs") else base
-                it, ity, _ = self.render(inner)
-                return f"norm2({it})", "scalar", 9
-            raise _Untranslated(f"a vector to the power {exp}")
-        if base[0] in ("norm", "abs") and exp == "2":
-            it, ity, _ = self.render(base[1])
-            if ity.endswith("vector"):
-                return f"norm2({it})", "scalar", 9
-        if t == "R" and exp == "2":
-            return "R2", "scalar", 9
-        return f"{_wrap(t, p, 8)}**{exp}", "scalar", 7
-
-    def aggregate(self, node):
-        fn, var, body = node[1], node[2], node[3]
-        self.in_agg.append(var)
-        self.over_updates = False
-        t, ty, _ = self.render(body)
-        self.in_agg.pop()
-        if self.over_updates:
-            if fn == "sum" and t == "norm2(x)":
-                self.names.add("sumsq")
-                return "sumsq", "scalar", 9
-            raise _Untranslated(f"a {fn} over the updates so far (only the sum of |x|^2, sumsq, has a name)")
-        if ty != "scalar":
-            if fn == "sum":
-                raise _Untranslated("a sum of vectors")
-            raise _Untranslated(f"the {fn} of a vector")
-        return f"{fn}_i({t})", "scalar", 9
-
-    def binary(self, node):
-        op, a, b = node[1], node[2], node[3]
-        ta, tya, pa = self.render(a)
-        tb, tyb, pb = self.render(b)
-        va, vb = tya.endswith("vector"), tyb.endswith("vector")
-        if op in ("cdot", "juxt") and va and vb:
-            return f"dot({ta}, {tb})", "scalar", 9
-        tya, tyb = tya.lstrip("T"), tyb.lstrip("T")
-        if op in ("+", "-"):
-            if va != vb:
-                raise _Untranslated("a vector added to a number")
-            return f"{_wrap(ta, pa, 4)} {op} {_wrap(tb, pb, 5)}", tya, 4
-        if op == "/":
-            if vb:
-                raise _Untranslated("division by a vector")
-            return f"{_wrap(ta, pa, 6)}/{_wrap(tb, pb, 7)}", tya, 6
-        return f"{_wrap(ta, pa, 6)}*{_wrap(tb, pb, 7)}", ("vector" if va or vb else "scalar"), 6
-
-
-def _wrap(text, prec, need):
-    return text if prec >= need else f"({text})"
-
-
-# ------------------------------------------------------------------------------- entry
-
-def translate(math: str, notation: dict | None = None, *, base: int = 0, forall: bool = False,
-              running: bool = False) -> Translation:
-    """The claim-language reading of one relation written in LaTeX.  ``base`` is the note's
-    index of the initial weights (``w_1 = 0``: 1; ``w_0 = 0``: 0); ``forall``: the sentence says
-    "for all i"; ``running``: the statement is inside a proof, where a bound on k speaks of the
-    mistakes so far at each update (elsewhere it is the theorem's bound on all the mistakes, at
-    the end)."""
-    table = dict(NOTATION)
-    table.update(notation or {})
-    if len(math) > MAX_MATH_CHARS:
-        return Translation(None, "once", [f"a relation of {len(math)} characters (limit {MAX_MATH_CHARS})"])
-    rows = _rows(math)
-    if len(rows) > 1:
-        return _combine([translate(r, notation, base=base, forall=forall, running=running) for r in rows])
-    src = _split_rows(math)
-    if re.search(r"\\forall\s*[a-z]\b|\\text\{\s*(for all|for every|for each)\s*\}\s*[a-z]", src):
-        forall = True
-        src = re.sub(r"\\forall\s*[a-z]\b|\\text\{\s*(for all|for every|for each)\s*\}\s*[a-z]", " ", src)
-    src = re.sub(r"\\(?:text|mbox)\{\s*(and|if|where|,)?\s*\}", " ", src)
-    toks = _tokens(src)
-    try:
-        p = _Parser(toks, table)
-        tree = p.relation()
-        if p.i != len(toks):
-            raise _Untranslated(" ".join(toks[p.i:p.i + 4]))
-        if tree[0] != "rel":
-            raise _Untranslated("no relation (nothing compared)")
-        return _render_relation(tree, table, base, forall, running)
-    except _Untranslated as e:
-        return Translation(None, "once", [str(e)])
-    except RecursionError:
-        return Translation(None, "once", ["nesting too deep"])
-    except (TypeError, ValueError, IndexError, KeyError) as e:  # a shape of LaTeX this reader does not know
-        return Translation(None, "once", [f"no reading of this form ({type(e).__name__})"])
-
-
-def _render_relation(tree, table, base, forall, running=False) -> Translation:
-    parts = tree[1]
-    r = _Renderer(table, base)
-    for x in parts[::2]:
-        r.scan(x)
-    if not r.indices and "<-" not in parts and _mentions_point(tree):
-        r.unindexed_before = True
-        for x in parts[::2]:
-            r.scan(x)
-    steps = [s for s in r.indices if s[0] != "num"]
-    nums = {s[1] for s in r.indices if s[0] == "num" and s[1] != base}
-    if steps and nums:
-        raise _Untranslated("a numbered iterate beside an indexed one")
-    if len({s[0] for s in steps}) > 1:
-        raise _Untranslated("two step indices (k and t)")
-    if len(nums) > 1:
-        raise _Untranslated("two numbered iterates")
-    r.current_is_num = bool(nums)
-    r.current = max((s[1] for s in steps), default=0) if steps else (max(nums) - base if nums else 0)
-    if len({s[1] for s in steps}) == 1 and "<-" not in parts and _mentions_point(tree):
-        r.current += 1  # one iterate beside the current point: the w the mistake is found with
-    if "<-" in parts:
-        parts = _assignment(parts, r)
-    texts = []
-    for j, x in enumerate(parts):
-        if j % 2:
-            texts.append(x)
-            continue
-        t, ty, _ = r.render(x)
-        texts.append((t, ty.lstrip("T")))
-    # a comparison of vectors: == and != only
-    ops = texts[1::2]
-    sides = texts[::2]
-    if any(ty == "vector" for _, ty in sides) and any(o not in ("==", "!=") for o in ops):
-        raise _Untranslated("an order between vectors")
-    if any((ty == "vector") != (sides[0][1] == "vector") for _, ty in sides):
-        sides = [(("0*ones" if t == "0" else t), "vector") if ty != "vector" else (t, ty) for t, ty in sides]
-        if any(t != "0*ones" and ty != "vector" for t, ty in sides):
-            raise _Untranslated("a vector compared with a number")
-    names = r.names
-    if (steps or nums) or names & {"w", "w_hat", "b"} and (r.points or "x" in names) or (
-            running and names & {"k", "sumsq"}):
-        when = "update"
-    elif names & {"w", "w_hat", "b", "mistakes", "w0", "eta"} or "k" in names:
-        when = "end"
-    elif names & {"x", "y", "x_hat"} or r.points:
-        when = "dataset"
-    else:
-        when = "dataset" if names else "once"
-
-    def finish(expr):
-        if when == "update" and r.current_is_num:
-            return f"k != {r.current} or ({expr})"
-        if when == "end" and "k" in names:
-            return re.sub(r"\bk\b", "mistakes", expr)
-        if when == "dataset" and names & {"x", "y", "x_hat"} and (r.points or forall):
-            return f"all_i({expr})"
-        return expr
-
-    texts = [t for t, _ in sides]
-    whole = finish(" ".join(x for pair in zip(texts, ops + [""]) for x in pair).strip())
-    links = [finish(f"{texts[j]} {ops[j]} {texts[j + 1]}") for j in range(len(ops))] if len(ops) > 1 else []
-    return Translation(whole, when, [], names, r.indices, links)
-
-
-def _mentions_point(node) -> bool:
-    """Whether a relation names the current point (x_i, y_i, or x, y written bare) outside an
-    aggregate: then it speaks of the step at which that point is visited."""
-    if isinstance(node, tuple):
-        if node[0] == "agg":
-            return False
-        if node[0] == "sym" and node[1] in ("x", "y", "\\hat x"):
-            return True
-        return any(_mentions_point(c) for c in node[1:] if isinstance(c, (tuple, list)))
-    if isinstance(node, list):
-        return any(_mentions_point(c) for c in node if isinstance(c, (tuple, list)))
-    return False
-
-
-def _assignment(parts, r):
-    """``a <- e`` (an update rule, an arrow or :=) read as "after the update, a == e", with an
-    unindexed a on the right meaning its value before the update."""
-    if len(parts) != 3:
-        raise _Untranslated("a chain with an assignment")
-    lhs, _, rhs = parts
-    if lhs[0] != "sym":
-        raise _Untranslated("an assignment to an expression")
-    if lhs[2] is None:  # w <- w + ...: the right side's w is the old value
-        name, _, _ = r.resolve(lhs)
-        if name in ("k", "t"):
-            raise _Untranslated(f"an increment of the counter {name} (the claim language keeps it as {name})")
-        if name not in _STEPPED:
-            raise _Untranslated(f"an assignment to {lhs[1]}")
-        r.indices.add(("k", 0))
-        r.current = 0
-        old = ("sym", lhs[1], ("k", "-", "1"))
-        return [lhs, "==", _substitute(rhs, lhs, old)]
-    return [lhs, "==", rhs]
-
-
-def _substitute(node, old, new):
-    if node == old:
-        return new
-    if isinstance(node, tuple):
-        return tuple(_substitute(c, old, new) if isinstance(c, (tuple, list)) else c for c in node)
-    if isinstance(node, list):
-        return [_substitute(c, old, new) for c in node]
-    return node
+def parse(src: str) -> tuple:
+    """The tree of one relation (its rows joined; see rows() for a block of several)."""
+    toks = tokens(split_rows(src))
+    p = Parser(toks)
+    tree = p.relation()
+    if p.i != len(toks):
+        raise Untranslated(" ".join(toks[p.i:p.i + 4]))
+    return tree
