@@ -20,6 +20,7 @@ import re
 
 from perceptron.errors import InputError
 from verify.notes.source import Note, read_note, slug, statements
+from verify.report.figures import counterexample_figure, unique_ids
 from verify.report.claim_text import coverage_text, failure_text
 from verify.report.results import find_file
 
@@ -174,9 +175,11 @@ def _badges(ln, claims, status) -> str:
         label = COLOURS[cst][1] + (" (corrected form)" if c.get("corrects") else "")
         detail = (f"not evaluated: {c['untranslated']}" if c.get("draft")
                   else "\n\n".join(x for x in (failure_text(c), coverage_text(c)) if x))
+        svg = None if c.get("draft") else counterexample_figure(c)
+        picture = f"<figure>{unique_ids(svg, 'ce-' + slug(c['id']) + '-')}</figure>" if svg else ""
         out.append(f'<details><summary><a class="badge b-{cst}" href="../index.html#claim-{H.escape(c["id"])}">'
                    f'{H.escape(label)}</a>{H.escape(statement_status([c])[1])}</summary>'
-                   f'<pre>{H.escape(c["id"])}: {H.escape(c.get("expr") or "")}\n{H.escape(detail)}</pre></details>')
+                   f'<pre>{H.escape(c["id"])}: {H.escape(c.get("expr") or "")}\n{H.escape(detail)}</pre>{picture}</details>')
     return "".join(out)
 
 

@@ -12,6 +12,7 @@ import os
 import xml.etree.ElementTree as ET
 
 from verify.report.claim_text import coverage_text, failure_text
+from verify.report.figures import counterexample_figure, pyplot, svg_of, unique_ids
 
 __all__ = ["write_artefacts", "markdown", "junit_xml", "sarif", "github_annotations", "html"]
 
@@ -284,31 +285,11 @@ def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, 
 
 # ----------------------------------------------------------------------------- HTML
 
-def _svg(fig) -> str:
-    import io
-
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
-
-
 def figures_of(plots: dict, documents) -> list[tuple[str, str]]:
     """The page's corpus plots from the corpus' plot data and the documents audited, as
     results.json will hold them (the data goes through JSON first): the audit renders them in a
     worker while the searches run."""
     return _corpus_figures(json.loads(json.dumps(plots)), set(documents))
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams["svg.hashsalt"] = "proof-audit"  # stable ids: same results, same file
-    matplotlib.rcParams["svg.fonttype"] = "none"  # text as <text>: no glyph outlines repeated in every figure
-    return plt
 
 
 def _figures(results, corpus_figures=None) -> list[tuple[str, str]]:
@@ -321,7 +302,7 @@ def _figures(results, corpus_figures=None) -> list[tuple[str, str]]:
 
 
 def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
-    plt = _pyplot()
+    plt = pyplot()
     figs = []
     for s in plots.get("series", []) if _NOTE_000 in audited else ():
         rows = s["rows"]
@@ -343,7 +324,7 @@ def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
             a.set_ylabel(ylab)
             a.legend(fontsize=8)
         fig.suptitle(f"Rosenblatt, cyclic order, on {s['dataset']}: both sides of each bound along k", y=1.06)
-        figs.append((f"Bounds along k: {s['dataset']}", _svg(fig)))
+        figs.append((f"Bounds along k: {s['dataset']}", svg_of(fig)))
         plt.close(fig)
     for s in plots.get("other", []):
         rows = s["rows"]
@@ -364,7 +345,7 @@ def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
             a_.set_ylabel("  and  ".join(cols))
             a_.legend(fontsize=8)
         fig.suptitle(f"{s['title']} on {s['dataset']}: both sides along k", y=1.06)
-        figs.append((f"{s['title']}: {s['dataset']}", _svg(fig)))
+        figs.append((f"{s['title']}: {s['dataset']}", svg_of(fig)))
         plt.close(fig)
     b = plots.get("bounds", []) if _NOTE_000 in audited else []
     if b:
@@ -378,44 +359,13 @@ def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
         ax.set_ylabel("updates until convergence")
         ax.legend(fontsize=8)
         ax.set_title("Updates against the bound, whole corpus")
-        figs.append(("Updates against the bound across the corpus", _svg(fig)))
+        figs.append(("Updates against the bound across the corpus", svg_of(fig)))
         plt.close(fig)
     return figs
 
 
 def _counterexample_figures(claims) -> list[tuple[str, str]]:
-    figs = []
-    for c in claims:
-        ce = (c["evidence"].get("counterexample") or {}).get("search")
-        if not ce or len(ce["points"][0]) != 2:
-            continue
-        plt = _pyplot()
-        fig, ax = plt.subplots(figsize=(4, 4))
-        from fractions import Fraction
-
-        pts = [[float(Fraction(t)) for t in p] for p in ce["points"]]
-        for p, y in zip(pts, ce["labels"]):
-            ax.plot(p[0], p[1], "o" if y > 0 else "x", color="tab:blue" if y > 0 else "tab:red", markersize=9)
-        ax.axhline(0, color="0.8")
-        ax.axvline(0, color="0.8")
-        if ce.get("separator"):
-            v, b0 = ce["separator"]["v"], float(Fraction(ce["separator"]["b"]))
-            lim = max(3, max(abs(t) for p in pts for t in p) + 1)
-            if v[1] != 0:
-                xs = [-lim, lim]
-                ax.plot(xs, [-(v[0] * x + b0) / v[1] for x in xs], "g-", label=f"separator v = {tuple(v)}")
-            else:
-                ax.axvline(-b0 / v[0], color="g", label=f"separator v = {tuple(v)}")
-            ax.set_xlim(-lim, lim)
-            ax.set_ylim(-lim, lim)
-            ax.legend(fontsize=7)
-        ax.set_title(f"{c['id']}: updates {ce['updates']}", fontsize=9)
-        ax.set_xlabel("x_1")
-        ax.set_ylabel("x_2")
-        ax.set_aspect("equal")
-        figs.append((f"Counterexample to {c['id']}", _svg(fig)))
-        plt.close(fig)
-    return figs
+    return [(f"Counterexample to {c['id']}", svg) for c in claims if (svg := counterexample_figure(c))]
 
 
 #: The note each kind of plot illustrates: a plot is drawn only when the audit has claims of it.
@@ -457,23 +407,6 @@ def _summary_counts(claims, by_status: dict, notes: int) -> str:
 
 def _plural(st: str, by_status: dict) -> str:
     return (_STATUS_TEXT if len(by_status.get(st, [])) == 1 else _STATUS_PLURAL)[st]
-
-
-def _unique_ids(svg: str, prefix: str) -> str:
-    """Prefix every id of one inline SVG (and its references): matplotlib numbers ids per figure,
-    so several figures on one page would repeat them."""
-    import re
-
-    ids = set(re.findall(r'\bid="([^"]+)"', svg))
-    if not ids:
-        return svg
-
-    def ref(m):
-        return m.group(1) + (prefix + m.group(2) if m.group(2) in ids else m.group(2)) + m.group(3)
-
-    svg = re.sub(r'(\bid=")([^"]+)(")', ref, svg)
-    svg = re.sub(r'(href="#)([^"]+)(")', ref, svg)
-    return re.sub(r"(url\(#)([^)]+)(\))", ref, svg)
 
 
 def _anchor(cid: str) -> str:
@@ -637,7 +570,7 @@ def html(results: dict, link_root: str | None = None, figures=None, notes=()) ->
     if figs:
         parts.append('<section id="plots"><h2>Plots</h2>')
         for k, (title, svg) in enumerate(figs):
-            parts.append(f"<figure>{_unique_ids(svg, f'fig{k}-')}<figcaption>{H.escape(title)}</figcaption></figure>")
+            parts.append(f"<figure>{unique_ids(svg, f'fig{k}-')}<figcaption>{H.escape(title)}</figcaption></figure>")
         parts.append("</section>")
     parts.append("</main></body></html>")
     return "\n".join(p for p in parts if p) + "\n"
