@@ -166,6 +166,14 @@ def test_a_latex_note_keeps_its_labels_as_ids(tmp_path):
     assert by_id["eq:norm"]["expr"] == "norm2(w) <= norm2(prev(w)) + R2" and by_id["eq:norm"]["anchor"] == "eq-norm"
     assert by_id["nov.L12"]["expr"] == "dot(w, w_opt) >= dot(prev(w), w_opt) + gamma"
     assert _pa("claims", "lint", str(tmp_path / "claims_nov.toml")).returncode == 0
+    res = tmp_path / "out"
+    run = _pa("run", "--claims", str(tmp_path / "claims_nov.toml"), "--out", str(res), "--quiet", "--jobs", "1")
+    assert run.returncode in (0, 1), run.stderr
+    page = (res / "notes" / "nov.html").read_text()
+    assert "<h2>The theorem</h2>" in page and page.count("<math") >= 3 and 'id="thm-novikoff"' in page
+    assert "\\begin{document}" not in page and "\\documentclass" not in page  # the preamble is not shown
+    marks = json.loads((res / "badges.json").read_text())["nov.tex"]["statements"]
+    assert marks["thm-novikoff"]["claims"] == ["thm:novikoff"] and marks["eq-norm"]["verdict"] == "holds"
 
 
 @pytest.mark.parametrize("content, problem", [

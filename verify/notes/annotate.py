@@ -188,6 +188,7 @@ def _badges(ln, claims, status) -> str:
 def _mathml(tex: str, display: bool) -> str:
     import latex2mathml.converter as L
 
+    tex = tex.replace("{aligned}", "{align*}")  # latex2mathml lays out align* (not aligned) as a table
     try:
         return L.convert(tex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises many kinds on LaTeX it does not know: show it as written
@@ -224,19 +225,37 @@ def _markdown_blocks(note: Note) -> list:
 
 
 def _latex_blocks(note: Note) -> list:
+    """A LaTeX note's body (between \\begin{document} and \\end{document}, when it has them) as
+    blocks: a paragraph, a sectioning command, or a theorem or display environment each."""
     from pylatexenc.latex2text import LatexNodes2Text
 
     to_text = LatexNodes2Text(math_mode="verbatim")
-    out, line = [], 1
-    body = note.text
-    m = re.search(r"\\begin\{document\}", body)
-    skip = body[:m.end()].count("\n") if m else 0
-    paras = re.split(r"(\n\s*\n)", body)
-    for j, p in enumerate(paras):
-        n = p.count("\n")
-        if j % 2 == 0 and p.strip() and line > skip:
-            out.append((line, line + n, _latex_html(p, to_text)))
-        line += n
+    lines = note.text.split("\n")
+    first, last = 0, len(lines)
+    for j, ln in enumerate(lines):
+        if "\\begin{document}" in ln:
+            first = j + 1
+        elif "\\end{document}" in ln:
+            last = j
+    out, cur, depth = [], [], 0
+
+    def flush():
+        if cur and any(x.strip() for _, x in cur):
+            out.append((cur[0][0], cur[-1][0], _latex_html("\n".join(x for _, x in cur), to_text)))
+        cur.clear()
+
+    for j in range(first, last):
+        ln = lines[j]
+        opens = re.match(r"\s*\\(begin\{(\w+\*?)\}|(sub)*section\*?\{)", ln)
+        if depth == 0 and (not ln.strip() or opens):
+            flush()
+        if ln.strip():
+            cur.append((j + 1, ln))
+        depth += len(re.findall(r"\\begin\{", ln)) - len(re.findall(r"\\end\{", ln))
+        depth = max(depth, 0)
+        if depth == 0 and (re.search(r"\\end\{\w+\*?\}\s*$", ln) or re.match(r"\s*\\(sub)*section", ln)):
+            flush()
+    flush()
     return out or [(1, 1, "")]
 
 
@@ -261,7 +280,8 @@ def _latex_html(par: str, to_text) -> str:
             parts.append(_mathml(tex, m.group(2) is None))
         pos = m.end()
     parts.append(H.escape(_text(par[pos:], to_text)))
-    return head + "<p>" + "".join(parts) + "</p>"
+    body = "".join(parts)
+    return head + (f"<p>{body}</p>" if body.strip() else "")
 
 
 def _text(src: str, to_text) -> str:
