@@ -186,3 +186,58 @@ def test_a_latex_label_can_be_a_claim_id(tmp_path):
         path.write_text(HEAD + _claim(bad, "k >= 0", "mistakes >= 0"))
         with pytest.raises(ClaimError, match="bad id"):
             load_claims(str(path))
+
+
+def test_a_cyclic_order_claim_is_searched_and_refuted_by_the_search(tmp_path):
+    """A claim about the note's cyclic order is searched over ordered datasets run in that
+    order; the newcomer's premise written as an or (no corpus run has 0 < |w0| <= gamma) is
+    refuted by the search alone, and its printed replay reproduces it."""
+    import json
+    import shlex
+    import subprocess
+    import sys
+
+    claims = tmp_path / "c.toml"
+    claims.write_text('''[document]
+file = "n.md"
+
+[[claim]]
+id = "cyc.bound"
+section = "s"
+statement = "from any w1 with |w1| <= gamma, mistakes <= R^2/gamma^2 (cyclic order)"
+expr = "norm(w0) > gamma or mistakes <= R2/gamma**2"
+variants = ["rosenblatt"]
+when = "end"
+assume = ["separable", "eta_one"]
+orders = ["cyclic"]
+expect = "holds"
+''')
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(claims), "--out", str(out), "--quiet",
+                        "--jobs", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    c = json.loads((out / "results.json").read_text())["claims"][0]
+    assert c["verdict"] == "refuted" and "search" in c["evidence"]["counterexample"]
+    assert "order cyclic" in c["evidence"]["search"]["domain_text"]
+    assert c["evidence"]["counterexample"]["search"]["order"] == "cyclic"  # run in the claim's order, not a sequence
+    replay = c["evidence"]["replay"]
+    assert replay.startswith("proof-audit search cyc.bound")
+    rr = subprocess.run([sys.executable, "-m", "verify"] + shlex.split(replay)[1:], capture_output=True, text=True,
+                        timeout=300, cwd=tmp_path)
+    assert rr.returncode == 1 and "violated" in rr.stdout, rr.stdout + rr.stderr
+
+
+def test_a_claim_of_several_orders_says_why_it_is_not_searched(tmp_path):
+    from verify.language.claims import load_claims
+    from verify.searching import SearchError
+    from verify.searching.domain import check_searchable
+
+    p = tmp_path / "c.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "two"\nsection = "s"\nstatement = "s"\n'
+                 'expr = "mistakes <= R2/gamma**2"\nvariants = ["rosenblatt"]\nwhen = "end"\nassume = ["separable"]\n'
+                 'orders = ["cyclic", "random:3"]\nexpect = "holds"\n')
+    (claim,) = load_claims(str(p)).claims
+    import pytest
+
+    with pytest.raises(SearchError, match="one deterministic order"):
+        check_searchable(claim)

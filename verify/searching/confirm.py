@@ -1,13 +1,16 @@
 """Confirmation: a candidate from any engine is a counterexample only once the replay engine
 says so.  The candidate's dataset is built, the learner runs it with ``--order
-sequence:...`` and writes a trace, and the claim is evaluated on that trace exactly
-(verify.replay.dispatch) with the candidate's separator."""
+sequence:...`` (or, when the search ran a deterministic order -- ``first``, ``cyclic`` -- with
+that order itself, and its updates must be the search's) and writes a trace, and the claim
+is evaluated on that trace exactly (verify.replay.dispatch) with the candidate's separator."""
 
 from __future__ import annotations
 
 import os
 import shlex
 from fractions import Fraction
+
+import numpy as np
 
 from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, train
 from perceptron.datasets import write_csv
@@ -23,7 +26,7 @@ class NotRunnable(AssertionError):
 
 
 def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
-            strict=False, declared=()):
+            strict=False, declared=(), order="any"):
     """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
     A candidate the learner cannot run as given (a point taken that is not misclassified, an end
     claim's run that does not converge) is no counterexample; with ``strict`` (the complete
@@ -31,7 +34,8 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
     error: the search and the learner disagree."""
     ds = from_rows("counterexample", points, labels)
     var = variant_of(variant)
-    params = Params(variant=variant, order="sequence:" + ",".join(map(str, path)), sign0=sign0 if var.tie is None else 0,
+    run_order = order if order in ("first", "cyclic") else "sequence:" + ",".join(map(str, path))
+    params = Params(variant=variant, order=run_order, sign0=sign0 if var.tie is None else 0,
                     eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared))
     rec = MemoryTrace()
     try:
@@ -40,6 +44,13 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
         if strict:
             raise NotRunnable(f"the search's run {params.order} is not one the learner makes: {e}") from None
         return None
+    if run_order == order:  # a deterministic order: the learner's updates must be the search's
+        tr = rec.trace
+        taken = [int(v) for v in tr.i[np.searchsorted(tr.t, tr.upd_t)]][:len(path)]
+        if taken != list(path):
+            if strict:
+                raise NotRunnable(f"the search's {order} run updates on {path}; the learner's on {taken}")
+            return None
     if claim.when == "end" and not res.converged:
         if strict:
             raise AssertionError(f"the search's run {params.order} converged; the learner's does not")

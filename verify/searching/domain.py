@@ -153,6 +153,8 @@ def domain_for(claim, base: Domain) -> Domain:
         kw["separators"] = "all"
     if "unit_norm" in a or base.variant == "unit":
         kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
+    if claim.orders:  # the stated order is part of the domain: its runs are deterministic on ordered datasets
+        kw["order"] = claim.orders[0]
     return Domain(**{**asdict(base), **kw})
 
 
@@ -169,14 +171,22 @@ def claim_variant(claim, wanted):
     raise SearchError(f"claim {claim.id} is about {list(claim.variants)}; the search runs {', '.join(SEARCHABLE_VARIANTS)}")
 
 
+#: Orders a claim may state and still be searched: deterministic given an ordered dataset, so
+#: the enumeration of ordered datasets covers every run of the order.
+SEARCHABLE_ORDERS = ("first", "cyclic")
+
+
 def check_searchable(claim):
     if claim.when not in ("update", "end", "dataset") or claim.compiled is None:
         raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles update, end and dataset claims")
     if getattr(claim, "given", None) is not None:  # the engines screen expr alone: a premise would be ignored
         raise SearchError(f"claim {claim.id} states a premise (given); the search does not filter its domain by one yet, "
                           "so it does not search it")
-    if claim.datasets or claim.orders:
-        raise SearchError(f"claim {claim.id} is about particular datasets or orders, not a search domain")
+    if claim.datasets:
+        raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
+    if claim.orders and (len(claim.orders) != 1 or claim.orders[0] not in SEARCHABLE_ORDERS):
+        raise SearchError(f"claim {claim.id} is about runs of the orders {', '.join(claim.orders)}; the search runs one "
+                          f"deterministic order of its ordered datasets ({' or '.join(SEARCHABLE_ORDERS)}) at a time")
     # every assumption must be enforced by the domain itself, or "none in D" could rest on
     # candidates that do not satisfy it
     if "nonseparable" in claim.assume:

@@ -481,7 +481,7 @@ class Enumerator:
             w0 = tuple(Fraction(int(c)) for c in inst["W0"][mi])
             b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
         return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
-                       form=self.form, strict=True)
+                       form=self.form, strict=True, order=self.dom.order)
 
 
 def _first_rows(parts):

@@ -57,6 +57,7 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
         b = Fraction(b0)
         R2 = max(sum(v * v for v in p) for p in fr)
         path = []
+        pos = 0  # cyclic: where the pass through the data resumes
         for ch in choices:
             mis = []
             for i, (p, yv) in enumerate(zip(fr, labels)):
@@ -66,7 +67,13 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
                     mis.append((i, o))
             if not mis:
                 break
-            i, o = mis[ch % len(mis)] if dom.order == "any" else mis[0]
+            if dom.order == "any":
+                i, o = mis[ch % len(mis)]
+            elif dom.order == "cyclic":  # the first mistake at or after pos
+                i, o = min(mis, key=lambda m: (m[0] - pos) % len(fr))
+            else:
+                i, o = mis[0]
+            pos = (i + 1) % len(fr)
             path.append(i)
             coef = eta * labels[i] if form == "yx" or not var.half_form else eta * Fraction(labels[i] - o, 2)
             w = [a + coef * c for a, c in zip(w, fr[i])]
@@ -90,7 +97,8 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
             sep = ([int(a) * den for a in cert.v], int(cert.c * den))
         nz = any(w0) or b0
         ce = confirm(claim, dom.variant, fr, labels, path, sep, tie, eta=eta,
-                     w0=tuple(Fraction(v) for v in w0) if nz else None, b0=Fraction(b0) if nz and var.bias else None, form=form)
+                     w0=tuple(Fraction(v) for v in w0) if nz else None, b0=Fraction(b0) if nz and var.bias else None, form=form,
+                     order=dom.order)
         if ce is not None:
             found["ce"] = ce
             return True
