@@ -266,3 +266,40 @@ def test_draft_recall_on_the_five_notes_is_at_least_70_percent():
     m = re.search(r"overall: (\d+)/(\d+)", r.stdout)
     assert m, r.stdout + r.stderr
     assert int(m.group(1)) / int(m.group(2)) >= 0.7, r.stdout
+
+
+NOTE_THETA = r"""# Lecture 3
+
+## 1. The algorithm
+
+We start from $\theta_1 = 0$ with learning rate $\eta = 1$; the data are linearly separable.
+
+**(3.1)** $$\theta_{k+1} = \theta_k + y_i x_i .$$
+
+The algorithm stops when a pass makes no mistake; at that point
+
+**(3.2)** $$y_i \, \theta^T x_i > 0 \quad \text{for all } i.$$
+
+## 2. Proof
+
+**(4.1)** $$\theta_k^T u \ge k\rho .$$
+
+Written as $\theta_{k+1}^T u \ge (k+1)\rho$ it would be wrong.
+"""
+
+
+def test_a_note_in_its_own_notation(tmp_path):
+    """theta for the weights (one [notation] entry), theta_1 = 0 as the first iterate's index,
+    "for all i" after convergence, and a relation the note itself calls wrong."""
+    note, r = _draft(tmp_path, NOTE_THETA, "lec.md")
+    out = tmp_path / "claims_lec.toml"
+    assert "theta is the angle or the weights" in r.stdout  # no guess before the user says
+    out.write_text(out.read_text().replace("[notation]\n", '[notation]\n"\\\\theta" = "w"\n', 1))
+    assert _pa("draft", str(note), "--force").returncode == 0
+    by_id = {c["id"]: c for c in tomllib.loads(out.read_text())["claim"]}
+    assert by_id["3.1"]["expr"] == "w == prev(w) + y*x" and by_id["3.1"]["assume"] == ["w0_zero", "eta_one"]
+    assert by_id["3.2"]["expr"] == "all_i(dot(y*w, x) > 0)" and by_id["3.2"]["when"] == "end"
+    assert "converged" in by_id["3.2"]["assume"]
+    assert by_id["4.1"]["expr"] == "dot(w, w_opt) >= (k + 1)*gamma"  # theta_1 = 0: theta_k is after k - 1 updates
+    assert by_id["4.1"]["section"] == "2. Proof"
+    assert by_id["lec.L17"]["expect"] == "refuted" and by_id["lec.L17"]["expr"] == "dot(w, w_opt) >= (k + 1)*gamma"

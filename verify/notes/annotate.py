@@ -27,9 +27,10 @@ from verify.report.results import find_file
 __all__ = ["write_notes", "statement_status", "COLOURS"]
 
 #: A statement's status -> (colour, label) on the page and in badges.json.
-COLOURS = {"false": ("#d33", "false"), "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"),
-           "holds": ("#2a2", "holds"), "unchecked": ("#bbb", "not checked")}
-_RANK = ("false", "unknown", "draft", "holds", "unchecked")
+COLOURS = {"false": ("#d33", "false"), "known": ("#c0641a", "false, as its claim expects"),
+           "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"), "holds": ("#2a2", "holds"),
+           "unchecked": ("#bbb", "not checked")}
+_RANK = ("false", "known", "unknown", "draft", "holds", "unchecked")
 
 _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
         "header{background:#f4f4f6;padding:.8em 2em;border-bottom:1px solid #ddd;font-family:system-ui,sans-serif}"
@@ -51,14 +52,14 @@ def statement_status(claims: list) -> tuple[str, str]:
     own = [c for c in claims if not c.get("corrects")] or claims
     best = None
     for c in own:
-        st = ("draft" if c.get("draft") else "false" if c["verdict"] == "refuted"
+        st = ("draft" if c.get("draft") else ("known" if c["expect"] == "refuted" else "false") if c["verdict"] == "refuted"
               else "unknown" if c["verdict"] in ("unknown", "not applicable") else "holds")
         if best is None or _RANK.index(st) < _RANK.index(best[0]):
             best = (st, c)
     st, c = best
     if st == "draft":
         reason = f"{c['id']}: not evaluated: {c['untranslated']}"
-    elif st == "false":
+    elif st in ("false", "known"):
         lines = failure_text(c).splitlines()
         pick = [ln for ln in lines if ln.startswith(("sides:", "parts", "counterexample:", "step", "search"))]
         reason = f"{c['id']}: refuted: " + "; ".join(pick[:2] or lines[:1])
@@ -125,6 +126,7 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
         status[ln] = statement_status(by_line[ln]) if ln in by_line else ("unchecked", "no claim transcribes this statement")
     counts = {k: sum(1 for ln in lines if status[ln][0] == k) for k in COLOURS}
     counts["found"] = len(lines)
+    counts["claims"] = sum(len(cs) for cs in by_line.values())
     marks = {}
     for ln in lines:
         st, reason = status[ln]
@@ -149,8 +151,10 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
         ids += "".join(f'<a id="L{ln}"></a>' for ln in here if anchors[ln] != f"L{ln}")
         body.append(f'<div class="blk s-{worst}">{ids}{html_}<div class="badges">'
                     + "".join(_badges(ln, by_line.get(ln), status[ln]) for ln in here) + "</div></div>")
-    summary = (f'<span class="b-unchecked" style="background:#eee">{counts["found"]} statements found</span>'
+    summary = (f'<span class="b-unchecked" style="background:#eee">{counts["found"]} statements found '
+               f'({counts["claims"]} claims on them)</span>'
                f'<span class="b-holds">{counts["holds"]} hold</span><span class="b-false">{counts["false"]} false</span>'
+               f'<span class="b-known">{counts["known"]} false, as their claims expect</span>'
                f'<span class="b-unknown">{counts["unknown"]} unknown</span>'
                f'<span class="b-draft">{counts["draft"]} drafts</span>'
                f'<span class="b-unchecked" style="background:#eee">{counts["unchecked"]} not checked</span>')
@@ -159,7 +163,7 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
             f"<meta name=\"viewport\" content=\"width=device-width\"><title>{H.escape(title)}: annotated</title>"
             f"<style>{_CSS}</style></head><body><header><h1>{H.escape(title)}</h1>"
             f"<div class=\"sum\">{summary}</div><small>{H.escape(group['document'])}: each statement's colour is its "
-            "verdict in this audit; click a badge for why. <a href=\"../index.html\">Full report</a></small></header>"
+            "verdict in this audit (a statement is a line of the note; several claims may transcribe it); click a badge for why. <a href=\"../index.html\">Full report</a></small></header>"
             f"<main>{''.join(body)}</main></body></html>\n")
     return page, counts, marks
 
@@ -172,7 +176,7 @@ def _badges(ln, claims, status) -> str:
     out = []
     for c in claims:
         cst = statement_status([c])[0]
-        label = COLOURS[cst][1] + (" (corrected form)" if c.get("corrects") else "")
+        label = (c["verdict"] if cst == "holds" else COLOURS[cst][1]) + (" (corrected form)" if c.get("corrects") else "")
         detail = (f"not evaluated: {c['untranslated']}" if c.get("draft")
                   else "\n\n".join(x for x in (failure_text(c), coverage_text(c)) if x))
         svg = None if c.get("draft") else counterexample_figure(c)

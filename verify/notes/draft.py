@@ -17,17 +17,20 @@ import re
 
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
-from verify.notes.reading import translate
+from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals"]
 
 _MARGIN = {"gamma", "w_opt", "b_opt", "w_hat_opt", "v_opt", "c_opt", "m_opt"}
 _RUN = ("update", "end")
-_INIT = re.compile(r"^\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*w\s*\}?|w)\s*(?:_\{?\s*(\d|[kt])\s*\}?)?\s*"
-                   r"(?:=|\\leftarrow|\\gets|:=)\s*(?:\\(?:mathbf|vec|boldsymbol|bm)\{?\s*0\s*\}?|0)(?:_\{?\s*d\s*\}?)?\s*[.,]?\s*$")
 _BOUND = re.compile(r"(mistakes|updates|corrections|errors|iterations|steps)[^.]{0,120}?(bounded(?: above)? by|at most|"
                     r"no more than|no larger than)\s*:?\s*$", re.I | re.S)
+
+
+#: Words with which a note disowns a relation it writes ("written as ... it would be wrong").
+_DISOWNED = re.compile(r"\b(would be|is|are) (wrong|false|incorrect)\b|\bdoes not hold\b|\bnot true\b|\bincorrect(ly)?\b|"
+                       r"\ba (common|typical) (mistake|error)\b", re.I)
 
 
 class Proposals:
@@ -52,14 +55,15 @@ class Proposals:
         return out
 
 
-def proposals(note: Note, found: list[Statement]) -> Proposals:
-    """The assumptions the note states, read from its statements and sentences."""
+def proposals(note: Note, found: list[Statement], notation: dict | None = None) -> Proposals:
+    """The assumptions the note states, read from its statements and sentences (its symbols
+    through the notation table: a note's theta_1 = 0 is its w_1 = 0)."""
     p = Proposals()
     for s in found:
-        m = s.math and _INIT.match(s.math)
-        if m:
-            if (m.group(1) or "0").isdigit():
-                p.base = int(m.group(1) or 0)
+        index = s.math and initial_weights(s.math, notation)
+        if index is not None:
+            if index.isdigit():
+                p.base = int(index)
             p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
     text = note.text
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
@@ -102,7 +106,7 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     """The note read, and one claim (a dict of fields, plus ``review`` comments) per statement."""
     note = read_note(note_path)
     found = statements(note)
-    props = proposals(note, found)
+    props = proposals(note, found, notation)
     prefix = re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(os.path.basename(note_path))[0]).strip("_")[:40] or "note"
     used: set = set()
     claims = []
@@ -134,11 +138,11 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
            "statement": re.sub(r"\s+", " ", s.text).strip()[:600]}
     if s.math is None:
         return {**out, "draft": True, "untranslated": "a numbered statement in words, with no relation to read"}
-    if _INIT.match(s.math) or (re.match(r"\s*(initiali[sz]e|initially|start|begin)", s.context, re.I)
+    if initial_weights(s.math, notation) is not None or (re.match(r"\s*(initiali[sz]e|initially|start|begin)", s.context, re.I)
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
-    in_proof = bool(re.match(r"\s*proof", s.section, re.I))
+    in_proof = bool(re.search(r"\bproof\b", s.section, re.I))
     t = translate(s.math, notation, base=props.base, forall=bool(re.search(r"for (all|every|each) i\b", s.context)),
                   running=in_proof)
     if t.expr is None and "no relation (nothing compared)" in t.untranslated and _BOUND.search(s.context or ""):
@@ -147,18 +151,25 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         return {**out, "draft": True, "untranslated": "; ".join(t.untranslated)[:300]}
     out.update(expr=t.expr, when=t.when)
     review = []
-    if t.when in _RUN:
+    if t.when in _RUN or t.when == "dataset":  # a dataset claim's separator is the variant's (with a bias or not)
         bias = t.names & {"b", "w_hat", "x_hat", "b_opt", "w_hat_opt"}
         out["variants"] = ["novikoff"] if bias else ["rosenblatt"]
         review.append(f"variants: the note's algorithm{' (with a bias)' if bias else ''}; proof-audit has "
                       "rosenblatt, novikoff, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when)
+    if t.when == "end" and re.search(r"converge|terminat|halts|no more mistakes|stops", s.context, re.I):
+        assume = assume + ["converged"]
+        props.assume.setdefault("converged", "the sentence speaks of the run once it has converged")
     if assume:
         out["assume"] = assume
         review.append("assume: " + "; ".join(f"{a} ({props.assume[a]})" for a in assume))
     if props.order and t.when in _RUN:
         review.append(f"the note states an order ({props.order}): add orders = [\"cyclic\"] to hold the claim to it")
     out["expect"] = "holds"
+    disowned = None if s.display else _DISOWNED.search(s.text)  # the sentence that holds the relation, not its neighbours
+    if disowned:  # the note itself says this is wrong: transcribed as its refutation
+        out["expect"] = "refuted"
+        review.append(f"expect = \"refuted\": the note's sentence says this relation is wrong ({disowned.group()})")
     out["review"] = review
     out["links"] = t.links
     return out

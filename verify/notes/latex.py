@@ -97,6 +97,9 @@ class Parser:
         return tok
 
     def relation(self):
+        if self.peek() in REL or self.peek() in ASSIGN:
+            raise Untranslated(f"a relation with nothing on its left ({self.peek()} ...): the sentence around it "
+                               "supplies that side; write the whole relation in the claim")
         parts = [self.sum()]
         while self.peek() in REL or self.peek() in ASSIGN:
             op = self.take()

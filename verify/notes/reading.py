@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from verify.notes.latex import MAX_MATH_CHARS, Parser, Untranslated, parse, rows, symbol_key, tokens
 
-__all__ = ["NOTATION", "Translation", "translate", "normalise_symbol"]
+__all__ = ["NOTATION", "Translation", "translate", "normalise_symbol", "initial_weights"]
 
 NOTATION = {
     "w": "w", "\\hat w": "w_hat", "w^*": "w_opt", "w_*": "w_opt", "w_{opt}": "w_opt", "w^{opt}": "w_opt",
@@ -63,6 +63,25 @@ def normalise_symbol(key: str) -> str:
     if node[0] != "sym" or p.i != len(toks):
         return key.strip()
     return symbol_key(node)
+
+
+def initial_weights(math: str, notation: dict | None = None) -> str | None:
+    """The index the note gives its initial weights when ``math`` sets them to zero (``w_1 = 0``:
+    "1"; ``\\theta_0 \\leftarrow \\mathbf{0}``: "0"; an unindexed ``w = 0``: ""), read through the
+    notation table; None when ``math`` is not such a statement."""
+    table = dict(NOTATION)
+    table.update(notation or {})
+    try:
+        tree = parse(re.sub(r"(\\mathbf\{0\}|\b0)\s*_\s*\{?\s*d\s*\}?", r"\1", math))
+    except (Untranslated, RecursionError, TypeError, ValueError, IndexError, KeyError):
+        return None
+    if tree[0] != "rel" or len(tree[1]) != 3 or tree[1][1] not in ("==", "<-"):
+        return None
+    lhs, _, rhs = tree[1]
+    zero = rhs in (("num", "0"), ("sym", "\\mathbf{0}", None))
+    if not zero or lhs[0] != "sym" or table.get(lhs[1]) != "w":
+        return None
+    return "".join(lhs[2] or ())
 
 
 def _combine(parts: list) -> "Translation":
@@ -337,7 +356,7 @@ def _render_relation(tree, table, base, forall, running=False) -> Translation:
     r = _Renderer(table, base)
     for x in parts[::2]:
         r.scan(x)
-    if not r.indices and "<-" not in parts and _mentions_point(tree):
+    if not r.indices and "<-" not in parts and _mentions_point(tree) and not forall:
         r.unindexed_before = True
         for x in parts[::2]:
             r.scan(x)
@@ -351,7 +370,7 @@ def _render_relation(tree, table, base, forall, running=False) -> Translation:
         raise Untranslated("two numbered iterates")
     r.current_is_num = bool(nums)
     r.current = max((s[1] for s in steps), default=0) if steps else (max(nums) - base if nums else 0)
-    if len({s[1] for s in steps}) == 1 and "<-" not in parts and _mentions_point(tree):
+    if len({s[1] for s in steps}) == 1 and "<-" not in parts and _mentions_point(tree) and not forall:
         r.current += 1  # one iterate beside the current point: the w the mistake is found with
     if "<-" in parts:
         parts = _assignment(parts, r)
@@ -372,7 +391,7 @@ def _render_relation(tree, table, base, forall, running=False) -> Translation:
         if any(t != "0*ones" and ty != "vector" for t, ty in sides):
             raise Untranslated("a vector compared with a number")
     names = r.names
-    if (steps or nums) or names & {"w", "w_hat", "b"} and (r.points or "x" in names) or (
+    if (steps or nums) or names & {"w", "w_hat", "b"} and (r.points or "x" in names) and not forall or (
             running and names & {"k", "sumsq"}):
         when = "update"
     elif names & {"w", "w_hat", "b", "mistakes", "w0", "eta"} or "k" in names:
@@ -383,6 +402,8 @@ def _render_relation(tree, table, base, forall, running=False) -> Translation:
         when = "dataset" if names else "once"
 
     def finish(expr):
+        if forall and r.points and when in ("update", "end"):  # "for all i": every point, at that w
+            expr = f"all_i({expr})"
         if when == "update" and r.current_is_num:
             return f"k != {r.current} or ({expr})"
         if when == "end" and "k" in names:

@@ -131,6 +131,9 @@ def _markdown(note: Note) -> list[Statement]:
     lines = note.text.split("\n")
     toks = md.parse(note.text)
     out, section = [], ""
+    # a note with Markdown headings has its sections there; one converted from a PDF has none,
+    # and its short standalone lines ("4.1 Bound for numerator") are taken as headings
+    plain_headings = not any(t.type == "heading_open" for t in toks)
     j = 0
     while j < len(toks):
         t = toks[j]
@@ -140,11 +143,11 @@ def _markdown(note: Note) -> list[Statement]:
             continue
         if t.type == "inline" and t.map:
             src = t.content.strip()
-            if "\n" not in src and _is_heading_line(src) and toks[j - 1].type == "paragraph_open":
+            if plain_headings and "\n" not in src and _is_heading_line(src) and toks[j - 1].type == "paragraph_open":
                 section = src
                 j += 1
                 continue
-            _inline_statements(t, lines, section, out)
+            _inline_statements(t, lines, section, out, _previous_prose(toks, j))
         elif t.type in ("math_block", "math_block_label") and t.map:
             prev = _previous_prose(toks, j)
             label = t.info.strip() if t.type == "math_block_label" else None
@@ -182,7 +185,7 @@ def _previous_prose(toks, j) -> str:
     return ""
 
 
-def _inline_statements(t, lines, section, out):
+def _inline_statements(t, lines, section, out, before=""):
     """The inline relations of one paragraph, and its bold label if it has one."""
     first = t.map[0]
     para = "\n".join(lines[t.map[0]:t.map[1]])
@@ -202,8 +205,10 @@ def _inline_statements(t, lines, section, out):
             pos = at + len(c.content)
         if is_relation(c.content):
             sentence = _sentence(t.content, c.content)
+            lead = t.content[:max(0, t.content.find(c.content))]
+            opening = not re.sub(r"\*\*[^*]*\*\*|[\s$]", "", lead)  # the paragraph opens with it: the prose before leads in
             found.append(Statement(line, section, sentence, c.content.strip(), c.type == "math_inline_double",
-                                   context=sentence))
+                                   context=(before[-200:] + " " if opening else "") + sentence))
     if label:
         if found:
             found[0].label = label
