@@ -39,15 +39,17 @@ def test_a_premise_never_met_is_unknown_never_holds(tmp_path):
 
 def test_a_premise_met_only_at_w0_zero_does_not_vary_w0(tmp_path):
     """The newcomer's note: "the bound holds from any w1 with |w1| <= gamma" is false, and the
-    corpus only meets the premise at w0 = 0: the verdict is unknown (w0 never varied), not holds;
-    the same statement as an implication through `or` passed vacuously."""
+    corpus only meets the premise at w0 = 0 (w0 never varied: the corpus alone says unknown, not
+    holds). The search, in the note's cyclic order, meets the premise with w0 != 0 and refutes it."""
     path = tmp_path / "claims_w.toml"
     path.write_text(HEAD + _claim("p.any-w1", "norm(w0) <= gamma", "mistakes <= R2 / gamma**2",
                                   extra='orders = ["cyclic"]'))
     [f] = verify.audit([str(path)], jobs=1)
-    assert f.verdict == verify.Verdict.UNKNOWN and "w0" in f.evidence["unvaried"], f
-    assert f.evidence["premise"]["met"] > 0
-    assert "premise" in f.evidence["search"]["not searched"]
+    assert f.verdict == verify.Verdict.REFUTED, f
+    assert f.evidence["premise"]["met"] > 0 and "w0" in f.evidence["unvaried"]  # what the corpus alone showed
+    ce = f.evidence["counterexample"]["search"]
+    assert any(v != "0" for v in ce["params"]["w0"]) and ce["order"] == "cyclic"
+    assert f.evidence["replay"].startswith("proof-audit search p.any-w1")
 
 
 @pytest.mark.parametrize("scalar", [False, True])
@@ -241,3 +243,21 @@ def test_a_claim_of_several_orders_says_why_it_is_not_searched(tmp_path):
 
     with pytest.raises(SearchError, match="one deterministic order"):
         check_searchable(claim)
+
+
+def test_the_search_seeks_a_premise_met_before_it_says_none_in_the_domain(tmp_path):
+    """A premise claim with no counterexample is 'no counterexample in domain' only when some
+    candidate of the domain met the premise; a premise the domain never meets stays unknown."""
+    from verify.language.claims import load_claims
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_s.toml"
+    path.write_text(HEAD + _claim("p.zero", "norm(w0) == 0", "mistakes <= R2 / gamma**2")
+                    + _claim("p.none", "R < 0", "mistakes <= 0"))
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=2, dim=2, box=2, max_updates=4, sep_box=3)
+    met = search(claims["p.zero"], dom, engine="enumerate", timeout=120)
+    assert met.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, met
+    assert "premise (given norm(w0) == 0) is met in the domain" in met.reason
+    never = search(claims["p.none"], dom, engine="enumerate", timeout=120)
+    assert never.verdict == verify.Verdict.UNKNOWN and "premise never met in the domain" in never.reason, never

@@ -341,7 +341,8 @@ def _not_searched(c, f) -> str | None:
         return _NOT_SEARCHED_KINDS.get(c.when, f"a claim evaluated '{c.when}'")
     if f.verdict == Verdict.REFUTED:
         return "already refuted by a replayed corpus run"
-    if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried"):
+    premise_unmet = (f.evidence.get("premise") or {}).get("met") == 0  # the search may meet it: its domain is wider
+    if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried") and not premise_unmet:
         return "its corpus verdict is unknown for a reason a search does not remove (see the reason)"
     if c.free:
         return "its free names are enumerated exactly with every corpus dataset instead"
@@ -378,7 +379,7 @@ def _search_claim(c, f, domain):
             ev["corpus_reason"] = ev.pop("reason")
     finding = Finding(f.claim_id, f.citation, f.statement, v, f.expect, ev, f.path, f.line)
     tight = None
-    if c.when == "end" and bound_tree(c) is not None and v != Verdict.REFUTED:
+    if c.when == "end" and c.given is None and bound_tree(c) is not None and v != Verdict.REFUTED:  # worst() knows no premise
         try:
             w = worst(c, domain, timeout=SEARCH_SECONDS)
             if w["complete"]:

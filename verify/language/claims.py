@@ -49,6 +49,7 @@ Files are untrusted: size, count and every expression are bounded, nothing in th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ from perceptron.variants import VARIANTS
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import TYPES
 
-__all__ = ["Claim", "ClaimFile", "Draft", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
 #: Most claims in one file.
 MAX_CLAIMS = 2000
@@ -529,6 +530,14 @@ def _free_names(items, where, problem) -> dict:
             continue
         out[name] = ty
     return out
+
+
+def with_expr(claim: Claim, src: str) -> Claim:
+    """The claim with the condition ``src`` as its expression and no premise, compiled against
+    the claim's names: the search reads a claim with a premise as ``not (given) or (expr)``, and
+    seeks the premise met as ``not (given)`` refuted."""
+    compiled = compile_expr(src, _names_with(claim.free, claim.variants))
+    return dataclasses.replace(claim, expr=src, compiled=compiled, given=None)
 
 
 def _names_with(free: dict | None, variants=()):

@@ -34,6 +34,8 @@ def search_text(claim, res) -> str:
 
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
+    if getattr(claim, "given", None) is not None:
+        lines.append(f"  given: {claim.given.source} (searched as: not (given) or (expr))")
     d = res.domain
     lines.append(f"  domain: {d['datasets']}; runs: {d['runs']}; separators: {d['separators']}")
     if res.choice:

@@ -139,8 +139,16 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
 
     "No counterexample in D" needs a complete enumeration in which at least one candidate
     satisfied the claim's assumptions and was evaluated; otherwise the verdict is
-    "unknown: empty domain"."""
+    "unknown: empty domain".  A claim with a premise (given) is searched as the implication
+    ``not (given) or (expr)``; "no counterexample" then also needs a candidate of D that meets
+    the premise (a second search, for ``not (given)`` refuted), else it is "unknown: premise
+    never met in the domain"."""
     from verify.searching.enumeration import Budget, Enumerator
+
+    if getattr(claim, "given", None) is not None:
+        return _search_premise(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
+                                                widen=widen, max_candidates=max_candidates, jobs=jobs,
+                                                scheduler=scheduler, max_memory=max_memory, progress=progress))
 
     check_limits(dom, timeout)  # as given, and as widened
     check_searchable(claim)
@@ -241,6 +249,25 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     return result(Verdict.UNKNOWN, engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
 
 
+def _search_premise(claim, dom, kw) -> SearchResult:
+    """A claim with a premise: its implication searched, and, when no candidate refutes it, a
+    candidate that meets the premise sought (without one, "none in D" would be vacuous)."""
+    from verify.language.claims import with_expr
+
+    given = claim.given.source
+    res = search(with_expr(claim, f"not ({given}) or ({claim.expr})"), dom, **kw)
+    if res.verdict != Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN:
+        return res
+    met = search(with_expr(claim, f"not ({given})"), dom, **{**kw, "out_dir": None, "progress": None})
+    if met.verdict == Verdict.REFUTED:
+        res.reason = f"the premise (given {given}) is met in the domain, e.g. on points {met.counterexample['points']}"
+        return res
+    why = ("never met in the domain" if met.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+           else f"not shown met in the domain ({met.reason})")
+    res.verdict, res.reason = Verdict.UNKNOWN, f"unknown: premise {why}: given {given}; no candidate tested the claim"
+    return res
+
+
 def _tally(merge, shards, timeout, max_exact, max_candidates, max_memory):
     """(candidates checked, completed part, complete?, why not) of an enumeration.  The count
     covers the shards up to the counterexample's group (every one of them ran, whatever the
@@ -276,6 +303,9 @@ def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_M
     from verify.searching.shards import plan, run_shards
 
     check_searchable(claim)
+    if getattr(claim, "given", None) is not None:
+        raise SearchError(f"claim {claim.id} has a premise (given): the worst ratio over the domain would count runs "
+                          "where it does not hold")
     check_limits(dom, timeout)
     bound = bound_tree(claim)
     if bound is None:

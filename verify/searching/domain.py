@@ -179,9 +179,6 @@ SEARCHABLE_ORDERS = ("first", "cyclic")
 def check_searchable(claim):
     if claim.when not in ("update", "end", "dataset") or claim.compiled is None:
         raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles update, end and dataset claims")
-    if getattr(claim, "given", None) is not None:  # the engines screen expr alone: a premise would be ignored
-        raise SearchError(f"claim {claim.id} states a premise (given); the search does not filter its domain by one yet, "
-                          "so it does not search it")
     if claim.datasets:
         raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
     if claim.orders and (len(claim.orders) != 1 or claim.orders[0] not in SEARCHABLE_ORDERS):
