@@ -118,7 +118,9 @@ def test_a_refuted_or_shows_each_part(tmp_path, scalar):
     same from the column evaluator and from its scalar oracle."""
     path = tmp_path / "claims_or.toml"
     path.write_text(HEAD + '[[claim]]\nid = "or.bound"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
-                    'variants = ["rosenblatt"]\nexpr = "converged == 0 or mistakes <= 1"\nexpect = "holds"\n')
+                    'variants = ["rosenblatt"]\nexpr = "converged == 0 or mistakes <= 1"\nexpect = "holds"\n\n'
+                    '[[claim]]\nid = "and.bound"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "converged == 1 and mistakes <= 1"\nexpect = "holds"\n')
     claims = load_claims(str(path)).claims
     ds = builtin("worked-example")
     rec = MemoryTrace()
@@ -129,7 +131,10 @@ def test_a_refuted_or_shows_each_part(tmp_path, scalar):
     finally:
         replay_mod.SCALAR_ORACLE = old
     v = tallies["or.bound"].violation
-    assert bad is None and v["connective"] == "or" and v["parts"] == ["1 == 0 (false)", "4 <= 1 (false)"], v
+    # a top-level or is the implication "converged -> mistakes <= 1": the part tested, both sides
+    assert bad is None and v["sides"] == ["4", "1"] and v["ops"] == ["<="], v
+    v = tallies["and.bound"].violation
+    assert v["connective"] == "and" and v["parts"] == ["1 == 1 (true)", "4 <= 1 (false)"], v
 
 
 def _run_printed(command: str):

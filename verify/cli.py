@@ -209,9 +209,12 @@ def cmd_lint(args) -> int:
     from verify.language.claims import lint
 
     drafts: list = []
-    problems = lint(args.files, drafts)
+    notes: list = []
+    problems = lint(args.files, drafts, notes)
     for p in problems:
         print(p)
+    for n in notes:
+        print(n)
     for d in drafts:
         print(f"{d.path}:{d.line}:1: draft {d.id}: not evaluated until finished ({d.untranslated})")
     if not problems:

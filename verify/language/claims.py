@@ -158,6 +158,7 @@ class Claim:
     title: str = ""  # the note's title ([document] title)
     source: dict | None = None  # where the statement is in the note: path, line, anchor (as the file says)
     given: Compiled | None = None  # the statement's premise: where it is false the claim does not apply
+    implied: bool = False  # the premise is read from a top-level "A or B" (given = "not (A)")
 
     @property
     def citation(self) -> str:
@@ -372,6 +373,11 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         problem(*where("when"), f"a claim evaluated at each {when} needs variants = [...]")
     compiled, symbolic = _compile(c, when, lists, free, line, where, problem)
     given = _compile_given(c, when, lists, free, where, problem)
+    implied = None if given is not None or compiled is None or when not in ("visit", "update", "end", "dataset") \
+        else split_implication(c.get("expr", ""))
+    if implied is not None:  # A or B: the implication "not A -> B", counted only where A is false
+        given = _condition("expr", f"not ({implied[0]})", when, lists, free, where, problem)
+        compiled = _condition("expr", implied[1], when, lists, free, where, problem)
     if not clean():
         return None
     src = c.get("expr")
@@ -382,7 +388,8 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
         separator=sep, free=free or None, pair=pair if when == "pair" else None,
         relation=c.get("relation") if when == "pair" else None, title=cf.title,
-        source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")), given=given)
+        source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")), given=given,
+        implied=implied is not None)
 
 
 def _fields(c: dict, line: int, where, seen: dict, problem):
@@ -432,6 +439,26 @@ def _fields(c: dict, line: int, where, seen: dict, problem):
         if a not in ASSUMPTIONS:
             problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
     return cid, when, expect, lists
+
+
+def split_implication(src: str) -> tuple[str, str] | None:
+    """(A, B) of an expression whose top level is ``A or B`` (B its last disjunct, A the rest),
+    else None.  Such a claim is read as the implication it usually is: it applies where A is
+    false (``given = "not (A)"``), so a claim whose A holds on every evaluation is unknown,
+    never holds."""
+    depth, cut = 0, None
+    for m in re.finditer(r"[()]|\bor\b", src):
+        t = m.group()
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            depth -= 1
+        elif depth == 0:
+            cut = m
+    if cut is None:
+        return None
+    a, b = src[:cut.start()].strip(), src[cut.end():].strip()
+    return (a, b) if a and b else None
 
 
 def _compile_given(c: dict, when, lists: dict, free: dict, where, problem):
@@ -596,14 +623,22 @@ def _check_availability(c: Compiled, when: str, free=()):
         raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
 
 
-def lint(paths, drafts: list | None = None) -> list[ClaimError]:
+def lint(paths, drafts: list | None = None, notes: list | None = None) -> list[ClaimError]:
     """Every problem in the given claim files (an empty list when they are all valid); the
-    files' draft claims are appended to ``drafts`` when it is given."""
+    files' draft claims are appended to ``drafts`` and advice (a top-level ``or`` read as an
+    implication) to ``notes`` when they are given."""
     problems: list[ClaimError] = []
     for p in paths:
         cf = load_claims(p, collect=problems)
         if drafts is not None:
             drafts.extend(cf.drafts)
+        if notes is not None:
+            for c in cf.claims:
+                if c.implied:
+                    a, b = split_implication(c.expr)
+                    notes.append(f"{c.path}:{c.line}:1: note: {c.id}: a top-level 'or' is read as an implication: "
+                                 f"it applies where {a} is false and tests {b} there; say so with "
+                                 f"given = \"not ({a})\" and expr = \"{b}\"")
     return problems
 
 
