@@ -266,3 +266,28 @@ def test_the_search_seeks_a_premise_met_before_it_says_none_in_the_domain(tmp_pa
     assert "premise (given norm(w0) == 0) is met in the domain" in met.reason
     never = search(claims["p.none"], dom, engine="enumerate", timeout=120)
     assert never.verdict == verify.Verdict.UNKNOWN and "premise never met in the domain" in never.reason, never
+
+
+def test_a_symbolic_refutation_comes_with_vectors_that_recheck_exactly(tmp_path):
+    """z3's Gram model of a false step is turned into rational vectors; their inner products,
+    computed here from the coordinates, satisfy the hypotheses and break the step."""
+    from fractions import Fraction
+
+    path = tmp_path / "claims_sym.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "sym.wrong"\nsection = "s"\nstatement = "s"\nwhen = "symbolic"\n'
+                    'vectors = ["w", "x"]\nscalars = ["y"]\nhypotheses = ["y**2 == 1", "y*dot(w, x) <= -1"]\n'
+                    'steps = ["norm2(w + y*x) >= norm2(w) + norm2(x)"]\nexpect = "holds"\n')
+    [f] = verify.audit([str(path)], jobs=1)
+    assert f.verdict == verify.Verdict.REFUTED, f
+    (step,) = [s for s in f.evidence["steps"] if s["verdict"] == "refuted"]
+    ce = step["counterexample"]
+    w, x = ([Fraction(c) for c in ce["vectors"][k]] for k in ("w", "x"))
+    y = Fraction(ce["y"])
+
+    def dot(a, b):
+        return sum(p * q for p, q in zip(a, b))
+
+    assert y * y == 1 and y * dot(w, x) <= -1  # the hypotheses, at the vectors
+    s = [p + y * q for p, q in zip(w, x)]
+    assert not dot(s, s) >= dot(w, w) + dot(x, x)  # the step fails there, exactly
+    assert "at the vectors w = (" in step["detail"]

@@ -465,5 +465,42 @@ def _confirm(model, vectors, hyp_rels, pending) -> StepResult:
     a, o, b = failing[0]
     ce = {str(k): str(v) for k, v in sorted(subs.items(), key=lambda kv: str(kv[0]))}
     la, lb = sympy.nsimplify(a.subs(subs)), sympy.nsimplify(b.subs(subs))
-    return StepResult("", Verdict.REFUTED, "z3 model, confirmed exactly by sympy",
-                      f"{a} {o} {b} fails: {la} {o} {lb} is false", ce)
+    detail = f"{a} {o} {b} fails: {la} {o} {lb} is false"
+    if vs:
+        got = _as_vectors(vs, G, subs, hyp_rels, (a, o, b))
+        if isinstance(got, str):
+            detail += f"; {got}"
+        else:
+            ce["vectors"] = got
+            detail += "; at the vectors " + ", ".join(f"{k} = ({', '.join(v)})" for k, v in got.items()) + \
+                " (their inner products re-computed exactly)"
+    return StepResult("", Verdict.REFUTED, "z3 model, confirmed exactly by sympy", detail, ce)
+
+
+def _as_vectors(vs, G, subs, hyp_rels, failing):
+    """The Gram model as rational vectors (verify.symbolic.vectors), with the hypotheses and the
+    failing step re-checked on their inner products computed from the coordinates; or why not."""
+    from fractions import Fraction
+
+    from verify.symbolic.vectors import NotRealisable, realise
+
+    try:
+        vecs = realise([[Fraction(int(sympy.fraction(x)[0]), int(sympy.fraction(x)[1])) for x in row]
+                        for row in G.tolist()])
+    except NotRealisable as e:
+        return f"no vectors given: {e}"
+    again = dict(subs)
+    for i, a in enumerate(vs):
+        for j, b in enumerate(vs):
+            ip = sum(p * q for p, q in zip(vecs[i], vecs[j]))
+            again[_gram(a, b)] = sympy.Rational(ip.numerator, ip.denominator)
+    if not all(_holds_at(h, again) for h in hyp_rels) or _holds_at(failing, again) is not False:
+        raise AssertionError("realised vectors do not reproduce the model")  # a bug, never a verdict
+    return {a: [str(c) for c in vecs[i]] for i, a in enumerate(vs)}
+
+
+def _holds_at(rel, subs):
+    """A relation's truth with ``subs`` for its symbols; None when it is not a number."""
+    a, o, b = rel
+    d = sympy.nsimplify(sympy.simplify((a - b).subs(subs)))
+    return bool({"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "==": d == 0, "!=": d != 0}[o]) if d.is_number else None
