@@ -291,3 +291,37 @@ def test_a_symbolic_refutation_comes_with_vectors_that_recheck_exactly(tmp_path)
     s = [p + y * q for p, q in zip(w, x)]
     assert not dot(s, s) >= dot(w, w) + dot(x, x)  # the step fails there, exactly
     assert "at the vectors w = (" in step["detail"]
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+def test_alpha_in_an_aggregate(tmp_path, scalar):
+    """alpha, the updates made on each point, at the end of a run inside an aggregate: the dual
+    representation w = sum_i alpha_i y_i x_i (w0 = 0, eta = 1) holds, and a false bound on it is
+    refuted, the same from the column evaluator and from its scalar oracle."""
+    path = tmp_path / "claims_alpha.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "a.sum"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "sum_i(alpha) == mistakes and dot(w, ones) == '
+                    'sum_i(alpha*y*dot(x, ones))"\nexpect = "holds"\n\n'
+                    '[[claim]]\nid = "a.once"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "max_i(alpha) <= 1"\nexpect = "holds"\n')
+    claims = load_claims(str(path)).claims
+    ds = builtin("worked-example")
+    rec = MemoryTrace()
+    train(ds, Params(order="first"), rec)
+    replay_mod.SCALAR_ORACLE, old = scalar, replay_mod.SCALAR_ORACLE
+    try:
+        _, bad, tallies = replay(ds, rec.trace, claims)
+    finally:
+        replay_mod.SCALAR_ORACLE = old
+    assert bad is None and tallies["a.sum"].evaluations == 1 and tallies["a.sum"].violation is None
+    assert tallies["a.once"].violation["sides"] == ["2", "1"]  # point 0 is taken twice (000's worked example)
+
+
+def test_alpha_outside_an_aggregate_is_refused_with_its_reason(tmp_path):
+    from verify.language.claims import ClaimError
+
+    path = tmp_path / "claims_alpha_bad.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "a.bad"\nsection = "s"\nstatement = "s"\nwhen = "update"\n'
+                    'variants = ["rosenblatt"]\nexpr = "alpha <= k"\nexpect = "holds"\n')
+    with pytest.raises(ClaimError, match="alpha .* is defined at the end of a run, inside"):
+        load_claims(str(path))

@@ -49,7 +49,8 @@ def test_what_has_no_reading_is_named_not_guessed():
     assert translate(r"\cos\phi \leq 1").untranslated == ["\\cos of anything but the angle theta"]
     # cos(theta_k) is the angle between w_k and the separator
     assert translate(r"\cos\theta_k \leq 1").expr == "dot(w, w_opt)/(norm(w)*norm(w_opt)) <= 1"
-    assert "alpha" in translate(r"\sum_i \alpha_i \leq M").untranslated[0]
+    assert translate(r"\sum_i \alpha_i \leq M").expr == "sum_i(alpha) <= mistakes"  # alpha_i: updates on point i
+    assert translate(r"w = \sum_i \alpha_i y_i x_i").untranslated == ["a sum of vectors"]
     assert translate(r"\|w\|^{1/3} \le 1").expr is None
     # the notation table gives a symbol its meaning
     assert translate(r"k \le 1/\lambda^2", {"\\lambda": "gamma"}).expr == "mistakes <= 1/gamma**2"

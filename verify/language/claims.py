@@ -117,7 +117,7 @@ _ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
 
 #: Quantities that exist only at some evaluation points.
 _STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
-_RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0",
+_RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0", "alpha",
               "w_pocket", "pocket_errors", "min_visited_errors"}
 
 
@@ -621,6 +621,9 @@ def _check_availability(c: Compiled, when: str, free=()):
         raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update")
     if c.uses_prev and when != "update":
         raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
+    if "alpha" in names and (when != "end" or not c.uses_points):
+        raise ExprError("alpha (the updates made on each point) is defined at the end of a run, inside "
+                        "min_i/max_i/sum_i/all_i/any_i (e.g. sum_i(alpha) == mistakes)")
 
 
 def lint(paths, drafts: list | None = None, notes: list | None = None) -> list[ClaimError]:

@@ -38,6 +38,7 @@ from verify.language.column_values import (
     col_vscale,
 )
 from verify.language.expr import call_scalar, scalar_pow
+from verify.language.scalar import ALPHA_COUNTS
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, as_object, maxabs, narrow_ints
 
@@ -84,6 +85,11 @@ class ColumnEnv:
     def _get(self, name):
         f, R = self.frame, len(self.rows)
         ctx = f.ctx
+        if name == "alpha":  # the updates made on each point, at the end, inside an aggregate
+            counts = f.end_vals.get(ALPHA_COUNTS)
+            if counts is None or self.points is None:
+                raise ColumnUnavailable(name)
+            return Rat(np.asarray(counts, dtype=np.int64)[self.points], np.ones(R, dtype=np.int64))
         if f.row_vals is not None:  # a dataset frame: the free names' values, then the constants
             if f.row_vals and name in f.row_vals[0] and (self.points is None or name not in ("x", "y")):
                 full = f.free.get(name)

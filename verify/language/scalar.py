@@ -12,7 +12,11 @@ from perceptron._numbers import format_rational
 from verify.language.expr import evaluate
 from verify.numbers import exact as X
 
-__all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value", "sides"]
+__all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value", "sides", "ALPHA_COUNTS"]
+
+#: The key of an end's values under which a replay gives the updates made on each point (alpha
+#: inside an aggregate reads its point's count there).
+ALPHA_COUNTS = "_alpha_counts"
 
 
 @dataclass
@@ -89,9 +93,12 @@ class Env:
         return env
 
     def points(self):
-        for x, y in zip(self.ctx.rows, self.ctx.y):
+        counts = self.vals.get(ALPHA_COUNTS)
+        for j, (x, y) in enumerate(zip(self.ctx.rows, self.ctx.y)):
             vals = dict(self.vals)
             vals.update({"x": x, "y": Fraction(y)})
+            if counts is not None:
+                vals["alpha"] = Fraction(counts[j])
             vals.pop("x_hat", None)
             yield Env(self.ctx, vals, self.history)
 

@@ -142,8 +142,8 @@ class _Renderer:
                 return name, ("num", int(m.group(3))), None
             if m:
                 return name, (m.group(1), int(m.group(2) or 0)), None
-        if key == "\\alpha" and re.fullmatch(r"[ijn]", s):
-            raise Untranslated("alpha_i (the dual coefficients: mistakes per point) has no name in the claim language")
+        if key == "\\alpha" and re.fullmatch(r"[ijn]", s):  # the dual coefficients: updates made on point i
+            return "alpha", None, s
         raise Untranslated(f"{key}_{{{s}}}")
 
     def scan(self, node):

@@ -28,6 +28,7 @@ from fractions import Fraction
 import numpy as np
 
 from verify.language.columns import BLOCK_CELLS, StepLog
+from verify.language.scalar import ALPHA_COUNTS
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, maxabs, narrow_ints, scaled
 from verify.replay.records import CyclicRule, augmented_bias, end_mismatch
@@ -220,7 +221,9 @@ class _Blocks:
                 log.step("update", t_list[jv], i, u, (sn, den), out)
         vals = {}
         if end_claims:
+            alpha = np.bincount(self.ri[np.flatnonzero(self.rm)], minlength=ctx.n)  # updates made on each point
             vals = {"w": X.Vec(W[U], L), "b": self.b_final, "k": Fraction(U), "mistakes": Fraction(U),
                     "epochs": Fraction(rule.epochs), "converged": Fraction(1 if rule.converged else 0),
-                    "sumsq": Fraction(sq, D * D), "stopped_by_budget": Fraction(0 if rule.converged else 1)}
+                    "sumsq": Fraction(sq, D * D), "stopped_by_budget": Fraction(0 if rule.converged else 1),
+                    ALPHA_COUNTS: tuple(int(a) for a in alpha)}
         log.end(end_claims, vals, U)

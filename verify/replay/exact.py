@@ -13,7 +13,7 @@ import numpy as np
 
 from perceptron._numbers import format_rational
 from verify.language.columns import StepLog
-from verify.language.scalar import format_value
+from verify.language.scalar import ALPHA_COUNTS, format_value
 from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import INT64_SAFE, narrow_ints, same_ratio
@@ -193,9 +193,8 @@ class BuiltinStepper:
     def _update(self, i, out):
         ctx, p, var = self.ctx, self.p, self.var
         yi = Fraction(ctx.y[i])
-        if var.dual:
-            self.alpha[i] += 1
-        else:
+        self.alpha[i] += 1  # updates per point: the dual's coefficients, and alpha for every variant's end claims
+        if not var.dual:
             c = ctx.eta * yi if p.form == "yx" else ctx.eta * (yi - out) / 2
             self.w = self._step_weights(c, i)
             if var.bias == "R2":
@@ -298,7 +297,7 @@ class BuiltinStepper:
         ctx, k = self.ctx, self.k
         vals = {"w": self.current_w(), "b": self.b, "k": Fraction(k), "mistakes": Fraction(k),
                 "epochs": Fraction(end.epochs), "converged": Fraction(1 if end.converged else 0), "sumsq": self.sumsq,
-                "stopped_by_budget": Fraction(0 if end.converged else 1)}
+                "stopped_by_budget": Fraction(0 if end.converged else 1), ALPHA_COUNTS: tuple(self.alpha)}
         if self.var.pocket:
             vals["w_pocket"] = self.w_pocket
             vals["pocket_errors"] = Fraction(training_errors(ctx, self.w_pocket, self.b_pocket))
