@@ -325,3 +325,47 @@ def test_alpha_outside_an_aggregate_is_refused_with_its_reason(tmp_path):
                     'variants = ["rosenblatt"]\nexpr = "alpha <= k"\nexpect = "holds"\n')
     with pytest.raises(ClaimError, match="alpha .* is defined at the end of a run, inside"):
         load_claims(str(path))
+
+
+def test_a_pair_claim_as_an_expression_with_c_varied(tmp_path):
+    """Two-run statements as expressions on both runs' ends: scaling eta by c (from w = 0)
+    multiplies w by c and keeps the mistakes (holds, c varied over 1/2, 2, 3); "scaling the data
+    by c divides the mistakes by c^2" is refuted, with the partner run and c named, and its
+    printed replay reproduces it."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "claims_pair.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "p.eta"\nsection = "s"\nstatement = "s"\nwhen = "pair"\npair = "eta:c"\n'
+                    'variants = ["rosenblatt"]\nassume = ["w0_zero"]\n'
+                    'expr = "other_mistakes == mistakes and other_w == c*w"\nexpect = "holds"\n\n'
+                    '[[claim]]\nid = "p.scale"\nsection = "s"\nstatement = "s"\nwhen = "pair"\npair = "scale:c"\n'
+                    'variants = ["rosenblatt"]\nassume = ["w0_zero"]\nexpr = "other_mistakes == mistakes/c**2"\n'
+                    'expect = "holds"\n')
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(path), "--out", str(out), "--quiet",
+                        "--jobs", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    by_id = {c["id"]: c for c in json.loads((out / "results.json").read_text())["claims"]}
+    eta = by_id["p.eta"]
+    assert eta["verdict"] == "holds on evidence", eta
+    assert eta["evidence"]["quantifiers"]["c"] == {"range": eta["evidence"]["quantifiers"]["c"]["range"],
+                                                   "values_evaluated": ["1/2", "2", "3"], "varied": True}
+    scale = by_id["p.scale"]
+    ce = scale["evidence"]["counterexample"]
+    assert scale["verdict"] == "refuted" and ce["c"] == "1/2" and "scaled by 1/2" in ce["partner"], ce
+    rc, text = _run_printed(scale["evidence"]["replay"].replace("ce.jsonl", str(tmp_path / "ce.jsonl"))
+                            .replace(str(path), str(path)))
+    assert rc == 1 and "p.scale: refuted" in text, text
+
+
+def test_a_pair_claim_states_a_relation_or_an_expr_not_both(tmp_path):
+    from verify.language.claims import ClaimError
+
+    path = tmp_path / "claims_pair_bad.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "p.both"\nsection = "s"\nstatement = "s"\nwhen = "pair"\npair = "eta:c"\n'
+                    'variants = ["rosenblatt"]\nrelation = "same_mistakes"\nexpr = "other_mistakes == mistakes"\n'
+                    'expect = "holds"\n')
+    with pytest.raises(ClaimError, match="either a relation .* or an expr"):
+        load_claims(str(path))

@@ -283,13 +283,15 @@ def _pair(c, a, ds, run, ctx, trace, result):
     if why:
         a.not_applying(why)
         return
-    holds, detail = compare_runs(c, ds, run.params, trace, result)
+    holds, detail = compare_runs(c, ds, run.params, trace, result, ctx)
     if holds is None:
         a.not_applying(detail)
         return
     a.runs += 1
     a.evaluations += 1
     a.cover(run, ctx, None)
+    for cv in (detail.get("c") or []) if holds else [detail["c"]] if "c" in detail else []:
+        a.coverage.add(c=cv)  # the pair's factor c, varied over PAIR_C
     if not holds:
         a.violated(detail, run)
 

@@ -81,8 +81,12 @@ RELATIONS = {
     "same_mistakes": "the two runs update on the same points in the same order",
     "same_decisions": "the two runs make the same mistake decision at every visit",
 }
-#: What a pair claim's second run changes.
-PAIRS = ("eta", "arithmetic", "variant:NAME")
+#: What a pair claim's second run changes.  With ":c", c is a quantifier the audit varies over
+#: PAIR_C: "eta:c" (the partner runs with c eta), "scale:c" (on the data c x), "w0:c" (from c w0);
+#: "flip" runs on the data with every label negated.
+PAIRS = ("eta", "arithmetic", "variant:NAME", "eta:c", "scale:c", "w0:c", "flip")
+#: The partner run's values a pair claim's expr may name, as other_NAME (at the end of both runs).
+PAIR_NAMES = {"w": "vector", "b": "scalar", "mistakes": "scalar", "epochs": "scalar", "converged": "scalar"}
 #: Most free names in one claim (each multiplies the values evaluated).
 MAX_FREE = 3
 
@@ -493,16 +497,17 @@ def _condition(key: str, src: str, when, lists: dict, free: dict, where, problem
 def _check_pair(c: dict, when, pair, where, problem):
     """A pair claim names its second run and a relation; no other claim may."""
     if when == "pair":
-        if not isinstance(pair, str) or not (pair in ("eta", "arithmetic") or
+        if not isinstance(pair, str) or not (pair in ("eta", "arithmetic", "eta:c", "scale:c", "w0:c", "flip") or
                                              (pair.startswith("variant:") and variant_of(pair[8:]) is not None)):
             problem(*where("pair" if "pair" in c else "when"),
-                    f"pair = {pair!r}; a pair claim needs pair = \"eta\", \"arithmetic\" or \"variant:NAME\" "
+                    f"pair = {pair!r}; a pair claim needs pair = one of {', '.join(PAIRS)} "
                     f"(NAME one of {', '.join(VARIANTS)})")
-        if c.get("relation") not in RELATIONS:
+        if ("expr" in c) == ("relation" in c):
             problem(*where("relation" if "relation" in c else "when"),
-                    f"relation = {c.get('relation')!r}; choose one of {', '.join(RELATIONS)}")
-        if "expr" in c:
-            problem(*where("expr"), "a pair claim states a relation between two runs, not an expr")
+                    "a pair claim states either a relation (" + ", ".join(RELATIONS) + ") or an expr on both runs' "
+                    "ends (other_mistakes, other_w, ...), not both")
+        elif "relation" in c and c.get("relation") not in RELATIONS:
+            problem(*where("relation"), f"relation = {c.get('relation')!r}; choose one of {', '.join(RELATIONS)}")
     elif "pair" in c or "relation" in c:
         problem(*where("pair" if "pair" in c else "relation"), "pair and relation belong to when = \"pair\" claims")
 
@@ -518,11 +523,32 @@ def _compile(c: dict, when, lists: dict, free: dict, line: int, where, problem):
         problem(*where("expr"), "a symbolic claim states its proof in steps = [...] (and hypotheses), not expr")
     elif isinstance(src, str) and when != "pair":
         compiled = _condition("expr", src, when, lists, free, where, problem)
+    elif isinstance(src, str):  # a pair claim's expr: both runs' ends (other_NAME: the partner's), and c
+        compiled = _pair_condition(c, src, lists, free, where, problem)
     elif when in WHEN and when not in ("symbolic", "pair") and "expr" not in c:
         problem(line, 1, "claim lacks 'expr' (only symbolic claims may omit it)")
     if compiled is not None and free and not (set(free) & set(compiled.names)):
         problem(*where("free"), f"free names {', '.join(free)} do not occur in expr")
     return compiled, symbolic
+
+
+def _pair_condition(c: dict, src: str, lists: dict, free: dict, where, problem):
+    """A pair claim's expr, compiled against the first run's names at its end, the partner's as
+    other_NAME (PAIR_NAMES) and c where the pair has one."""
+    names = {**_names_with(free, lists.get("variants", ())), **{f"other_{k}": t for k, t in PAIR_NAMES.items()}}
+    if isinstance(c.get("pair"), str) and c["pair"].endswith(":c"):
+        names["c"] = "scalar"
+    try:
+        compiled = compile_expr(src, names)
+        _check_availability(compiled, "end", free)
+    except ExprError as e:
+        ln, col = where("expr")
+        problem(ln, col + (e.col or 1), f"in expr: {e.message}")
+        return None
+    if compiled.type != "bool":
+        problem(*where("expr"), "expr must be a condition (a comparison), not a number or vector")
+        return None
+    return compiled
 
 
 def _source(path, note_path, document, line, anchor) -> dict | None:

@@ -18,6 +18,7 @@ form           eta y x and 1/2 eta (y - out) x  (the sign variant)              
 separator      every separator of the data: (w_opt, b_opt, gamma) with |w_opt| = 1       ``separator = "max-margin"``
                and gamma = min_i y_i (w_opt.x_i + b_opt) > 0 (claims that use one)
 free names     ``free = ["w", "c:scalar", ...]``: every value (a statement "for all w")   --
+c              a pair claim's factor (``pair = "eta:c"``, ``"scale:c"``, ``"w0:c"``)       --
 =============  =======================================================================  ==================================
 
 Evidence *varies* a quantity when the evaluations of the claim saw at least two of its values
@@ -107,6 +108,8 @@ def quantifiers(claim) -> dict[str, str]:
                           else "every separator (w_opt, b_opt, gamma) of the data")
     for name, ty in (claim.free or {}).items():
         q[name] = f"every {FREE_TYPES[ty]} (free)"
+    if claim.when == "pair" and (claim.pair or "").endswith(":c") and claim.relation is None:
+        q["c"] = f"every factor c > 0 of the partner run ({claim.pair}; evaluated at 1/2, 2 and 3)"
     return q
 
 

@@ -2,11 +2,17 @@
 
 A pair claim names its run (variants, assumptions, orders like any run claim) and the partner
 run by what changes: ``pair = "eta"`` (the same run with 2 eta), ``"arithmetic"`` (the same run
-in float), ``"variant:NAME"`` (the same data, order and settings with another variant).  Its
+in float), ``"variant:NAME"`` (the same data, order and settings with another variant), and the
+transformations with a factor c, which the audit varies over PAIR_C: ``"eta:c"`` (c eta),
+``"scale:c"`` (the data c x), ``"w0:c"`` (from c w0); ``"flip"`` negates every label.  Either a
 ``relation`` is checked on the two complete traces:
 
 * ``same_mistakes``: the runs update on the same points in the same order (and both end);
-* ``same_decisions``: the mistake flag agrees at every visit, and both runs make the same visits.
+* ``same_decisions``: the mistake flag agrees at every visit, and both runs make the same visits;
+
+or an ``expr`` on both runs' ends, exactly: the first run's names as in any end claim, the
+partner's as ``other_w``, ``other_b``, ``other_mistakes``, ``other_epochs``, ``other_converged``,
+and ``c`` (e.g. "other_mistakes == mistakes and other_w == c*w" for ``pair = "eta:c"``).
 
 Both traces are written by the learner and the partner's is replayed against the data before
 the comparison is believed, as the first one is by the audit.
@@ -15,21 +21,49 @@ the comparison is believed, as the first one is by the audit.
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 
 import numpy as np
 
 from perceptron import MemoryTrace, ParamError, Params, train
 from perceptron.declared import variant_of
 
-__all__ = ["partner_params", "compare_runs", "pair_tally"]
+__all__ = ["partner_params", "partner_data", "compare_runs", "pair_tally", "PAIR_C"]
+
+#: The factors c of a pair claim's transformation (eta:c, scale:c, w0:c) the audit evaluates:
+#: below and above 1, so the evidence varies c.
+PAIR_C = (Fraction(1, 2), Fraction(2), Fraction(3))
 
 
-def partner_params(claim, params: Params) -> Params | None:
+def partner_data(claim, ds, c):
+    """The partner run's dataset (the same one unless the pair transforms the data), or None
+    when the transformation has no exact form (a dataset of binary floats)."""
+    from perceptron.datasets import from_rows
+
+    if claim.pair not in ("scale:c", "flip"):
+        return ds
+    if ds.X_num is None:
+        return None
+    rows = [[Fraction(int(v), ds.den) * (c if claim.pair == "scale:c" else 1) for v in row] for row in ds.X_num]
+    labels = [int(v) * (-1 if claim.pair == "flip" else 1) for v in ds.y]
+    return from_rows(f"{ds.name} ({'scaled by ' + str(c) if claim.pair == 'scale:c' else 'labels flipped'})",
+                     rows, labels)
+
+
+def partner_params(claim, params: Params, c=None) -> Params | None:
     """The partner run of ``params`` for the pair claim, or None if it has none (e.g. a
     setting the other variant does not have)."""
     pair = claim.pair
     if pair == "eta":
         return replace(params, eta=params.eta * 2)
+    if pair == "eta:c":
+        return replace(params, eta=params.eta * c)
+    if pair == "w0:c":
+        if params.w0 is None:
+            return params  # c 0 = 0: the same run
+        return replace(params, w0=tuple(v * c for v in params.w0), b0=None if params.b0 is None else params.b0 * c)
+    if pair in ("scale:c", "flip"):
+        return params
     if pair == "arithmetic":
         return replace(params, arithmetic="float") if params.arithmetic == "exact" else None
     other = pair.split(":", 1)[1]
@@ -52,24 +86,76 @@ def _mistake_points(trace) -> np.ndarray:
     return np.asarray(trace.i)[np.asarray(trace.mistake, dtype=bool)]
 
 
-def compare_runs(claim, ds, params: Params, trace_a, res_a):
-    """(holds, detail) for the claim on the run ``params`` (whose trace is ``trace_a``), or
-    (None, reason) when the partner run does not exist or cannot be trusted."""
+def _partner(claim, ds, params, c):
+    """(dataset, params, result, trace) of the partner run, replayed; or (None, reason)."""
     from verify.replay.dispatch import replay
 
-    pb = partner_params(claim, params)
-    if pb is None:
+    pb = partner_params(claim, params, c)
+    db = partner_data(claim, ds, c)
+    if pb is None or db is None:
         return None, f"no partner run for pair = {claim.pair} with these settings"
     rec = MemoryTrace()
     try:
-        res_b = train(ds, pb, rec)
+        res_b = train(db, pb, rec)
     except ParamError as e:
         return None, f"the partner run cannot be made: {e}"
-    _, bad, _ = replay(ds, rec.trace, (), dataset_name=ds.name)
+    _, bad, _ = replay(db, rec.trace, (), dataset_name=db.name)
     if bad is not None:
         return None, f"the partner run's trace is inconsistent: {bad}"
-    tb = rec.trace
-    detail = {"partner": _describe(pb), "updates": [res_a.updates, res_b.updates]}
+    return (db, pb, res_b, rec.trace), None
+
+
+def _end_values(trace) -> dict:
+    """A run's values at its end, exactly, from its (replayed) trace."""
+    from verify.numbers import exact as X
+
+    e = trace.end
+    return {"w": X.vec_from_fractions([Fraction(str(v)) for v in e["w"]]) if e.get("w") is not None else None,
+            "b": Fraction(str(e.get("b") or 0)), "mistakes": Fraction(e["updates"]), "k": Fraction(e["updates"]),
+            "epochs": Fraction(e["epochs"]), "converged": Fraction(1 if e["converged"] else 0)}
+
+
+def _compare_expr(claim, ds, params, trace_a, ctx):
+    """A pair claim's expr on both runs' ends, for every c of PAIR_C (or once): (holds, detail)."""
+    from verify.language.expr import EvalError, evaluate
+    from verify.language.scalar import Env, sides
+
+    mine = _end_values(trace_a)
+    cs = PAIR_C if claim.pair.endswith(":c") else (None,)
+    seen = []
+    for c in cs:
+        got, why = _partner(claim, ds, params, c)
+        if got is None:
+            return None, why
+        db, pb, res_b, tb = got
+        vals = {**{k: v for k, v in mine.items() if v is not None},
+                **{f"other_{k}": v for k, v in _end_values(tb).items() if v is not None and k != "k"}}
+        if c is not None:
+            vals["c"] = c
+        env = Env(ctx, vals)
+        try:
+            ok = evaluate(claim.compiled.tree, env)
+        except (KeyError, LookupError, EvalError, ArithmeticError) as e:
+            return None, f"a quantity the pair expression names is not defined here ({e})"
+        seen.append(c)
+        if not ok:
+            detail = {"partner": _describe(pb, db if db is not ds else None), **sides(claim.compiled.tree, env)}
+            if c is not None:
+                detail["c"] = str(c)
+            return False, detail
+    return True, {"c": [str(c) for c in seen if c is not None]}
+
+
+def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None):
+    """(holds, detail) for the claim on the run ``params`` (whose trace is ``trace_a``), or
+    (None, reason) when the partner run does not exist or cannot be trusted."""
+    if claim.relation is None:
+        return _compare_expr(claim, ds, params, trace_a, ctx)
+    got, why = _partner(claim, ds, params, None if not claim.pair.endswith(":c") else PAIR_C[1])
+    if got is None:
+        return None, why
+    db, pb, res_b, tb = got
+    detail = {"partner": _describe(pb, db if db is not ds else None), "updates": [res_a.updates, res_b.updates]}
     if claim.relation == "same_mistakes":
         ma, mb = _mistake_points(trace_a), _mistake_points(tb)
         same = len(ma) == len(mb) and bool((ma == mb).all()) and res_a.converged == res_b.converged
@@ -86,10 +172,11 @@ def compare_runs(claim, ds, params: Params, trace_a, res_a):
     return same, detail
 
 
-def _describe(p: Params) -> str:
+def _describe(p: Params, data=None) -> str:
     from perceptron._numbers import format_rational
 
-    parts = [f"variant {p.variant}", f"order {p.order}", f"eta {format_rational(p.eta)}", p.arithmetic]
+    parts = ([f"data {data.name}"] if data is not None else []) + [
+        f"variant {p.variant}", f"order {p.order}", f"eta {format_rational(p.eta)}", p.arithmetic]
     if p.w0 is not None:
         parts.append("w0 (" + ", ".join(format_rational(v) for v in p.w0) + ")")
     return ", ".join(parts)
@@ -108,7 +195,7 @@ def pair_tally(claim, ds, ctx, trace):
     if why:
         return ClaimTally(not_applicable=why)
     first = SimpleNamespace(updates=trace.end.get("updates"), converged=trace.end.get("converged"))
-    holds, detail = compare_runs(claim, ds, ctx.params, trace, first)
+    holds, detail = compare_runs(claim, ds, ctx.params, trace, first, ctx)
     if holds is None:
         return ClaimTally(not_applicable=detail)
     return ClaimTally(evaluations=1, violation=None if holds else detail)
