@@ -304,3 +304,29 @@ def test_a_note_in_its_own_notation(tmp_path):
     assert by_id["4.1"]["expr"] == "dot(w, w_opt) >= (k + 1)*gamma"  # theta_1 = 0: theta_k is after k - 1 updates
     assert by_id["4.1"]["section"] == "2. Proof"
     assert by_id["lec.L17"]["expect"] == "refuted" and by_id["lec.L17"]["expr"] == "dot(w, w_opt) >= (k + 1)*gamma"
+
+
+@pytest.mark.parametrize("name, text, why", [
+    ("empty.md", "", "no statements found"),
+    ("many.md", "".join(f"$$x_{{{i}}} = {i}$$\n\n" for i in range(1600)), "MAX_STATEMENTS"),
+    ("deep.tex", "\\begin{document}" + "\\begin{itemize}" * 100 + "$a=b$" + "\\end{itemize}" * 100 + "\\end{document}",
+     "nested deeper"),
+])
+def test_hostile_notes_are_one_line_and_exit_2_and_write_nothing(tmp_path, name, text, why):
+    note, r = _draft(tmp_path, text, name)
+    assert r.returncode == 2 and why in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    assert not list(tmp_path.glob("claims_*.toml"))
+
+
+def test_hostile_math_becomes_drafts_and_html_stays_inert(tmp_path):
+    text = ("# T\n\n$$" + "{" * 3000 + "a" + "}" * 3000 + " = 1$$\n\n$$ 2^{1000000} \\le 1 $$\n\n"
+            "<script>alert(1)</script>\n\n$$ k \\le R^2 $$ [x](javascript:alert(1))\n")
+    note, r = _draft(tmp_path, text, "h.md")
+    assert r.returncode == 0, r.stderr
+    data = tomllib.loads((tmp_path / "claims_h.toml").read_text())
+    assert sum(1 for c in data["claim"] if c.get("draft")) == 2
+    res = tmp_path / "out"
+    run = _pa("run", "--claims", str(tmp_path / "claims_h.toml"), "--out", str(res), "--quiet", "--jobs", "1")
+    assert run.returncode in (0, 1), run.stderr
+    page = (res / "notes" / "h.html").read_text()
+    assert "<script" not in page and 'href="javascript' not in page and "&lt;script&gt;" in page

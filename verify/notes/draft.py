@@ -259,6 +259,9 @@ def cmd_draft(args) -> int:
         raise InputError(out, "exists; pass --force to write the draft over it (its [notation] table is kept)")
     notation, notation_text = _notation_of(out)
     note, claims, _ = draft(args.note, notation)
+    if not claims:
+        raise InputError(args.note, "no statements found (no displayed relation, no inline relation with = < > ≤ ≥ ≠, "
+                                    "no numbered statement): nothing to draft")
     _finish(note, claims, out, notation_text)
     drafts = [c for c in claims if c.get("draft")]
     print(f"{out}: {len(claims)} statements of {args.note}; {len(claims) - len(drafts)} read into claims "
