@@ -108,7 +108,7 @@ def quantifiers(claim) -> dict[str, str]:
                           else "every separator (w_opt, b_opt, gamma) of the data")
     for name, ty in (claim.free or {}).items():
         q[name] = f"every {FREE_TYPES[ty]} (free)"
-    if claim.when == "pair" and (claim.pair or "").endswith(":c") and claim.relation is None:
+    if claim.when == "pair" and (claim.pair or "").endswith(":c"):
         q["c"] = f"every factor c > 0 of the partner run ({claim.pair}; evaluated at 1/2, 2 and 3)"
     return q
 

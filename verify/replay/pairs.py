@@ -148,13 +148,26 @@ def _compare_expr(claim, ds, params, trace_a, ctx):
 
 def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None):
     """(holds, detail) for the claim on the run ``params`` (whose trace is ``trace_a``), or
-    (None, reason) when the partner run does not exist or cannot be trusted."""
+    (None, reason) when the partner run does not exist or cannot be trusted.  A pair with a
+    factor is compared at every c of PAIR_C; the detail lists the c compared (or names the one
+    that fails)."""
     if claim.relation is None:
         return _compare_expr(claim, ds, params, trace_a, ctx)
-    got, why = _partner(claim, ds, params, None if not claim.pair.endswith(":c") else PAIR_C[1])
-    if got is None:
-        return None, why
-    db, pb, res_b, tb = got
+    cs = PAIR_C if claim.pair.endswith(":c") else (None,)
+    for c in cs:
+        got, why = _partner(claim, ds, params, c)
+        if got is None:
+            return None, why
+        same, detail = _related(claim, ds, trace_a, res_a, *got)
+        if c is not None:
+            detail["c"] = str(c)
+        if not same:
+            return False, detail
+    return True, {"c": [str(c) for c in cs if c is not None]}
+
+
+def _related(claim, ds, trace_a, res_a, db, pb, res_b, tb):
+    """(holds, detail) of the claim's relation between the two runs."""
     detail = {"partner": _describe(pb, db if db is not ds else None), "updates": [res_a.updates, res_b.updates]}
     if claim.relation == "same_mistakes":
         ma, mb = _mistake_points(trace_a), _mistake_points(tb)
