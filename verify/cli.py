@@ -404,8 +404,11 @@ def cmd_run(args) -> int:
         print_tightness(corpus.get("tightness"))
     unexpected = [f for f in findings if not f.as_expected]
     bad_traces = corpus["inconsistent_traces"]
-    print(f"\n{len(findings)} claims over {len(corpus['datasets'])} datasets, {corpus['runs']} runs: "
-          f"{len(findings) - len(unexpected)} as expected, {len(unexpected)} unexpected. Results: {path}")
+    if not findings and drafts:
+        print(f"\nno claims to evaluate: the claim files hold only drafts ({len(drafts)}), listed below. Results: {path}")
+    else:
+        print(f"\n{len(findings)} claims over {len(corpus['datasets'])} datasets, {corpus['runs']} runs: "
+              f"{len(findings) - len(unexpected)} as expected, {len(unexpected)} unexpected. Results: {path}")
     for b in bad_traces:
         print(f"INCONSISTENT TRACE: {b}")
     if drafts:
