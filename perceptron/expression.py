@@ -75,7 +75,6 @@ RUN_QUANTITIES: dict[str, tuple[str, str]] = {
     "converged": (S, "1 if the run ended with every point correctly classified, else 0"),
     "stopped_by_budget": (S, "1 if the run stopped on its epoch/update/visit budget before converging"),
     "sumsq": (S, "sum of |x|^2 over the points updated on so far"),
-    "alpha": (S, "updates made on the point (the dual form's alpha_i), at the end of a run, inside min_i ... any_i"),
     "sign0": (S, "the run's value of sign(0)"),
     "w_pocket": (V, "pocket weights at the end (pocket variant)"),
     "pocket_errors": (S, "training errors of w_pocket"),

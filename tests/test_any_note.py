@@ -369,3 +369,28 @@ def test_a_pair_claim_states_a_relation_or_an_expr_not_both(tmp_path):
                     'expect = "holds"\n')
     with pytest.raises(ClaimError, match="either a relation .* or an expr"):
         load_claims(str(path))
+
+
+def test_an_or_under_a_conditional_is_not_split_as_an_implication(tmp_path):
+    """Only a top-level `or` (by the grammar, not the text) is read as an implication:
+    `A or B if C else D` is a conditional whose branch holds the or."""
+    from verify.language.claims import split_implication
+
+    assert split_implication("mistakes >= 100 or converged == 0 if k > 1000 else mistakes <= 0") is None
+    assert split_implication("x if a or b else y") is None
+    assert split_implication("converged == 0 or min_i(y*dot(w, x)) > 0") == ("converged == 0", "min_i(y*dot(w, x)) > 0")
+    path = tmp_path / "claims_if.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "c.if"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "mistakes >= 100 or converged == 0 if k > 1000 else mistakes <= 0"\n'
+                    'expect = "holds"\n')
+    (claim,) = load_claims(str(path)).claims
+    assert claim.given is None and not claim.implied
+
+
+def test_a_premise_and_expression_too_long_together_are_not_searched_and_say_why(tmp_path):
+    given = " and ".join(["k >= 0"] * 60)  # about 240 syntax nodes each: within the limit of 400 apart,
+    expr = " and ".join(["mistakes >= 0"] * 60)  # over it together
+    path = tmp_path / "claims_long.toml"
+    path.write_text(HEAD + _claim("p.long", given, expr))
+    [f] = verify.audit([str(path)], jobs=1)
+    assert "exceed the expression limits" in f.evidence["search"]["not searched"], f.evidence["search"]

@@ -330,3 +330,17 @@ def test_hostile_math_becomes_drafts_and_html_stays_inert(tmp_path):
     assert run.returncode in (0, 1), run.stderr
     page = (res / "notes" / "h.html").read_text()
     assert "<script" not in page and 'href="javascript' not in page and "&lt;script&gt;" in page
+
+
+@pytest.mark.parametrize("name, text", [
+    ("spaces.md", "$$w_" + " " * 20000 + "= 0$$\n"),
+    ("label.md", "**" + " " * 20000 + "x\n\n$$ a = b $$\n"),
+    ("unclosed.md", "\\[ a " * 20000 + "\n\n$$ a = b $$\n"),
+])
+def test_notes_built_to_backtrack_are_read_in_linear_time(tmp_path, name, text):
+    """Runs of spaces and thousands of unclosed openers: the patterns are bounded (a hang guard,
+    not a timing: the subprocess is given a minute where the reading takes well under a second)."""
+    note = tmp_path / name
+    note.write_text(text)
+    r = subprocess.run(PA + ["draft", str(note)], capture_output=True, text=True, timeout=60)
+    assert r.returncode in (0, 2) and "internal error" not in r.stderr

@@ -449,20 +449,22 @@ def split_implication(src: str) -> tuple[str, str] | None:
     """(A, B) of an expression whose top level is ``A or B`` (B its last disjunct, A the rest),
     else None.  Such a claim is read as the implication it usually is: it applies where A is
     false (``given = "not (A)"``), so a claim whose A holds on every evaluation is unknown,
-    never holds."""
-    depth, cut = 0, None
-    for m in re.finditer(r"[()]|\bor\b", src):
-        t = m.group()
-        if t == "(":
-            depth += 1
-        elif t == ")":
-            depth -= 1
-        elif depth == 0:
-            cut = m
-    if cut is None:
+    never holds.  The expression is split where Python's grammar (which the claim language's
+    parser uses: perceptron.expression) puts its top-level ``or``, never by text."""
+    import ast
+
+    try:
+        tree = ast.parse(src.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    a, b = src[:cut.start()].strip(), src[cut.end():].strip()
-    return (a, b) if a and b else None
+    if not (isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.Or)) or len(tree.values) < 2:
+        return None
+    text = src.strip()
+    parts = [ast.get_source_segment(text, v) for v in tree.values]
+    if any(p is None for p in parts):
+        return None
+    first = parts[0] if len(parts) == 2 else " or ".join(f"({p})" for p in parts[:-1])
+    return first, parts[-1]
 
 
 def _compile_given(c: dict, when, lists: dict, free: dict, where, problem):
@@ -482,8 +484,9 @@ def _condition(key: str, src: str, when, lists: dict, free: dict, where, problem
     """The field ``key`` (expr, given) compiled against the claim's names, available where the
     claim is evaluated, and a condition; None after reporting why not."""
     try:
-        compiled = compile_expr(src, _names_with(free, lists.get("variants", ())))
-        _check_availability(compiled, when, free)
+        names = _names_with(free, lists.get("variants", ()))
+        compiled = compile_expr(src, names)
+        _check_availability(compiled, when, free, _declares_alpha(lists.get("variants", ())))
     except ExprError as e:
         ln, col = where(key)
         problem(ln, col + (e.col or 1), f"in {key}: {e.message}")
@@ -497,7 +500,7 @@ def _condition(key: str, src: str, when, lists: dict, free: dict, where, problem
 def _check_pair(c: dict, when, pair, where, problem):
     """A pair claim names its second run and a relation; no other claim may."""
     if when == "pair":
-        if not isinstance(pair, str) or not (pair in ("eta", "arithmetic", "eta:c", "scale:c", "w0:c", "flip") or
+        if not isinstance(pair, str) or not (pair in PAIRS and pair != "variant:NAME" or
                                              (pair.startswith("variant:") and variant_of(pair[8:]) is not None)):
             problem(*where("pair" if "pair" in c else "when"),
                     f"pair = {pair!r}; a pair claim needs pair = one of {', '.join(PAIRS)} "
@@ -540,7 +543,7 @@ def _pair_condition(c: dict, src: str, lists: dict, free: dict, where, problem):
         names["c"] = "scalar"
     try:
         compiled = compile_expr(src, names)
-        _check_availability(compiled, "end", free)
+        _check_availability(compiled, "end", free, _declares_alpha(lists.get("variants", ())))
     except ExprError as e:
         ln, col = where("expr")
         problem(ln, col + (e.col or 1), f"in expr: {e.message}")
@@ -632,7 +635,12 @@ def _compile_symbolic(c, lists, where, problem):
     return {"vectors": lists.get("vectors", ()), "scalars": lists.get("scalars", ()), "hypotheses": hyps, "steps": steps}
 
 
-def _check_availability(c: Compiled, when: str, free=()):
+def _declares_alpha(variants) -> bool:
+    """Whether one of the claim's declared variants names its own alpha (which then shadows ours)."""
+    return any("alpha" in getattr(variant_of(v), "types", {}) for v in variants if getattr(variant_of(v), "declared", False))
+
+
+def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = False):
     names = set(c.names) - set(free or ())
     if when in ("dataset", "once"):
         bad = names & _RUN_NAMES
@@ -647,7 +655,7 @@ def _check_availability(c: Compiled, when: str, free=()):
         raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update")
     if c.uses_prev and when != "update":
         raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
-    if "alpha" in names and (when != "end" or not c.uses_points):
+    if "alpha" in names and (when != "end" or not c.uses_points) and not declared_alpha:
         raise ExprError("alpha (the updates made on each point) is defined at the end of a run, inside "
                         "min_i/max_i/sum_i/all_i/any_i (e.g. sum_i(alpha) == mistakes)")
 

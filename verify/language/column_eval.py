@@ -85,9 +85,9 @@ class ColumnEnv:
     def _get(self, name):
         f, R = self.frame, len(self.rows)
         ctx = f.ctx
-        if name == "alpha":  # the updates made on each point, at the end, inside an aggregate
-            counts = f.end_vals.get(ALPHA_COUNTS)
-            if counts is None or self.points is None:
+        counts = f.end_vals.get(ALPHA_COUNTS) if name == "alpha" else None
+        if counts is not None:  # the updates made on each point, at the end, inside an aggregate
+            if self.points is None:
                 raise ColumnUnavailable(name)
             return Rat(np.asarray(counts, dtype=np.int64)[self.points], np.ones(R, dtype=np.int64))
         if f.row_vals is not None:  # a dataset frame: the free names' values, then the constants

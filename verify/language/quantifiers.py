@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from perceptron.declared import variant_of
 
-__all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPES", "SEARCHABLE_VARIANTS"]
+__all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPES", "SEARCHABLE_VARIANTS", "PAIR_C"]
 
 RUN_WHENS = ("visit", "update", "end")
 #: The built-in variants whose runs the counterexample search enumerates (declared variants too:
@@ -49,6 +49,10 @@ FREE_TYPES = {
     "label": "-1 or +1",
 }
 
+
+#: The factors c of a pair claim's transformation (eta:c, scale:c, w0:c) the audit evaluates:
+#: below and above 1, so the evidence varies c.
+PAIR_C = (Fraction(1, 2), Fraction(2), Fraction(3))
 
 #: Learning rates a variant's own note allows (the algorithm's definition, not an assumption):
 #: 003's slides give "Learning parameter: eta in (0, 1]".
@@ -109,7 +113,8 @@ def quantifiers(claim) -> dict[str, str]:
     for name, ty in (claim.free or {}).items():
         q[name] = f"every {FREE_TYPES[ty]} (free)"
     if claim.when == "pair" and (claim.pair or "").endswith(":c"):
-        q["c"] = f"every factor c > 0 of the partner run ({claim.pair}; evaluated at 1/2, 2 and 3)"
+        q["c"] = (f"every factor c > 0 of the partner run ({claim.pair}; evaluated at "
+                  + ", ".join(str(c) for c in PAIR_C) + ")")
     return q
 
 

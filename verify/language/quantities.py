@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from perceptron.expression import RESERVED_NAMES, RUN_QUANTITIES
 
-__all__ = ["QUANTITIES", "PROOF_QUANTITIES", "TYPES"]
+__all__ = ["QUANTITIES", "PROOF_QUANTITIES", "POINT_QUANTITIES", "TYPES"]
 
 S, V = "scalar", "vector"
 
@@ -24,8 +24,14 @@ PROOF_QUANTITIES: dict[str, tuple[str, str]] = {
     "separable": (S, "1 if the dataset has a separability certificate, 0 if a non-separability one"),
 }
 
+#: name -> (type, meaning): what a replay counts over a whole run, per point.  Not reserved: a
+#: declared variant may keep its own ``alpha`` (its claims then read that one).
+POINT_QUANTITIES: dict[str, tuple[str, str]] = {
+    "alpha": (S, "updates made on the point (the dual form's alpha_i), at the end of a run, inside min_i ... any_i"),
+}
+
 #: Every name a claim may use: name -> (type, meaning).
-QUANTITIES: dict[str, tuple[str, str]] = {**RUN_QUANTITIES, **PROOF_QUANTITIES}
+QUANTITIES: dict[str, tuple[str, str]] = {**RUN_QUANTITIES, **PROOF_QUANTITIES, **POINT_QUANTITIES}
 
 #: name -> type, the table compile_expr checks claims against.
 TYPES: dict[str, str] = {k: v[0] for k, v in QUANTITIES.items()}

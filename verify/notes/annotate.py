@@ -19,7 +19,7 @@ import os
 import re
 
 from perceptron.errors import InputError
-from verify.notes.source import Note, read_note, slug, statements
+from verify.notes.source import DISPLAY_ENVS, Note, delimited, read_note, slug, statements
 from verify.report.figures import counterexample_figure, unique_ids
 from verify.report.claim_text import coverage_text, failure_text
 from verify.report.results import find_file
@@ -263,26 +263,23 @@ def _latex_blocks(note: Note) -> list:
     return out or [(1, 1, "")]
 
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\begin\{(equation\*?|align\*?|displaymath|gather\*?)\}(.+?)"
-                   r"\\end\{\4\}", re.S)
-
-
 def _latex_html(par: str, to_text) -> str:
     sec = re.match(r"\s*\\(sub)*section\*?\{([^{}]*)\}", par)
     head = f"<h2>{H.escape(sec.group(2))}</h2>" if sec else ""
     if sec:
         par = par[sec.end():]
     parts, pos = [], 0
-    for m in _MATH.finditer(par):
-        parts.append(H.escape(_text(par[pos:m.start()], to_text)))
-        if m.group(5) is not None:
-            tex = re.sub(r"\\label\{[^}]*\}|\\nonumber|\\notag", "", m.group(5))
-            tex = "\\begin{aligned}" + tex + "\\end{aligned}" if m.group(4).startswith(("align", "gather")) else tex
+    spans = delimited(par, [("$$", "$$"), ("$", "$"), ("\\[", "\\]")], DISPLAY_ENVS)
+    for start, end, op, inner in spans:
+        parts.append(H.escape(_text(par[pos:start], to_text)))
+        if op.startswith("\\begin"):
+            tex = re.sub(r"\\label\{[^}]*\}|\\nonumber|\\notag", "", inner)
+            tex = "\\begin{aligned}" + tex + "\\end{aligned}" if op.startswith(
+                ("\\begin{align", "\\begin{gather", "\\begin{eqnarray")) else tex
             parts.append(_mathml(tex, True))
         else:
-            tex = m.group(1) or m.group(2) or m.group(3)
-            parts.append(_mathml(tex, m.group(2) is None))
-        pos = m.end()
+            parts.append(_mathml(inner, op != "$"))
+        pos = end
     parts.append(H.escape(_text(par[pos:], to_text)))
     body = "".join(parts)
     return head + (f"<p>{body}</p>" if body.strip() else "")

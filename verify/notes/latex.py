@@ -53,6 +53,7 @@ _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\d+(?:\.\d+)?|(?<![A-Za-z\\])(?:" + "|".jo
 
 
 def tokens(src: str) -> list:
+    src = re.sub(r"\s+", " ", src)  # one space at most between tokens: the patterns below never backtrack far
     for u, t in _UNICODE.items():
         src = src.replace(u, t)
     src = re.sub(r"\\operatorname\*?\{(\w+)\}", r"\\\1", src)
@@ -182,7 +183,7 @@ class Parser:
             raise Untranslated(" ".join(p.t[p.i:p.i + 4]))
         return node
 
-    def enclosed(self, close, closers):
+    def enclosed(self, close):
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise Untranslated("nesting too deep")
@@ -199,6 +200,9 @@ class Parser:
             return ("num", tok)
         if tok in ("(", "["):
             close = ")" if tok == "(" else "]"
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise Untranslated("nesting too deep")
             self.closers.append(close)
             items = [self.relation()]
             while self.peek() == ",":
@@ -206,14 +210,15 @@ class Parser:
                 items.append(self.relation())
             self.closers.pop()
             self.take(close)
+            self.depth -= 1
             return items[0] if len(items) == 1 else ("vec", items)
         if tok == "{":
-            node = self.enclosed("}", None)
+            node = self.enclosed("}")
             return self.subscripts(node) if node[0] == "sym" else node
         if tok in ("|",):
-            return ("abs", self.enclosed("|", None))
+            return ("abs", self.enclosed("|"))
         if tok in ("\\|", "\\lVert"):
-            return ("norm", self.enclosed("\\rVert" if tok == "\\lVert" else "\\|", None))
+            return ("norm", self.enclosed("\\rVert" if tok == "\\lVert" else "\\|"))
         if tok == "\\langle":
             a = self.sum()
             self.take(",")
@@ -328,11 +333,17 @@ class Parser:
         return ("vec", [self.sub_parse(x) for x in items if x])
 
 
+#: Environments whose rows are one chain (their ``&`` and row breaks dropped), and those kept
+#: whole as one atom (a matrix; cases, which has no reading).
+_CHAIN_ENVS = r"aligned|align\*?|split|gathered|gather\*?|eqnarray\*?"
+_ATOM_ENVS = r"[pbv]?matrix|cases"
+
+
 def rows(src: str) -> list:
     """The separate relations of an aligned block: a row that starts with a relation (``&=``,
     ``&\\leq``) continues the chain above it; any other row starts a new one."""
-    body = re.sub(r"\\(begin|end)\{(aligned|align\*?|split|gathered|eqnarray\*?|gather\*?)\}", " ", src)
-    pieces = re.split(r"(\\begin\{([pbv]?matrix|cases)\}.*?\\end\{\2\})", body, flags=re.S)
+    body = re.sub(r"\\(begin|end)\{(" + _CHAIN_ENVS + r")\}", " ", src)
+    pieces = re.split(r"(\\begin\{(" + _ATOM_ENVS + r")\}.*?\\end\{\2\})", body, flags=re.S)
     pieces = [x for j, x in enumerate(pieces) if j % 3 != 2]
     marked = "".join(x if j % 2 else x.replace("\\\\", "\0") for j, x in enumerate(pieces))
     out = []
@@ -351,8 +362,9 @@ def rows(src: str) -> list:
 def split_rows(src: str) -> str:
     """An aligned chain's rows joined into one chain (``&`` and the row breaks outside a
     matrix dropped)."""
-    src = re.sub(r"\\(begin|end)\{(aligned|align\*?|split|gathered|eqnarray\*?)\}", " ", src)
-    pieces = re.split(r"(\\begin\{[pbv]?matrix\}.*?\\end\{[pbv]?matrix\})", src, flags=re.S)
+    src = re.sub(r"\\(begin|end)\{(" + _CHAIN_ENVS + r")\}", " ", src)
+    pieces = re.split(r"(\\begin\{(" + _ATOM_ENVS + r")\}.*?\\end\{\2\})", src, flags=re.S)
+    pieces = [x for j, x in enumerate(pieces) if j % 3 != 2]
     return "".join(x if j % 2 else x.replace("\\\\", " ") for j, x in enumerate(pieces))
 
 

@@ -54,11 +54,13 @@ class Translation:
 def normalise_symbol(key: str) -> str:
     """A notation key as written by a user (``\\mathbf{w}^*``, ``\\vec{w}_{opt}``) in the form
     the translator looks up (``w^*``, ``w_{opt}``)."""
+    if len(key) > MAX_MATH_CHARS:
+        return key.strip()
     toks = tokens(key)
     p = Parser(toks)
     try:
         node = p.atom()
-    except Untranslated:
+    except (Untranslated, RecursionError):
         return key.strip()
     if node[0] != "sym" or p.i != len(toks):
         return key.strip()
@@ -69,6 +71,8 @@ def initial_weights(math: str, notation: dict | None = None) -> str | None:
     """The index the note gives its initial weights when ``math`` sets them to zero (``w_1 = 0``:
     "1"; ``\\theta_0 \\leftarrow \\mathbf{0}``: "0"; an unindexed ``w = 0``: ""), read through the
     notation table; None when ``math`` is not such a statement."""
+    if len(math) > MAX_MATH_CHARS:
+        return None
     table = dict(NOTATION)
     table.update(notation or {})
     try:

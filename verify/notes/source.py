@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from perceptron.errors import InputError
 from perceptron.limits import read_bytes
 
-__all__ = ["Note", "Statement", "read_note", "statements", "markdown_parser", "is_relation", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
+__all__ = ["Note", "Statement", "read_note", "statements", "markdown_parser", "is_relation", "delimited", "DISPLAY_ENVS", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
 
 #: Bytes of one note: a long lecture note is 100 KB of text.
 MAX_NOTE_BYTES = 2 << 20
@@ -31,7 +31,7 @@ _REL = re.compile(r"(?<![\\a-zA-Z])(?:=|<|>|\\le(?:q|qslant)?(?![a-zA-Z])|\\ge(?
 _LABEL = re.compile(r"\*\*\s*(\(?\s*(?:Theorem|Lemma|Proposition|Corollary|Claim|Remark|Definition|Fact)?\s*"
                     r"[0-9]+(?:\.[0-9]+)*[a-z]?\s*\)?|(?:Theorem|Lemma|Proposition|Corollary|Claim)[^*]{0,40})\s*\.?\s*\*\*")
 _THEOREMS = ("theorem", "lemma", "proposition", "corollary", "claim", "remark", "fact", "definition")
-_DISPLAY_ENVS = ("equation", "equation*", "align", "align*", "displaymath", "eqnarray", "eqnarray*", "gather",
+DISPLAY_ENVS = ("equation", "equation*", "align", "align*", "displaymath", "eqnarray", "eqnarray*", "gather",
                  "gather*", "multline", "multline*")
 
 
@@ -157,7 +157,35 @@ def _markdown(note: Note) -> list[Statement]:
     return out + _raw_displays(note.text, out)
 
 
-_RAW_DISPLAY = re.compile(r"\\begin\{(equation|align|gather|multline|eqnarray)(\*?)\}(.*?)\\end\{\1\2\}|\\\[(.*?)\\\]", re.S)
+
+def delimited(text: str, openers, envs=()) -> list[tuple[int, int, str, str]]:
+    """(start, end, opener, inner) of every delimited span of ``text`` in order, not nested:
+    ``openers`` are (open, close) literals (``("$$", "$$")``, ``("\\[", "\\]")``); ``envs`` are
+    environment names (``\\begin{NAME}`` ... ``\\end{NAME}``).  Linear in the text: a kind of
+    opener whose closer is missing after some position is not looked for again (a note with
+    thousands of unclosed ``\\[`` costs one pass, not one per opener)."""
+    out, pos, dead = [], 0, set()
+    while True:
+        best = None
+        for op, cl in openers:
+            i = -1 if op in dead else text.find(op, pos)
+            if i >= 0 and (best is None or i < best[0] or (i == best[0] and len(op) > len(best[1]))):
+                best = (i, op, cl)
+        for name in envs:
+            op = "\\begin{" + name + "}"
+            i = -1 if op in dead else text.find(op, pos)
+            if i >= 0 and (best is None or i < best[0]):
+                best = (i, op, "\\end{" + name + "}")
+        if best is None:
+            return out
+        i, op, cl = best
+        j = text.find(cl, i + len(op))
+        if j < 0:
+            dead.add(op)
+            pos = i + len(op)
+            continue
+        out.append((i, j + len(cl), op, text[i + len(op):j]))
+        pos = j + len(cl)
 
 
 def _raw_displays(text: str, found: list) -> list[Statement]:
@@ -165,16 +193,15 @@ def _raw_displays(text: str, found: list) -> list[Statement]:
     CommonMark reads as text: each is a displayed statement at its line."""
     taken = {s.line for s in found}
     out = []
-    for m in _RAW_DISPLAY.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
-        if line in taken or text[max(0, m.start() - 2):m.start()].endswith("$"):
+    for start, end, op, body in delimited(text, [("\\[", "\\]")], DISPLAY_ENVS):
+        line = text.count("\n", 0, start) + 1
+        if line in taken or text[max(0, start - 2):start].endswith("$"):
             continue
-        body = m.group(3) if m.group(1) else m.group(4)
-        math = "\\begin{aligned}" + body + "\\end{aligned}" if m.group(1) in ("align", "eqnarray") else body
+        math = "\\begin{aligned}" + body + "\\end{aligned}" if op.startswith(("\\begin{align", "\\begin{eqnarray")) else body
         section = max((s for s in found if s.line <= line), key=lambda s: s.line, default=None)
         section = section.section if section else ""
-        out.append(Statement(line, section, m.group(0).strip()[:600], math.strip(), True,
-                             context=text[max(0, m.start() - 300):m.start()], end_line=text.count("\n", 0, m.end()) + 1))
+        out.append(Statement(line, section, text[start:end].strip()[:600], math.strip(), True,
+                             context=text[max(0, start - 300):start], end_line=text.count("\n", 0, end) + 1))
     return out
 
 
@@ -190,7 +217,7 @@ def _inline_statements(t, lines, section, out, before=""):
     first = t.map[0]
     para = "\n".join(lines[t.map[0]:t.map[1]])
     label = None
-    m = _LABEL.match(t.content.strip())
+    m = _LABEL.match(re.sub(r"\s+", " ", t.content.strip()[:200]))  # bounded and single-spaced: no backtracking
     if m:
         label = m.group(1).strip().strip("()").strip()
     children = t.children or []
@@ -276,7 +303,7 @@ def _latex(note: Note) -> list[Statement]:
                                          end_line=line_of(n.pos + n.len)))
             elif isinstance(n, LatexEnvironmentNode):
                 env = n.environmentname
-                if env in _DISPLAY_ENVS:
+                if env in DISPLAY_ENVS:
                     math = "".join(x.latex_verbatim() for x in n.nodelist or [] if not (
                         isinstance(x, LatexMacroNode) and x.macroname in ("label", "nonumber", "notag")))
                     math = "\\begin{aligned}" + math + "\\end{aligned}" if env.startswith(("align", "eqnarray")) else math

@@ -27,12 +27,10 @@ import numpy as np
 
 from perceptron import MemoryTrace, ParamError, Params, train
 from perceptron.declared import variant_of
+from verify.language.quantifiers import PAIR_C
 
-__all__ = ["partner_params", "partner_data", "compare_runs", "pair_tally", "PAIR_C"]
+__all__ = ["partner_params", "partner_data", "compare_runs", "pair_tally"]
 
-#: The factors c of a pair claim's transformation (eta:c, scale:c, w0:c) the audit evaluates:
-#: below and above 1, so the evidence varies c.
-PAIR_C = (Fraction(1, 2), Fraction(2), Fraction(3))
 
 
 def partner_data(claim, ds, c):
@@ -110,8 +108,12 @@ def _end_values(trace) -> dict:
     from verify.numbers import exact as X
 
     e = trace.end
-    return {"w": X.vec_from_fractions([Fraction(str(v)) for v in e["w"]]) if e.get("w") is not None else None,
-            "b": Fraction(str(e.get("b") or 0)), "mistakes": Fraction(e["updates"]), "k": Fraction(e["updates"]),
+
+    def exact(v):  # a float run's values are the binary rationals it stored, not their printed decimals
+        return Fraction(v) if isinstance(v, float) else Fraction(str(v))
+
+    return {"w": X.vec_from_fractions([exact(v) for v in e["w"]]) if e.get("w") is not None else None,
+            "b": exact(e.get("b") or 0), "mistakes": Fraction(e["updates"]), "k": Fraction(e["updates"]),
             "epochs": Fraction(e["epochs"]), "converged": Fraction(1 if e["converged"] else 0)}
 
 
@@ -127,7 +129,7 @@ def _compare_expr(claim, ds, params, trace_a, ctx):
         got, why = _partner(claim, ds, params, c)
         if got is None:
             return None, why
-        db, pb, res_b, tb = got
+        db, pb, _, tb = got
         vals = {**{k: v for k, v in mine.items() if v is not None},
                 **{f"other_{k}": v for k, v in _end_values(tb).items() if v is not None and k != "k"}}
         if c is not None:

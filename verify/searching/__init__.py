@@ -253,12 +253,25 @@ def _search_premise(claim, dom, kw) -> SearchResult:
     """A claim with a premise: its implication searched, and, when no candidate refutes it, a
     candidate that meets the premise sought (without one, "none in D" would be vacuous)."""
     from verify.language.claims import with_expr
+    from verify.language.expr import ExprError
 
     given = claim.given.source
-    res = search(with_expr(claim, f"not ({given}) or ({claim.expr})"), dom, **kw)
+    try:
+        implication, premise = (with_expr(claim, f"not ({given}) or ({claim.expr})"),
+                                with_expr(claim, f"not ({given})"))
+    except ExprError as e:  # each part within the expression limits, the two together not
+        raise SearchError(f"claim {claim.id}: its premise and expression together exceed the expression limits "
+                          f"({e.message})") from None
+    t0 = time.monotonic()
+    res = search(implication, dom, **kw)
     if res.verdict != Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN:
         return res
-    met = search(with_expr(claim, f"not ({given})"), dom, **{**kw, "out_dir": None, "progress": None})
+    left = kw["timeout"] - (time.monotonic() - t0)  # the two searches share the caller's time limit
+    if left <= 0:
+        res.verdict, res.reason = Verdict.UNKNOWN, (f"unknown: limit reached: no time left to find a candidate that "
+                                                    f"meets the premise (given {given})")
+        return res
+    met = search(premise, dom, **{**kw, "timeout": left, "out_dir": None, "progress": None})
     if met.verdict == Verdict.REFUTED:
         res.reason = f"the premise (given {given}) is met in the domain, e.g. on points {met.counterexample['points']}"
         return res
