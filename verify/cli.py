@@ -359,9 +359,9 @@ def cmd_check(args) -> int:
 
 def cmd_run(args) -> int:
     from verify.corpus.audit import audit
-    from verify.report.results import print_table, print_tightness, write_results
-
-    from verify.language.claims import load_claims
+    from verify.corpus.cache import load, restore, run_key, store
+    from verify.language.claims import load_claims, with_notes_dir
+    from verify.report.results import findings_of, print_table, print_tightness, use_colour, write_results
 
     cfg = _config()
     paths = _claim_paths(args)
@@ -371,7 +371,7 @@ def cmd_run(args) -> int:
     if args.notes:
         if not os.path.isdir(args.notes):
             raise InputError(args.notes, "not a directory of notes (--notes)")
-        claims, drafts = _notes_from(args.notes, claims), _notes_from(args.notes, drafts)
+        claims, drafts = with_notes_dir(claims, args.notes), with_notes_dir(drafts, args.notes)
     data = args.data or cfg.data
     for d in data:
         if not os.path.isdir(d):
@@ -388,46 +388,43 @@ def cmd_run(args) -> int:
         from .config import search_domain
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
-    from verify.report.results import use_colour
-
-    findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
-                                       colour=use_colour(args.color, sys.stderr))
+    cache_dir = cfg.cache or os.path.join(args.out, ".cache")
+    key = None if args.no_cache else run_key(paths, data, {"domain": domain, "notes": args.notes})
+    hit = key and load(cache_dir, key)
     by_id = {c.id: c for c in claims}
-    figures = run_info.pop("figures", None)  # rendered by a worker during the search
-    path = write_results(args.out, findings, by_id, corpus, run_info, drafts)
+    if hit:  # nothing changed: the last result, byte for byte, and the reports rebuilt from it
+        path, corpus, figures = restore(hit, args.out)
+    else:
+        findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
+                                           colour=use_colour(args.color, sys.stderr))
+        figures = run_info.pop("figures", None)  # rendered by a worker during the search
+        path = write_results(args.out, findings, by_id, corpus, run_info, drafts)
+        if key:
+            with open(path, encoding="utf-8") as fh:
+                store(cache_dir, key, fh.read(), run_info, figures)
     from verify.report.artefacts import write_artefacts
 
     with open(path, encoding="utf-8") as fh:
-        write_artefacts(args.out, json.load(fh), figures=figures)
+        results = json.load(fh)
+    write_artefacts(args.out, results, figures=figures)
+    findings = findings_of(results)  # the table from the file, so a cached run prints what a cold one does
     if not args.quiet or any(not f.as_expected for f in findings):
         print_table(findings, by_id, verbose=args.verbose, colour=use_colour(args.color, sys.stdout))
         print_tightness(corpus.get("tightness"))
     unexpected = [f for f in findings if not f.as_expected]
     bad_traces = corpus["inconsistent_traces"]
+    cached = " (from the cache: nothing changed)" if hit else ""
     if not findings and drafts:
         print(f"\nno claims to evaluate: the claim files hold only drafts ({len(drafts)}), listed below. Results: {path}")
     else:
         print(f"\n{len(findings)} claims over {len(corpus['datasets'])} datasets, {corpus['runs']} runs: "
-              f"{len(findings) - len(unexpected)} as expected, {len(unexpected)} unexpected. Results: {path}")
+              f"{len(findings) - len(unexpected)} as expected, {len(unexpected)} unexpected. Results: {path}{cached}")
     for b in bad_traces:
         print(f"INCONSISTENT TRACE: {b}")
     if drafts:
         print(f"{len(drafts)} draft claim(s) not evaluated (draft = true): "
               + ", ".join(f"{d.id} ({d.untranslated[:60]})" for d in drafts[:10]) + (" ..." if len(drafts) > 10 else ""))
     return 1 if unexpected or bad_traces else 0
-
-
-def _notes_from(notes_dir, items):
-    """Claims (or drafts) whose note is not where their file says, pointed at --notes DIR/FILE."""
-    import dataclasses
-
-    out = []
-    for c in items:
-        src = c.source
-        if src and not os.path.isfile(src["path"]) and os.path.isfile(os.path.join(notes_dir, c.document)):
-            c = dataclasses.replace(c, source={**src, "path": os.path.join(notes_dir, c.document)})
-        out.append(c)
-    return out
 
 
 def cmd_report(args) -> int:
@@ -703,6 +700,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes (default: the CPU count, at most 4; 1: no workers); results do not depend on it")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                    help="colour the verdict table and progress (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument("--no-cache", action="store_true", help="audit cold, ignoring OUT/.cache (or [tool.proof-audit] "
+                   "cache), where each run keeps its result for a re-run with nothing changed")
     p.set_defaults(func=cmd_run)
 
     p = command("report", "rebuild report.md, index.html, junit.xml, results.sarif from results.json",

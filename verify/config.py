@@ -36,7 +36,7 @@ SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-b
 #: Most claim files (or data directories) the globs of one configuration may name: each file is
 #: bounded (verify.language.claims), and an audit of more than this many is a glob gone wrong ("**").
 MAX_PATHS = 500
-_KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict}
+_KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict, "cache": str}
 #: Most worker processes run and search start (the same bound for the command line and this file).
 MAX_JOBS = 64
 
@@ -50,6 +50,7 @@ class Config:
     jobs: int | None = None
     scheduler: str | None = None  # address of a Dask scheduler for proof-audit search
     search: dict = field(default_factory=dict)  # points, dim, box, max_updates, sep_box, timeout
+    cache: str | None = None  # where run keeps its last result (default: OUT/.cache)
 
 
 def find_upwards(start: str, name: str) -> str | None:
@@ -97,7 +98,7 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
         raise InputError(path, f"{where}: jobs = {table['jobs']}: choose 1 to {MAX_JOBS} worker processes")
     base = os.path.dirname(os.path.abspath(path))
     cfg = Config(path=path, out=_rel(base, table["out"]) if "out" in table else None, jobs=table.get("jobs"),
-                 scheduler=table.get("scheduler"))
+                 scheduler=table.get("scheduler"), cache=_rel(base, table["cache"]) if "cache" in table else None)
     for k in ("claims", "data"):
         for item in table.get(k, []):
             if not isinstance(item, str) or not item:

@@ -61,7 +61,7 @@ from perceptron.variants import VARIANTS
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import TYPES
 
-__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
 #: Most claims in one file.
 MAX_CLAIMS = 2000
@@ -585,6 +585,18 @@ def _free_names(items, where, problem) -> dict:
             problem(*where("free"), f"bad free name {item!r}: write NAME or NAME:TYPE, TYPE one of {', '.join(FREE_TYPES)}")
             continue
         out[name] = ty
+    return out
+
+
+def with_notes_dir(items, notes_dir: str) -> list:
+    """Claims (or drafts) whose note is not where their file says, pointed at NOTES_DIR/FILE
+    (``run --notes``)."""
+    out = []
+    for c in items:
+        src = c.source
+        if src and not os.path.isfile(src["path"]) and os.path.isfile(os.path.join(notes_dir, c.document)):
+            c = dataclasses.replace(c, source={**src, "path": os.path.join(notes_dir, c.document)})
+        out.append(c)
     return out
 
 

@@ -29,7 +29,7 @@ import os
 import platform
 import sys
 
-__all__ = ["write_results", "print_table", "results_dict", "validate_results"]
+__all__ = ["write_results", "print_table", "results_dict", "validate_results", "findings_of"]
 
 _CLAIM_FIELDS = {"id": str, "document": str, "citation": str, "statement": str, "when": str, "expect": str,
                  "verdict": str, "as_expected": bool, "evidence": dict, "file": str}
@@ -98,6 +98,15 @@ def results_dict(findings, claims_by_id, corpus, drafts=()) -> dict:
                           **({"source": {**d.source, "path": repo_path(d.source["path"])}} if d.source else {})}
                          for d in drafts]
     return out
+
+
+def findings_of(results: dict) -> list:
+    """The findings a results.json holds (the terminal table of a run read from the cache)."""
+    from verify.verdicts import Finding, Verdict
+
+    by_label = {v.label: v for v in Verdict}
+    return [Finding(c["id"], c["citation"], c["statement"], by_label[c["verdict"]], c["expect"], c["evidence"],
+                    c["file"], c.get("line") or 0) for c in results["claims"]]
 
 
 def package_version() -> str:
