@@ -299,6 +299,9 @@ def test_workflow_recipe_as_written(course, tmp_path):
     sarif_step = next(s for s in wf["jobs"]["audit"]["steps"] if "upload-sarif" in s.get("uses", ""))
     assert (repo / sarif_step["with"]["sarif_file"]).is_file()
     assert summary.read_text().count("# Proof audit") == 1
+    # the cache step keeps the directory the audit writes its last result to
+    cache_step = next(s for s in wf["jobs"]["audit"]["steps"] if s.get("uses", "").startswith("actions/cache@"))
+    assert (repo / cache_step["with"]["path"] / "run.json").is_file()
 
 
 def test_pre_commit_hook_as_written(tmp_path):
