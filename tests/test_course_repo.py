@@ -392,3 +392,16 @@ def test_a_missing_configured_directory_is_one_line_everywhere(course):
     r, calls = _pytest(course, "--proof-audit", "-q")
     assert r.returncode == 4 and f"ERROR: {want}" in r.stderr and "Traceback" not in r.stdout + r.stderr
     assert calls == []
+
+
+def test_the_plugin_reads_an_unchanged_audit_from_pytests_cache(course):
+    """A second run with nothing changed audits nothing and reports the same; an edited claim
+    file is audited again."""
+    r1, calls1 = _pytest(course, "--proof-audit", "notes", "-q", "-rf")
+    r2, calls2 = _pytest(course, "--proof-audit", "notes", "-q", "-rf")
+    assert calls1 == [["mine.bound", "mine.norm"]] and calls2 == []
+    assert "1 failed, 2 passed" in r2.stdout and "- refuted, expected holds: counterexample" in r2.stdout, r2.stdout
+    f = course / "notes" / "claims_mine.toml"
+    f.write_text(f.read_text().replace("Theorem 2", "Theorem 2 (edited)"))
+    _, calls3 = _pytest(course, "--proof-audit", "notes", "-q")
+    assert calls3 == [["mine.bound", "mine.norm"]]

@@ -121,13 +121,16 @@ class ClaimFile(pytest.File):
             mine = [item] if worker else [it for it in self.session.items if isinstance(it, ClaimItem)
                                           and it.parent is self and it.claim.id not in self._results]
             self._results.update(_audit(str(self.path), {it.claim.id: it.claim for it in mine},
-                                        jobs=1 if worker else None))
+                                        jobs=1 if worker else None, cache=getattr(self.config, "cache", None)))
         return self._results[item.claim.id]
 
 
-def _audit(path: str, claims: dict, jobs) -> dict:
-    """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and domain."""
+def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
+    """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and
+    domain; with pytest's ``cache``, a selection audited before with nothing changed (the same
+    key as run's: verify.corpus.cache) is read back instead."""
     from verify.corpus.audit import audit
+    from verify.corpus.cache import run_key
     from verify.report.results import results_dict
 
     from .config import load_config, search_domain
@@ -138,9 +141,17 @@ def _audit(path: str, claims: dict, jobs) -> dict:
         from verify.corpus.audit import AUDIT_DOMAIN
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
+    key = f"proof-audit/{run_key([path], cfg.data, {'domain': domain, 'only': sorted(claims)})}"
+    got = cache.get(key, None) if cache is not None else None
+    if isinstance(got, dict) and set(got) == set(claims) and all(isinstance(v, dict) and "verdict" in v
+                                                                  for v in got.values()):
+        return got
     findings, corpus, _ = audit([path], quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain)
     data = json.loads(json.dumps(results_dict(findings, claims, corpus)))
-    return {c["id"]: c for c in data["claims"]}
+    out = {c["id"]: c for c in data["claims"]}
+    if cache is not None:
+        cache.set(key, out)
+    return out
 
 
 class ClaimFailure(AssertionError):
