@@ -37,9 +37,9 @@ def main():
                        capture_output=True)
         try:
             times = {"base": [], "head": []}
-            for _ in range(args.repeat):
-                times["base"].append(_run(wt, os.path.join(tmp, "out_base")))
-                times["head"].append(_run(ROOT, os.path.join(tmp, "out_head")))
+            for j in range(args.repeat):  # a fresh output directory each time: every run is cold (no OUT/.cache)
+                times["base"].append(_run(wt, os.path.join(tmp, f"out_base_{j}")))
+                times["head"].append(_run(ROOT, os.path.join(tmp, f"out_head_{j}")))
         finally:
             subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", wt], capture_output=True)
     b, h = statistics.median(times["base"]), statistics.median(times["head"])
