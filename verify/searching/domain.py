@@ -96,7 +96,10 @@ class Domain:
                else f"integer points in [-{self.box}, {self.box}]^{self.dim} (not all zero)")
         d.update({
             "datasets": f"up to {self.points} {pts}, labels -1/+1"
-                        + (" (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)" if fold else ""),
+                        + ((" (labels folded into the points: the claim is label-symmetric)"
+                            if claim is not None and claim.when == "dataset" else
+                            " (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)")
+                           if fold else ""),
             "runs": f"{self.variant} with {settings}, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
             "separators": f"integer v in [-{self.sep_box}, {self.sep_box}]^{self.dim}" + (" and bias c in the same range" if var.bias else "")
