@@ -21,6 +21,21 @@ def _claim(cid, given, expr, when="end", extra=""):
             f'assume = ["separable"]\ngiven = "{given}"\nexpr = "{expr}"\nexpect = "holds"\n{extra}\n')
 
 
+def _replayed(path, dataset, params, scalar):
+    """(trace, bad, tallies): the claims of ``path`` on a fresh run of ``dataset``, evaluated by
+    the column evaluator or (``scalar``) by its oracle, the scalar evaluator."""
+    claims = load_claims(str(path)).claims
+    ds = builtin(dataset)
+    rec = MemoryTrace()
+    train(ds, params, rec)
+    replay_mod.SCALAR_ORACLE, old = scalar, replay_mod.SCALAR_ORACLE
+    try:
+        _, bad, tallies = replay(ds, rec.trace, claims)
+    finally:
+        replay_mod.SCALAR_ORACLE = old
+    return rec.trace, bad, tallies
+
+
 def test_a_premise_never_met_is_unknown_never_holds(tmp_path):
     path = tmp_path / "claims_p.toml"
     path.write_text(HEAD + _claim("p.never", "norm(w0) > 100 * R", "mistakes == 0"))
@@ -60,18 +75,9 @@ def test_premises_tally_the_same_in_both_evaluators(tmp_path, scalar):
     path.write_text(HEAD + _claim("p.odd", "k - 2 * floor(k / 2) == 1", "norm2(w) <= k * R2", when="update")
                     + _claim("p.late", "k >= 3", "dot(w, w_opt) >= 3 * gamma", when="update")
                     + _claim("p.false", "k >= 2", "k <= 2", when="update"))
-    claims = load_claims(str(path)).claims
-    ds = builtin("separable-d2-g1_20")
-    rec = MemoryTrace()
-    train(ds, Params(order="cyclic"), rec)
-    old = replay_mod.SCALAR_ORACLE
-    replay_mod.SCALAR_ORACLE = scalar
-    try:
-        _, bad, tallies = replay(ds, rec.trace, claims)
-    finally:
-        replay_mod.SCALAR_ORACLE = old
+    trace, bad, tallies = _replayed(path, "separable-d2-g1_20", Params(order="cyclic"), scalar)
     assert bad is None
-    k = rec.trace.end["updates"]
+    k = trace.end["updates"]
     assert k >= 4
     odd, late, false = tallies["p.odd"], tallies["p.late"], tallies["p.false"]
     assert (odd.evaluations, odd.premise_unmet) == ((k + 1) // 2, k // 2)
@@ -97,18 +103,10 @@ def test_ones_is_the_all_ones_vector_of_the_run(tmp_path):
                     'variants = ["rosenblatt"]\nexpr = "norm2(ones) == d and dot(ones, x) == dot(x, ones)"\n'
                     'expect = "holds"\n[[claim]]\nid = "o.not-zero"\nsection = "s"\nstatement = "s"\n'
                     'when = "update"\nvariants = ["rosenblatt"]\nexpr = "dot(ones, x) != dot(ones, x)"\nexpect = "refuted"\n')
-    claims = load_claims(str(path)).claims
-    ds = builtin("separable-d3-g1_10")
-    rec = MemoryTrace()
-    train(ds, Params(order="cyclic", augment="first"), rec)
     for scalar in (False, True):
-        replay_mod.SCALAR_ORACLE, old = scalar, replay_mod.SCALAR_ORACLE
-        try:
-            _, bad, tallies = replay(ds, rec.trace, claims)
-        finally:
-            replay_mod.SCALAR_ORACLE = old
+        trace, bad, tallies = _replayed(path, "separable-d3-g1_10", Params(order="cyclic", augment="first"), scalar)
         t = tallies["o.sum"]
-        assert bad is None and t.violation is None and t.unknown is None and t.evaluations == rec.trace.end["updates"]
+        assert bad is None and t.violation is None and t.unknown is None and t.evaluations == trace.end["updates"]
         assert tallies["o.not-zero"].violation is not None
 
 
@@ -121,15 +119,7 @@ def test_a_refuted_or_shows_each_part(tmp_path, scalar):
                     'variants = ["rosenblatt"]\nexpr = "converged == 0 or mistakes <= 1"\nexpect = "holds"\n\n'
                     '[[claim]]\nid = "and.bound"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
                     'variants = ["rosenblatt"]\nexpr = "converged == 1 and mistakes <= 1"\nexpect = "holds"\n')
-    claims = load_claims(str(path)).claims
-    ds = builtin("worked-example")
-    rec = MemoryTrace()
-    train(ds, Params(order="first"), rec)
-    replay_mod.SCALAR_ORACLE, old = scalar, replay_mod.SCALAR_ORACLE
-    try:
-        _, bad, tallies = replay(ds, rec.trace, claims)
-    finally:
-        replay_mod.SCALAR_ORACLE = old
+    _, bad, tallies = _replayed(path, "worked-example", Params(order="first"), scalar)
     v = tallies["or.bound"].violation
     # a top-level or is the implication "converged -> mistakes <= 1": the part tested, both sides
     assert bad is None and v["sides"] == ["4", "1"] and v["ops"] == ["<="], v
@@ -304,15 +294,7 @@ def test_alpha_in_an_aggregate(tmp_path, scalar):
                     'sum_i(alpha*y*dot(x, ones))"\nexpect = "holds"\n\n'
                     '[[claim]]\nid = "a.once"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
                     'variants = ["rosenblatt"]\nexpr = "max_i(alpha) <= 1"\nexpect = "holds"\n')
-    claims = load_claims(str(path)).claims
-    ds = builtin("worked-example")
-    rec = MemoryTrace()
-    train(ds, Params(order="first"), rec)
-    replay_mod.SCALAR_ORACLE, old = scalar, replay_mod.SCALAR_ORACLE
-    try:
-        _, bad, tallies = replay(ds, rec.trace, claims)
-    finally:
-        replay_mod.SCALAR_ORACLE = old
+    _, bad, tallies = _replayed(path, "worked-example", Params(order="first"), scalar)
     assert bad is None and tallies["a.sum"].evaluations == 1 and tallies["a.sum"].violation is None
     assert tallies["a.once"].violation["sides"] == ["2", "1"]  # point 0 is taken twice (000's worked example)
 
