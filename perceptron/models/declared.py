@@ -28,7 +28,7 @@ from .rationals import (DeclaredError, Q, big, check_bits, exact_sqrt, q_add, q_
                         q_mul, q_neg, q_of, q_reduce, q_sign)
 from ..declared import PER_POINT, names_in, signed_score_test, split_dot
 
-__all__ = ["DeclaredModel", "DeclaredError", "FAULTS", "FloatOps", "compile_tree"]
+__all__ = ["DeclaredModel", "DeclaredError", "FAULTS"]
 
 
 #: The faults of a declaration's arithmetic at run time (a division by 0, 0 ** -1, a float
@@ -164,9 +164,8 @@ _CMP = {"<": lambda s: s < 0, "<=": lambda s: s <= 0, ">": lambda s: s > 0, ">="
         "==": lambda s: s == 0, "!=": lambda s: s != 0}
 
 
-class FloatOps:
-    """float64 closures (numpy arrays for vectors and blocks): the learner's float arithmetic,
-    which the float replay evaluates a declaration with too (verify.replay.declared_float)."""
+class _Float:
+    """float64 closures (numpy arrays for vectors and blocks)."""
 
     @staticmethod
     def num(v):
@@ -360,7 +359,7 @@ class DeclaredModel:
         self.tie = decl.sign0 if decl.sign0 is not None else params.sign0
         self.has_bias = "b" in dict(decl.state)
         self.k = 0
-        ar = _Exact if self.exact else FloatOps
+        ar = _Exact if self.exact else _Float
         self._score = compile_tree(decl.score.tree, ar)
         self._mistake = compile_tree(decl.mistake.tree, ar)
         self._update = [(s, compile_tree(c.tree, ar)) for s, c in decl.update]
@@ -374,14 +373,14 @@ class DeclaredModel:
             self.ds, self.params = ds, params
             dots: list = []
             self._split = split_dot(decl.score.tree, dots)  # dot(v, x) -> __dotJ__: one product per block
-            self._score_split = compile_tree(self._split, FloatOps)
-            self._dot_v = [compile_tree(v, FloatOps) for v in dots]
+            self._score_split = compile_tree(self._split, _Float)
+            self._dot_v = [compile_tree(v, _Float) for v in dots]
             self._score_exact = compile_tree(decl.score.tree, _Exact)
             sp, mp = _score_pattern(decl.score.tree), signed_score_test(decl.mistake.tree)
-            self._fast_score = None if sp is None else (compile_tree(sp[0], FloatOps),
-                                                        None if sp[1] is None else compile_tree(sp[1], FloatOps),
+            self._fast_score = None if sp is None else (compile_tree(sp[0], _Float),
+                                                        None if sp[1] is None else compile_tree(sp[1], _Float),
                                                         sp[1] is not None and sp[1] == decl.score.tree[3])
-            self._fast_mistake = None if mp is None else (mp[0], mp[1], compile_tree(mp[2], FloatOps))
+            self._fast_mistake = None if mp is None else (mp[0], mp[1], compile_tree(mp[2], _Float))
             self._mistake_exact = compile_tree(decl.mistake.tree, _Exact)
             # the product's rounding bound per row (perceptron.run's), doubled, as for the built-in variants
             self.err2 = 2 * (1 + 8 * _U) * _error_scale(self.d) * np.sqrt(np.einsum("ij,ij->i", X, X))

@@ -4,7 +4,6 @@ Fractions where they cannot decide), the records read in blocks (verify.replay.r
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 
@@ -12,7 +11,6 @@ import numpy as np
 
 from perceptron import _interval as I
 from perceptron.declared import split_dot
-from perceptron.models.declared import FloatOps, compile_tree
 from perceptron.params import prepare_inputs
 from verify.language.expr import evaluate
 from verify.numbers import exact as X
@@ -31,15 +29,60 @@ __all__ = ["replay_declared_float", "FLOAT_BLOCK"]
 FLOAT_BLOCK = 4096
 
 
-@functools.lru_cache(maxsize=512)
-def _float_fn(tree):
-    return compile_tree(tree, FloatOps)
-
-
 def _feval(tree, env: dict):
-    """A declaration's expression in float64, compiled as the learner compiles it
-    (perceptron.models.declared), so the values agree bit for bit: the same IEEE operations."""
-    return _float_fn(tree)(env)
+    """A declaration's expression in float64, operation by operation as written (the learner's
+    float run performs the same IEEE operations, so the values agree bit for bit)."""
+    op = tree[0]
+    if op == "num":
+        return float(tree[1])
+    if op == "name":
+        return env[tree[1]]
+    if op == "neg":
+        return -_feval(tree[1], env)
+    if op == "bin":
+        a, b = _feval(tree[2], env), _feval(tree[3], env)
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b}[tree[1]]()
+    if op == "pow":
+        return _feval(tree[1], env) ** tree[2]
+    if op == "cmp":
+        vals = [_feval(t, env) for t in tree[2]]
+        out = True
+        for o, a, b in zip(tree[1], vals, vals[1:]):
+            out = out & {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+                         "==": np.equal, "!=": np.not_equal}[o](a, b)
+        return out
+    if op in ("and", "or"):
+        vals = [_feval(t, env) for t in tree[1]]
+        out = vals[0]
+        for v in vals[1:]:
+            out = np.logical_and(out, v) if op == "and" else np.logical_or(out, v)
+        return out
+    if op == "not":
+        return np.logical_not(_feval(tree[1], env))
+    if op == "if":
+        c = _feval(tree[1], env)
+        if np.ndim(c):
+            return np.where(c, _feval(tree[2], env), _feval(tree[3], env))
+        return _feval(tree[2], env) if c else _feval(tree[3], env)
+    if op == "call":
+        name, args = tree[1], [_feval(t, env) for t in tree[2]]
+        if name == "dot":
+            a, b = args
+            return b @ a if np.ndim(b) == 2 else (a @ b if np.ndim(a) == 2 else float(np.dot(a, b)))
+        if name == "norm2":
+            return float(np.dot(args[0], args[0]))
+        if name == "norm":
+            return float(np.sqrt(np.dot(args[0], args[0])))
+        if name == "vec":
+            return np.array([float(a) for a in args])
+        fn = {"sqrt": np.sqrt, "abs": np.abs, "sign": np.sign, "ceil": np.ceil, "floor": np.floor}.get(name)
+        if fn is not None:
+            return fn(args[0])
+        out = args[0]
+        for a in args[1:]:
+            out = np.minimum(out, a) if name == "min" else np.maximum(out, a)
+        return out
+    raise X.ExactError(f"{op} cannot be evaluated in float")
 
 
 class _IEnv:
