@@ -487,3 +487,23 @@ expect = "holds"
     res = search(claim, Domain(points=1, box=1, max_updates=2, sep_box=1), timeout=60)
     assert res.verdict is Verdict.UNKNOWN and "could not be made exactly" in res.reason, res.reason
     assert "is irrational" in res.reason and "not one the learner makes" in res.reason
+
+
+def test_a_float_score_without_a_rounding_bound_is_not_trusted(monkeypatch):
+    """Where the interval evaluation of a declared score fails, the recorded score has no bound to
+    be held to: the replay says it cannot verify the trace instead of accepting any score."""
+    import verify.replay.declared_float as F
+
+    ds = P.builtin("separable-d3-bias")
+    rec = P.MemoryTrace()
+    P.train(ds, P.Params(variant="margin", arithmetic="float", order="random:2", max_epochs=60), rec)
+    real = F.I.ieval
+
+    def failing(tree, env, m):
+        if "__dot0__" in env.vals:  # the score's evaluation (the mistake condition's has no dot terms)
+            raise F.I.IntervalError("no interval for this score")
+        return real(tree, env, m)
+
+    monkeypatch.setattr(F.I, "ieval", failing)
+    _, bad, _ = replay(ds, rec.trace)
+    assert bad is not None and bad.message.startswith("cannot verify: the score of point") and "--exact" in bad.message

@@ -31,7 +31,9 @@ FLOAT_BLOCK = 4096
 
 def _feval(tree, env: dict):
     """A declaration's expression in float64, operation by operation as written (the learner's
-    float run performs the same IEEE operations, so the values agree bit for bit)."""
+    float run performs the same IEEE operations, so the values agree bit for bit).  Written here
+    on purpose, not taken from the learner (perceptron.models.declared.compile_tree): the
+    replay checks the learner's float updates, so it must not compute them with the learner's code."""
     op = tree[0]
     if op == "num":
         return float(tree[1])
@@ -196,6 +198,12 @@ class _DeclaredFloatRun:
         rec = self.records.rec
         bound = 2 * np.maximum(np.abs(hi[:cnt] - s[:cnt]), np.abs(s[:cnt] - lo[:cnt]))
         have = min(cnt, len(self.tr.t) - rec)
+        unbounded = np.flatnonzero(~np.isfinite(bound[:have]))
+        if unbounded.size:  # no rounding bound to hold the recorded score to: it is not checked, so not trusted
+            q = int(unbounded[0])
+            return cnt, None, Inconsistency(self.t + q + 1, f"cannot verify: the score of point {int(idx[q])} has no "
+                                                            "rounding bound (its interval evaluation failed), so the "
+                                                            "recorded score cannot be checked; re-run it with --exact")
         score_ok = np.ones(cnt, dtype=bool)
         score_ok[:have] = np.abs(self.tr.score[rec:rec + have] - s[:have]) <= bound[:have] + 1e-300
 
