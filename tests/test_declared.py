@@ -500,7 +500,7 @@ def test_a_float_score_without_a_rounding_bound_is_not_trusted(monkeypatch):
     real = F.I.ieval
 
     def failing(tree, env, m):
-        if "__dot0__" in env.vals:  # the score's evaluation (the mistake condition's has no dot terms)
+        if "__dot0__" in env.vals:  # the score's intervals (the decision then falls back to exact values)
             raise F.I.IntervalError("no interval for this score")
         return real(tree, env, m)
 

@@ -19,6 +19,7 @@ from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
+from verify.config import check_jobs
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
 __all__ = ["main"]
@@ -379,7 +380,7 @@ def cmd_run(args) -> int:
     out_label = "--out" if args.out or not cfg.out else f"{cfg.path}: [tool.proof-audit] out ="
     args.out = args.out or cfg.out or "reports"
     args.jobs = args.jobs if args.jobs is not None else cfg.jobs
-    _check_jobs(args.jobs)
+    check_jobs(args.jobs)
     _check_out_dir(args.out, out_label, marker="results.json")
     domain = None
     if cfg.search:
@@ -473,7 +474,7 @@ def cmd_search(args) -> int:
             setattr(args, k, cfg.search.get(k, default))
     args.jobs = args.jobs if args.jobs is not None else cfg.jobs or 1
     args.scheduler = args.scheduler or cfg.scheduler
-    _check_jobs(args.jobs)
+    check_jobs(args.jobs)
     if args.max_memory is None:
         args.max_memory = DEFAULT_MEMORY / (1 << 30)
     if not (math.isfinite(args.max_memory) and 0.5 <= args.max_memory <= 1024):
@@ -527,14 +528,6 @@ def _check_etas(etas):
                 raise ValueError
         except (ValueError, NumberError):
             raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
-
-
-def _check_jobs(jobs) -> None:
-    """--jobs within MAX_JOBS ([tool.proof-audit] jobs is checked where the file is read)."""
-    from .config import MAX_JOBS
-
-    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
-        raise UsageError(f"--jobs {jobs}: choose 1 to {MAX_JOBS} worker processes")
 
 
 def _check_out_dir(path: str, option: str, marker: str | None) -> None:

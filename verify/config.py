@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from perceptron.datasets import InputError
 
-__all__ = ["Config", "load_config", "find_pyproject", "find_upwards", "search_domain"]
+__all__ = ["Config", "load_config", "find_pyproject", "find_upwards", "search_domain", "check_jobs", "MAX_JOBS"]
 
 #: Bounds of [tool.proof-audit.search] (the same as the search command's options).
 SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-box": int, "timeout": (int, float)}
@@ -37,8 +37,17 @@ SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-b
 #: bounded (verify.language.claims), and an audit of more than this many is a glob gone wrong ("**").
 MAX_PATHS = 500
 _KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict, "cache": str}
-#: Most worker processes run and search start (the same bound for the command line and this file).
+#: Most worker processes run and search start (the same bound for the command line, this file
+#: and the Python API).
 MAX_JOBS = 64
+
+
+def check_jobs(jobs, what: str = "--jobs") -> None:
+    """A number of worker processes within MAX_JOBS (None: the default)."""
+    if jobs is not None and (type(jobs) is not int or not 1 <= jobs <= MAX_JOBS):
+        from perceptron.errors import OptionError
+
+        raise OptionError(f"{what} {jobs}: choose 1 to {MAX_JOBS} worker processes")
 
 
 @dataclass

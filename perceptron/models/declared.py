@@ -628,13 +628,6 @@ class DeclaredModel:
             out[o] = v
         return out
 
-    def state_values(self) -> dict:
-        """The state as exact Fractions / lists, or floats."""
-        out = {}
-        for s, v in self.state.items():
-            out[s] = v.fractions() if isinstance(v, Q) else ([float(a) for a in v] if isinstance(v, np.ndarray) else v)
-        return out
-
 
 class _Points:
     """Intervals for perceptron._interval.ieval: a step's own (``step``) over exact point

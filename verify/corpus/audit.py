@@ -14,6 +14,7 @@ import time
 from perceptron import MemoryTrace, ParamError, train
 from perceptron.declared import variant_of
 from verify.certify.certificates import alternative_separator
+from verify.config import check_jobs
 from verify.corpus.evidence import finding_of, new_evidence, search_replay_command, symbolic_steps
 from verify.corpus.runs import (
     VARY_MAX_POINTS,
@@ -193,7 +194,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             # parsed again where it is audited (0.8 s for the six CoqPerceptron files), so that a
             # worker holds one dataset at a time rather than the main process holding them all
             load_spec(spec)
-    jobs = DEFAULT_JOBS if jobs is None else max(1, int(jobs))
+    check_jobs(jobs, "jobs =")
+    jobs = DEFAULT_JOBS if jobs is None else jobs
     agg = new_evidence(claims)
     needs = needs_of(claims)
     progress = Progress(quiet, colour)

@@ -129,13 +129,6 @@ class RunContext:
         return c
 
     @property
-    def rows_frac(self) -> list:
-        """The inputs as Fractions (built on first use: large for large datasets)."""
-        if getattr(self, "_rows_frac", None) is None:
-            self._rows_frac = [[Fraction(int(v), self.D) for v in r] for r in self.Xn]
-        return self._rows_frac
-
-    @property
     def kind(self) -> str:
         """separable / nonseparable / unknown: of the separator in use, else of the certificate."""
         if self.sep is not None:

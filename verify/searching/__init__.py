@@ -33,7 +33,6 @@ from verify.searching.declared_engine import is_declared, search_declared
 from verify.searching.domain import (
     DEFAULTS,
     LIMITS,
-    MAX_SETTINGS,
     SEARCHABLE_VARIANTS,
     Domain,
     SearchError,
@@ -102,9 +101,7 @@ def _prepare(claim, dom, widen):
         dom = domain_for(claim, dom)
     if dom.order not in ("any", "first", "cyclic"):
         raise SearchError(f"order must be any, first or cyclic, not {dom.order!r}")
-    if len(dom.settings()) > MAX_SETTINGS:
-        raise SearchError(f"{len(dom.settings())} run settings (eta x sign(0) x form); a search takes at most {MAX_SETTINGS}")
-    check_limits(dom)
+    check_limits(dom)  # the widened domain too (its settings among them)
     return dom
 
 
@@ -145,6 +142,9 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     never met in the domain"."""
     from verify.searching.enumeration import Budget, Enumerator
 
+    from verify.config import check_jobs
+
+    check_jobs(jobs, "jobs =")
     if getattr(claim, "given", None) is not None:
         return _search_premise(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
                                                 widen=widen, max_candidates=max_candidates, jobs=jobs,

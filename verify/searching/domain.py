@@ -127,6 +127,11 @@ def check_limits(dom: Domain, timeout: float | None = None) -> None:
     if (2 * dom.sep_box + 1) ** dom.dim > MAX_GRID:
         raise SearchError(f"--sep-box {dom.sep_box} --dim {dom.dim}: {(2 * dom.sep_box + 1) ** dom.dim} separators "
                           f"exceed {MAX_GRID} (verify.searching.domain.MAX_GRID)")
+    var = VARIANTS.get(dom.variant)  # counted as settings() builds them, without building them
+    settings = len(dom.etas) * (len(dom.sign0s) if var is None or var.tie is None else 1) * (
+        len(dom.forms) if var is None or var.half_form else 1)
+    if settings > MAX_SETTINGS:
+        raise SearchError(f"{settings} run settings (eta x sign(0) x form); a search takes at most {MAX_SETTINGS}")
     if timeout is not None and not (math.isfinite(timeout) and 0 < timeout <= MAX_SECONDS):
         raise SearchError(f"--timeout {timeout}: choose a number of seconds in (0, {MAX_SECONDS:.0f}]")
 
