@@ -49,12 +49,8 @@ def check(claim_id: str, data, *, claims=None):
     c = _claim(claim_id, claims)
     ds = data if isinstance(data, Dataset) else load(str(data))
     if c.when == "once":
-        from verify.language.scalar import ClaimTally, Env, eval_claim
-
-        tally = ClaimTally()
-        eval_claim(c, Env(None, {}), tally, {"once": True})
         ev = Evidence()
-        ev.add_tally(tally, None, None, None)
+        ev.evaluate_once(c)
         return finding_of(c, ev, "no dataset (evaluated once)", {})
     part = audit_dataset([c], ds.name, ds, False, needs_of([c]))
     return finding_of(c, part["agg"][c.id], f"1 dataset ({ds.name}), {part['runs']} runs", {})

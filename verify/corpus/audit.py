@@ -30,7 +30,6 @@ from verify.language.quantifiers import (
     ranging,
     uses_separator,
 )
-from verify.language.scalar import ClaimTally
 from verify.numbers import exact as X
 from verify.replay.dispatch import replay
 from verify.report.progress import Progress
@@ -236,11 +235,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             figures = pool.submit(_worker_figures, plots, sorted({c.document for c in claims}))
         for c in claims:
             if c.when == "once":
-                tally = ClaimTally()
-                from verify.language.scalar import Env, eval_claim
-
-                eval_claim(c, Env(None, {}), tally, {"once": True})
-                agg[c.id].add_tally(tally, None, None, None)
+                agg[c.id].evaluate_once(c)
         corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
         budget = {}  # symbolic seconds left per claim file

@@ -63,6 +63,14 @@ class Evidence:
             self.violation = {**detail, **({"run": run.describe(), "data": f"builtin:{run.dataset}"
                                             if run.dataset in BUILTIN else run.dataset} if run else {})}
 
+    def evaluate_once(self, c) -> None:
+        """A closed claim (when = "once") evaluated exactly, once: no run, no dataset."""
+        from verify.language.scalar import Env, eval_claim
+
+        tally = ClaimTally()
+        eval_claim(c, Env(None, {}), tally, {"once": True})
+        self.add_tally(tally, None, None, None)
+
     def add_tally(self, t: ClaimTally, run, ctx, separator_kind, separator=None) -> None:
         """One run's tally of the claim."""
         if t.not_applicable:
