@@ -28,6 +28,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
+from verify.config import check_jobs
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared
 from verify.searching.domain import (
@@ -141,8 +142,6 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     the premise (a second search, for ``not (given)`` refuted), else it is "unknown: premise
     never met in the domain"."""
     from verify.searching.enumeration import Budget, Enumerator
-
-    from verify.config import check_jobs
 
     check_jobs(jobs, "jobs =")
     if getattr(claim, "given", None) is not None:
