@@ -39,6 +39,8 @@ def _pa(*args, cwd=None):
      "k != 1 or (w == vec(0, 0) + (-1)*vec(-2, 0))", "update"),
     (r"R = \max_i \|x_i\|", "R == max_i(norm(x))", "dataset"),
     (r"\langle u, w_k \rangle \ge k \rho", "dot(w_opt, w) >= (k + 1)*gamma", "update"),
+    # the letter indexing the weights counts updates, whatever it is: the note's t is k, not the visits
+    (r"\mathbf{u}^\top \mathbf{w}_t \ge t\gamma", "dot(w_opt, w) >= (k + 1)*gamma", "update"),
 ])
 def test_relations_are_read_into_the_claim_language(tex, expr, when):
     t = translate(tex, base=1)

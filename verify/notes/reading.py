@@ -113,6 +113,7 @@ class _Renderer:
         self.current = 0  # the highest step offset (k + current is the current w)
         self.in_agg = []
         self.over_updates = False
+        self.counter = None  # the letter indexing the weights (k, t, q, T), once the relation is scanned
         self.unindexed_before = False  # an unindexed w at an update is the w the mistake is found with
 
     # the symbols -------------------------------------------------------------
@@ -228,6 +229,8 @@ class _Renderer:
                 raise Untranslated(f"the index {point} inside an aggregate over {self.in_agg[-1]}")
             if not self.in_agg:
                 self.points.add(point)
+        if node[2] is None and node[1] == self.counter:
+            name = "k"  # the letter that indexes the weights (w_t) counts their updates: the note's t is k
         if name == "k" and node[2] is None:
             shift = self.base - self.current if self.indices else 0
             self.names.add("k")
@@ -373,6 +376,7 @@ def _render_relation(tree, table, base, forall, running=False) -> Translation:
     if len(nums) > 1:
         raise Untranslated("two numbered iterates")
     r.current_is_num = bool(nums)
+    r.counter = steps[0][0] if steps else None
     r.current = max((s[1] for s in steps), default=0) if steps else (max(nums) - base if nums else 0)
     if len({s[1] for s in steps}) == 1 and "<-" not in parts and _mentions_point(tree) and not forall:
         r.current += 1  # one iterate beside the current point: the w the mistake is found with
