@@ -16,9 +16,13 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["TRUE", "FALSE", "UNDECIDED", "ieval", "point", "IntervalError"]
+__all__ = ["TRUE", "FALSE", "UNDECIDED", "UNDEFINED", "ieval", "point", "IntervalError", "Intervals"]
 
 TRUE, FALSE, UNDECIDED = 1, 0, -1
+#: A condition on an undefined value (a division by zero): only an exact arithmetic says so,
+#: and the logic below reads it as the claim evaluator does (left to right, stopping at the
+#: first operand that decides or is undefined).
+UNDEFINED = -2
 _INF = np.inf
 
 
@@ -110,11 +114,6 @@ def dot(a, b):
     return acc
 
 
-def _vec_scalar(op, v, s):
-    lo, hi = op((v[0], v[1]), (s[0][:, None], s[1][:, None]))
-    return lo, hi
-
-
 def _cmp(o, a, b):
     if o in ("<", "<="):
         t = (a[1] < b[0]) if o == "<" else (a[1] <= b[0])
@@ -132,133 +131,177 @@ def _cmp(o, a, b):
 
 
 def _and(a, b):
-    return np.where((a == FALSE) | (b == FALSE), FALSE, np.where((a == TRUE) & (b == TRUE), TRUE, UNDECIDED))
+    out = np.where((a == FALSE) | (b == FALSE), FALSE, np.where((a == TRUE) & (b == TRUE), TRUE, UNDECIDED))
+    out = np.where((a == TRUE) & (b == UNDEFINED), UNDEFINED, out)
+    return np.where((a == UNDEFINED) | ((a == UNDECIDED) & (b == UNDEFINED)), np.where(a == UNDEFINED, UNDEFINED, UNDECIDED), out)
 
 
 def _or(a, b):
-    return np.where((a == TRUE) | (b == TRUE), TRUE, np.where((a == FALSE) & (b == FALSE), FALSE, UNDECIDED))
+    out = np.where((a == TRUE) | (b == TRUE), TRUE, np.where((a == FALSE) & (b == FALSE), FALSE, UNDECIDED))
+    out = np.where((a == FALSE) & (b == UNDEFINED), UNDEFINED, out)
+    return np.where((a == UNDEFINED) | ((a == UNDECIDED) & (b == UNDEFINED)), np.where(a == UNDEFINED, UNDEFINED, UNDECIDED), out)
 
 
-def _is_vec(v):
-    return v[0].ndim == 2
+def _not(r):
+    return np.where(r == TRUE, FALSE, np.where(r == FALSE, TRUE, np.where(r == UNDEFINED, UNDEFINED, UNDECIDED)))
 
 
-def ieval(tree, env, m: int):
-    """Evaluate a compiled tree over M candidates.  ``env.get(name)`` returns intervals,
-    ``env.prev(j)`` an env, ``env.points()`` per-point envs (for the _i aggregates).
+class Intervals:
+    """The interval arithmetic the walker (``ieval``) computes with.  Another arithmetic (the
+    search's exact one, verify.searching.radicals) gives the same names over its own values."""
+
+    const = staticmethod(const)
+    neg = staticmethod(neg)
+    add = staticmethod(add)
+    sub = staticmethod(sub)
+    mul = staticmethod(mul)
+    div = staticmethod(div)
+    sq = staticmethod(sq)
+    sqrt = staticmethod(sqrt)
+    dot = staticmethod(dot)
+    cmp = staticmethod(_cmp)
+
+    @staticmethod
+    def over(a, k: int):
+        """Integers divided by the positive integer k."""
+        a = point(a)
+        return a if k == 1 else div(a, point(np.full(a[0].shape, k)))
+
+    @staticmethod
+    def is_vec(v):
+        return v[0].ndim == 2
+
+    @staticmethod
+    def scale(op, v, s):
+        """op(vector, scalar), the scalar broadcast over the coordinates."""
+        return op((v[0], v[1]), (s[0][:, None], s[1][:, None]))
+
+    @staticmethod
+    def columns(v):
+        return [(v[0][:, j], v[1][:, j]) for j in range(v[0].shape[1])]
+
+    @staticmethod
+    def stack(parts):
+        return np.stack([a[0] for a in parts], axis=1), np.stack([a[1] for a in parts], axis=1)
+
+    @staticmethod
+    def abs(a):
+        lo = np.where(a[0] >= 0, a[0], np.where(a[1] <= 0, -a[1], 0.0))
+        return lo, np.maximum(np.abs(a[0]), np.abs(a[1]))
+
+    @staticmethod
+    def extreme(name, vals):
+        """Elementwise min or max of several values."""
+        f = np.minimum.reduce if name == "min" else np.maximum.reduce
+        return f([v[0] for v in vals]), f([v[1] for v in vals])
+
+    @staticmethod
+    def rounded(name, a):
+        f = np.ceil if name == "ceil" else np.floor
+        return f(a[0]), f(a[1])
+
+    @staticmethod
+    def sign(a):
+        return np.sign(a[0]), np.sign(a[1])
+
+
+def ieval(tree, env, m: int, arith=Intervals):
+    """Evaluate a compiled tree over M candidates, to TRUE, FALSE or UNDECIDED per candidate
+    (a condition) or a value of ``arith`` (intervals unless told).  ``env.get(name)`` returns
+    values, ``env.prev(j)`` an env, ``env.points()`` per-point envs (for the _i aggregates).
     Undefined operations (0/0, inf - inf) give NaN bounds, which compare as undecided."""
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return _ieval(tree, env, m)
+        return _ieval(tree, env, m, arith)
 
 
-def _ieval(tree, env, m: int):
-    ieval = _ieval
+def _ieval(tree, env, m: int, A):
     op = tree[0]
     if op == "num":
-        return const(tree[1], m)
+        return A.const(tree[1], m)
     if op == "name":
         return env.get(tree[1])
     if op == "neg":
-        a = ieval(tree[1], env, m)
-        return neg(a)
+        return A.neg(_ieval(tree[1], env, m, A))
     if op == "not":
-        r = ieval(tree[1], env, m)
-        return np.where(r == TRUE, FALSE, np.where(r == FALSE, TRUE, UNDECIDED))
+        return _not(_ieval(tree[1], env, m, A))
     if op == "bin":
-        a, b = ieval(tree[2], env, m), ieval(tree[3], env, m)
+        a, b = _ieval(tree[2], env, m, A), _ieval(tree[3], env, m, A)
         o = tree[1]
-        va, vb = _is_vec(a), _is_vec(b)
+        va, vb = A.is_vec(a), A.is_vec(b)
         if o == "+":
-            return add(a, b)
+            return A.add(a, b)
         if o == "-":
-            return sub(a, b)
+            return A.sub(a, b)
         if o == "*":
             if va and not vb:
-                return _vec_scalar(mul, a, b)
+                return A.scale(A.mul, a, b)
             if vb and not va:
-                return _vec_scalar(mul, b, a)
-            return mul(a, b)
+                return A.scale(A.mul, b, a)
+            return A.mul(a, b)
         if o == "/":
-            return _vec_scalar(div, a, b) if va else div(a, b)
+            return A.scale(A.div, a, b) if va else A.div(a, b)
     if op == "pow":
-        a, e = ieval(tree[1], env, m), tree[2]
+        a, e = _ieval(tree[1], env, m, A), tree[2]
         if e < 0:
-            a, e = div(const(Fraction(1), m), a), -e
+            a, e = A.div(A.const(Fraction(1), m), a), -e
         if e == 2:
-            return sq(a)
-        out = const(Fraction(1), m)
+            return A.sq(a)
+        out = A.const(Fraction(1), m)
         for _ in range(e):
-            out = mul(out, a)
+            out = A.mul(out, a)
         return out
     if op == "cmp":
-        vals = [ieval(p, env, m) for p in tree[2]]
+        vals = [_ieval(p, env, m, A) for p in tree[2]]
         res = np.full(m, TRUE)
         for o, a, b in zip(tree[1], vals, vals[1:]):
-            if _is_vec(a):  # == / != componentwise
+            if A.is_vec(a):  # == / != componentwise
                 eq = np.full(m, TRUE)
-                for j in range(a[0].shape[1]):
-                    eq = _and(eq, _cmp("==", (a[0][:, j], a[1][:, j]), (b[0][:, j], b[1][:, j])))
-                if o == "!=":
-                    eq = np.where(eq == TRUE, FALSE, np.where(eq == FALSE, TRUE, UNDECIDED))
-                res = _and(res, eq)
+                for ca, cb in zip(A.columns(a), A.columns(b)):
+                    eq = _and(eq, A.cmp("==", ca, cb))
+                res = _and(res, _not(eq) if o == "!=" else eq)
                 continue
-            res = _and(res, _cmp(o, a, b))
+            res = _and(res, A.cmp(o, a, b))
         return res
-    if op == "and":
-        res = np.full(m, TRUE)
+    if op in ("and", "or"):
+        res = np.full(m, TRUE if op == "and" else FALSE)
         for t in tree[1]:
-            res = _and(res, ieval(t, env, m))
-        return res
-    if op == "or":
-        res = np.full(m, FALSE)
-        for t in tree[1]:
-            res = _or(res, ieval(t, env, m))
+            res = (_and if op == "and" else _or)(res, _ieval(t, env, m, A))
         return res
     if op == "prev":
-        return ieval(tree[1], env.prev(tree[2]), m)
+        return _ieval(tree[1], env.prev(tree[2]), m, A)
     if op == "agg":
         name, sub_ = tree[1], tree[2]
-        vals = [ieval(sub_, pe, m) for pe in env.points()]
+        vals = [_ieval(sub_, pe, m, A) for pe in env.points()]
         if name in ("all_i", "any_i"):
             res = np.full(m, TRUE if name == "all_i" else FALSE)
             for v in vals:
                 res = _and(res, v) if name == "all_i" else _or(res, v)
             return res
         if name == "sum_i":
-            acc = const(Fraction(0), m)
+            acc = A.const(Fraction(0), m)
             for v in vals:
-                acc = add(acc, v)
+                acc = A.add(acc, v)
             return acc
-        lo = np.minimum.reduce([v[0] for v in vals]) if name == "min_i" else np.maximum.reduce([v[0] for v in vals])
-        hi = np.minimum.reduce([v[1] for v in vals]) if name == "min_i" else np.maximum.reduce([v[1] for v in vals])
-        return lo, hi
+        return A.extreme(name[:3], vals)
     if op == "call":
         name = tree[1]
-        args = [ieval(a, env, m) for a in tree[2]]
+        args = [_ieval(a, env, m, A) for a in tree[2]]
         if name == "dot":
-            return dot(args[0], args[1])
+            return A.dot(args[0], args[1])
         if name == "norm2":
-            return dot(args[0], args[0])
+            return A.dot(args[0], args[0])
         if name == "norm":
-            return sqrt(dot(args[0], args[0]))
+            return A.sqrt(A.dot(args[0], args[0]))
         if name == "sqrt":
-            return sqrt(args[0])
+            return A.sqrt(args[0])
         if name == "abs":
-            a = args[0]
-            lo = np.where(a[0] >= 0, a[0], np.where(a[1] <= 0, -a[1], 0.0))
-            return lo, np.maximum(np.abs(a[0]), np.abs(a[1]))
+            return A.abs(args[0])
         if name in ("min", "max"):
-            f = np.minimum if name == "min" else np.maximum
-            lo, hi = args[0]
-            for a in args[1:]:
-                lo, hi = f(lo, a[0]), f(hi, a[1])
-            return lo, hi
+            return A.extreme(name, args)
         if name in ("ceil", "floor"):
-            f = np.ceil if name == "ceil" else np.floor
-            return f(args[0][0]), f(args[0][1])
+            return A.rounded(name, args[0])
         if name == "sign":
-            a = args[0]
-            return np.sign(a[0]), np.sign(a[1])
+            return A.sign(args[0])
         if name == "vec":
-            return (np.stack([a[0] for a in args], axis=1), np.stack([a[1] for a in args], axis=1))
+            return A.stack(args)
     raise IntervalError(f"{op} {tree[1] if len(tree) > 1 else ''} is not screened by intervals")

@@ -345,8 +345,6 @@ def _not_searched(c, f) -> str | None:
         return "its corpus verdict is unknown for a reason a search does not remove (see the reason)"
     if c.free:
         return "its free names are enumerated exactly with every corpus dataset instead"
-    if _has_equality(c.compiled.tree):  # identities are the symbolic engine's work: intervals cannot certify them
-        return "an equality, which interval screening cannot certify and the search does not evaluate exactly yet"
     return None
 
 
@@ -401,14 +399,6 @@ SEARCH_EXACT_BUDGET = 150
 SEARCH_CANDIDATE_BUDGET = 150_000
 #: A safety net only: far above what the budget allows on any reasonable machine.
 SEARCH_SECONDS = 120.0
-
-
-def _has_equality(tree) -> bool:
-    if not isinstance(tree, tuple):
-        return False
-    if tree[0] == "cmp" and ("==" in tree[1] or "!=" in tree[1]):
-        return True
-    return any(_has_equality(t) for t in tree[1:] if isinstance(t, tuple))
 
 
 #: Datasets whose Rosenblatt runs are drawn along k in the HTML report.

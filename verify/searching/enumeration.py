@@ -26,6 +26,7 @@ import numpy as np
 
 from perceptron import _interval as I
 from perceptron.variants import VARIANTS
+from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import confirm
 from verify.searching.domain import (
     MAX_W0,
@@ -40,6 +41,7 @@ from verify.searching.domain import (
     point_list,
     separators,
 )
+from verify.searching.radicals import Radicals
 
 __all__ = ["Enumerator", "ShardResult", "Budget", "BLOCK_DATASETS", "row_bytes"]
 
@@ -230,12 +232,12 @@ class Enumerator:
             if self.budget is not None:
                 self.budget.checked, self.budget.exact = saved[2]
             h = rows // 2
-            first = self._block(_sub(inst, slice(0, h)), n, cap)
+            first = self._block(subset(inst, slice(0, h)), n, cap)
             if first is not None and self.worst is None:
                 cap = first[0] - 1
                 if cap < first_length(self.claim):
                     return first
-            second = self._block(_sub(inst, slice(h, rows)), n, cap)
+            second = self._block(subset(inst, slice(h, rows)), n, cap)
             if second is not None and self.worst is None:
                 return (second[0], second[1] + h, second[2], second[3])
             return first
@@ -315,17 +317,13 @@ class Enumerator:
             parts.append(st["sumsq"][:, None])
             for h in st["hist"][-self.prev_depth:] if self.prev_depth else []:
                 parts += [h[0], h[1][:, None]]
-        first = _first_rows(parts)
-        out = {k: (v[first] if isinstance(v, np.ndarray) else v) for k, v in st.items() if k != "hist"}
-        out["hist"] = [(h[0][first], h[1][first], h[2], h[3][first]) for h in st["hist"]]
-        return out
+        return subset(st, _first_rows(parts))
 
     def _check_end(self, inst, st, conv, depth, n):
         sel = np.nonzero(conv)[0]
         if len(sel) == 0:
             return None
-        sub = {k: (v[sel] if isinstance(v, np.ndarray) else v) for k, v in st.items() if k != "hist"}
-        sub["hist"] = [(h[0][sel], h[1][sel], h[2], h[3][sel]) for h in st["hist"]]
+        sub = subset(st, sel)
         got = self._check_batch(inst, sub["inst"], sub, depth, n)
         if got is None:
             return None
@@ -348,12 +346,13 @@ class Enumerator:
         if self.worst is not None:
             return self._track_worst(inst, ins, state, depth, edge)
         self._count(m)
-        try:
-            env = self._env(inst, ins, state, edge, depth)
-            res = I.ieval(self.claim.compiled.tree, env, m)
-        except (I.IntervalError, IndexError, ValueError):
-            res = np.full(m, I.UNDECIDED)
-        for j in np.nonzero(res != I.TRUE)[0]:
+        res = self._screen(inst, ins, state, edge, depth, I.Intervals)
+        und = np.nonzero(res == I.UNDECIDED)[0]
+        if len(und):  # what intervals cannot decide (an equality, a bound met exactly), exactly
+            res[und] = self._screen(inst, ins[und], subset(state, und), subset(edge, und), depth, Radicals)
+        # a row where the claim is undefined (a division by zero) is no counterexample: the
+        # replay would say so and stop, as it does for the screen's TRUE
+        for j in np.nonzero((res == I.FALSE) | (res == I.UNDECIDED))[0]:
             self._tick()
             self.exact += 1
             b = self.budget
@@ -366,10 +365,18 @@ class Enumerator:
                 return int(j), found
         return None
 
+    def _screen(self, inst, ins, state, edge, depth, arith):
+        """TRUE, FALSE or UNDECIDED for each candidate, by the claim evaluated in ``arith``."""
+        try:
+            env = quantities(self, inst, ins, state, edge, depth, arith)
+            return I.ieval(self.claim.compiled.tree, env, len(ins), arith)
+        except (I.IntervalError, IndexError, ValueError, ArithmeticError):
+            return np.full(len(ins), I.UNDECIDED)
+
     def _track_worst(self, inst, ins, state, depth, edge):
         m = len(ins)
         self._count(m)
-        env = self._env(inst, ins, state, edge, depth)
+        env = quantities(self, inst, ins, state, edge, depth)
         lo, hi = I.ieval(self.worst[0], env, m)
         ratio = depth / np.maximum(hi, 1e-300)
         j = int(np.argmax(ratio))
@@ -380,94 +387,6 @@ class Enumerator:
                              "path": [int(p) for p in state["path"][j]],
                              "separator": None if inst["V"] is None else [int(v) for v in inst["V"][mi]]}
         return None
-
-    def _env(self, inst, ins, state, edge, depth):
-        """Interval values of every quantity for a batch of candidates, in the data's units
-        (x = X / L, w = W / S, b = B / S, score = (W.X + B L) / (S L)); each is computed when
-        the claim first asks for it."""
-        m = len(ins)
-        L, S = self.L, self.S
-        X, Y = inst["X"][ins], inst["Y"][ins]
-        vals = _Lazy()
-        vals.put("R2", lambda: _scaled(I.point(inst["R2"][ins]), L * L, m))
-        vals.put("R", lambda: I.sqrt(vals["R2"]))
-        vals.put("eta", lambda: I.const(self.eta, m))
-        vals.put("n", lambda: I.point(np.full(m, X.shape[1])))
-        vals.put("d", lambda: I.point(np.full(m, X.shape[2])))
-        vals.put("sign0", lambda: I.point(np.full(m, self.tie)))
-        if "W0" in inst:
-            vals.put("w0", lambda: _vec(inst["W0"][ins]))
-        if inst["V"] is not None:
-            V, C, Mg = inst["V"][ins], inst["C"][ins], inst["M"][ins]
-            vals.put("_nv", lambda: I.sqrt(I.point((V * V).sum(axis=1))))
-
-            def w_opt():
-                lo = np.empty(V.shape, dtype=float)
-                hi = np.empty(V.shape, dtype=float)
-                for j in range(V.shape[1]):
-                    lo[:, j], hi[:, j] = I.div(I.point(V[:, j]), vals["_nv"])
-                return lo, hi
-
-            def gamma():
-                g = I.div(vals["m_opt"], vals["_nv"])
-                return I.mul(g, I.const(1 - Fraction(1, 2**32), m)) if "strict_margin" in self.claim.assume else g
-
-            def w_hat_opt():
-                (lo, hi), bo = vals["w_opt"], I.div(vals["b_opt"], vals["R"])
-                return np.hstack([lo, bo[0][:, None]]), np.hstack([hi, bo[1][:, None]])
-
-            vals.put("w_opt", w_opt)
-            vals.put("v_opt", lambda: _vec(V))
-            vals.put("c_opt", lambda: _scaled(I.point(C), L, m))
-            vals.put("m_opt", lambda: _scaled(I.point(Mg), L, m))
-            vals.put("b_opt", lambda: I.div(vals["c_opt"], vals["_nv"]))
-            vals.put("gamma", gamma)
-            vals.put("w_hat_opt", w_hat_opt)
-            vals.put("separable", lambda: I.point(np.ones(m)))
-        prevs = {}
-        if state is not None:
-            vals.put("w", lambda: _scaled_vec(state["w"], S))
-            vals.put("b", lambda: _scaled(I.point(state["b"]), S, m))
-            vals.put("k", lambda: I.point(np.full(m, depth)))
-            vals.put("mistakes", lambda: vals["k"])
-            vals.put("converged", lambda: I.point(np.ones(m)))
-            vals.put("sumsq", lambda: _scaled(I.point(state["sumsq"]), L * L, m))
-            for j, h in enumerate(reversed(state["hist"]), 1):
-                pv = vals.child()
-                pv.put("w", lambda h=h: _scaled_vec(h[0], S))
-                pv.put("b", lambda h=h: _scaled(I.point(h[1]), S, m))
-                pv.put("k", lambda h=h: I.point(np.full(m, h[2])))
-                pv.put("mistakes", lambda pv=pv: pv["k"])
-                pv.put("sumsq", lambda h=h: _scaled(I.point(h[3]), L * L, m))
-                _with_hats(pv)
-                prevs[j] = _IEnv(pv, m)
-        if edge is not None:
-            vals.put("x", lambda: _scaled_vec(edge["x"], L))
-            vals.put("y", lambda: I.point(edge["y"]))
-            vals.put("score", lambda: _scaled(I.point(edge["score"]), S * L, m))
-
-            def out():
-                o = np.sign(edge["score"])
-                o[o == 0] = self.tie
-                return I.point(o)
-
-            vals.put("out", out)
-            vals.put("i", lambda: I.point(edge["i"]))
-        _with_hats(vals)
-
-        def points():
-            pts = []
-            for p in range(X.shape[1]):
-                pv = vals.child()
-                pv.put("x", lambda p=p: _scaled_vec(X[:, p], L))
-                pv.put("y", lambda p=p: I.point(Y[:, p]))
-                _with_hats(pv)
-                pts.append(_IEnv(pv, m, prevs))
-            for env in prevs.values():
-                env._points = pts
-            return pts
-
-        return _IEnv(vals, m, prevs, points)
 
     def _confirm(self, inst, mi, state, j):
         X, Y = inst["X"][mi], inst["Y"][mi]
@@ -515,94 +434,3 @@ def _first_rows(parts):
     first.sort()
     return first
 
-
-def _sub(inst, sl):
-    return {k: (v[sl] if isinstance(v, np.ndarray) else v) for k, v in inst.items()}
-
-
-# --------------------------------------------------------------------------- interval env
-
-class _Lazy(dict):
-    """Named interval values computed on first use (a claim names a few of them)."""
-
-    def __init__(self, parent=None):
-        super().__init__()
-        self.thunks, self.parent = {}, parent
-
-    def put(self, name, thunk):
-        self.thunks[name] = thunk
-        self.pop(name, None)
-
-    def child(self):
-        return _Lazy(self)
-
-    def __missing__(self, name):
-        if name in self.thunks:
-            v = self[name] = self.thunks[name]()
-            return v
-        if self.parent is not None:
-            return self.parent[name]
-        raise I.IntervalError(f"{name} is not defined here")
-
-    def has(self, name):
-        return name in self or name in self.thunks or (self.parent is not None and self.parent.has(name))
-
-
-class _IEnv:
-    """Interval values for a batch of M candidates."""
-
-    def __init__(self, vals: _Lazy, m: int, prevs=None, points=None):
-        self.vals, self.m, self._prevs, self._points = vals, m, prevs or {}, points
-
-    def get(self, name):
-        if not self.vals.has(name):
-            raise I.IntervalError(f"{name} is not defined here")
-        return self.vals[name]
-
-    def prev(self, j):
-        if j not in self._prevs:
-            raise I.IntervalError(f"prev(..., {j}) not available")
-        return self._prevs[j]
-
-    def points(self):
-        if self._points is None:
-            raise I.IntervalError("no points here")
-        if callable(self._points):
-            self._points = self._points()
-        return self._points
-
-
-def _vec(a):
-    a = np.asarray(a, dtype=np.float64)
-    return a, a
-
-
-def _with_hats(vals: _Lazy):
-    """w_hat = (w, b/R) and x_hat = (x, R), from the values of the same environment."""
-    def w_hat():
-        bl, bh = I.div(vals["b"], vals["R"])
-        return np.hstack([vals["w"][0], bl[:, None]]), np.hstack([vals["w"][1], bh[:, None]])
-
-    def x_hat():
-        R = vals["R"]
-        return np.hstack([vals["x"][0], R[0][:, None]]), np.hstack([vals["x"][1], R[1][:, None]])
-
-    vals.put("w_hat", w_hat)
-    vals.put("x_hat", x_hat)
-
-
-def _scaled(iv, k, m):
-    """The interval iv divided by the positive integer k (outward rounded)."""
-    return iv if k == 1 else I.div(iv, I.point(np.full(m, k)))
-
-
-def _scaled_vec(a, k):
-    if k == 1:
-        return _vec(a)
-    a = np.asarray(a)
-    lo = np.empty(a.shape, dtype=float)
-    hi = np.empty(a.shape, dtype=float)
-    kk = I.point(np.full(a.shape[0], k))
-    for j in range(a.shape[1]):
-        lo[:, j], hi[:, j] = I.div(I.point(a[:, j]), kk)
-    return lo, hi

@@ -1,0 +1,139 @@
+"""The search's exact arithmetic (verify.searching.radicals): values c sqrt(r) row by row,
+checked against sympy; and the search deciding equalities with it instead of the replay."""
+
+import random
+import textwrap
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+
+from perceptron._interval import FALSE, TRUE, UNDECIDED, UNDEFINED, ieval
+from verify.language.claims import builtin_claim_files, load_claims
+from verify.searching import Domain, search
+from verify.searching.radicals import Radicals as R
+from verify.searching.radicals import integers, scaled
+from verify.verdicts import Verdict
+
+BUILTIN = {c.id: c for f in builtin_claim_files() for c in load_claims(f).claims}
+
+
+def _sym(q, j):
+    """Row j of a scalar value, as a sympy number (None where undecided or undefined)."""
+    if q.bad[j] or q.undef[j]:
+        return None
+    return sympy.Rational(int(q.n[j]), int(q.d[j])) * sympy.sqrt(int(q.r[j]))
+
+
+def _random_values(rng, m):
+    """Rationals and square roots of rationals, small, with zeros and negatives."""
+    num = np.array([rng.randint(-6, 6) for _ in range(m)])
+    den = np.array([rng.randint(1, 4) for _ in range(m)])
+    q = R.div(integers(num), integers(den))
+    if rng.random() < 0.5:
+        q = R.sqrt(R.abs(q))
+        if rng.random() < 0.5:
+            q = R.neg(q)
+    return q
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_operations_agree_with_sympy(seed):
+    rng = random.Random(seed)
+    m = 40
+    a, b = _random_values(rng, m), _random_values(rng, m)
+    ops = {"+": (R.add, lambda x, y: x + y), "-": (R.sub, lambda x, y: x - y), "*": (R.mul, lambda x, y: x * y),
+           "/": (R.div, lambda x, y: x / y)}
+    decided = 0
+    for name, (op, ref) in ops.items():
+        got = op(a, b)
+        for j in range(m):
+            x, y = _sym(a, j), _sym(b, j)
+            if name == "/" and y == 0:
+                assert got.undef[j], (name, x, y)
+                continue
+            v = _sym(got, j)
+            if v is None:  # a sum of different square roots: undecided, never wrong
+                assert name in "+-" and got.bad[j]
+                continue
+            decided += 1
+            assert sympy.simplify(v - ref(x, y)) == 0, (name, x, y, v)
+    for o in ("<", "<=", "==", "!=", ">", ">="):  # comparisons are always decided
+        res = R.cmp(o, a, b)
+        for j in range(m):
+            want = {"<": sympy.Lt, "<=": sympy.Le, "==": sympy.Eq, "!=": sympy.Ne, ">": sympy.Gt,
+                    ">=": sympy.Ge}[o](_sym(a, j), _sym(b, j))
+            assert res[j] == (TRUE if bool(want) else FALSE), (o, _sym(a, j), _sym(b, j))
+    assert decided > 80  # most rows are decided (4 operations x 40 rows)
+
+
+def test_square_roots_meet_and_leave_the_form():
+    two_sqrt5 = R.sqrt(integers([20]))  # 2 sqrt(5): the square taken out of the radicand
+    assert (int(two_sqrt5.n[0]), int(two_sqrt5.r[0])) == (2, 5)
+    s = R.add(two_sqrt5, R.sqrt(integers([5])))  # 3 sqrt(5)
+    assert (int(s.n[0]), int(s.d[0]), int(s.r[0]), bool(s.bad[0])) == (3, 1, 5, False)
+    assert R.add(R.sqrt(integers([2])), R.sqrt(integers([3]))).bad[0]  # sqrt 2 + sqrt 3: undecided
+    assert R.sqrt(R.sqrt(integers([2]))).bad[0]  # nested roots: undecided
+    assert R.sqrt(integers([-1])).undef[0]
+    f = R.rounded("floor", scaled([-7], 2))
+    assert int(f.n[0]) == -4 and R.rounded("ceil", scaled([-7], 2)).n[0] == -3
+
+
+def test_past_int64_the_integers_are_python_ints():
+    big = integers([2**40, -(2**40)])
+    p = R.mul(R.mul(big, big), big)  # 2^120
+    assert p.n.dtype == object and int(p.n[0]) == 2**120 and int(p.n[1]) == -(2**120)
+    assert list(R.cmp("<", p, R.mul(p, integers([2, 2])))) == [TRUE, FALSE]
+
+
+def test_logic_reads_undefined_as_the_claim_evaluator_does():
+    """Left to right: a false operand before a division by zero decides an 'and'."""
+    env = _Env({"a": integers([0, 1, 1]), "z": integers([0, 0, 1])})
+    tree = ("and", (("cmp", ("!=",), (("name", "a"), ("num", Fraction(0)))),
+                    ("cmp", ("==",), (("bin", "/", ("name", "a"), ("name", "z")), ("num", Fraction(1))))))
+    assert list(ieval(tree, env, 3, R)) == [FALSE, UNDEFINED, TRUE]
+
+
+class _Env:
+    def __init__(self, vals):
+        self.vals = vals
+
+    def get(self, name):
+        return self.vals[name]
+
+
+def test_equalities_are_decided_without_the_replay():
+    """Identities with square roots (w_opt = v/|v|) hold on every candidate: decided by the
+    exact screen, with no candidate sent to the learner's replay (max_exact=0)."""
+    dom = Domain(points=2, dim=2, box=2, max_updates=4, sep_box=2)
+    for cid in ("000.numerator.identity", "000.denominator.expansion", "001.lemma1.expansion", "002.assume.alpha"):
+        res = search(BUILTIN[cid], dom, engine="enumerate", timeout=120, max_exact=0)
+        assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, (cid, res.to_json())
+
+
+def test_a_false_equality_is_refuted_and_replayed(tmp_path):
+    p = tmp_path / "eq.toml"
+    p.write_text(textwrap.dedent('''
+        [document]
+        file = "mine.md"
+
+        [[claim]]
+        id = "mine.pythagoras"
+        section = "s"
+        statement = "|w_{k+1}|^2 = |w_k|^2 + |x|^2 (the cross term forgotten)"
+        expr = "norm2(w) == norm2(prev(w)) + norm2(x)"
+        variants = ["rosenblatt"]
+        when = "update"
+        expect = "refuted"
+    '''))
+    claim = load_claims(str(p)).claims[0]
+    res = search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60,
+                 out_dir=str(tmp_path))
+    assert res.verdict == Verdict.REFUTED and res.counterexample["violation"]
+
+
+def test_interval_undecided_never_comes_from_exact_rows():
+    """Undecided stays a value of its own: the screen never calls it true."""
+    und = R.add(R.sqrt(integers([2])), R.sqrt(integers([3])))
+    assert R.cmp("==", und, und)[0] == UNDECIDED

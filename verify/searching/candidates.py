@@ -1,0 +1,166 @@
+"""The quantities of a batch of the search's candidates, in the arithmetic the caller asks for:
+intervals for the screen (perceptron._interval.Intervals), exact radicals for what the screen
+leaves undecided (verify.searching.radicals.Radicals).  Written once for both, so that the two
+evaluations cannot disagree about what a quantity means.
+
+Units: the enumerator keeps integers, x = X / L, w = W / S, b = B / S and score =
+(W.X + B L) / (S L); each quantity is computed when the claim first asks for it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from perceptron import _interval as I
+
+__all__ = ["quantities", "subset"]
+
+
+def subset(d, sel):
+    """The rows ``sel`` of a state or edge dict (its arrays and its history of earlier states)."""
+    if d is None:
+        return None
+    out = {k: (v[sel] if isinstance(v, np.ndarray) else v) for k, v in d.items() if k != "hist"}
+    if "hist" in d:
+        out["hist"] = [(h[0][sel], h[1][sel], h[2], h[3][sel]) for h in d["hist"]]
+    return out
+
+
+def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
+    """The environment of the claim's names for the candidates ``ins`` of the instances
+    ``inst`` of the enumerator ``en``, at ``depth`` updates, in the arithmetic ``A``."""
+    m = len(ins)
+    L, S = en.L, en.S
+    X, Y = inst["X"][ins], inst["Y"][ins]
+    vals = _Lazy()
+    vals.put("R2", lambda: A.over(inst["R2"][ins], L * L))
+    vals.put("R", lambda: A.sqrt(vals["R2"]))
+    vals.put("eta", lambda: A.const(en.eta, m))
+    vals.put("n", lambda: A.over(np.full(m, X.shape[1]), 1))
+    vals.put("d", lambda: A.over(np.full(m, X.shape[2]), 1))
+    vals.put("sign0", lambda: A.over(np.full(m, en.tie), 1))
+    if "W0" in inst:
+        vals.put("w0", lambda: A.over(inst["W0"][ins], 1))
+    if inst["V"] is not None:
+        V, C, Mg = inst["V"][ins], inst["C"][ins], inst["M"][ins]
+        vals.put("_nv", lambda: A.sqrt(A.over((V * V).sum(axis=1), 1)))
+
+        def gamma():
+            g = A.div(vals["m_opt"], vals["_nv"])
+            return A.mul(g, A.const(1 - Fraction(1, 2**32), m)) if "strict_margin" in en.claim.assume else g
+
+        def w_hat_opt():
+            return A.stack(A.columns(vals["w_opt"]) + [A.div(vals["b_opt"], vals["R"])])
+
+        vals.put("w_opt", lambda: A.scale(A.div, vals["v_opt"], vals["_nv"]))
+        vals.put("v_opt", lambda: A.over(V, 1))
+        vals.put("c_opt", lambda: A.over(C, L))
+        vals.put("m_opt", lambda: A.over(Mg, L))
+        vals.put("b_opt", lambda: A.div(vals["c_opt"], vals["_nv"]))
+        vals.put("gamma", gamma)
+        vals.put("w_hat_opt", w_hat_opt)
+        vals.put("separable", lambda: A.over(np.ones(m, dtype=np.int64), 1))
+    prevs = {}
+    if state is not None:
+        _run_state(vals, state, depth, m, L, S, A)
+        for j, h in enumerate(reversed(state["hist"]), 1):
+            pv = vals.child()
+            _run_state(pv, {"w": h[0], "b": h[1], "sumsq": h[3]}, h[2], m, L, S, A, final=False)
+            _with_hats(pv, A)
+            prevs[j] = _Env(pv, m)
+    if edge is not None:
+        vals.put("x", lambda: A.over(edge["x"], L))
+        vals.put("y", lambda: A.over(edge["y"], 1))
+        vals.put("score", lambda: A.over(edge["score"], S * L))
+
+        def out():
+            o = np.sign(edge["score"])
+            o[o == 0] = en.tie
+            return A.over(o, 1)
+
+        vals.put("out", out)
+        vals.put("i", lambda: A.over(edge["i"], 1))
+    _with_hats(vals, A)
+
+    def points():
+        pts = []
+        for p in range(X.shape[1]):
+            pv = vals.child()
+            pv.put("x", lambda p=p: A.over(X[:, p], L))
+            pv.put("y", lambda p=p: A.over(Y[:, p], 1))
+            _with_hats(pv, A)
+            pts.append(_Env(pv, m, prevs))
+        for env in prevs.values():
+            env._points = pts
+        return pts
+
+    return _Env(vals, m, prevs, points)
+
+
+def _run_state(vals, state, depth, m, L, S, A, final=True):
+    """w, b, k, mistakes, sumsq (and, for the current state, converged) of a run's state."""
+    vals.put("w", lambda: A.over(state["w"], S))
+    vals.put("b", lambda: A.over(state["b"], S))
+    vals.put("k", lambda: A.over(np.full(m, depth), 1))
+    vals.put("mistakes", lambda: vals["k"])
+    vals.put("sumsq", lambda: A.over(state["sumsq"], L * L))
+    if final:
+        vals.put("converged", lambda: A.over(np.ones(m, dtype=np.int64), 1))
+
+
+class _Lazy(dict):
+    """Named values computed on first use (a claim names a few of them)."""
+
+    def __init__(self, parent=None):
+        super().__init__()
+        self.thunks, self.parent = {}, parent
+
+    def put(self, name, thunk):
+        self.thunks[name] = thunk
+        self.pop(name, None)
+
+    def child(self):
+        return _Lazy(self)
+
+    def __missing__(self, name):
+        if name in self.thunks:
+            v = self[name] = self.thunks[name]()
+            return v
+        if self.parent is not None:
+            return self.parent[name]
+        raise I.IntervalError(f"{name} is not defined here")
+
+    def has(self, name):
+        return name in self or name in self.thunks or (self.parent is not None and self.parent.has(name))
+
+
+class _Env:
+    """The values of a batch of M candidates."""
+
+    def __init__(self, vals: _Lazy, m: int, prevs=None, points=None):
+        self.vals, self.m, self._prevs, self._points = vals, m, prevs or {}, points
+
+    def get(self, name):
+        if not self.vals.has(name):
+            raise I.IntervalError(f"{name} is not defined here")
+        return self.vals[name]
+
+    def prev(self, j):
+        if j not in self._prevs:
+            raise I.IntervalError(f"prev(..., {j}) not available")
+        return self._prevs[j]
+
+    def points(self):
+        if self._points is None:
+            raise I.IntervalError("no points here")
+        if callable(self._points):
+            self._points = self._points()
+        return self._points
+
+
+def _with_hats(vals: _Lazy, A):
+    """w_hat = (w, b/R) and x_hat = (x, R), from the values of the same environment."""
+    vals.put("w_hat", lambda: A.stack(A.columns(vals["w"]) + [A.div(vals["b"], vals["R"])]))
+    vals.put("x_hat", lambda: A.stack(A.columns(vals["x"]) + [vals["R"]]))
