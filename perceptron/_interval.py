@@ -132,14 +132,20 @@ def _cmp(o, a, b):
 
 def _and(a, b):
     out = np.where((a == FALSE) | (b == FALSE), FALSE, np.where((a == TRUE) & (b == TRUE), TRUE, UNDECIDED))
-    out = np.where((a == TRUE) & (b == UNDEFINED), UNDEFINED, out)
-    return np.where((a == UNDEFINED) | ((a == UNDECIDED) & (b == UNDEFINED)), np.where(a == UNDEFINED, UNDEFINED, UNDECIDED), out)
+    if a.min(initial=0) == UNDEFINED or b.min(initial=0) == UNDEFINED:
+        out = np.where((a == TRUE) & (b == UNDEFINED), UNDEFINED, out)
+        out = np.where((a == UNDECIDED) & (b == UNDEFINED), UNDECIDED, out)
+        out = np.where(a == UNDEFINED, UNDEFINED, out)
+    return out
 
 
 def _or(a, b):
     out = np.where((a == TRUE) | (b == TRUE), TRUE, np.where((a == FALSE) & (b == FALSE), FALSE, UNDECIDED))
-    out = np.where((a == FALSE) & (b == UNDEFINED), UNDEFINED, out)
-    return np.where((a == UNDEFINED) | ((a == UNDECIDED) & (b == UNDEFINED)), np.where(a == UNDEFINED, UNDEFINED, UNDECIDED), out)
+    if a.min(initial=0) == UNDEFINED or b.min(initial=0) == UNDEFINED:
+        out = np.where((a == FALSE) & (b == UNDEFINED), UNDEFINED, out)
+        out = np.where((a == UNDECIDED) & (b == UNDEFINED), UNDECIDED, out)
+        out = np.where(a == UNDEFINED, UNDEFINED, out)
+    return out
 
 
 def _not(r):

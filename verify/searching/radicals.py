@@ -100,6 +100,8 @@ def scaled(a, k: int) -> Q:
 
 def _reduce_radicand(n, r):
     """Move square factors of r into n: a perfect square entirely, the small primes' squares."""
+    if not (r != 1).any():
+        return n, r
     s, ok = _isqrt(r)
     n = np.where(ok, _times(n, s), n)
     r = np.where(ok, 1, r)
@@ -150,7 +152,10 @@ class Radicals:
         same = (a.r == b.r) | (a.n == 0) | (b.n == 0)
         r = np.where(a.n == 0, b.r, a.r)
         # radicands whose product is a square: sqrt(rb) = s / ra * sqrt(ra)
-        s, ok = _isqrt(_times(a.r, b.r))
+        if same.all():
+            s, ok = a.r, same
+        else:
+            s, ok = _isqrt(_times(a.r, b.r))
         conv = ~same & ok
         bn = np.where(conv, _times(b.n, s), b.n)
         bd = np.where(conv, _times(b.d, a.r), b.d)
