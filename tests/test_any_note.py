@@ -281,6 +281,29 @@ def test_a_symbolic_refutation_comes_with_vectors_that_recheck_exactly(tmp_path)
     s = [p + y * q for p, q in zip(w, x)]
     assert not dot(s, s) >= dot(w, w) + dot(x, x)  # the step fails there, exactly
     assert "at the vectors w = (" in step["detail"]
+    # the printed command re-checks it: run as printed, it exits 1 and names the failing step
+    rc, out = _run_printed(f.evidence["replay"])
+    assert rc == 1 and "refuted at these values" in out and "FAILS" in out, out
+
+
+def test_a_symbolic_claim_at_values_that_do_not_refute_it(tmp_path, capsys):
+    """proof-audit claims at: a hypothesis false there is no counterexample (0); a value missing
+    or not a number is bad input (2), one line."""
+    from verify.cli import main
+
+    path = tmp_path / "claims_sym.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "sym.wrong"\nsection = "s"\nstatement = "s"\nwhen = "symbolic"\n'
+                    'vectors = ["w", "x"]\nscalars = ["y"]\nhypotheses = ["y**2 == 1"]\n'
+                    'steps = ["norm2(w + y*x) >= norm2(w) + norm2(x)"]\nexpect = "holds"\n')
+    assert main(["claims", "at", "sym.wrong", "w=1,0", "x=1,0", "y=2", "--claims", str(path)]) == 0
+    assert "a hypothesis does not hold" in capsys.readouterr().out
+    assert main(["claims", "at", "sym.wrong", "w=1,0", "x=0,1", "y=1", "--claims", str(path)]) == 0
+    assert "every step holds" in capsys.readouterr().out
+    assert main(["claims", "at", "sym.wrong", "w=1,0", "x=-1,0", "y=1", "--claims", str(path)]) == 1
+    assert main(["claims", "at", "sym.wrong", "w=1,0", "y=1", "--claims", str(path)]) == 2
+    assert "no value given for x" in capsys.readouterr().err
+    assert main(["claims", "at", "sym.wrong", "w=1,0", "x=1,nan", "y=1", "--claims", str(path)]) == 2
+    assert main(["claims", "at", "sym.wrong", "w=1,0", "x=1", "y=1", "--claims", str(path)]) == 2
 
 
 @pytest.mark.parametrize("scalar", [False, True])

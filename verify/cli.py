@@ -15,11 +15,11 @@ from fractions import Fraction
 
 from perceptron import InputError, Params, load, open_writer, train
 from perceptron._numbers import NumberError, format_rational, parse_rational
-from perceptron.errors import OptionError
 from perceptron.declared import variant_of
+from perceptron.errors import OptionError
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
-from verify.config import check_jobs
+from verify.config import check_jobs, check_out_dir
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
 __all__ = ["main"]
@@ -224,10 +224,23 @@ def cmd_lint(args) -> int:
     return 2 if problems else 0
 
 
+def _claim_named(args):
+    match = [c for c in _load_all_claims(_claim_paths(args)) if c.id == args.claim_id]
+    if not match:
+        raise UsageError(f"no claim {args.claim_id!r} in the claim files")
+    return match[0]
+
+
 def _cmd_draft(args) -> int:
     from verify.notes.draft import cmd_draft
 
     return cmd_draft(args)
+
+
+def _cmd_at(args) -> int:
+    from verify.symbolic.at import cmd_at
+
+    return cmd_at(_claim_named(args), args.values)
 
 
 def cmd_certify(args) -> int:
@@ -362,7 +375,13 @@ def cmd_run(args) -> int:
     from verify.corpus.audit import audit
     from verify.corpus.cache import load, restore, run_key, store
     from verify.language.claims import load_claims, with_notes_dir
-    from verify.report.results import findings_of, print_table, print_tightness, use_colour, write_results
+    from verify.report.results import (
+        findings_of,
+        print_table,
+        print_tightness,
+        use_colour,
+        write_results,
+    )
 
     cfg = _config()
     paths = _claim_paths(args)
@@ -381,7 +400,7 @@ def cmd_run(args) -> int:
     args.out = args.out or cfg.out or "reports"
     args.jobs = args.jobs if args.jobs is not None else cfg.jobs
     check_jobs(args.jobs)
-    _check_out_dir(args.out, out_label, marker="results.json")
+    check_out_dir(args.out, out_label, marker="results.json")
     domain = None
     if cfg.search:
         from verify.corpus.audit import AUDIT_DOMAIN
@@ -463,11 +482,7 @@ def cmd_search(args) -> int:
     from ._child import MemoryCap
     from .report.terminal import ShardProgress, search_text, worst_text
 
-    claims = _load_all_claims(_claim_paths(args))
-    match = [c for c in claims if c.id == args.claim_id]
-    if not match:
-        raise UsageError(f"no claim {args.claim_id!r} in the claim files")
-    claim = match[0]
+    claim = _claim_named(args)
     cfg = _config()  # [tool.proof-audit] and its search table, under the command line
     for k, default in DEFAULTS.items():
         if getattr(args, k) is None:
@@ -480,7 +495,7 @@ def cmd_search(args) -> int:
     if not (math.isfinite(args.max_memory) and 0.5 <= args.max_memory <= 1024):
         raise UsageError(f"--max-memory {args.max_memory}: choose 0.5 to 1024 GiB")
     _check_etas(args.eta)
-    _check_out_dir(args.out, "--out", marker=None)
+    check_out_dir(args.out, "--out", marker=None)
     if args.results:  # checked before the search, not after its work
         if os.path.isdir(args.results) or not os.access(os.path.dirname(os.path.abspath(args.results)), os.W_OK):
             raise UsageError(f"--results {args.results}: cannot write a file there")
@@ -528,29 +543,6 @@ def _check_etas(etas):
                 raise ValueError
         except (ValueError, NumberError):
             raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
-
-
-def _check_out_dir(path: str, option: str, marker: str | None) -> None:
-    """An output directory must be creatable and writable, and either new, empty, or one this
-    tool wrote before (holding ``marker``): never /, never a file, never someone's folder."""
-    real = os.path.realpath(path)
-    if real == os.path.realpath(os.sep) or real == os.path.realpath(os.path.expanduser("~")):
-        raise UsageError(f"{option} {path}: refusing to write into {real}; name a directory for the results")
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise UsageError(f"{option} {path}: exists and is not a directory")
-    if os.path.isdir(path):
-        entries = os.listdir(path)
-        if entries and marker is not None and marker not in entries:
-            raise UsageError(f"{option} {path}: a non-empty directory without a previous {marker}; "
-                             "name a new or empty directory")
-    try:
-        os.makedirs(path, exist_ok=True)
-        probe = os.path.join(path, ".proof-audit-write-test")
-        with open(probe, "w") as fh:
-            fh.write("")
-        os.remove(probe)
-    except OSError as e:
-        raise UsageError(f"{option} {path}: cannot write there: {e.strerror or e}") from None
 
 
 EXIT_CODES = """exit codes:
@@ -723,7 +715,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="write over an existing file (its [notation] is kept)")
     p.set_defaults(func=_cmd_draft)
 
-    p = command("claims", "claim file tools", "lint: validate claim files without auditing them.")
+    p = command("claims", "claim file tools", "lint: validate claim files without auditing them; at: a symbolic "
+                "claim at given values.")
     csub = p.add_subparsers(dest="claims_command", required=True, metavar="TOOL")
     q = csub.add_parser("lint", help="validate claim files; problems as FILE:LINE:COL: message",
                         description="Validates claim files (TOML, fields, expressions, variants, assumptions) "
@@ -733,6 +726,15 @@ def build_parser() -> argparse.ArgumentParser:
                         formatter_class=_Formatter)
     q.add_argument("files", nargs="+", help="claim files (TOML)")
     q.set_defaults(func=cmd_lint)
+    q = csub.add_parser("at", help="a symbolic claim's hypotheses and steps at given values, exactly",
+                        description="Evaluates a symbolic claim exactly at NAME=VALUE values (the replay printed "
+                                    "beside a refuted step).", formatter_class=_Formatter,
+                        epilog="exit codes:\n  0  no step fails there, or a hypothesis does not hold\n  1  every "
+                               "hypothesis holds and a step fails (refuted)\n  2  bad input or usage")
+    q.add_argument("claim_id", help="the id of a symbolic claim")
+    q.add_argument("values", nargs="+", help="NAME=VALUE for a scalar (y=-1, eta=1/2), NAME=a,b,... for a vector")
+    q.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
+    q.set_defaults(func=_cmd_at)
     return ap
 
 

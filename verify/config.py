@@ -148,3 +148,28 @@ def search_domain(cfg: Config, base):
 
 def _rel(base: str, p: str) -> str:
     return os.path.normpath(os.path.join(base, p))
+
+
+def check_out_dir(path: str, option: str, marker: str | None) -> None:
+    """An output directory must be creatable and writable, and either new, empty, or one this
+    tool wrote before (holding ``marker``): never /, never a file, never someone's folder."""
+    from perceptron.errors import OptionError
+
+    real = os.path.realpath(path)
+    if real == os.path.realpath(os.sep) or real == os.path.realpath(os.path.expanduser("~")):
+        raise OptionError(f"{option} {path}: refusing to write into {real}; name a directory for the results")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise OptionError(f"{option} {path}: exists and is not a directory")
+    if os.path.isdir(path):
+        entries = os.listdir(path)
+        if entries and marker is not None and marker not in entries:
+            raise OptionError(f"{option} {path}: a non-empty directory without a previous {marker}; "
+                             "name a new or empty directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".proof-audit-write-test")
+        with open(probe, "w") as fh:
+            fh.write("")
+        os.remove(probe)
+    except OSError as e:
+        raise OptionError(f"{option} {path}: cannot write there: {e.strerror or e}") from None

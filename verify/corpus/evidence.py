@@ -199,6 +199,14 @@ def _symbolic_finding(c, budget: dict, done=None) -> Finding:
     failing = [s for s in steps if s.verdict != Verdict.PROVED]
     if failing:
         ev["first_failing_step"] = failing[0].step
+    refuted = [s for s in steps if s.verdict == Verdict.REFUTED and s.counterexample]
+    if refuted:  # the values that refute it, re-checked by a command (when they are concrete)
+        from verify.symbolic.at import at_command
+        from verify.symbolic.steps import values_of
+
+        vals = values_of(refuted[0].counterexample, sym["vectors"], sym["scalars"])
+        if vals is not None:
+            ev["replay"] = at_command(c, vals)
     return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
 
 

@@ -292,5 +292,7 @@ def _details(f):
     for st in ev.get("steps", []):
         if st["verdict"] != "proved":
             yield f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})"
+    if "steps" in ev and ev.get("replay"):
+        yield f"replay: {ev['replay']}"
     if "min_slack" in ev and f.verdict.label != "refuted":
         yield f"smallest slack {ev['min_slack']['exact']} (~{ev['min_slack']['approx'] if ev['min_slack']['approx'] is not None else float('inf'):.3g}) at {ev.get('min_slack_at')}"

@@ -31,7 +31,7 @@ import sympy
 from verify._child import ChildServer, run_in_child
 from verify.verdicts import Verdict
 
-__all__ = ["StepResult", "check_symbolic", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
+__all__ = ["StepResult", "check_symbolic", "check_at", "values_of", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
 
 #: Hard limit for one z3 query (seconds).  Steps of the notes decide in well under a second;
 #: a query that needs longer is reported unknown rather than allowed to stall the audit.
@@ -504,3 +504,52 @@ def _holds_at(rel, subs):
     a, o, b = rel
     d = sympy.nsimplify(sympy.simplify((a - b).subs(subs)))
     return bool({"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "==": d == 0, "!=": d != 0}[o]) if d.is_number else None
+
+
+# ------------------------------------------------------------------ a claim at given values
+
+def check_at(vectors, scalars, hyps, steps, values: dict) -> list:
+    """Every hypothesis and step of a symbolic claim evaluated exactly at given values (the
+    replay of a refuted step): ``values`` maps each vector to a tuple of Fractions (one
+    dimension for all) and each scalar to a Fraction.  Returns [(kind, source, relation, lhs,
+    rhs, holds)], kind "hypothesis" or "step", one entry per link of a chain; raises
+    ValueError naming a missing, extra or mis-sized value."""
+    missing = [n for n in list(vectors) + list(scalars) if n not in values]
+    if missing:
+        raise ValueError(f"no value given for {', '.join(missing)}")
+    extra = [n for n in values if n not in vectors and n not in scalars]
+    if extra:
+        raise ValueError(f"{', '.join(extra)} is not a vector or scalar of the claim")
+    dims = {len(values[v]) for v in vectors if isinstance(values[v], tuple)}
+    if any(not isinstance(values[v], tuple) for v in vectors) or len(dims) > 1:
+        raise ValueError("every vector needs coordinates (a,b,...), all of one dimension")
+    subs = {sympy.Symbol(s, real=True): sympy.Rational(values[s].numerator, values[s].denominator) for s in scalars}
+    for a in vectors:
+        for b in vectors:
+            ip = sum(p * q for p, q in zip(values[a], values[b]))
+            subs[_gram(a, b)] = sympy.Rational(ip.numerator, ip.denominator)
+    conv = _ToSympy(vectors, scalars)
+    out = []
+    for kind, items in (("hypothesis", hyps), ("step", steps)):
+        for st in items:
+            try:
+                rels = _relations(st.tree, conv)
+            except _Unsupported as e:
+                raise ValueError(f"{st.source}: {e}") from None
+            for a, o, b in rels:
+                la, lb = sympy.nsimplify(a.subs(subs)), sympy.nsimplify(b.subs(subs))
+                out.append((kind, st.source, f"{a} {o} {b}", la, lb, _holds_at((a, o, b), subs)))
+    return out
+
+
+def values_of(counterexample: dict, vectors, scalars) -> dict | None:
+    """The concrete values of a refuted step's counterexample, every vector and scalar of the
+    claim given (those the model leaves free: 0, as the exact confirmation took them); None when
+    the model's inner products were not realised as vectors."""
+    got = counterexample.get("vectors") or {}
+    if any(k.startswith("<") for k in counterexample) and not got:
+        return None
+    dim = len(next(iter(got.values()))) if got else 1
+    vals = {v: tuple(got.get(v, ["0"] * dim)) for v in vectors}
+    vals.update({s: counterexample.get(s, "0") for s in scalars})
+    return vals
