@@ -399,3 +399,65 @@ def test_a_premise_and_expression_too_long_together_are_not_searched_and_say_why
     path.write_text(HEAD + _claim("p.long", given, expr))
     [f] = verify.audit([str(path)], jobs=1)
     assert "exceed the expression limits" in f.evidence["search"]["not searched"], f.evidence["search"]
+
+
+VISITS = HEAD + '''[[claim]]
+id = "v.margin"
+section = "s"
+statement = "after the first update every visited point has y w.x >= 0"
+when = "visit"
+variants = ["rosenblatt"]
+expr = "k == 0 or y*dot(w, x) >= 0"
+expect = "holds"
+
+[[claim]]
+id = "v.score"
+section = "s"
+statement = "the score is w.x, and a point is a mistake when y w.x <= 0"
+when = "visit"
+variants = ["rosenblatt"]
+expr = "score == dot(w, x) and (out != y or y*score > 0)"
+expect = "holds"
+
+[[claim]]
+id = "u.converges"
+section = "s"
+statement = "every run converges (false without separability)"
+when = "update"
+variants = ["rosenblatt"]
+expr = "converged == 1"
+expect = "holds"
+'''
+
+
+def test_visit_claims_are_searched_in_a_deterministic_order(tmp_path, monkeypatch):
+    """A visit claim is searched over the visits of cyclic runs (the visits 'any' has none of):
+    the false one is refuted and its printed replay reproduces it; the true one has none in D."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_v.toml"
+    path.write_text(VISITS)
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=2, dim=2, box=2, max_updates=3, sep_box=2)
+    res = search(claims["v.margin"], dom, engine="enumerate", timeout=60, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED and res.domain["order"] == "cyclic", res.to_json()
+    monkeypatch.chdir(tmp_path)
+    rc, out = _run_printed(res.files["replay"])
+    assert rc == 1 and "v.margin: refuted" in out, out
+    res = search(claims["v.score"], dom, engine="enumerate", timeout=60)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.to_json()
+    with pytest.raises(Exception, match="deterministic order"):
+        search(claims["v.score"], Domain(points=2, dim=2, box=2, max_updates=3, order="any"), engine="enumerate",
+               widen=False)
+
+
+def test_converged_is_not_read_at_an_update_by_the_search(tmp_path):
+    """At an update a run's end is not known (the replay says 'not available'): the search does
+    not read converged there (it was read as 1, so 'converged == 1' had none in D); it says why."""
+    from verify.searching import Domain, SearchError, search
+
+    path = tmp_path / "claims_v.toml"
+    path.write_text(VISITS)
+    claim = next(c for c in load_claims(str(path)).claims if c.id == "u.converges")
+    with pytest.raises(SearchError, match="knows only at its end"):
+        search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60)

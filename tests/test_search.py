@@ -142,8 +142,14 @@ def test_search_cli_and_replay_command(tmp_path, capsys):
 
 
 def test_search_rejects_unsearchable(capsys):
-    assert main(["search", "001.hat.score"]) == 2
-    assert "handles update, end and dataset claims" in capsys.readouterr().err
+    """A claim the search cannot decide is refused with its reason, exit 2 (a symbolic one, a
+    visit claim under z3, a claim about named datasets)."""
+    assert main(["search", "001.lemma1.proof"]) == 2
+    assert "handles visit, update, end and dataset claims" in capsys.readouterr().err
+    assert main(["search", "001.hat.score", "--engine", "z3"]) == 2
+    assert "visit claim" in capsys.readouterr().err
+    assert main(["search", "000.example.w5"]) == 2
+    assert "particular datasets" in capsys.readouterr().err
 
 
 def test_worst_ratio_of_true_bound_is_at_most_one():

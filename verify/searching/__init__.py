@@ -102,6 +102,9 @@ def _prepare(claim, dom, widen):
         dom = domain_for(claim, dom)
     if dom.order not in ("any", "first", "cyclic"):
         raise SearchError(f"order must be any, first or cyclic, not {dom.order!r}")
+    if claim.when == "visit" and dom.order == "any":
+        raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first or "
+                          "cyclic), whose visits are the run's; under 'any' they are not defined")
     check_limits(dom)  # the widened domain too (its settings among them)
     return dom
 
@@ -152,6 +155,9 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     check_limits(dom, timeout)  # as given, and as widened
     check_searchable(claim)
     variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+    if claim.when == "visit" and (engine in ("z3", "hypothesis") or is_declared(variant)):
+        raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
+                          "(--engine enumerate)")
     if is_declared(variant):
         if jobs > 1 or scheduler:
             raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
@@ -175,7 +181,10 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     workers = max(1, min(jobs, max_memory // per_worker))
     if engine == "auto":
         states = _states(claim, dom, enumerators)
-        if states <= AUTO_ENUMERATION_STATES:
+        if claim.when == "visit":
+            engines = ["enumerate"]
+            choice = "auto: enumeration (the engine that steps visits)"
+        elif states <= AUTO_ENUMERATION_STATES:
             engines = ["enumerate", "z3", "hypothesis"]
             choice = (f"auto: enumeration first: the domain has at most {states:,} states to screen "
                       f"(<= {AUTO_ENUMERATION_STATES:,}, AUTO_ENUMERATION_STATES), so it can complete")

@@ -64,10 +64,10 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
         vals.put("separable", lambda: A.over(np.ones(m, dtype=np.int64), 1))
     prevs = {}
     if state is not None:
-        _run_state(vals, state, depth, m, L, S, A)
+        _run_state(vals, state, depth, m, L, S, A, end=en.claim.when == "end")
         for j, h in enumerate(reversed(state["hist"]), 1):
             pv = vals.child()
-            _run_state(pv, {"w": h[0], "b": h[1], "sumsq": h[3]}, h[2], m, L, S, A, final=False)
+            _run_state(pv, {"w": h[0], "b": h[1], "sumsq": h[3]}, h[2], m, L, S, A)
             _with_hats(pv, A)
             prevs[j] = _Env(pv, m)
     if edge is not None:
@@ -99,14 +99,14 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
     return _Env(vals, m, prevs, points)
 
 
-def _run_state(vals, state, depth, m, L, S, A, final=True):
-    """w, b, k, mistakes, sumsq (and, for the current state, converged) of a run's state."""
+def _run_state(vals, state, depth, m, L, S, A, end=False):
+    """w, b, k, mistakes, sumsq (and, for the current state of an end claim, converged) of a run's state."""
     vals.put("w", lambda: A.over(state["w"], S))
     vals.put("b", lambda: A.over(state["b"], S))
     vals.put("k", lambda: A.over(np.full(m, depth), 1))
     vals.put("mistakes", lambda: vals["k"])
     vals.put("sumsq", lambda: A.over(state["sumsq"], L * L))
-    if final:
+    if end:  # an end claim sees converged runs only (elsewhere a run's end is not known: not searched)
         vals.put("converged", lambda: A.over(np.ones(m, dtype=np.int64), 1))
 
 

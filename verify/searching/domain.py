@@ -163,6 +163,8 @@ def domain_for(claim, base: Domain) -> Domain:
         kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
     if claim.orders:  # the stated order is part of the domain: its runs are deterministic on ordered datasets
         kw["order"] = claim.orders[0]
+    elif claim.when == "visit" and base.order == "any":  # visits are a deterministic order's
+        kw["order"] = "cyclic"
     return Domain(**{**asdict(base), **kw})
 
 
@@ -185,8 +187,9 @@ SEARCHABLE_ORDERS = ("first", "cyclic")
 
 
 def check_searchable(claim):
-    if claim.when not in ("update", "end", "dataset") or claim.compiled is None:
-        raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles update, end and dataset claims")
+    if claim.when not in ("visit", "update", "end", "dataset") or claim.compiled is None:
+        raise SearchError(f"claim {claim.id} is evaluated '{claim.when}'; the search handles visit, update, end and "
+                          "dataset claims")
     if claim.datasets:
         raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
     if claim.orders and (len(claim.orders) != 1 or claim.orders[0] not in SEARCHABLE_ORDERS):
@@ -199,6 +202,10 @@ def check_searchable(claim):
                           "of its candidates, so it does not search it")
     if "converged" in claim.assume and claim.when != "end":
         raise SearchError(f"claim {claim.id} assumes the run converges; the search's runs are cut at max_updates")
+    names = set(claim.compiled.names) | set(claim.given.names if getattr(claim, "given", None) is not None else ())
+    if "converged" in names and claim.when != "end":
+        raise SearchError(f"claim {claim.id} uses converged, which a run knows only at its end (an {claim.when} "
+                          "claim's evaluations cannot read it)")
     bad = set(claim.compiled.names) & UNSUPPORTED_NAMES
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
@@ -216,8 +223,8 @@ def label_symmetric(claim, variant, tie) -> bool:
 
 def first_length(claim) -> int:
     """The fewest updates at which the claim is evaluated: 1 for update claims (at each update),
-    0 for end claims (a run may converge before any update: w0 that separates, or sign(0) =
-    the label) and dataset claims."""
+    0 for visit claims (the first visits see w0), end claims (a run may converge before any
+    update: w0 that separates, or sign(0) = the label) and dataset claims."""
     return 1 if claim.when == "update" else 0
 
 

@@ -254,7 +254,7 @@ class Enumerator:
         st = {"inst": np.arange(M), "w": inst["W0"] * self.S, "b": inst["B0"] * self.S,
               "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64),
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
-        end = self.claim.when == "end"
+        end, visit = self.claim.when == "end", self.claim.when == "visit"
         for depth in range(1, cap + 1):
             self._tick()
             Xi, Yi = X[st["inst"]], Y[st["inst"]]
@@ -264,6 +264,10 @@ class Enumerator:
             mist = out != Yi
             if end:  # runs that converged after depth - 1 updates (0: before any)
                 got = self._check_end(inst, st, ~mist.any(axis=1), depth - 1, n)
+                if got is not None:
+                    return got
+            if visit:  # the visits each state makes before its next update
+                got = self._check_visits(inst, st, mist, scores, depth - 1, n)
                 if got is not None:
                     return got
             order = self.dom.order
@@ -300,11 +304,13 @@ class Enumerator:
                 if got is not None:
                     return (depth, int(ins[got[0]]), [int(v) for v in new["path"][got[0]]], got[1])
             st = self._dedupe(new)
-        if end:
+        if end or visit:
             Xi, Yi = X[st["inst"]], Y[st["inst"]]
             scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
             out = np.sign(scores)
             out[out == 0] = self.tie
+            if visit:
+                return self._check_visits(inst, st, out != Yi, scores, cap, n)
             return self._check_end(inst, st, ~(out != Yi).any(axis=1), cap, n)
         return None
 
@@ -328,6 +334,25 @@ class Enumerator:
         if got is None:
             return None
         return (depth, int(sub["inst"][got[0]]), [int(v) for v in sub["path"][got[0]]], got[1])
+
+    def _check_visits(self, inst, st, mist, scores, depth, n):
+        """A visit claim at the visits each state makes before its next update, in its order
+        (``first``: from point 0; ``cyclic``: from the state's position), up to and including
+        the next mistake, or every point when there is none (the run's last, clean pass); the
+        state's w, b and k = ``depth`` are those the visits see."""
+        nn = mist.shape[1]
+        off = np.arange(nn)[None, :] if self.dom.order == "first" else (np.arange(nn)[None, :] - st["pos"][:, None]) % nn
+        nxt = np.where(mist, off, nn).min(axis=1)  # offset of the next mistake; nn: none
+        si, pi = np.nonzero(off <= nxt[:, None])
+        if len(si) > self.max_rows:
+            raise _Split
+        sub = subset(st, si)
+        ins = sub["inst"]
+        edge = {"x": inst["X"][ins, pi], "y": inst["Y"][ins, pi], "score": scores[si, pi], "i": pi}
+        got = self._check_batch(inst, ins, sub, depth, n, edge)
+        if got is None:
+            return None
+        return (depth, int(ins[got[0]]), [int(v) for v in sub["path"][got[0]]], got[1])
 
     # ---- evaluation
     def _count(self, m):

@@ -134,7 +134,6 @@ class Radicals:
     """The exact arithmetic, under the names the walker uses (perceptron._interval.Intervals)."""
 
     over = staticmethod(scaled)
-
     @staticmethod
     def const(f: Fraction, m: int) -> Q:
         f = Fraction(f)
