@@ -329,13 +329,12 @@ def _searches(claims, findings, progress, pool, domain):
 
 #: Why a claim of each kind is not searched.
 _NOT_SEARCHED_KINDS = {"symbolic": "its steps are checked symbolically, for all dimensions",
-                       "once": "a closed computation, evaluated exactly once",
-                       "pair": "pair claims are not searched yet: the engines make one run per candidate"}
+                       "once": "a closed computation, evaluated exactly once"}
 
 
 def _not_searched(c, f) -> str | None:
     """Why the audit does not search this claim, or None when it does."""
-    if c.when not in ("visit", "update", "end", "dataset") or c.compiled is None:
+    if c.when in _NOT_SEARCHED_KINDS or c.when != "pair" and c.compiled is None:
         return _NOT_SEARCHED_KINDS.get(c.when, f"a claim evaluated '{c.when}'")
     if f.verdict == Verdict.REFUTED:
         return "already refuted by a replayed corpus run"

@@ -82,9 +82,11 @@ RELATIONS = {
     "same_decisions": "the two runs make the same mistake decision at every visit",
 }
 #: What a pair claim's second run changes.  With ":c", c is a quantifier the audit varies over
-#: PAIR_C: "eta:c" (the partner runs with c eta), "scale:c" (on the data c x), "w0:c" (from c w0);
-#: "flip" runs on the data with every label negated.
-PAIRS = ("eta", "arithmetic", "variant:NAME", "eta:c", "scale:c", "w0:c", "flip")
+#: PAIR_C: "eta:c" (the partner runs with c eta), "scale:c" (on the data c x), "translate:c" (on
+#: the data x + c, every coordinate), "w0:c" (from c w0); "flip" runs on the data with every
+#: label negated, "reverse" on the points in reverse order, "order:NAME" in another order.
+PAIRS = ("eta", "arithmetic", "variant:NAME", "order:NAME", "eta:c", "scale:c", "translate:c", "w0:c", "flip",
+         "reverse")
 #: The partner run's values a pair claim's expr may name, as other_NAME (at the end of both runs).
 PAIR_NAMES = {"w": "vector", "b": "scalar", "mistakes": "scalar", "epochs": "scalar", "converged": "scalar"}
 #: Most free names in one claim (each multiplies the values evaluated).
@@ -497,14 +499,26 @@ def _condition(key: str, src: str, when, lists: dict, free: dict, where, problem
     return compiled
 
 
+def _order_ok(order: str) -> bool:
+    from perceptron.params import ParamError, parse_order
+
+    try:
+        parse_order(order)
+    except ParamError:
+        return False
+    return True
+
+
 def _check_pair(c: dict, when, pair, where, problem):
     """A pair claim names its second run and a relation; no other claim may."""
     if when == "pair":
-        if not isinstance(pair, str) or not (pair in PAIRS and pair != "variant:NAME" or
-                                             (pair.startswith("variant:") and variant_of(pair[8:]) is not None)):
+        if not isinstance(pair, str) or not (pair in PAIRS and not pair.endswith(":NAME") or
+                                             (pair.startswith("variant:") and variant_of(pair[8:]) is not None) or
+                                             (pair.startswith("order:") and _order_ok(pair[6:]))):
             problem(*where("pair" if "pair" in c else "when"),
                     f"pair = {pair!r}; a pair claim needs pair = one of {', '.join(PAIRS)} "
-                    f"(NAME one of {', '.join(VARIANTS)})")
+                    f"(variant:NAME with NAME one of {', '.join(VARIANTS)}; order:NAME with an order the learner "
+                    "runs: first, cyclic, random:SEED, max-violation, sequence:I,J,...)")
         if ("expr" in c) == ("relation" in c):
             problem(*where("relation" if "relation" in c else "when"),
                     "a pair claim states either a relation (" + ", ".join(RELATIONS) + ") or an expr on both runs' "

@@ -4,7 +4,9 @@ A pair claim names its run (variants, assumptions, orders like any run claim) an
 run by what changes: ``pair = "eta"`` (the same run with 2 eta), ``"arithmetic"`` (the same run
 in float), ``"variant:NAME"`` (the same data, order and settings with another variant), and the
 transformations with a factor c, which the audit varies over PAIR_C: ``"eta:c"`` (c eta),
-``"scale:c"`` (the data c x), ``"w0:c"`` (from c w0); ``"flip"`` negates every label.  Either a
+``"scale:c"`` (the data c x), ``"translate:c"`` (the data x + c, every coordinate), ``"w0:c"``
+(from c w0); ``"flip"`` negates every label, ``"reverse"`` reverses the points' order and
+``"order:NAME"`` runs another order on the same data.  Either a
 ``relation`` is checked on the two complete traces:
 
 * ``same_mistakes``: the runs update on the same points in the same order (and both end);
@@ -38,14 +40,22 @@ def partner_data(claim, ds, c):
     when the transformation has no exact form (a dataset of binary floats)."""
     from perceptron.datasets import from_rows
 
-    if claim.pair not in ("scale:c", "flip"):
+    pair = claim.pair
+    if pair not in ("scale:c", "translate:c", "flip", "reverse"):
         return ds
     if ds.X_num is None:
         return None
-    rows = [[Fraction(int(v), ds.den) * (c if claim.pair == "scale:c" else 1) for v in row] for row in ds.X_num]
-    labels = [int(v) * (-1 if claim.pair == "flip" else 1) for v in ds.y]
-    return from_rows(f"{ds.name} ({'scaled by ' + str(c) if claim.pair == 'scale:c' else 'labels flipped'})",
-                     rows, labels)
+    rows = [[Fraction(int(v), ds.den) for v in row] for row in ds.X_num]
+    labels = [int(v) for v in ds.y]
+    if pair == "scale:c":
+        rows, what = [[v * c for v in row] for row in rows], f"scaled by {c}"
+    elif pair == "translate:c":
+        rows, what = [[v + c for v in row] for row in rows], f"translated by {c}"
+    elif pair == "flip":
+        labels, what = [-v for v in labels], "labels flipped"
+    else:
+        rows, labels, what = rows[::-1], labels[::-1], "points reversed"
+    return from_rows(f"{ds.name} ({what})", rows, labels)
 
 
 def partner_params(claim, params: Params, c=None) -> Params | None:
@@ -60,8 +70,10 @@ def partner_params(claim, params: Params, c=None) -> Params | None:
         if params.w0 is None:
             return params  # c 0 = 0: the same run
         return replace(params, w0=tuple(v * c for v in params.w0), b0=None if params.b0 is None else params.b0 * c)
-    if pair in ("scale:c", "flip"):
+    if pair in ("scale:c", "translate:c", "flip", "reverse"):
         return params
+    if pair.startswith("order:"):
+        return replace(params, order=pair[6:])
     if pair == "arithmetic":
         return replace(params, arithmetic="float") if params.arithmetic == "exact" else None
     other = pair.split(":", 1)[1]
@@ -84,8 +96,9 @@ def _mistake_points(trace) -> np.ndarray:
     return np.asarray(trace.i)[np.asarray(trace.mistake, dtype=bool)]
 
 
-def _partner(claim, ds, params, c):
-    """(dataset, params, result, trace) of the partner run, replayed; or (None, reason)."""
+def _partner(claim, ds, params, c, replayed=True):
+    """(dataset, params, result, trace) of the partner run, replayed (unless ``replayed`` is
+    False: a search's screen, which replays whatever it reports); or (None, reason)."""
     from verify.replay.dispatch import replay
 
     pb = partner_params(claim, params, c)
@@ -97,7 +110,7 @@ def _partner(claim, ds, params, c):
         res_b = train(db, pb, rec)
     except ParamError as e:
         return None, f"the partner run cannot be made: {e}"
-    _, bad, _ = replay(db, rec.trace, (), dataset_name=db.name)
+    _, bad, _ = replay(db, rec.trace, (), dataset_name=db.name) if replayed else (None, None, None)
     if bad is not None:
         return None, f"the partner run's trace is inconsistent: {bad}"
     return (db, pb, res_b, rec.trace), None
@@ -117,7 +130,7 @@ def _end_values(trace) -> dict:
             "epochs": Fraction(e["epochs"]), "converged": Fraction(1 if e["converged"] else 0)}
 
 
-def _compare_expr(claim, ds, params, trace_a, ctx):
+def _compare_expr(claim, ds, params, trace_a, ctx, replayed=True):
     """A pair claim's expr on both runs' ends, for every c of PAIR_C (or once): (holds, detail)."""
     from verify.language.expr import EvalError, evaluate
     from verify.language.scalar import Env, sides
@@ -126,7 +139,7 @@ def _compare_expr(claim, ds, params, trace_a, ctx):
     cs = PAIR_C if claim.pair.endswith(":c") else (None,)
     seen = []
     for c in cs:
-        got, why = _partner(claim, ds, params, c)
+        got, why = _partner(claim, ds, params, c, replayed)
         if got is None:
             return None, why
         db, pb, _, tb = got
@@ -148,16 +161,16 @@ def _compare_expr(claim, ds, params, trace_a, ctx):
     return True, {"c": [str(c) for c in seen if c is not None]}
 
 
-def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None):
+def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None, replayed=True):
     """(holds, detail) for the claim on the run ``params`` (whose trace is ``trace_a``), or
     (None, reason) when the partner run does not exist or cannot be trusted.  A pair with a
     factor is compared at every c of PAIR_C; the detail lists the c compared (or names the one
     that fails)."""
     if claim.relation is None:
-        return _compare_expr(claim, ds, params, trace_a, ctx)
+        return _compare_expr(claim, ds, params, trace_a, ctx, replayed)
     cs = PAIR_C if claim.pair.endswith(":c") else (None,)
     for c in cs:
-        got, why = _partner(claim, ds, params, c)
+        got, why = _partner(claim, ds, params, c, replayed)
         if got is None:
             return None, why
         same, detail = _related(claim, ds, trace_a, res_a, *got)
@@ -197,7 +210,7 @@ def _describe(p: Params, data=None) -> str:
     return ", ".join(parts)
 
 
-def pair_tally(claim, ds, ctx, trace):
+def pair_tally(claim, ds, ctx, trace, replayed=True):
     """A pair claim evaluated on one consistent trace (its first run), as `check` does: the
     partner run is made and replayed, the relation checked; a ClaimTally (not applicable, with
     the reason, where the claim does not apply or has no partner)."""
@@ -210,7 +223,7 @@ def pair_tally(claim, ds, ctx, trace):
     if why:
         return ClaimTally(not_applicable=why)
     first = SimpleNamespace(updates=trace.end.get("updates"), converged=trace.end.get("converged"))
-    holds, detail = compare_runs(claim, ds, ctx.params, trace, first, ctx)
+    holds, detail = compare_runs(claim, ds, ctx.params, trace, first, ctx, replayed)
     if holds is None:
         return ClaimTally(not_applicable=detail)
     return ClaimTally(evaluations=1, violation=None if holds else detail)

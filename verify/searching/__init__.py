@@ -147,6 +147,12 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     from verify.searching.enumeration import Budget, Enumerator
 
     check_jobs(jobs, "jobs =")
+    if claim.when == "pair":  # whole runs compared: candidates are runs of the learner and its partner
+        from verify.searching.pairs import search_pair
+
+        check_limits(dom, timeout)
+        verdict, got = search_pair(claim, dom, timeout, out_dir, max_candidates)
+        return SearchResult(claim.id, verdict, "pair runs", **got)
     if getattr(claim, "given", None) is not None:
         return _search_premise(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
                                                 widen=widen, max_candidates=max_candidates, jobs=jobs,

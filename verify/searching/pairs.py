@@ -1,0 +1,163 @@
+"""The search for a pair claim: small ordered datasets on which the claim's run and its partner
+run disagree.
+
+A pair claim compares two whole runs, so its candidates are not the enumerator's states but
+runs of the learner: for every labelled dataset of the domain (ordered: the order of the points
+is part of a run), in the canonical order of verify.searching.domain, and every setting the
+claim ranges over (eta, sign(0), w0, each in the domain's small sets), the claim's run is
+trained, replayed and compared with its partner exactly as the audit and ``check`` do
+(verify.replay.pairs.pair_tally: the partner is trained and replayed too, and the relation or
+expression evaluated at every c of PAIR_C).  A disagreement is therefore a replayed
+counterexample as found; its dataset and trace are written with the command that checks it
+again.  Every candidate is a real run, so the search is slower than the enumerator's and the
+domain is the caller's, not widened: at most ``max_candidates`` candidates, then "unknown".
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+import time
+from dataclasses import replace
+from fractions import Fraction
+
+from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, train
+from perceptron._numbers import format_rational
+from perceptron.datasets import write_csv
+from perceptron.declared import variant_of
+from verify.language.quantifiers import ranging
+from verify.searching.domain import Domain, SearchError, point_list
+from verify.verdicts import Verdict
+
+__all__ = ["search_pair"]
+
+#: The bounds of the compared runs (both, as the partner inherits them): the first run converges
+#: within the domain's few updates, and its partner is given room to end as well (a partner cut
+#: by these shows as not converged, as in the corpus, whose runs have 200 epochs too).
+PAIR_MAX_UPDATES = 1000
+PAIR_MAX_EPOCHS = 200
+
+
+def _settings(claim, dom: Domain) -> list[dict]:
+    """The run settings the search tries: one each of what the claim fixes, the domain's small
+    sets of what it ranges over."""
+    var = variant_of(claim.variants[0])
+    r, a = set(ranging(claim)), set(claim.assume)
+    etas = [Fraction(e) for e in dom.etas] if "eta" in r else [Fraction(1)]
+    if "eta_le_one" in a:
+        etas = [e for e in etas if e <= 1]
+    sign0s = list(dom.sign0s) if var.tie is None and "sign0" in r else [0]
+    w0s = [None]
+    if "w0" in r and "w0_zero" not in a and not var.dual:
+        box = range(-max(dom.w0_box, 1), max(dom.w0_box, 1) + 1)
+        w0s += [tuple(Fraction(v) for v in w) for w in itertools.product(box, repeat=dom.dim) if any(w)]
+    order = claim.orders[0] if claim.orders else "cyclic"
+    return [{"eta": e, "sign0": s, "w0": w, "order": order} for e in etas for s in sign0s for w in w0s]
+
+
+def _describe(claim, dom, settings) -> dict:
+    s0 = settings[0]
+    etas = sorted({format_rational(s["eta"]) for s in settings}, key=Fraction)
+    w0 = "0" if all(s["w0"] is None for s in settings) else f"0 and every integer vector in [-1, 1]^{dom.dim}"
+    runs = (f"{claim.variants[0]} with eta in {{{', '.join(etas)}}}, w0 = {w0}, order {s0['order']}, those that "
+            f"converge within {dom.max_updates} updates, each with its partner ({claim.pair})")
+    datasets = f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} in every order, labels -1/+1"
+    return {"points": dom.points, "dim": dom.dim, "box": dom.box, "datasets": datasets, "runs": runs,
+            "separators": "the certified one of each dataset (as the audit)", "engine": "pair runs",
+            "text": f"{datasets}; runs: {runs}; engine pair runs"}
+
+
+def _candidates(dom: Domain):
+    """Labelled ordered datasets, smallest first; all-zero ones left out (R = 0)."""
+    P, Y = point_list(dom.dim, dom.box, False)
+    for n in range(1, dom.points + 1):
+        for idx in itertools.product(range(len(P)), repeat=n):
+            pts = [[int(v) for v in P[j]] for j in idx]
+            if any(any(p) for p in pts):
+                yield pts, [int(Y[j]) for j in idx]
+
+
+def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None = None,
+                max_candidates: int | None = None):
+    """(verdict, fields of a SearchResult) for a pair claim over ``dom``."""
+    from verify.replay.dispatch import RunContext, replay
+    from verify.replay.pairs import pair_tally
+
+    if claim.datasets:
+        raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
+    if getattr(variant_of(claim.variants[0]), "declared", False):
+        raise SearchError(f"claim {claim.id}: pair claims of declared variants are not searched")
+    t0, deadline = time.monotonic(), time.time() + timeout
+    settings = _settings(claim, dom)
+    desc = _describe(claim, dom, settings)
+    checked = evaluated = 0
+    why = ""
+    for pts, labels in _candidates(dom):
+        if time.time() > deadline:
+            why = f"time limit of {timeout:g} s reached"
+            break
+        ds = from_rows("candidate", pts, labels)
+        for s in settings:
+            if max_candidates is not None and checked >= max_candidates:
+                why = f"more than {max_candidates} candidate runs (the budget)"
+                break
+            checked += 1
+            params = Params(variant=claim.variants[0], order=s["order"], eta=s["eta"], sign0=s["sign0"], w0=s["w0"],
+                            max_updates=dom.max_updates)
+            try:  # the domain's runs: those that converge within its update bound (a cut run is no run of it)
+                if not train(ds, params, None).converged:
+                    continue
+                params = replace(params, max_updates=PAIR_MAX_UPDATES, max_epochs=PAIR_MAX_EPOCHS)
+                rec = MemoryTrace()
+                train(ds, params, rec)
+            except ParamError:
+                continue
+            tally = pair_tally(claim, ds, RunContext(ds, params), rec.trace, replayed=False)
+            if tally.not_applicable:
+                continue
+            evaluated += 1
+            if tally.violation is not None:  # believed once both runs' traces are replayed
+                ctx, bad, _ = replay(ds, rec.trace, (), dataset_name="candidate")
+                if bad is not None:
+                    raise AssertionError(f"the learner's own trace is inconsistent: {bad}")  # a bug, never a verdict
+                tally = pair_tally(claim, ds, ctx, rec.trace)
+                assert tally.violation is not None, "the replayed run compares differently"  # a bug, never a verdict
+                ce = _counterexample(claim, pts, labels, params, tally.violation)
+                files = _save(claim, ds, params, out_dir) if out_dir else {}
+                return Verdict.REFUTED, dict(domain=desc, seconds=time.monotonic() - t0, checked=checked,
+                                             counterexample=ce, files=files)
+        if why:
+            break
+    seconds = time.monotonic() - t0
+    if why:
+        return Verdict.UNKNOWN, dict(domain=desc, seconds=seconds, checked=checked,
+                                     reason=f"unknown: limit reached: {why}; {evaluated} runs compared, none disagreed")
+    if evaluated == 0:
+        return Verdict.UNKNOWN, dict(domain=desc, seconds=seconds, checked=checked,
+                                     reason="unknown: empty domain: the claim applied to no run of the domain")
+    return Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, dict(domain=desc, seconds=seconds, checked=checked)
+
+
+def _counterexample(claim, pts, labels, params, viol) -> dict:
+    return {"points": [[str(v) for v in p] for p in pts], "labels": labels, "updates": [], "separator": None,
+            "violation": viol, "variant": params.variant, "order": params.order,
+            "params": {"eta": format_rational(params.eta), "sign0": params.sign0, "form": params.form,
+                       "w0": None if params.w0 is None else [format_rational(v) for v in params.w0], "b0": None}}
+
+
+def _save(claim, ds, params, out_dir) -> dict:
+    """The counterexample's dataset and first run's trace, and the commands that check it again."""
+    os.makedirs(out_dir, exist_ok=True)
+    base = os.path.join(out_dir, claim.id.replace("/", "_"))
+    data, trace = base + ".csv", base + ".trace.jsonl"
+    write_csv(ds, data)
+    train(ds, params, open_writer(trace))
+    q = shlex.quote
+    run = (f"--variant {q(params.variant)} --order {q(params.order)} --eta {format_rational(params.eta)} "
+           f"--max-epochs {params.max_epochs} --max-updates {params.max_updates}")
+    run += f" --sign0 {params.sign0}" if params.sign0 else ""
+    run += f" --w0={','.join(format_rational(v) for v in params.w0)}" if params.w0 is not None else ""
+    cmd = (f"proof-audit train --data {q(data)} {run} --trace {q(trace)} && "
+           f"proof-audit check --data {q(data)} --trace {q(trace)} --claims {q(claim.path)} --only {q(claim.id)}")
+    return {"data": data, "trace": trace, "replay": cmd}
