@@ -354,7 +354,9 @@ def test_a_pair_claim_as_an_expression_with_c_varied(tmp_path):
     assert r.returncode == 1, r.stderr
     by_id = {c["id"]: c for c in json.loads((out / "results.json").read_text())["claims"]}
     eta = by_id["p.eta"]
-    assert eta["verdict"] == "holds on evidence", eta
+    # the corpus varied c, and the pair search found no disagreement in its domain
+    assert eta["verdict"] == "no counterexample in domain", eta
+    assert "engine pair runs" in eta["evidence"]["search"]["domain_text"]
     assert eta["evidence"]["quantifiers"]["c"] == {"range": eta["evidence"]["quantifiers"]["c"]["range"],
                                                    "values_evaluated": ["1/2", "2", "3"], "varied": True}
     scale = by_id["p.scale"]

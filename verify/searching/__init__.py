@@ -109,6 +109,15 @@ def _prepare(claim, dom, widen):
     return dom
 
 
+def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
+    if jobs > 1 or scheduler:
+        raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
+    # no interval screen there: every candidate is evaluated exactly, so both budgets bound the same count
+    budget = max_candidates if max_candidates is not None else max_exact
+    return SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine, timeout,
+                                          out_dir, widen, budget))
+
+
 def _states(claim, dom, enumerators) -> int:
     """States the enumeration screens at most (datasets x distinct weight vectors per run)."""
     ordered = dom.order != "any"
@@ -165,12 +174,8 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
         raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
                           "(--engine enumerate)")
     if is_declared(variant):
-        if jobs > 1 or scheduler:
-            raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
-        # no interval screen there: every candidate is evaluated exactly, so both budgets bound the same count
-        budget = max_candidates if max_candidates is not None else max_exact
-        return SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine, timeout,
-                                              out_dir, widen, budget))
+        return _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates,
+                                jobs, scheduler)
     dom = _prepare(claim, dom, widen)
     if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
         raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")
