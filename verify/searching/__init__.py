@@ -109,6 +109,28 @@ def _prepare(claim, dom, widen):
     return dom
 
 
+def _search_pair(claim, dom, timeout, out_dir, max_candidates):
+    """Whole runs compared: the candidates are runs of the learner and their partners."""
+    from verify.searching.pairs import search_pair
+
+    check_limits(dom, timeout)
+    verdict, got = search_pair(claim, dom, timeout, out_dir, max_candidates)
+    return SearchResult(claim.id, verdict, "pair runs", **got)
+
+
+def _check_engine(claim, engine, variant):
+    if claim.when == "visit" and (engine in ("z3", "hypothesis") or is_declared(variant)):
+        raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
+                          "(--engine enumerate)")
+
+
+def _check_scheduler():
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        raise SearchError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'")
+
+
 def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
     if jobs > 1 or scheduler:
         raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
@@ -156,12 +178,8 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     from verify.searching.enumeration import Budget, Enumerator
 
     check_jobs(jobs, "jobs =")
-    if claim.when == "pair":  # whole runs compared: candidates are runs of the learner and its partner
-        from verify.searching.pairs import search_pair
-
-        check_limits(dom, timeout)
-        verdict, got = search_pair(claim, dom, timeout, out_dir, max_candidates)
-        return SearchResult(claim.id, verdict, "pair runs", **got)
+    if claim.when == "pair":
+        return _search_pair(claim, dom, timeout, out_dir, max_candidates)
     if getattr(claim, "given", None) is not None:
         return _search_premise(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
                                                 widen=widen, max_candidates=max_candidates, jobs=jobs,
@@ -170,9 +188,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     check_limits(dom, timeout)  # as given, and as widened
     check_searchable(claim)
     variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
-    if claim.when == "visit" and (engine in ("z3", "hypothesis") or is_declared(variant)):
-        raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
-                          "(--engine enumerate)")
+    _check_engine(claim, engine, variant)
     if is_declared(variant):
         return _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates,
                                 jobs, scheduler)
@@ -180,10 +196,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
         raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")
     if scheduler:
-        import importlib.util
-
-        if importlib.util.find_spec("distributed") is None:
-            raise SearchError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'")
+        _check_scheduler()
     t0 = time.monotonic()
     deadline = time.time() + timeout
     fold = folds(claim, dom)
