@@ -211,6 +211,11 @@ class Intervals:
         return np.sign(a[0]), np.sign(a[1])
 
 
+def _is_condition(tree) -> bool:
+    """Whether a subtree evaluates to TRUE / FALSE / UNDECIDED rather than to a value."""
+    return tree[0] in ("cmp", "and", "or", "not") or tree[0] == "agg" and tree[1] in ("all_i", "any_i")
+
+
 def ieval(tree, env, m: int, arith=Intervals):
     """Evaluate a compiled tree over M candidates, to TRUE, FALSE or UNDECIDED per candidate
     (a condition) or a value of ``arith`` (intervals unless told).  ``env.get(name)`` returns
@@ -259,7 +264,13 @@ def _ieval(tree, env, m: int, A):
     if op == "cmp":
         vals = [_ieval(p, env, m, A) for p in tree[2]]
         res = np.full(m, TRUE)
-        for o, a, b in zip(tree[1], vals, vals[1:]):
+        for o, a, b, ta in zip(tree[1], vals, vals[1:], tree[2]):
+            if _is_condition(ta):  # conditions compared (== / !=): decided where both are
+                same = np.where(a == b, TRUE, FALSE)
+                both = ((a == TRUE) | (a == FALSE)) & ((b == TRUE) | (b == FALSE))
+                eq = np.where(both, same, np.where((a == UNDEFINED) | (b == UNDEFINED), UNDEFINED, UNDECIDED))
+                res = _and(res, _not(eq) if o == "!=" else eq)
+                continue
             if A.is_vec(a):  # == / != componentwise
                 eq = np.full(m, TRUE)
                 for ca, cb in zip(A.columns(a), A.columns(b)):

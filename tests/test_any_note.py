@@ -463,3 +463,61 @@ def test_converged_is_not_read_at_an_update_by_the_search(tmp_path):
     claim = next(c for c in load_claims(str(path)).claims if c.id == "u.converges")
     with pytest.raises(SearchError, match="knows only at its end"):
         search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60)
+
+
+FREE = HEAD + '''[[claim]]
+id = "f.any-w"
+section = "s"
+statement = "every w classifies the data correctly (false: for all w)"
+when = "dataset"
+variants = ["rosenblatt"]
+free = ["w"]
+expr = "norm2(w) == 0 or all_i(y*dot(w, x) > 0)"
+expect = "holds"
+
+[[claim]]
+id = "f.scale"
+section = "s"
+statement = "scaling w by a positive c keeps the sign of every score"
+when = "dataset"
+variants = ["rosenblatt"]
+free = ["w", "c:positive"]
+expr = "all_i(sign(dot(c*w, x)) == sign(dot(w, x)))"
+expect = "holds"
+
+[[claim]]
+id = "b.same"
+section = "s"
+statement = "for integer points, R^2 > 1 exactly when R^2 >= 2"
+when = "dataset"
+variants = ["rosenblatt"]
+expr = "(R2 > 1) == (R2 >= 2)"
+expect = "holds"
+
+[[claim]]
+id = "b.wrong"
+section = "s"
+statement = "R^2 > 1 exactly when R^2 >= 3 (false at R^2 = 2)"
+when = "dataset"
+variants = ["rosenblatt"]
+expr = "(R2 > 1) == (R2 >= 3)"
+expect = "holds"
+'''
+
+
+@pytest.mark.parametrize("cid,want", [("f.any-w", "refuted"), ("f.scale", "none"), ("b.same", "none"),
+                                      ("b.wrong", "refuted")])
+def test_free_names_and_compared_conditions_are_searched(tmp_path, cid, want):
+    """Free names are enumerated with each dataset in the search (as the replay enumerates them,
+    which confirms); conditions compared with == / != are decided row by row (the interval
+    screen compared the first row's values only)."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_f.toml"
+    path.write_text(FREE)
+    claim = next(c for c in load_claims(str(path)).claims if c.id == cid)
+    res = search(claim, Domain(points=2, dim=2, box=1), engine="enumerate", timeout=60)
+    assert res.verdict == (verify.Verdict.REFUTED if want == "refuted" else verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN), \
+        res.to_json()
+    if claim.free:
+        assert "free names at every assignment" in res.domain["runs"]

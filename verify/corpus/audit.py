@@ -341,8 +341,6 @@ def _not_searched(c, f) -> str | None:
     premise_unmet = (f.evidence.get("premise") or {}).get("met") == 0  # the search may meet it: its domain is wider
     if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried") and not premise_unmet:
         return "its corpus verdict is unknown for a reason a search does not remove (see the reason)"
-    if c.free:
-        return "its free names are enumerated exactly with every corpus dataset instead"
     return None
 
 

@@ -43,6 +43,11 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
     vals.put("sign0", lambda: A.over(np.full(m, en.tie), 1))
     if "W0" in inst:
         vals.put("w0", lambda: A.over(inst["W0"][ins], 1))
+    for key in inst:
+        if key.startswith("F:"):  # a free name's value in this row's assignment
+            num, den = inst[key][ins], inst["D:" + key[2:]][ins]
+            vals.put(key[2:], lambda num=num, den=den: A.over(num, 1) if num.ndim == 2 else
+                     A.div(A.over(num, 1), A.over(den, 1)))
     if inst["V"] is not None:
         V, C, Mg = inst["V"][ins], inst["C"][ins], inst["M"][ins]
         vals.put("_nv", lambda: A.sqrt(A.over((V * V).sum(axis=1), 1)))

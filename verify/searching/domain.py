@@ -109,6 +109,10 @@ class Domain:
         })
         if claim is not None and claim.when == "dataset":
             d["runs"] = "none (a claim about datasets)"
+        if claim is not None and claim.free:
+            from verify.language.free import describe
+
+            d["runs"] += f"; free names at every assignment: {describe(claim.free).split(' (datasets')[0]}"
         if claim is not None and not needs_separator(claim):
             d["separators"] = "none (the claim uses no separator)"
         d["text"] = f"{d['datasets']}; runs: {d['runs']}; separators: {d['separators']}; engine {engine}"
@@ -206,7 +210,7 @@ def check_searchable(claim):
     if "converged" in names and claim.when != "end":
         raise SearchError(f"claim {claim.id} uses converged, which a run knows only at its end (an {claim.when} "
                           "claim's evaluations cannot read it)")
-    bad = set(claim.compiled.names) & UNSUPPORTED_NAMES
+    bad = set(claim.compiled.names) & UNSUPPORTED_NAMES - set(claim.free or ())  # a free name is the claim's own
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
 

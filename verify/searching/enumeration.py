@@ -26,6 +26,7 @@ import numpy as np
 
 from perceptron import _interval as I
 from perceptron.variants import VARIANTS
+from verify.language.free import FREE_BOX, FREE_VALUES, MAX_ASSIGNMENTS, MAX_FREE_DIM
 from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import confirm
 from verify.searching.domain import (
@@ -122,6 +123,7 @@ class Enumerator:
         self.worst = None  # the bound tree in tightness mode
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
+        self.free = self._free_assignments()
 
     # ---- set-up
     def _w0s(self, dim):
@@ -207,7 +209,7 @@ class Enumerator:
         R2 = (X * X).sum(axis=2).max(axis=1)
         inst = {"X": X, "Y": Y, "R2": R2, "V": sepV, "C": sepC, "M": marg}
         if self.claim.when == "dataset":
-            return inst
+            return self._with_free(inst) if self.free is not None else inst
         M, K = len(X), len(self.W0)
         if K > 1:  # instances: every dataset (and separator) with every w0
             rep = np.repeat(np.arange(M), K)
@@ -216,6 +218,36 @@ class Enumerator:
         else:
             inst["W0"], inst["B0"] = np.repeat(self.W0, M, axis=0), np.repeat(self.B0, M)
         return inst
+
+    def _free_assignments(self):
+        """{name: (numerators, denominators)} of every assignment of the claim's free names, in
+        the order of verify.language.free (the replay's, which confirms), or None."""
+        free = self.claim.free
+        if not free:
+            return None
+        if any(ty == "vector" for ty in free.values()) and self.dom.dim > MAX_FREE_DIM:
+            raise SearchError(f"claim {self.claim.id}: free vectors are enumerated in dimension <= {MAX_FREE_DIM} "
+                              "(verify.language.free.MAX_FREE_DIM)")
+        pools = [[(np.array(v, dtype=np.int64), 1) for v in itertools.product(range(-FREE_BOX, FREE_BOX + 1),
+                                                                               repeat=self.dom.dim)]
+                 if ty == "vector" else [(np.int64(f.numerator), f.denominator) for f in FREE_VALUES[ty]]
+                 for ty in free.values()]
+        combos = list(itertools.product(*pools))
+        if len(combos) > MAX_ASSIGNMENTS:
+            raise SearchError(f"claim {self.claim.id}: {len(combos)} assignments of its free names > {MAX_ASSIGNMENTS} "
+                              "(verify.language.free.MAX_ASSIGNMENTS)")
+        return {name: (np.array([c[j][0] for c in combos]), np.array([c[j][1] for c in combos], dtype=np.int64))
+                for j, name in enumerate(free)}
+
+    def _with_free(self, inst):
+        """Every dataset with every assignment of the free names (as arrays F:NAME, D:NAME)."""
+        M, K = len(inst["X"]), len(next(iter(self.free.values()))[0])
+        rep = np.repeat(np.arange(M), K)
+        out = {k: (v[rep] if v is not None else None) for k, v in inst.items()}
+        for name, (num, den) in self.free.items():
+            out["F:" + name] = np.tile(num, (M,) + (1,) * (num.ndim - 1))
+            out["D:" + name] = np.tile(den, M)
+        return out
 
     def _block(self, inst, n, cap):
         """(depth, instance, path, counterexample) of the block's first counterexample, or None;
