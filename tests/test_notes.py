@@ -288,6 +288,8 @@ The algorithm stops when a pass makes no mistake; at that point
 **(4.1)** $$\theta_k^T u \ge k\rho .$$
 
 Written as $\theta_{k+1}^T u \ge (k+1)\rho$ it would be wrong.
+
+**(4.2)** From any initial weight vector, $$\theta_k^T u \ge (k-1)\rho .$$
 """
 
 
@@ -306,6 +308,9 @@ def test_a_note_in_its_own_notation(tmp_path):
     assert by_id["4.1"]["expr"] == "dot(w, w_opt) >= (k + 1)*gamma"  # theta_1 = 0: theta_k is after k - 1 updates
     assert by_id["4.1"]["section"] == "2. Proof"
     assert by_id["lec.L17"]["expect"] == "refuted" and by_id["lec.L17"]["expr"] == "dot(w, w_opt) >= (k + 1)*gamma"
+    # the statement's own "any initial weight vector" is not narrowed to the algorithm's theta_1 = 0
+    assert "w0_zero" not in by_id["4.2"].get("assume", []) and "w0_zero" in by_id["3.1"]["assume"]
+    assert "not w0_zero: the statement speaks of any initial weights" in out.read_text()
 
 
 @pytest.mark.parametrize("name, text, why", [

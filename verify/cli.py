@@ -654,8 +654,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"proof-audit {package_version()}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name, summary, description):
-        return sub.add_parser(name, help=summary, description=f"{summary}.\n\n{description}", epilog=EXIT_CODES,
+    def command(name, summary, description, epilog=EXIT_CODES):
+        return sub.add_parser(name, help=summary, description=f"{summary}.\n\n{description}", epilog=epilog,
                               formatter_class=_Formatter)
 
     p = command("train", "run a reference perceptron and write its trace",
@@ -709,7 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
                 "the claim language through a notation table (the default perceptron notation, overridden by "
                 "the [notation] table of the output file when it is drafted again), proposes assumptions from "
                 "the note's own sentences (marked '# review:'), and keeps what it cannot read as draft claims "
-                "(listed, never evaluated). Then: proof-audit run --claims OUT.")
+                "(listed, never evaluated). Then: proof-audit run --claims OUT.",
+                "exit codes:\n  0  the draft was written\n  2  bad input or usage (one line naming the file, line "
+                "and problem): nothing written")
     p.add_argument("note", help="the note: .md, .markdown, .txt (Markdown with $ math) or .tex")
     p.add_argument("--out", help="the claim file to write (default: claims_NOTE.toml beside the note)")
     p.add_argument("--force", action="store_true", help="write over an existing file (its [notation] is kept)")

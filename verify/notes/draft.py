@@ -33,6 +33,11 @@ _DISOWNED = re.compile(r"\b(would be|is|are) (wrong|false|incorrect)\b|\bdoes no
                        r"\ba (common|typical) (mistake|error)\b", re.I)
 
 
+#: A statement about every start ("from any initial weight vector"): the note's w_0 = 0 is not its.
+_ANY_W0 = re.compile(r"\b(any|every|all|arbitrary)\s+(non-?zero\s+)?(initial|starting)\s+(weights?|weight vectors?|"
+                     r"vectors?|points?|values?)|\b(any|arbitrary)\s+\$?\\?(w|theta|θ)_\{?0\}?", re.I)
+
+
 class Proposals:
     """What the note's own sentences say about every run: each proposal with the line it
     comes from, for the ``# review:`` comments."""
@@ -157,6 +162,10 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         review.append(f"variants: the note's algorithm{' (with a bias)' if bias else ''}; proof-audit has "
                       "rosenblatt, novikoff, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when)
+    anyw0 = _ANY_W0.search(f"{s.context} {s.text}")
+    if "w0_zero" in assume and anyw0:  # the statement's own words widen what the note's algorithm fixes
+        assume = [a for a in assume if a != "w0_zero"]
+        review.append(f"assume: not w0_zero: the statement speaks of any initial weights ({anyw0.group()})")
     if t.when == "end" and re.search(r"converge|terminat|halts|no more mistakes|stops", s.context, re.I):
         assume = assume + ["converged"]
         props.assume.setdefault("converged", "the sentence speaks of the run once it has converged")

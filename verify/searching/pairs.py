@@ -22,6 +22,8 @@ import time
 from dataclasses import replace
 from fractions import Fraction
 
+import numpy as np
+
 from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, train
 from perceptron._numbers import format_rational
 from perceptron.datasets import write_csv
@@ -123,7 +125,8 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
                     raise AssertionError(f"the learner's own trace is inconsistent: {bad}")  # a bug, never a verdict
                 tally = pair_tally(claim, ds, ctx, rec.trace)
                 assert tally.violation is not None, "the replayed run compares differently"  # a bug, never a verdict
-                ce = _counterexample(claim, pts, labels, params, tally.violation)
+                taken = np.asarray(rec.trace.i)[np.asarray(rec.trace.mistake, dtype=bool)]
+                ce = _counterexample(claim, pts, labels, params, tally.violation, [int(v) for v in taken])
                 files = _save(claim, ds, params, out_dir) if out_dir else {}
                 return Verdict.REFUTED, dict(domain=desc, seconds=time.monotonic() - t0, checked=checked,
                                              counterexample=ce, files=files)
@@ -139,8 +142,9 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
     return Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, dict(domain=desc, seconds=seconds, checked=checked)
 
 
-def _counterexample(claim, pts, labels, params, viol) -> dict:
-    return {"points": [[str(v) for v in p] for p in pts], "labels": labels, "updates": [], "separator": None,
+def _counterexample(claim, pts, labels, params, viol, updates) -> dict:
+    """The first run's dataset, setting and updates, and where it parts from its partner."""
+    return {"points": [[str(v) for v in p] for p in pts], "labels": labels, "updates": updates, "separator": None,
             "violation": viol, "variant": params.variant, "order": params.order,
             "params": {"eta": format_rational(params.eta), "sign0": params.sign0, "form": params.form,
                        "w0": None if params.w0 is None else [format_rational(v) for v in params.w0], "b0": None}}
