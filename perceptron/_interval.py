@@ -294,9 +294,9 @@ def _ieval(tree, env, m: int, A):
             for v in vals:
                 res = _and(res, v) if name == "all_i" else _or(res, v)
             return res
-        if name == "sum_i":
-            acc = A.const(Fraction(0), m)
-            for v in vals:
+        if name == "sum_i":  # numbers or vectors: from the first point's value
+            acc = vals[0]
+            for v in vals[1:]:
                 acc = A.add(acc, v)
             return acc
         return A.extreme(name[:3], vals)

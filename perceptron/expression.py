@@ -17,7 +17,7 @@ Grammar (Python syntax):
                  max(a, b, ...), abs(s), sign(s), vec(a, b, ...)  (a vector literal)
     previous     prev(e) is e evaluated with the values before the current update;
                  prev(e, j) with those j updates back (w0 before the first update)
-    over points  min_i(e), max_i(e), sum_i(e), all_i(cond), any_i(cond): e evaluated with x, y
+    over points  min_i(e), max_i(e), sum_i(e) (a number or a vector), all_i(cond), any_i(cond): e evaluated with x, y
                  (and x_hat) bound to each point of the dataset in turn
 Names are the quantities of RUN_QUANTITIES (vectors and scalars of a run), or a table the caller
 gives (verify.language.quantities for claims).
@@ -332,8 +332,11 @@ class _Compiler:
             a, ta = self.node(n.args[0], d)
             self.in_points = False
             want = B if _AGG[name] == B else S
+            if name == "sum_i" and ta == V:  # a sum of vectors: sum_i(alpha * y * x), the dual form's w
+                return ("agg", name, a), V
             if ta != want:
-                self.fail(n, f"{name} needs a {'condition' if want == B else 'number'}")
+                self.fail(n, f"{name} needs a {'condition' if want == B else 'number'}"
+                          + (" or a vector" if name == "sum_i" else ""))
             return ("agg", name, a), _AGG[name]
         if self.symbolic and name in _SYMBOLIC_FUNCS:
             sig, rt = _SYMBOLIC_FUNCS[name]

@@ -521,3 +521,51 @@ def test_free_names_and_compared_conditions_are_searched(tmp_path, cid, want):
         res.to_json()
     if claim.free:
         assert "free names at every assignment" in res.domain["runs"]
+
+
+DUAL = HEAD + '''[[claim]]
+id = "d.dual"
+section = "s"
+statement = "w = sum_i alpha_i y_i x_i (from w = 0, eta = 1)"
+when = "end"
+variants = ["rosenblatt"]
+assume = ["w0_zero", "eta_one"]
+expr = "w == sum_i(alpha*y*x)"
+expect = "holds"
+
+[[claim]]
+id = "d.labels-forgotten"
+section = "s"
+statement = "w = sum_i alpha_i x_i"
+when = "end"
+variants = ["rosenblatt"]
+assume = ["w0_zero", "eta_one"]
+expr = "w == sum_i(alpha*x)"
+expect = "holds"
+'''
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+def test_a_sum_of_vectors_in_both_evaluators(tmp_path, scalar):
+    """sum_i of a vector (the dual form's w = sum_i alpha_i y_i x_i) is exact in the column
+    evaluator and in its oracle; the version without the labels fails with both sides shown."""
+    path = tmp_path / "claims_dual.toml"
+    path.write_text(DUAL)
+    _, bad, tallies = _replayed(path, "worked-example", Params(variant="rosenblatt", order="cyclic"), scalar)
+    assert bad is None
+    assert tallies["d.dual"].violation is None and tallies["d.dual"].evaluations == 1
+    v = tallies["d.labels-forgotten"].violation
+    assert v is not None and v["sides"] == ["(2, 4)", "(-6, 0)"], v
+
+
+def test_alpha_and_a_sum_of_vectors_are_searched(tmp_path):
+    """The search counts alpha_i on each run's path (runs to the same w by other counts are kept
+    apart): the dual form has none in D, the one without labels is refuted."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_dual.toml"
+    path.write_text(DUAL)
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=2, dim=2, box=2, max_updates=4)
+    assert search(claims["d.dual"], dom, engine="enumerate", timeout=60).verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+    assert search(claims["d.labels-forgotten"], dom, engine="enumerate", timeout=60).verdict == verify.Verdict.REFUTED

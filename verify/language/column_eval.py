@@ -37,7 +37,7 @@ from verify.language.column_values import (
     col_veq,
     col_vscale,
 )
-from verify.language.expr import call_scalar, scalar_pow
+from verify.language.expr import call_scalar, scalar_bin, scalar_pow
 from verify.language.scalar import ALPHA_COUNTS
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, as_object, maxabs, narrow_ints
@@ -392,6 +392,14 @@ def _aggregate(env: ColumnEnv, name: str, sub):
     for flat, why in sorted(bad_flat.items()):
         out_bad.setdefault(flat // n, why)
     if name == "sum_i":
+        if isinstance(inner, VecCol):  # a sum of vectors, row by row, exactly (a column of vectors again)
+            sums = []
+            for r in range(R):
+                s = inner.item(r * n)
+                for j in range(1, n):
+                    s = scalar_bin("+", s, inner.item(r * n + j))
+                sums.append(s)
+            return col_column(sums, None).with_bad(new=out_bad)
         if isinstance(inner, Rat):
             num, den = inner.num.reshape(R, n), inner.den.reshape(R, n)
             if np.all(den == den[:, :1]):

@@ -114,6 +114,11 @@ def _evaluate(tree, env, op):
             return any(vals)
         vals = list(vals)
         if name == "sum_i":
+            if vals and isinstance(vals[0], X.Vec):  # a sum of vectors
+                s = vals[0]
+                for v in vals[1:]:
+                    s = scalar_bin("+", s, v)
+                return s
             s = Fraction(0)
             for v in vals:
                 s = X.add(s, v)

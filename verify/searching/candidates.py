@@ -89,12 +89,16 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
         vals.put("i", lambda: A.over(edge["i"], 1))
     _with_hats(vals, A)
 
+    vals.put("ones", lambda: A.over(np.ones((m, X.shape[2]), dtype=np.int64), 1))
+
     def points():
         pts = []
         for p in range(X.shape[1]):
             pv = vals.child()
             pv.put("x", lambda p=p: A.over(X[:, p], L))
             pv.put("y", lambda p=p: A.over(Y[:, p], 1))
+            if state is not None and en.claim.when == "end":  # alpha_i: the updates the run made on point i
+                pv.put("alpha", lambda p=p: A.over((state["path"] == p).sum(axis=1), 1))
             _with_hats(pv, A)
             pts.append(_Env(pv, m, prevs))
         for env in prevs.values():

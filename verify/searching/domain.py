@@ -30,7 +30,7 @@ __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points",
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
 UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "stopped_by_budget",
-                     "gamma_lo", "gamma_hi", "ones", "alpha"}
+                     "gamma_lo", "gamma_hi"}
 
 #: Bounds of each domain option, checked before any work: the domain grows as
 #: (2 box + 1)^(dim points) and its arrays with it.

@@ -355,6 +355,9 @@ class Enumerator:
         and the history the claim can look back on); keep the first (lexicographically
         smallest) path."""
         parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None]]
+        if "alpha" in self.claim.compiled.names and st["path"].shape[1]:  # the same w by other counts per point
+            pts = np.arange(int(st["path"].max()) + 1)
+            parts.append((st["path"][:, :, None] == pts[None, None, :]).sum(axis=1))
         if self.prev_depth or "sumsq" in self.claim.compiled.names:
             parts.append(st["sumsq"][:, None])
             for h in st["hist"][-self.prev_depth:] if self.prev_depth else []:
