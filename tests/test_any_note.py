@@ -569,3 +569,48 @@ def test_alpha_and_a_sum_of_vectors_are_searched(tmp_path):
     dom = Domain(points=2, dim=2, box=2, max_updates=4)
     assert search(claims["d.dual"], dom, engine="enumerate", timeout=60).verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
     assert search(claims["d.labels-forgotten"], dom, engine="enumerate", timeout=60).verdict == verify.Verdict.REFUTED
+
+
+AT_UPDATE = HEAD + '''[[claim]]
+id = "at.scale"
+section = "s"
+statement = "from w = 0, every w_k of the run with c eta is c times the run's w_k"
+when = "pair"
+pair = "eta:c"
+at = "update"
+variants = ["rosenblatt"]
+assume = ["w0_zero"]
+expr = "other_w == c*w"
+expect = "holds"
+
+[[claim]]
+id = "at.scale-any-w0"
+section = "s"
+statement = "from any w0, every w_k of the run with c eta is c times the run's w_k"
+when = "pair"
+pair = "eta:c"
+at = "update"
+variants = ["rosenblatt"]
+expr = "other_w == c*w"
+expect = "holds"
+'''
+
+
+def test_a_pair_expr_at_every_aligned_update(tmp_path, capsys):
+    """at = "update": the k-th update of one run beside the k-th of the other; from any w0 the
+    scaling fails after some update, named with the partner and c, and check shows where."""
+    from verify.cli import main
+
+    path = tmp_path / "claims_at.toml"
+    path.write_text(AT_UPDATE)
+    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1)}
+    assert by_id["at.scale"].verdict in (verify.Verdict.HOLDS_ON_EVIDENCE, verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN)
+    bad = by_id["at.scale-any-w0"]
+    assert bad.verdict == verify.Verdict.REFUTED, bad
+    ce = bad.evidence["counterexample"]
+    assert ce["at_update"] >= 1 and "c" in ce and "w0" in ce["partner"], ce
+    rc, out = _run_printed(bad.evidence["replay"])
+    assert rc == 1 and "parts from this one after update" in out and "sides:" in out, out
+    path.write_text(AT_UPDATE.replace('at = "update"', 'at = "sometimes"', 1))
+    assert main(["claims", "lint", str(path)]) == 2
+    assert "a pair expr is evaluated at" in capsys.readouterr().out

@@ -344,15 +344,17 @@ def cmd_check(args) -> int:
             where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point", "end") if k in viol)
             free = ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
             print(f"      first violation at {where or ('the run' if c.when == 'pair' else 'the dataset')}" + (f" ({free})" if free else ""))
-            if "sides" in viol:
-                shown = viol["sides"][0] + "".join(f" {o} {s}" for o, s in zip(viol["ops"], viol["sides"][1:]))
-                print(f"      sides: {shown}  (false)")
-            elif "partner" in viol:  # a pair claim: where the two runs part
+            if "partner" in viol:  # a pair claim: the partner run, and where the two part
                 part = (f"at update {viol['first_difference_at_update']}: points {viol['points_updated'][0]} against "
                         f"{viol['points_updated'][1]}" if "first_difference_at_update" in viol else
                         f"at visit {viol['first_difference_at_visit']}" if "first_difference_at_visit" in viol else
-                        f"in their ends (updates {viol['updates'][0]} against {viol['updates'][1]})")
-                print(f"      partner run ({viol['partner']}) parts from this one {part}")
+                        f"after update {viol['at_update']} of both" if "at_update" in viol else "in their ends"
+                        + (f" (updates {viol['updates'][0]} against {viol['updates'][1]})" if "updates" in viol else ""))
+                c_at = f" at c = {viol['c']}" if "c" in viol else ""
+                print(f"      partner run ({viol['partner']}){c_at} parts from this one {part}")
+            if "sides" in viol:
+                shown = viol["sides"][0] + "".join(f" {o} {s}" for o, s in zip(viol["ops"], viol["sides"][1:]))
+                print(f"      sides: {shown}  (false)")
             elif "parts" in viol:
                 print(f"      parts ({viol['connective']}): " + "; ".join(viol["parts"]))
         elif t.min_slack is not None:

@@ -113,7 +113,7 @@ ASSUMPTIONS = {
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
-           "relation", "line", "anchor", "given", "draft", "untranslated"}
+           "relation", "line", "anchor", "given", "draft", "untranslated", "at"}
 #: Entries of a [notation] table, and characters of one entry.
 MAX_NOTATION, MAX_NOTATION_CHARS = 200, 200
 _REQUIRED = ("id", "section", "statement", "when", "expect")
@@ -161,6 +161,7 @@ class Claim:
     free: dict | None = None  # name -> type (see verify.language.quantifiers.FREE_TYPES)
     pair: str | None = None
     relation: str | None = None
+    pair_at: str = "end"  # a pair expr's evaluations: at the end of both runs, or at each aligned update
     title: str = ""  # the note's title ([document] title)
     source: dict | None = None  # where the statement is in the note: path, line, anchor (as the file says)
     given: Compiled | None = None  # the statement's premise: where it is false the claim does not apply
@@ -393,7 +394,8 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         variants=lists.get("variants", ()), assume=lists.get("assume", ()), corrects=c.get("corrects"),
         datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
         separator=sep, free=free or None, pair=pair if when == "pair" else None,
-        relation=c.get("relation") if when == "pair" else None, title=cf.title,
+        relation=c.get("relation") if when == "pair" else None, pair_at=c.get("at", "end") if when == "pair" else "end",
+        title=cf.title,
         source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")), given=given,
         implied=implied is not None)
 
@@ -525,7 +527,12 @@ def _check_pair(c: dict, when, pair, where, problem):
                     "ends (other_mistakes, other_w, ...), not both")
         elif "relation" in c and c.get("relation") not in RELATIONS:
             problem(*where("relation"), f"relation = {c.get('relation')!r}; choose one of {', '.join(RELATIONS)}")
-    elif "pair" in c or "relation" in c:
+        if "at" in c and (c["at"] not in ("end", "update") or "expr" not in c):
+            problem(*where("at"), f"at = {c['at']!r}: a pair expr is evaluated at \"end\" (both runs' ends, the "
+                    "default) or at \"update\" (each aligned update: the k-th of one run beside the k-th of the other)")
+    elif "at" in c:
+        problem(*where("at"), "at belongs to when = \"pair\" claims with an expr")
+    if when != "pair" and ("pair" in c or "relation" in c):
         problem(*where("pair" if "pair" in c else "relation"), "pair and relation belong to when = \"pair\" claims")
 
 

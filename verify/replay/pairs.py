@@ -14,7 +14,9 @@ transformations with a factor c, which the audit varies over PAIR_C: ``"eta:c"``
 
 or an ``expr`` on both runs' ends, exactly: the first run's names as in any end claim, the
 partner's as ``other_w``, ``other_b``, ``other_mistakes``, ``other_epochs``, ``other_converged``,
-and ``c`` (e.g. "other_mistakes == mistakes and other_w == c*w" for ``pair = "eta:c"``).
+and ``c`` (e.g. "other_mistakes == mistakes and other_w == c*w" for ``pair = "eta:c"``); with
+``at = "update"`` the expr is evaluated after each update both runs made (the k-th beside the
+k-th: ``w``, ``b``, ``k``, ``other_w``, ``other_b`` are those after it).
 
 Both traces are written by the learner and the partner's is replayed against the data before
 the comparison is believed, as the first one is by the audit.
@@ -147,18 +149,43 @@ def _compare_expr(claim, ds, params, trace_a, ctx, replayed=True):
                 **{f"other_{k}": v for k, v in _end_values(tb).items() if v is not None and k != "k"}}
         if c is not None:
             vals["c"] = c
-        env = Env(ctx, vals)
-        try:
-            ok = evaluate(claim.compiled.tree, env)
-        except (KeyError, LookupError, EvalError, ArithmeticError) as e:
-            return None, f"a quantity the pair expression names is not defined here ({e})"
+        steps = _aligned(trace_a, tb) if claim.pair_at == "update" else [{}]
+        if isinstance(steps, str):
+            return None, steps
+        for at in steps:  # the ends, or each aligned update (w, b, k of both runs after it)
+            env = Env(ctx, {**vals, **at})
+            try:
+                ok = evaluate(claim.compiled.tree, env)
+            except (KeyError, LookupError, EvalError, ArithmeticError) as e:
+                return None, f"a quantity the pair expression names is not defined here ({e})"
+            if not ok:
+                detail = {"partner": _describe(pb, db if db is not ds else None), **sides(claim.compiled.tree, env)}
+                if at:
+                    detail["at_update"] = int(at["k"])
+                if c is not None:
+                    detail["c"] = str(c)
+                return False, detail
         seen.append(c)
-        if not ok:
-            detail = {"partner": _describe(pb, db if db is not ds else None), **sides(claim.compiled.tree, env)}
-            if c is not None:
-                detail["c"] = str(c)
-            return False, detail
     return True, {"c": [str(c) for c in seen if c is not None]}
+
+
+def _aligned(trace_a, trace_b):
+    """[{w, b, k, other_w, other_b}] after each update both runs made (the k-th beside the k-th),
+    exactly; or why there are none (a dual trace records alpha, not w)."""
+    from verify.numbers import exact as X
+
+    if trace_a.header.get("dual") or trace_b.header.get("dual"):
+        return "aligned updates need both runs' weights; a dual (kernel) trace records alpha instead"
+
+    def exact(v):
+        return Fraction(v) if isinstance(v, float) else Fraction(v)
+
+    out = []
+    for u in range(min(len(trace_a.upd_t), len(trace_b.upd_t))):
+        (wa, ba), (wb, bb) = trace_a.weights_after(u), trace_b.weights_after(u)
+        out.append({"w": X.vec_from_fractions([exact(v) for v in wa]), "b": exact(ba or 0), "k": Fraction(u + 1),
+                    "other_w": X.vec_from_fractions([exact(v) for v in wb]), "other_b": exact(bb or 0)})
+    return out
 
 
 def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None, replayed=True):

@@ -126,7 +126,7 @@ def failure_text(c) -> str:
                 lines.append("sides: " + f" {v['ops'][0]} ".join(v["sides"]) + "  (false)")
         else:
             where = ", ".join(f"{k} = {ce[k]}" for k in ("data", "run", "t", "k", "point", "first_difference_at_update",
-                                                            "first_difference_at_visit") if k in ce)
+                                                            "first_difference_at_visit", "at_update") if k in ce)
             lines.append(f"counterexample: {where}")
             if _sides(ev):
                 lines.append("sides: " + _sides(ev))

@@ -275,7 +275,7 @@ def _details(f):
     elif "counterexample" in ev:
         ce = ev["counterexample"]
         where = ", ".join(f"{k} = {ce[k]}" for k in ("t", "k", "point", "first_difference_at_update",
-                                                    "first_difference_at_visit") if k in ce)
+                                                    "first_difference_at_visit", "at_update") if k in ce)
         yield f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')}" + (f" at {where}" if where else "")
         if ce.get("free"):
             yield "free names: " + ", ".join(f"{k} = {v}" for k, v in ce["free"].items())
