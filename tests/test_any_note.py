@@ -5,6 +5,8 @@ commands that reproduce what they replay."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import verify
@@ -614,3 +616,25 @@ def test_a_pair_expr_at_every_aligned_update(tmp_path, capsys):
     path.write_text(AT_UPDATE.replace('at = "update"', 'at = "sometimes"', 1))
     assert main(["claims", "lint", str(path)]) == 2
     assert "a pair expr is evaluated at" in capsys.readouterr().out
+
+
+def test_a_pair_claim_of_a_declared_variant_is_searched_with_its_parameters(tmp_path, monkeypatch):
+    """The margin perceptron's mistakes depend on eta (tau is not scaled with it): the pair
+    search, with tau at its default, half and twice it, finds two runs that part, and its printed
+    replay (the claim file declares the variant) reproduces it."""
+    import shutil
+
+    from verify.searching import Domain, search
+
+    path = tmp_path / "margin.toml"
+    shutil.copy(os.path.join(os.path.dirname(__file__), "..", "examples", "variants", "margin.toml"), path)
+    with open(path, "a") as fh:
+        fh.write('\n[[claim]]\nid = "m.eta-free"\nsection = "s"\nstatement = "the mistakes do not depend on eta"\n'
+                 'when = "pair"\npair = "eta"\nvariants = ["margin"]\nassume = ["w0_zero"]\n'
+                 'relation = "same_mistakes"\nexpect = "holds"\n')
+    claim = next(c for c in load_claims(str(path)).claims if c.id == "m.eta-free")
+    res = search(claim, Domain(points=2, dim=2, box=2), timeout=60, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED and "tau in {1/2, 1, 2}" in res.domain["runs"], res.to_json()
+    monkeypatch.chdir(tmp_path)
+    rc, out = _run_printed(res.files["replay"])
+    assert rc == 1 and "parts from this one" in out, out

@@ -42,7 +42,7 @@ from verify.searching.domain import (
 )
 from verify.verdicts import Verdict
 
-__all__ = ["search_declared", "declared_settings", "is_declared"]
+__all__ = ["search_declared", "declared_settings", "is_declared", "param_values"]
 
 
 def is_declared(name) -> bool:
@@ -57,7 +57,8 @@ def uses_eta(decl, claim) -> bool:
     return "eta" in names_used(decl) or "eta" in claim.compiled.names
 
 
-def _param_values(default: Fraction) -> tuple:
+def param_values(default: Fraction) -> tuple:
+    """The values a search gives a declared parameter: its default, half and twice it (0, 1/2, 1 for 0)."""
     if default == 0:
         return (Fraction(0), Fraction(1, 2), Fraction(1))
     return (default / 2, default, default * 2)
@@ -68,7 +69,7 @@ def declared_settings(claim, dom, decl) -> list:
     sign0s = dom.sign0s if decl.sign0 is None else (decl.sign0,)
     etas = dom.etas if uses_eta(decl, claim) else dom.etas[:1]
     names = [p for p, _ in decl.parameters]
-    grids = [_param_values(v) for _, v in decl.parameters]
+    grids = [param_values(v) for _, v in decl.parameters]
     out = []
     for eta in etas:
         for s0 in sign0s:
@@ -82,7 +83,7 @@ def declared_settings(claim, dom, decl) -> list:
 
 def describe(dom, decl, settings, engine, claim) -> dict:
     d = asdict(dom)
-    params = ", ".join(f"{p} in {{{', '.join(format_rational(v) for v in _param_values(dv))}}}" for p, dv in decl.parameters)
+    params = ", ".join(f"{p} in {{{', '.join(format_rational(v) for v in param_values(dv))}}}" for p, dv in decl.parameters)
     etas = ", ".join(dom.etas) if uses_eta(decl, claim) else f"{dom.etas[0]} (read by neither the declaration nor the claim)"
     w0 = "0" if dom.w0_box == 0 else f"every integer vector in [-{dom.w0_box}, {dom.w0_box}]^{dom.dim}" + (
         " (and b0 in the same range)" if decl.bias else "")

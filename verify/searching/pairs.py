@@ -29,6 +29,7 @@ from perceptron._numbers import format_rational
 from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
 from verify.language.quantifiers import ranging
+from verify.searching.declared_engine import param_values
 from verify.searching.domain import Domain, SearchError, point_list
 from verify.verdicts import Verdict
 
@@ -55,14 +56,27 @@ def _settings(claim, dom: Domain) -> list[dict]:
         box = range(-max(dom.w0_box, 1), max(dom.w0_box, 1) + 1)
         w0s += [tuple(Fraction(v) for v in w) for w in itertools.product(box, repeat=dom.dim) if any(w)]
     order = claim.orders[0] if claim.orders else "cyclic"
-    return [{"eta": e, "sign0": s, "w0": w, "order": order} for e in etas for s in sign0s for w in w0s]
+    decl = var if getattr(var, "declared", False) else None  # a declared variant is its declaration
+    params = [()]
+    if decl is not None:  # a declared variant's parameters: each at its default, half and twice it
+        if decl.sign0 is not None:
+            sign0s = [0]
+        names = [p for p, _ in decl.parameters]
+        params = [tuple(zip(names, vals)) for vals in itertools.product(*[param_values(v) for _, v in decl.parameters])]
+    return [{"eta": e, "sign0": s, "w0": w, "order": order, "declared": d}
+            for e in etas for s in sign0s for w in w0s for d in params]
 
 
 def _describe(claim, dom, settings) -> dict:
     s0 = settings[0]
     etas = sorted({format_rational(s["eta"]) for s in settings}, key=Fraction)
     w0 = "0" if all(s["w0"] is None for s in settings) else f"0 and every integer vector in [-1, 1]^{dom.dim}"
-    runs = (f"{claim.variants[0]} with eta in {{{', '.join(etas)}}}, w0 = {w0}, order {s0['order']}, those that "
+    decl = {}
+    for st in settings:
+        for k, v in st["declared"]:
+            decl.setdefault(k, set()).add(v)
+    params = "".join(f", {k} in {{{', '.join(format_rational(v) for v in sorted(vs))}}}" for k, vs in decl.items())
+    runs = (f"{claim.variants[0]} with eta in {{{', '.join(etas)}}}{params}, w0 = {w0}, order {s0['order']}, those that "
             f"converge within {dom.max_updates} updates, each with its partner ({claim.pair})")
     datasets = f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} in every order, labels -1/+1"
     return {"points": dom.points, "dim": dom.dim, "box": dom.box, "datasets": datasets, "runs": runs,
@@ -88,8 +102,6 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
 
     if claim.datasets:
         raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
-    if getattr(variant_of(claim.variants[0]), "declared", False):
-        raise SearchError(f"claim {claim.id}: pair claims of declared variants are not searched")
     t0, deadline = time.monotonic(), time.time() + timeout
     settings = _settings(claim, dom)
     desc = _describe(claim, dom, settings)
@@ -106,7 +118,7 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
                 break
             checked += 1
             params = Params(variant=claim.variants[0], order=s["order"], eta=s["eta"], sign0=s["sign0"], w0=s["w0"],
-                            max_updates=dom.max_updates)
+                            max_updates=dom.max_updates, declared=s["declared"])
             try:  # the domain's runs: those that converge within its update bound (a cut run is no run of it)
                 if not train(ds, params, None).converged:
                     continue
@@ -147,7 +159,8 @@ def _counterexample(claim, pts, labels, params, viol, updates) -> dict:
     return {"points": [[str(v) for v in p] for p in pts], "labels": labels, "updates": updates, "separator": None,
             "violation": viol, "variant": params.variant, "order": params.order,
             "params": {"eta": format_rational(params.eta), "sign0": params.sign0, "form": params.form,
-                       "w0": None if params.w0 is None else [format_rational(v) for v in params.w0], "b0": None}}
+                       "w0": None if params.w0 is None else [format_rational(v) for v in params.w0], "b0": None,
+                       **({"declared": {k: format_rational(v) for k, v in params.declared}} if params.declared else {})}}
 
 
 def _save(claim, ds, params, out_dir) -> dict:
@@ -161,6 +174,8 @@ def _save(claim, ds, params, out_dir) -> dict:
     run = (f"--variant {q(params.variant)} --order {q(params.order)} --eta {format_rational(params.eta)} "
            f"--max-epochs {params.max_epochs} --max-updates {params.max_updates}")
     run += f" --sign0 {params.sign0}" if params.sign0 else ""
+    if params.declared:  # the claim file declares the variant: train reads it from there
+        run += f" --variants {q(claim.path)}" + "".join(f" --set {k}={format_rational(v)}" for k, v in params.declared)
     run += f" --w0={','.join(format_rational(v) for v in params.w0)}" if params.w0 is not None else ""
     cmd = (f"proof-audit train --data {q(data)} {run} --trace {q(trace)} && "
            f"proof-audit check --data {q(data)} --trace {q(trace)} --claims {q(claim.path)} --only {q(claim.id)}")
