@@ -351,3 +351,21 @@ def test_notes_built_to_backtrack_are_read_in_linear_time(tmp_path, name, text):
     note.write_text(text)
     r = subprocess.run(PA + ["draft", str(note)], capture_output=True, text=True, timeout=60)
     assert r.returncode in (0, 2) and "internal error" not in r.stderr
+
+
+def test_a_page_of_an_earlier_audit_is_not_left_in_the_output(tmp_path):
+    """run writes notes/NAME.html for the notes it has, and removes the pages an earlier audit left
+    in the same output directory (they would show verdicts that are no longer the results)."""
+    from verify.cli import main
+
+    (tmp_path / "mine.md").write_text("# Mine\n\n**(1)** $$\\|w + x\\|^2 \\le \\|w\\|^2 + \\|x\\|^2$$\n")
+    claims = tmp_path / "mine.toml"
+    claims.write_text('[document]\nfile = "mine.md"\n\n[[claim]]\nid = "1"\nline = 3\nsection = "s"\n'
+                      'statement = "s"\nwhen = "symbolic"\nvectors = ["w", "x"]\n'
+                      'steps = ["norm2(w + x) <= norm2(w) + norm2(x)"]\nexpect = "refuted"\n')
+    out = tmp_path / "out"
+    assert main(["run", "--claims", str(claims), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
+    assert (out / "notes" / "mine.html").exists()
+    (out / "notes" / "lecture.html").write_text("<p>an earlier audit's page</p>")
+    assert main(["run", "--claims", str(claims), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
+    assert sorted(os.listdir(out / "notes")) == ["mine.html"]

@@ -109,7 +109,20 @@ def write_notes(out_dir: str, results: dict) -> list[dict]:
         with open(os.path.join(out_dir, "badges.json"), "w", encoding="utf-8") as fh:
             json.dump(badges, fh, indent=1, sort_keys=True, ensure_ascii=False)
             fh.write("\n")
+    _remove_stale(out_dir, names, bool(badges))
     return written
+
+
+def _remove_stale(out_dir: str, names: set, badges: bool) -> None:
+    """Pages (and badges) an earlier audit wrote into this output directory for notes this one
+    does not have: a page left there would show verdicts that are no longer the results."""
+    pages = os.path.join(out_dir, "notes")
+    if os.path.isdir(pages):
+        for f in os.listdir(pages):
+            if f.endswith(".html") and f[:-5] not in names and os.path.isfile(os.path.join(pages, f)):
+                os.remove(os.path.join(pages, f))
+    if not badges and os.path.isfile(os.path.join(out_dir, "badges.json")):
+        os.remove(os.path.join(out_dir, "badges.json"))
 
 
 def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
