@@ -369,3 +369,12 @@ def test_a_page_of_an_earlier_audit_is_not_left_in_the_output(tmp_path):
     (out / "notes" / "lecture.html").write_text("<p>an earlier audit's page</p>")
     assert main(["run", "--claims", str(claims), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
     assert sorted(os.listdir(out / "notes")) == ["mine.html"]
+
+
+def test_a_display_right_under_its_sentence_is_a_display(tmp_path):
+    """$$...$$ on the line after its prose, with no blank line between (a paragraph to CommonMark),
+    is read as the display it is: "at most $$R^2/gamma^2$$" is the bound it ends (it was skipped)."""
+    note, r = _draft(tmp_path, "# N\n\nThe number of mistakes is at most\n$$\\frac{R^2}{\\gamma^2}.$$\n", "n.md")
+    assert r.returncode == 0, r.stderr
+    [c] = tomllib.loads((tmp_path / "claims_n.toml").read_text())["claim"]
+    assert (c["line"], c["expr"], c["when"]) == (4, "mistakes <= R2/gamma**2", "end"), c

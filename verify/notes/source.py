@@ -230,12 +230,15 @@ def _inline_statements(t, lines, section, out, before=""):
         line = first + 1 + (para.count("\n", 0, at) if at >= 0 else 0)
         if at >= 0:
             pos = at + len(c.content)
-        if is_relation(c.content):
+        display = c.type == "math_inline_double"  # $$...$$ inside a paragraph (no blank line before it)
+        if is_relation(c.content) or display:
             sentence = _sentence(t.content, c.content)
             lead = t.content[:max(0, t.content.find(c.content))]
             opening = not re.sub(r"\*\*[^*]*\*\*|[\s$]", "", lead)  # the paragraph opens with it: the prose before leads in
-            found.append(Statement(line, section, sentence, c.content.strip(), c.type == "math_inline_double",
-                                   context=(before[-200:] + " " if opening else "") + sentence))
+            # a display reads, like one set apart, after the prose that leads to it ("... is at most $$B$$")
+            context = lead.rstrip(" \n$")[-300:] if display and not opening else sentence
+            found.append(Statement(line, section, sentence, c.content.strip(), display,
+                                   context=(before[-200:] + " " if opening else "") + context))
     if label:
         if found:
             found[0].label = label
