@@ -378,3 +378,17 @@ def test_a_display_right_under_its_sentence_is_a_display(tmp_path):
     assert r.returncode == 0, r.stderr
     [c] = tomllib.loads((tmp_path / "claims_n.toml").read_text())["claim"]
     assert (c["line"], c["expr"], c["when"]) == (4, "mistakes <= R2/gamma**2", "end"), c
+
+
+def test_a_statement_about_the_run_s_end_is_read_at_the_end(tmp_path):
+    """"When the algorithm stops ... $y_i w^T x_i > 0$ for all $i$" (the i written as math) and
+    "the final weights achieve ... $$min_i ...$$" speak of the final w: end claims under converged
+    (they were read at each update, one with prev(w))."""
+    text = ("# N\n\nWe start from $w_0 = 0$.\n\n**(1)** When the algorithm stops, every point is classified "
+            "correctly: $y_i \\, w^T x_i > 0$ for all $i$.\n\n**(2)** When the algorithm stops, the final weights "
+            "achieve the margin:\n$$\\min_i \\frac{y_i \\, w^T x_i}{\\|w\\|} \\ge \\gamma .$$\n")
+    note, r = _draft(tmp_path, text, "n.md")
+    assert r.returncode == 0, r.stderr
+    by_id = {c["id"]: c for c in tomllib.loads((tmp_path / "claims_n.toml").read_text())["claim"]}
+    assert (by_id["1"]["when"], by_id["1"]["expr"]) == ("end", "all_i(dot(y*w, x) > 0)"), by_id["1"]
+    assert by_id["2"]["when"] == "end" and "converged" in by_id["2"]["assume"], by_id["2"]

@@ -38,6 +38,14 @@ _ANY_W0 = re.compile(r"\b(any|every|all|arbitrary)\s+(non-?zero\s+)?(initial|sta
                      r"vectors?|points?|values?)|\b(any|arbitrary)\s+\$?\\?(w|theta|θ)_\{?0\}?", re.I)
 
 
+#: "for all i" in the sentence, the i written plain or as math ($i$).
+_FORALL = re.compile(r"for (all|every|each) \$?i\b")
+#: The sentence speaks of the run's end: its unindexed w is the final one.
+_AT_END = re.compile(r"\b(when|once|after|where)\s+(the\s+)?(algorithm|perceptron|it|run|training|learning)\s+"
+                     r"(stops|terminates|halts|ends|converges|has converged|has stopped)|\bfinal (weights?|weight vector|w)\b",
+                     re.I)
+
+
 class Proposals:
     """What the note's own sentences say about every run: each proposal with the line it
     comes from, for the ``# review:`` comments."""
@@ -148,8 +156,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
     in_proof = bool(re.search(r"\bproof\b", s.section, re.I))
-    t = translate(s.math, notation, base=props.base, forall=bool(re.search(r"for (all|every|each) i\b", s.context)),
-                  running=in_proof)
+    t = translate(s.math, notation, base=props.base, forall=bool(_FORALL.search(s.context)), running=in_proof,
+                  ends=bool(_AT_END.search(s.context)))
     if t.expr is None and "no relation (nothing compared)" in t.untranslated and _BOUND.search(s.context or ""):
         t = translate("M \\leq " + s.math, notation, base=props.base)  # "... is bounded by <display>"
     if t.expr is None:

@@ -327,19 +327,20 @@ def _wrap(text, prec, need):
 # ------------------------------------------------------------------------------- entry
 
 def translate(math: str, notation: dict | None = None, *, base: int = 0, forall: bool = False,
-              running: bool = False) -> Translation:
+              running: bool = False, ends: bool = False) -> Translation:
     """The claim-language reading of one relation written in LaTeX.  ``base`` is the note's
     index of the initial weights (``w_1 = 0``: 1; ``w_0 = 0``: 0); ``forall``: the sentence says
     "for all i"; ``running``: the statement is inside a proof, where a bound on k speaks of the
     mistakes so far at each update (elsewhere it is the theorem's bound on all the mistakes, at
-    the end)."""
+    the end); ``ends``: the sentence speaks of the run's end ("when the algorithm stops", "the
+    final weights"), so an unindexed w is the final one."""
     table = dict(NOTATION)
     table.update(notation or {})
     if len(math) > MAX_MATH_CHARS:
         return Translation(None, "once", [f"a relation of {len(math)} characters (limit {MAX_MATH_CHARS})"])
     block = rows(math)
     if len(block) > 1:
-        return _combine([translate(r, notation, base=base, forall=forall, running=running) for r in block])
+        return _combine([translate(r, notation, base=base, forall=forall, running=running, ends=ends) for r in block])
     src = math
     if re.search(r"\\forall\s*[a-z]\b|\\text\{\s*(for all|for every|for each)\s*\}\s*[a-z]", src):
         forall = True
@@ -349,7 +350,7 @@ def translate(math: str, notation: dict | None = None, *, base: int = 0, forall:
         tree = parse(src)
         if tree[0] != "rel":
             raise Untranslated("no relation (nothing compared)")
-        return _render_relation(tree, table, base, forall, running)
+        return _render_relation(tree, table, base, forall or ends, running)
     except Untranslated as e:
         return Translation(None, "once", [str(e)])
     except RecursionError:
