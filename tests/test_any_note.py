@@ -638,3 +638,24 @@ def test_a_pair_claim_of_a_declared_variant_is_searched_with_its_parameters(tmp_
     monkeypatch.chdir(tmp_path)
     rc, out = _run_printed(res.files["replay"])
     assert rc == 1 and "parts from this one" in out, out
+
+
+def test_runs_cut_by_the_update_bound_are_searched_as_stopped_by_budget(tmp_path, monkeypatch):
+    """An end claim that speaks of stopped_by_budget sees the runs the domain's update bound cuts
+    (converged = 0, stopped_by_budget = 1); its counterexample is a run cut at that bound, and the
+    printed replay (a trace written with the same --max-updates) reproduces it."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_budget.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "b.small"\nsection = "s"\nstatement = "a run either converges or has made '
+                    'at most one mistake when cut (false)"\nwhen = "end"\nvariants = ["rosenblatt"]\n'
+                    'assume = ["separable", "w0_zero"]\nexpr = "(stopped_by_budget == 1 and mistakes <= 1) or '
+                    'converged == 1"\nexpect = "holds"\n')
+    claim = load_claims(str(path)).claims[0]
+    res = search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60,
+                 out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED and "stopped by budget" in res.domain["runs"], res.to_json()
+    assert res.counterexample["params"]["max_updates"] == 3
+    monkeypatch.chdir(tmp_path)
+    rc, out = _run_printed(res.files["replay"])
+    assert rc == 1 and "b.small: refuted" in out, out

@@ -115,8 +115,10 @@ def _run_state(vals, state, depth, m, L, S, A, end=False):
     vals.put("k", lambda: A.over(np.full(m, depth), 1))
     vals.put("mistakes", lambda: vals["k"])
     vals.put("sumsq", lambda: A.over(state["sumsq"], L * L))
-    if end:  # an end claim sees converged runs only (elsewhere a run's end is not known: not searched)
-        vals.put("converged", lambda: A.over(np.ones(m, dtype=np.int64), 1))
+    if end:  # an end claim sees converged runs, and those its domain's update bound cut (stopped by budget)
+        stopped = int(bool(state.get("stopped")))
+        vals.put("converged", lambda: A.over(np.full(m, 1 - stopped, dtype=np.int64), 1))
+        vals.put("stopped_by_budget", lambda: A.over(np.full(m, stopped, dtype=np.int64), 1))
 
 
 class _Lazy(dict):

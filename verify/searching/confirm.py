@@ -26,17 +26,19 @@ class NotRunnable(AssertionError):
 
 
 def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
-            strict=False, declared=(), order="any"):
+            strict=False, declared=(), order="any", max_updates=None):
     """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
     A candidate the learner cannot run as given (a point taken that is not misclassified, an end
     claim's run that does not converge) is no counterexample; with ``strict`` (the complete
     enumeration, whose "none in D" would otherwise rest on a candidate never evaluated) it is an
-    error: the search and the learner disagree."""
+    error: the search and the learner disagree.  ``max_updates``: the run is cut there, as the
+    search's was (an end claim about runs stopped by budget)."""
     ds = from_rows("counterexample", points, labels)
     var = variant_of(variant)
     run_order = order if order in ("first", "cyclic") else "sequence:" + ",".join(map(str, path))
     params = Params(variant=variant, order=run_order, sign0=sign0 if var.tie is None else 0,
-                    eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared))
+                    eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared),
+                    **({"max_updates": max_updates} if max_updates is not None else {}))
     rec = MemoryTrace()
     try:
         res = train(ds, params, rec)
@@ -51,7 +53,8 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
             if strict:
                 raise NotRunnable(f"the search's {order} run updates on {path}; the learner's on {taken}")
             return None
-    if claim.when == "end" and not res.converged:
+    cut = max_updates is not None and res.updates == max_updates  # cut where the search's run was
+    if claim.when == "end" and not res.converged and not cut:
         if strict:
             raise AssertionError(f"the search's run {params.order} converged; the learner's does not")
         return None
@@ -74,6 +77,7 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
             "violation": t.violation, "variant": variant, "order": params.order, "summary": res.summary(),
             "params": {"eta": fr(params.eta), "w0": None if w0 is None else [fr(v) for v in w0],
                        "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form,
+                       **({"max_updates": max_updates} if max_updates is not None else {}),
                        **({"declared": {k: fr(v) for k, v in params.declared}} if params.declared else {})}}
 
 
@@ -90,7 +94,7 @@ def save_counterexample(claim, ce, out_dir) -> dict:
     train(ds, Params(variant=ce["variant"], order=ce["order"], eta=Fraction(pr.get("eta", "1")),
                      w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
                      b0=None if pr.get("b0") is None else Fraction(pr["b0"]), sign0=pr.get("sign0", 0),
-                     form=pr.get("form", "yx"),
+                     form=pr.get("form", "yx"), **({"max_updates": pr["max_updates"]} if "max_updates" in pr else {}),
                      declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))),
           open_writer(trace))
     sep = ""

@@ -29,8 +29,7 @@ __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points",
            "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
-UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "stopped_by_budget",
-                     "gamma_lo", "gamma_hi"}
+UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi"}
 
 #: Bounds of each domain option, checked before any work: the domain grows as
 #: (2 box + 1)^(dim points) and its arrays with it.
@@ -107,6 +106,8 @@ class Domain:
             "engine": engine,
             "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
         })
+        if claim is not None and claim.when == "end" and "stopped_by_budget" in claim.compiled.names:
+            d["runs"] += "; runs the update bound cuts count as stopped by budget"
         if claim is not None and claim.when == "dataset":
             d["runs"] = "none (a claim about datasets)"
         if claim is not None and claim.free:
@@ -207,9 +208,10 @@ def check_searchable(claim):
     if "converged" in claim.assume and claim.when != "end":
         raise SearchError(f"claim {claim.id} assumes the run converges; the search's runs are cut at max_updates")
     names = set(claim.compiled.names) | set(claim.given.names if getattr(claim, "given", None) is not None else ())
-    if "converged" in names and claim.when != "end":
-        raise SearchError(f"claim {claim.id} uses converged, which a run knows only at its end (an {claim.when} "
-                          "claim's evaluations cannot read it)")
+    for late in ("converged", "stopped_by_budget"):
+        if late in names and claim.when != "end":
+            raise SearchError(f"claim {claim.id} uses {late}, which a run knows only at its end (an {claim.when} "
+                              "claim's evaluations cannot read it)")
     bad = set(claim.compiled.names) & UNSUPPORTED_NAMES - set(claim.free or ())  # a free name is the claim's own
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")

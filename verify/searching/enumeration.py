@@ -124,6 +124,8 @@ class Enumerator:
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
         self.free = self._free_assignments()
+        given = getattr(claim, "given", None)
+        self.budget_stops = "stopped_by_budget" in set(claim.compiled.names) | set(given.names if given else ())
 
     # ---- set-up
     def _w0s(self, dim):
@@ -347,7 +349,13 @@ class Enumerator:
             out[out == 0] = self.tie
             if visit:
                 return self._check_visits(inst, st, out != Yi, scores, cap, n)
-            return self._check_end(inst, st, ~(out != Yi).any(axis=1), cap, n)
+            conv = ~(out != Yi).any(axis=1)
+            got = self._check_end(inst, st, conv, cap, n)
+            if got is None and self.budget_stops and cap == self.dom.max_updates:
+                # the runs the domain's update bound cut: stopped by budget (a cap lowered by a
+                # counterexample found earlier is no bound of the domain's runs)
+                got = self._check_end(inst, {**st, "stopped": True}, ~conv, cap, n)
+            return got
         return None
 
     def _dedupe(self, st):
@@ -469,7 +477,8 @@ class Enumerator:
             w0 = tuple(Fraction(int(c)) for c in inst["W0"][mi])
             b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
         return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
-                       form=self.form, strict=True, order=self.dom.order)
+                       form=self.form, strict=True, order=self.dom.order,
+                       max_updates=self.dom.max_updates if state is not None and state.get("stopped") else None)
 
 
 def _first_rows(parts):
