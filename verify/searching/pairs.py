@@ -119,19 +119,21 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
             checked += 1
             params = Params(variant=claim.variants[0], order=s["order"], eta=s["eta"], sign0=s["sign0"], w0=s["w0"],
                             max_updates=dom.max_updates, declared=s["declared"])
+            rec = MemoryTrace()
             try:  # the domain's runs: those that converge within its update bound (a cut run is no run of it)
-                if not train(ds, params, None).converged:
+                if not train(ds, params, rec).converged:
                     continue
-                params = replace(params, max_updates=PAIR_MAX_UPDATES, max_epochs=PAIR_MAX_EPOCHS)
-                rec = MemoryTrace()
-                train(ds, params, rec)
             except ParamError:
                 continue
+            # the same run under the wider bounds its partner is given too (it converged: nothing else changes)
+            params = replace(params, max_updates=PAIR_MAX_UPDATES, max_epochs=PAIR_MAX_EPOCHS)
             tally = pair_tally(claim, ds, RunContext(ds, params), rec.trace, replayed=False)
             if tally.not_applicable:
                 continue
             evaluated += 1
-            if tally.violation is not None:  # believed once both runs' traces are replayed
+            if tally.violation is not None:  # believed once both runs' traces, under these bounds, are replayed
+                rec = MemoryTrace()
+                train(ds, params, rec)
                 ctx, bad, _ = replay(ds, rec.trace, (), dataset_name="candidate")
                 if bad is not None:
                     raise AssertionError(f"the learner's own trace is inconsistent: {bad}")  # a bug, never a verdict
