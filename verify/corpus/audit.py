@@ -299,7 +299,13 @@ def _searches(claims, findings, progress, pool, domain):
     evidence' (or 'unknown' for want of varied evidence, when the domain varies what the
     corpus did not) into 'no counterexample in D'.  Bounds of the form mistakes <= B also get a
     tightness entry (worst updates / bound)."""
+    from verify.searching.domain import needs_separator
+
     todo = [(c.id, f, domain) for c, f in zip(claims, findings) if _not_searched(c, f) is None]
+    # the longest first, so that no worker is left with one at the end (pair searches train whole
+    # runs; a separator multiplies the candidates); results are gathered by claim, in file order
+    kind = {c.id: (c.when != "pair", not needs_separator(c) if c.compiled is not None else True) for c in claims}
+    todo.sort(key=lambda task: kind[task[0]])
     progress.phase("search", len(todo), "claim")
     done = {}
     if pool is not None:
