@@ -659,3 +659,19 @@ def test_runs_cut_by_the_update_bound_are_searched_as_stopped_by_budget(tmp_path
     monkeypatch.chdir(tmp_path)
     rc, out = _run_printed(res.files["replay"])
     assert rc == 1 and "b.small: refuted" in out, out
+
+
+def test_no_augment_holds_a_claim_to_runs_on_the_data_as_given(tmp_path):
+    """"Scaling the data keeps the mistakes" is true of the perceptron through the origin and false
+    of the corpus's runs that add a constant coordinate (it is not scaled): no_augment says which
+    perceptron the note means (a newcomer's true statement was refuted without it)."""
+    claim = ('[[claim]]\nid = "s.scale{tag}"\nsection = "s"\nstatement = "s"\nwhen = "pair"\npair = "scale:c"\n'
+             'variants = ["rosenblatt"]\nassume = ["w0_zero"{extra}]\nexpr = "other_mistakes == mistakes"\n'
+             'expect = "holds"\n\n')
+    path = tmp_path / "claims_scale.toml"
+    path.write_text(HEAD + claim.format(tag="", extra="") + claim.format(tag=".origin", extra=', "no_augment"'))
+    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1)}
+    assert by_id["s.scale"].verdict == verify.Verdict.REFUTED
+    assert "--augment" in by_id["s.scale"].evidence["replay"]
+    origin = by_id["s.scale.origin"]
+    assert origin.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and origin.evidence["evaluations"] > 0, origin

@@ -107,6 +107,7 @@ ASSUMPTIONS = {
     "form_yx": "the sign variant updates with eta y x",
     "form_half": "the sign variant updates with 1/2 eta (y - out) x",
     "kernel_linear": "the kernel variant uses the linear kernel",
+    "no_augment": "the run learns on the data as given: no constant coordinate added (no bias through the data)",
     "ratchet": "the pocket variant uses Gallant's ratchet",
     "no_ratchet": "the pocket variant runs without the ratchet",
 }

@@ -222,6 +222,8 @@ def _assumption_fails(a, ctx: RunContext, converged) -> str | None:
         return None if p.form == "yx" else "update form is 1/2 eta (y - out) x"
     if a == "form_half":
         return None if p.form == "half" else "update form is eta y x"
+    if a == "no_augment":
+        return None if p.augment is None else f"the run adds a constant coordinate (--augment {p.augment})"
     if a == "kernel_linear":
         return None if p.kernel == "linear" else f"kernel is {p.kernel}"
     if a == "ratchet":
