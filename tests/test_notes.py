@@ -52,7 +52,9 @@ def test_what_has_no_reading_is_named_not_guessed():
     # cos(theta_k) is the angle between w_k and the separator
     assert translate(r"\cos\theta_k \leq 1").expr == "dot(w, w_opt)/(norm(w)*norm(w_opt)) <= 1"
     assert translate(r"\sum_i \alpha_i \leq M").expr == "sum_i(alpha) <= mistakes"  # alpha_i: updates on point i
-    assert translate(r"w = \sum_i \alpha_i y_i x_i").untranslated == ["a sum of vectors"]
+    # the dual form: a sum of vectors, at the end of the run (alpha_i is counted there)
+    dual = translate(r"w = \sum_i \alpha_i y_i x_i")
+    assert (dual.expr, dual.when) == ("w == sum_i(alpha*y*x)", "end"), dual
     assert translate(r"\|w\|^{1/3} \le 1").expr is None
     # the notation table gives a symbol its meaning
     assert translate(r"k \le 1/\lambda^2", {"\\lambda": "gamma"}).expr == "mistakes <= 1/gamma**2"
@@ -392,3 +394,13 @@ def test_a_statement_about_the_run_s_end_is_read_at_the_end(tmp_path):
     by_id = {c["id"]: c for c in tomllib.loads((tmp_path / "claims_n.toml").read_text())["claim"]}
     assert (by_id["1"]["when"], by_id["1"]["expr"]) == ("end", "all_i(dot(y*w, x) > 0)"), by_id["1"]
     assert by_id["2"]["when"] == "end" and "converged" in by_id["2"]["assume"], by_id["2"]
+
+
+def test_a_setting_of_eta_is_a_setting_not_a_claim(tmp_path):
+    """"Let eta = 1" is the run's setting (proposed as eta_one), not a relation to check."""
+    note, r = _draft(tmp_path, "# N\n\nLet $\\eta = 1$.\n\n**(1)** $$k \\le R^2/\\gamma^2 .$$\n", "n.md")
+    assert r.returncode == 0, r.stderr
+    claims = tomllib.loads((tmp_path / "claims_n.toml").read_text())["claim"]
+    assert not any(c.get("expr") == "eta == 1" for c in claims)
+    assert any("learning rate: a setting of the run" in c.get("untranslated", "") for c in claims)
+    assert "eta_one" in next(c for c in claims if c["id"] == "1")["assume"]

@@ -296,8 +296,8 @@ class _Renderer:
                 return "sumsq", "scalar", 9
             raise Untranslated(f"a {fn} over the updates so far (only the sum of |x|^2, sumsq, has a name)")
         if ty != "scalar":
-            if fn == "sum":
-                raise Untranslated("a sum of vectors")
+            if fn == "sum":  # the dual form's sum_i alpha_i y_i x_i: a vector
+                return f"sum_i({t})", ty, 9
             raise Untranslated(f"the {fn} of a vector")
         return f"{fn}_i({t})", "scalar", 9
 
@@ -400,6 +400,8 @@ def _render_relation(tree, table, base, forall, running=False) -> Translation:
         if any(t != "0*ones" and ty != "vector" for t, ty in sides):
             raise Untranslated("a vector compared with a number")
     names = r.names
+    if "alpha" in names and not steps:  # the updates made on each point: counted at the end of a run
+        forall = True
     if (steps or nums) or names & {"w", "w_hat", "b"} and (r.points or "x" in names) and not forall or (
             running and names & {"k", "sumsq"}):
         when = "update"
