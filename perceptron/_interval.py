@@ -130,22 +130,24 @@ def _cmp(o, a, b):
     return np.where(t, TRUE, np.where(f, FALSE, UNDECIDED))
 
 
-def _and(a, b):
-    out = np.where((a == FALSE) | (b == FALSE), FALSE, np.where((a == TRUE) & (b == TRUE), TRUE, UNDECIDED))
+def _connect(a, b, decides):
+    """a and b (``decides`` = FALSE) or a or b (``decides`` = TRUE), read left to right: the
+    operand that decides wins, and an undefined one counts where it is reached first."""
+    other = FALSE if decides == TRUE else TRUE
+    out = np.where((a == decides) | (b == decides), decides, np.where((a == other) & (b == other), other, UNDECIDED))
     if a.min(initial=0) == UNDEFINED or b.min(initial=0) == UNDEFINED:
-        out = np.where((a == TRUE) & (b == UNDEFINED), UNDEFINED, out)
+        out = np.where((a == other) & (b == UNDEFINED), UNDEFINED, out)
         out = np.where((a == UNDECIDED) & (b == UNDEFINED), UNDECIDED, out)
         out = np.where(a == UNDEFINED, UNDEFINED, out)
     return out
+
+
+def _and(a, b):
+    return _connect(a, b, FALSE)
 
 
 def _or(a, b):
-    out = np.where((a == TRUE) | (b == TRUE), TRUE, np.where((a == FALSE) & (b == FALSE), FALSE, UNDECIDED))
-    if a.min(initial=0) == UNDEFINED or b.min(initial=0) == UNDEFINED:
-        out = np.where((a == FALSE) & (b == UNDEFINED), UNDEFINED, out)
-        out = np.where((a == UNDECIDED) & (b == UNDEFINED), UNDECIDED, out)
-        out = np.where(a == UNDEFINED, UNDEFINED, out)
-    return out
+    return _connect(a, b, TRUE)
 
 
 def _not(r):

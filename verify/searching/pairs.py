@@ -70,7 +70,8 @@ def _settings(claim, dom: Domain) -> list[dict]:
 def _describe(claim, dom, settings) -> dict:
     s0 = settings[0]
     etas = sorted({format_rational(s["eta"]) for s in settings}, key=Fraction)
-    w0 = "0" if all(s["w0"] is None for s in settings) else f"0 and every integer vector in [-1, 1]^{dom.dim}"
+    box = max(dom.w0_box, 1)  # as _settings draws them
+    w0 = "0" if all(s["w0"] is None for s in settings) else f"0 and every integer vector in [-{box}, {box}]^{dom.dim}"
     decl = {}
     for st in settings:
         for k, v in st["declared"]:
