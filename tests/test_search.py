@@ -211,3 +211,19 @@ def test_worst_covers_every_setting_of_its_domain(monkeypatch):
     res = worst(c, dom, timeout=60)
     settings = domain_for(c, Domain(**{**dom.__dict__, "variant": "novikoff"})).settings()
     assert len(settings) > 1 and seen == set(range(len(settings))) and res["complete"]
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_range_blocks_join_first_points_in_order(ordered):
+    """A shard's first points are screened in joined blocks: the same datasets, in the same
+    order, as one block per first point, and no block over its size."""
+    import numpy as np
+
+    from verify.searching.domain import blocks, range_blocks
+
+    npts, n, size = 9, 3, 40
+    got = list(range_blocks(npts, n, ordered, (2, 7), size))
+    want = np.concatenate([b for p in range(2, 7) for b in blocks(npts, n, ordered, (p,), size)])
+    assert all(len(b) <= size for b in got)
+    assert len(got) < sum(1 for p in range(2, 7) for _ in blocks(npts, n, ordered, (p,), size))
+    assert np.array_equal(np.concatenate(got), want)

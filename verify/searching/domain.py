@@ -26,7 +26,7 @@ from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
 __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points", "point_list", "blocks",
-           "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
+           "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
 UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi"}
@@ -302,6 +302,26 @@ def blocks(npts: int, n: int, ordered: bool, prefix: tuple, size: int):
         return
     for nxt in range(lo, npts):
         yield from blocks(npts, n, ordered, prefix + (nxt,), size)
+
+
+def range_blocks(npts: int, n: int, ordered: bool, firsts: tuple, size: int):
+    """Index arrays of every dataset whose first point index is in ``firsts`` ([lo, hi), or ()
+    for every dataset), in lexicographic order, in blocks of at most ``size`` rows: the blocks
+    of consecutive first points joined, so that a shard of many first points with few datasets
+    each is screened in a few large batches (the screen's cost is per batch, not per row)."""
+    if not firsts:
+        yield from blocks(npts, n, ordered, (), size)
+        return
+    held, rows = [], 0
+    for p in range(*firsts):
+        for part in blocks(npts, n, ordered, (p,), size):
+            if rows + len(part) > size and held:
+                yield np.concatenate(held)
+                held, rows = [], 0
+            held.append(part)
+            rows += len(part)
+    if held:
+        yield np.concatenate(held)
 
 
 @functools.lru_cache(maxsize=4)

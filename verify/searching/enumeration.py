@@ -34,12 +34,12 @@ from verify.searching.domain import (
     UNIT_DENOMINATOR,
     Domain,
     SearchError,
-    blocks,
     choose_separators,
     first_length,
     label_symmetric,
     needs_separator,
     point_list,
+    range_blocks,
     separators,
 )
 from verify.searching.radicals import Radicals
@@ -152,8 +152,9 @@ class Enumerator:
                               "use a smaller box, a simpler eta or a smaller w0 box")
 
     # ---- a shard
-    def run_shard(self, index, n, prefix, deadline, max_rows, budget=None, cap=None) -> ShardResult:
-        """Enumerate every dataset of n points starting with ``prefix`` (runs of at most ``cap``
+    def run_shard(self, index, n, firsts, deadline, max_rows, budget=None, cap=None) -> ShardResult:
+        """Enumerate every dataset of n points whose first point index is in ``firsts`` ([lo,
+        hi), or () for all) (runs of at most ``cap``
         updates: a counterexample earlier in the order has cap + 1); stop at ``deadline``
         (time.time()) or when one instance needs more than ``max_rows`` frontier states."""
         self.deadline, self.max_rows, self.budget = deadline, max_rows, budget
@@ -163,7 +164,7 @@ class Enumerator:
         best = None  # (depth, block, instance, path, counterexample)
         limit = self.dom.max_updates if cap is None else cap
         try:
-            for b, idx in enumerate(blocks(len(self.P), n, self.dom.order != "any", tuple(prefix), BLOCK_DATASETS)):
+            for b, idx in enumerate(range_blocks(len(self.P), n, self.dom.order != "any", firsts, BLOCK_DATASETS)):
                 if best is not None:  # a later block comes first only with a shorter run
                     limit = best[0] - 1
                     if limit < first_length(self.claim):

@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from verify.searching.domain import SearchError, count_datasets, first_length
+from verify.searching.domain import SearchError, count_datasets
 from verify.searching.enumeration import Enumerator, ShardResult
 
 __all__ = ["Shard", "plan", "run_shards", "SHARDS_PER_GROUP", "MIN_SHARD_DATASETS"]
@@ -99,28 +99,7 @@ def run_shard(claim, dom, shard: Shard, deadline: float, max_rows: int, budget=N
     """Search one shard to completion (or to a limit): the work a worker does."""
     en = _enumerator(claim, dom, shard.setting)
     en.worst = None if worst_tree is None else [worst_tree, None]  # tightness: the worst of this shard
-    if not shard.first:
-        return en.run_shard(shard.index, shard.n, (), deadline, max_rows, budget)
-    merged = ShardResult(shard.index, "complete")
-    t0 = time.monotonic()
-    for p in range(*shard.first):
-        cap = None if merged.found is None or worst_tree is not None else merged.found[0][0] - 1
-        if cap is not None and cap < first_length(claim):
-            break  # nothing later in the shard can come first
-        r = en.run_shard(shard.index, shard.n, (p,), deadline, max_rows, budget, cap)
-        merged.checked += r.checked
-        merged.exact += r.exact
-        merged.datasets += r.datasets
-        if r.found is not None and (merged.found is None or r.found[0][0] < merged.found[0][0]):
-            key = (r.found[0][0], p) + r.found[0][1:]
-            merged.found = (key, r.found[1])
-        if r.worst is not None and (merged.worst is None or r.worst["ratio"] > merged.worst["ratio"]):
-            merged.worst = r.worst
-        if r.status != "complete":
-            merged.status = r.status
-            break
-    merged.seconds = time.monotonic() - t0
-    return merged
+    return en.run_shard(shard.index, shard.n, shard.first, deadline, max_rows, budget)
 
 
 def _normal_key(shard: Shard, res: ShardResult):
