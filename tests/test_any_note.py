@@ -423,14 +423,6 @@ variants = ["rosenblatt"]
 expr = "score == dot(w, x) and (out != y or y*score > 0)"
 expect = "holds"
 
-[[claim]]
-id = "u.converges"
-section = "s"
-statement = "every run converges (false without separability)"
-when = "update"
-variants = ["rosenblatt"]
-expr = "converged == 1"
-expect = "holds"
 '''
 
 
@@ -455,15 +447,85 @@ def test_visit_claims_are_searched_in_a_deterministic_order(tmp_path, monkeypatc
                widen=False)
 
 
-def test_converged_is_not_read_at_an_update_by_the_search(tmp_path):
-    """At an update a run's end is not known (the replay says 'not available'): the search does
-    not read converged there (it was read as 1, so 'converged == 1' had none in D); it says why."""
+SWEEPS = HEAD + '''[[claim]]
+id = "s.every-but-last"
+section = "s"
+statement = "every sweep but the last makes a mistake"
+when = "visit"
+variants = ["rosenblatt"]
+orders = ["cyclic"]
+given = "sweep_visits == n and sweep < epochs"
+expr = "sweep_mistakes >= 1"
+expect = "holds"
+
+[[claim]]
+id = "s.last-clean"
+section = "s"
+statement = "the last sweep of a converged run makes no mistake, and every earlier one does"
+when = "visit"
+variants = ["rosenblatt"]
+orders = ["cyclic"]
+given = "converged == 1 and sweep_visits == n"
+expr = "(sweep == epochs) == (sweep_mistakes == 0)"
+expect = "holds"
+
+[[claim]]
+id = "s.one-per-sweep"
+section = "s"
+statement = "each sweep makes at most one mistake (false)"
+when = "update"
+variants = ["rosenblatt"]
+expr = "sweep_mistakes <= 1 and sweep_mistakes <= k and k <= mistakes"
+expect = "holds"
+
+[[claim]]
+id = "s.prev"
+section = "s"
+statement = "a sweep is no state: prev() of it is not defined"
+when = "update"
+variants = ["rosenblatt"]
+expr = "prev(sweep_mistakes) >= 0"
+expect = "holds"
+'''
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+@pytest.mark.parametrize("order", ["cyclic", "random:3"])
+def test_sweep_quantities(tmp_path, scalar, order):
+    """The sweep of a visit or update (its number, its visits, its mistakes so far, this visit's
+    included) and the whole run's mistakes and epochs at every step (from the end record the
+    replay checks): "every sweep but the last makes a mistake" holds; "at most one per sweep" is
+    refuted at the second update of a sweep; prev() of a sweep is not defined (unknown); the same
+    from the column evaluator and its scalar oracle."""
+    path = tmp_path / "claims_s.toml"
+    path.write_text(SWEEPS)
+    trace, bad, tallies = _replayed(path, "separable-d2-g1_20", Params(order=order), scalar)
+    assert bad is None
+    epochs = trace.end["epochs"]
+    if order == "cyclic":
+        for cid in ("s.every-but-last", "s.last-clean"):
+            t = tallies[cid]
+            assert t.violation is None and t.unknown is None and t.evaluations == epochs - (cid == "s.every-but-last"), (cid, t)
+    v = tallies["s.one-per-sweep"].violation
+    assert v["parts"][0] == "2 <= 1 (false)" and v["parts"][2].endswith(f"<= {len(trace.upd_t)} (true)"), v
+    ep = [int(e) for e, m in zip(trace.epoch, trace.mistake) if m]
+    ks = [j for j in range(1, len(ep)) if ep[j] == ep[j - 1]]
+    assert v["k"] == ks[0] + 1  # the first update that is a sweep's second
+    assert tallies["s.prev"].unknown.startswith("sweep_mistakes is not available")
+
+
+def test_sweeps_are_not_defined_at_the_end_and_not_searched(tmp_path):
     from verify.searching import Domain, SearchError, search
 
-    path = tmp_path / "claims_v.toml"
-    path.write_text(VISITS)
-    claim = next(c for c in load_claims(str(path)).claims if c.id == "u.converges")
-    with pytest.raises(SearchError, match="knows only at its end"):
+    path = tmp_path / "claims_s_end.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "e"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "sweep_mistakes == 0"\nexpect = "holds"\n')
+    with pytest.raises(ClaimError, match="sweep_mistakes describe the sweep of a visit or update") as e:
+        load_claims(str(path))
+    assert e.value.line == 11, str(e.value)
+    path.write_text(SWEEPS)
+    claim = next(c for c in load_claims(str(path)).claims if c.id == "s.one-per-sweep")
+    with pytest.raises(SearchError, match="the search's runs know only at their end"):
         search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60)
 
 

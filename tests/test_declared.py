@@ -507,3 +507,26 @@ def test_a_float_score_without_a_rounding_bound_is_not_trusted(monkeypatch):
     monkeypatch.setattr(F.I, "ieval", failing)
     _, bad, _ = replay(ds, rec.trace)
     assert bad is not None and bad.message.startswith("cannot verify: the score of point") and "--exact" in bad.message
+
+
+def test_sweeps_and_the_whole_run_at_the_steps_of_a_declared_run(tmp_path):
+    """A declared run's visits see their sweep and the whole run's mistakes and epochs, as the
+    built-in replay's do (the cyclic run of eta_over_k: every sweep but the last has a mistake)."""
+    claim = _claim_file(tmp_path, "eta_over_k.toml", '''
+[[claim]]
+id = "mine.sweeps"
+section = "x"
+statement = "every sweep but the last makes a mistake; the sweep's count never passes the run's"
+when = "visit"
+variants = ["eta_over_k"]
+given = "sweep_visits == n"
+expr = "(sweep < epochs) == (sweep_mistakes >= 1) and sweep_mistakes <= mistakes"
+expect = "holds"
+''')
+    ds = P.builtin("separable-d3-g1_10")
+    rec = P.MemoryTrace()
+    res = P.train(ds, P.Params(variant="eta_over_k", order="cyclic", max_epochs=50), rec)
+    _, bad, tallies = replay(ds, rec.trace, [claim])
+    assert res.converged and bad is None
+    t = tallies[claim.id]
+    assert t.evaluations == res.epochs and t.violation is None and t.unknown is None, t

@@ -124,6 +124,9 @@ _ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
 
 #: Quantities that exist only at some evaluation points.
 _STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
+_SWEEP_NAMES = {"sweep", "sweep_visits", "sweep_mistakes"}
+#: What only the end of a run has (the pocket's weights and errors).
+_END_NAMES = {"w_pocket", "pocket_errors", "min_visited_errors"}
 _RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0", "alpha",
               "w_pocket", "pocket_errors", "min_visited_errors"}
 
@@ -689,6 +692,11 @@ def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = 
         raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update")
     if c.uses_prev and when != "update":
         raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
+    if names & _END_NAMES and when in ("visit", "update"):
+        raise ExprError(f"{', '.join(sorted(names & _END_NAMES))}: defined at the end of a run only (use when = 'end')")
+    if names & _SWEEP_NAMES and when not in ("visit", "update"):
+        raise ExprError(f"{', '.join(sorted(names & _SWEEP_NAMES))} describe the sweep of a visit or update; "
+                        "use when = 'visit' or 'update' (at the end, epochs counts the sweeps)")
     if "alpha" in names and (when != "end" or not c.uses_points) and not declared_alpha:
         raise ExprError("alpha (the updates made on each point) is defined at the end of a run, inside "
                         "min_i/max_i/sum_i/all_i/any_i (e.g. sum_i(alpha) == mistakes)")

@@ -38,6 +38,7 @@ from verify.language.column_values import (
     col_vscale,
 )
 from verify.language.expr import call_scalar, scalar_bin, scalar_pow
+from verify.language.quantities import SWEEP_QUANTITIES
 from verify.language.scalar import ALPHA_COUNTS
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, as_object, maxabs, narrow_ints
@@ -122,6 +123,15 @@ class ColumnEnv:
             return Rat(yv, np.ones(R, dtype=np.int64))
         if name in f.end_vals:
             return self.const(f.end_vals[name])
+        if name in SWEEP_QUANTITIES and f.kind in ("visit", "update"):
+            if self.shift:  # prev(): a sweep is no state the run goes back to
+                raise ColumnUnavailable(name)
+            s, ones = f.steps, np.ones(R, dtype=np.int64)
+            if name == "sweep":
+                return Rat(s["sweep"][self.rows], ones)
+            if name == "sweep_visits":
+                return Rat(s["t"][self.rows] - s["sweep_t0"][self.rows], ones)
+            return Rat(s["sweep_mistakes"][self.rows], ones)
         if name in ("t", "i", "x", "y", "score", "out") and f.kind != "end":
             s = f.steps
             if name == "t":

@@ -45,6 +45,7 @@ from verify.language.column_values import (
     radd,
     rat_of_fractions,
 )
+from verify.language.quantities import sweep_values
 from verify.language.scalar import Env as _ScalarEnv
 from verify.language.scalar import eval_claim, format_value, sides
 from verify.numbers import exact as X
@@ -69,7 +70,7 @@ class Frame:
     MAX_PREV states of the one before, for prev()).  A step has its visit number t, point i,
     score, out and the state it sees (``state``: the updates made before a visit claim, after
     an update claim -- k is that index).  An end frame has one step, the end of the run, whose
-    values are ``end_vals``."""
+    values are ``end_vals`` (a visit or update frame's: the whole run's, which its steps read too)."""
 
     def __init__(self, ctx, kind: str, name: str, states: list, first_state: int, steps: dict,
                  end_vals: dict | None = None, row_vals: list | None = None):
@@ -136,9 +137,10 @@ class Frame:
         else:
             w, b, sumsq = self.states[st - self.first_state]
             i = int(self.steps["i"][r])
-            vals = {"w": w, "b": b, "k": Fraction(st), "t": Fraction(int(self.steps["t"][r])), "i": Fraction(i),
+            vals = {**self.end_vals, "w": w, "b": b, "k": Fraction(st), "t": Fraction(int(self.steps["t"][r])), "i": Fraction(i),
                     "x": ctx.rows[i], "y": Fraction(ctx.y[i]), "score": self.steps["score"].item(r),
-                    "out": Fraction(int(self.steps["out"][r])), "sumsq": sumsq}
+                    "out": Fraction(int(self.steps["out"][r])), "sumsq": sumsq,
+                    **sweep_values(int(self.steps["t"][r]), tuple(int(self.steps[c][r]) for c in SWEEP_COLUMNS))}
         if gamma is not None:
             vals["gamma"] = gamma
         return _ScalarEnv(ctx, vals, hist)
@@ -158,8 +160,9 @@ class StepLog:
     MAX_LOGGED_STEPS = 1 << 18
 
     def __init__(self, ctx, name: str, visit_claims, update_claims, tallies, gamma_strict, w0, b0, sumsq0,
-                 scalar: bool = False):
+                 scalar: bool = False, run_vals: dict | None = None):
         self.ctx, self.name = ctx, name
+        self.run_vals = run_vals or {}  # the whole run's mistakes, epochs, ... (verify.replay.records.run_values)
         self.visit_claims, self.update_claims = visit_claims, update_claims
         self.tallies, self.gamma_strict = tallies, gamma_strict
         self.states = [(w0, b0, sumsq0)]
@@ -173,9 +176,12 @@ class StepLog:
         if len(self.states) * self.d > BLOCK_CELLS:
             self.flush()
 
-    def step(self, kind: str, t: int, i: int, k: int, score: tuple, out: int):
-        """A step where claims are evaluated; ``score`` = (numerator, denominator > 0)."""
+    def step(self, kind: str, t: int, i: int, k: int, score: tuple, out: int, sweep: tuple):
+        """A step where claims are evaluated; ``score`` = (numerator, denominator > 0), ``sweep``
+        = (its number, the visits made before it, its mistakes up to and including this visit)."""
         s = self.steps[kind]
+        for key, v in zip(SWEEP_COLUMNS, sweep):
+            s[key].append(v)
         s["t"].append(t)
         s["i"].append(i)
         s["state"].append(k)
@@ -188,9 +194,9 @@ class StepLog:
         for kind, claims in (("visit", self.visit_claims), ("update", self.update_claims)):
             s = self.steps[kind]
             if claims and s["t"]:
-                steps = {key: narrow_ints(s[key]) for key in ("t", "i", "state", "out")}
+                steps = {key: narrow_ints(s[key]) for key in ("t", "i", "state", "out", *SWEEP_COLUMNS)}
                 steps["score"] = Rat(narrow_ints(v[0] for v in s["score"]), narrow_ints(v[1] for v in s["score"]))
-                frame = Frame(self.ctx, kind, self.name, self.states, self.first_state, steps)
+                frame = Frame(self.ctx, kind, self.name, self.states, self.first_state, steps, self.run_vals)
                 tally_claims(frame, claims, self.tallies, self.gamma_strict, scalar=self.scalar_only)
             self.steps[kind] = _new_steps()
         keep = self.states[-(MAX_PREV + 1):]  # the next update step may read MAX_PREV states back
@@ -206,8 +212,12 @@ class StepLog:
             tally_claims(frame, end_claims, self.tallies, self.gamma_strict, scalar=self.scalar_only)
 
 
+#: A step's sweep: its number, the visits made before it, its mistakes up to this visit.
+SWEEP_COLUMNS = ("sweep", "sweep_t0", "sweep_mistakes")
+
+
 def _new_steps() -> dict:
-    return {"t": [], "i": [], "state": [], "score": [], "out": []}
+    return {"t": [], "i": [], "state": [], "score": [], "out": [], **{key: [] for key in SWEEP_COLUMNS}}
 
 
 # ---------------------------------------------------------------------------- evaluation

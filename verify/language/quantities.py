@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from perceptron.expression import RESERVED_NAMES, RUN_QUANTITIES
 
-__all__ = ["QUANTITIES", "PROOF_QUANTITIES", "POINT_QUANTITIES", "TYPES"]
+__all__ = ["QUANTITIES", "PROOF_QUANTITIES", "POINT_QUANTITIES", "SWEEP_QUANTITIES", "TYPES", "sweep_values"]
 
 S, V = "scalar", "vector"
 
@@ -30,10 +30,29 @@ POINT_QUANTITIES: dict[str, tuple[str, str]] = {
     "alpha": (S, "updates made on the point (the dual form's alpha_i), at the end of a run, inside min_i ... any_i"),
 }
 
+#: name -> (type, meaning): where a visit or update stands in its sweep (the epoch: one pass over
+#: the points in the cyclic and random orders; one scan for the first mistake in the first and
+#: max-violation orders).  Defined at a visit or update, not under prev() (a sweep is no state).
+SWEEP_QUANTITIES: dict[str, tuple[str, str]] = {
+    "sweep": (S, "the current sweep (epoch), 1-based"),
+    "sweep_visits": (S, "visits made so far in the current sweep, this one included"),
+    "sweep_mistakes": (S, "mistakes (updates) made so far in the current sweep, this visit's included"),
+}
+
 #: Every name a claim may use: name -> (type, meaning).
-QUANTITIES: dict[str, tuple[str, str]] = {**RUN_QUANTITIES, **PROOF_QUANTITIES, **POINT_QUANTITIES}
+QUANTITIES: dict[str, tuple[str, str]] = {**RUN_QUANTITIES, **PROOF_QUANTITIES, **POINT_QUANTITIES,
+                                          **SWEEP_QUANTITIES}
 
 #: name -> type, the table compile_expr checks claims against.
 TYPES: dict[str, str] = {k: v[0] for k, v in QUANTITIES.items()}
 
 assert set(PROOF_QUANTITIES) == RESERVED_NAMES, "the names perceptron reserves are the proof's"
+
+
+def sweep_values(t: int, sweep: tuple) -> dict:
+    """The sweep quantities at visit t, whose ``sweep`` is (its number, the visits made before
+    it, the mistakes made in it up to and including visit t)."""
+    from fractions import Fraction
+
+    epoch, t0, m = sweep
+    return {"sweep": Fraction(epoch), "sweep_visits": Fraction(t - t0), "sweep_mistakes": Fraction(m)}

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from perceptron._numbers import format_rational
 from verify.language.expr import evaluate
+from verify.language.quantities import SWEEP_QUANTITIES
 from verify.numbers import exact as X
 
 __all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value", "sides", "ALPHA_COUNTS"]
@@ -81,7 +82,7 @@ class Env:
             raise _NotHere(f"prev(..., {j})")
         entry = self.history[-j]
         vals = dict(self.vals)
-        for key in ("w_hat",):
+        for key in ("w_hat", *SWEEP_QUANTITIES):  # a sweep is no state the run goes back to
             vals.pop(key, None)
         if isinstance(entry, dict):  # a declared variant's whole state before the update (w, b, k, sumsq, ...)
             vals.update(entry)

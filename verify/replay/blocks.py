@@ -31,7 +31,7 @@ from verify.language.columns import BLOCK_CELLS, StepLog
 from verify.language.scalar import ALPHA_COUNTS
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, maxabs, narrow_ints, scaled
-from verify.replay.records import CyclicRule, augmented_bias, end_mismatch
+from verify.replay.records import CyclicRule, augmented_bias, end_mismatch, run_values
 
 __all__ = ["replay_blocks"]
 
@@ -201,24 +201,31 @@ class _Blocks:
         if not (visit_claims or update_claims or end_claims):
             return
         rowsq = ctx.norms2
-        log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), ctx.w0, ctx.b0, Fraction(0))
+        log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), ctx.w0, ctx.b0, Fraction(0),
+                      run_vals=run_values(self.tr.end))
         sq = 0
         u = 0
         t_list, i_list = self.rt.tolist(), self.ri.tolist()
         m_list, b_list = self.rm.tolist(), self.before.tolist()
+        # each visit's sweep: (epoch, the visits before it, its mistakes up to and including the visit)
+        ep = np.asarray(self.rep, dtype=np.int64)
+        first = np.maximum.accumulate(np.where(np.r_[True, ep[1:] != ep[:-1]] if len(ep) else np.zeros(0, bool),
+                                               np.arange(len(ep)), 0))
+        done = np.asarray(self.before, dtype=np.int64) + np.asarray(self.rm, dtype=np.int64) - np.asarray(self.before)[first]
+        sweeps = list(zip(ep.tolist(), (np.asarray(self.rt)[first] - 1).tolist(), done.tolist()))
         for jv in range(self.V) if visit_claims else np.flatnonzero(self.rm).tolist():
             i = i_list[jv]
             sn = int(self.scores[jv])
             out = (sn > 0) - (sn < 0) or ctx.tie
             if visit_claims:
-                log.step("visit", t_list[jv], i, b_list[jv], (sn, den), out)
+                log.step("visit", t_list[jv], i, b_list[jv], (sn, den), out, sweeps[jv])
             if not m_list[jv]:
                 continue
             u += 1
             sq += rowsq[i]
             log.state(X.Vec(W[u], L), Fraction(self.B[u], self.Lb), Fraction(sq, D * D))
             if update_claims:
-                log.step("update", t_list[jv], i, u, (sn, den), out)
+                log.step("update", t_list[jv], i, u, (sn, den), out, sweeps[jv])
         vals = {}
         if end_claims:
             alpha = np.bincount(self.ri[np.flatnonzero(self.rm)], minlength=ctx.n)  # updates made on each point

@@ -16,16 +16,18 @@ from fractions import Fraction
 from perceptron._numbers import NumberError, format_rational, parse_rational
 from perceptron.declared import signed_score_test
 from verify.language.expr import MAX_PREV, evaluate
+from verify.language.quantities import sweep_values
 from verify.language.scalar import Env, eval_claim
 from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import same_ratio
-from verify.replay.loop import follow_rule
+from verify.replay.loop import Sweep, follow_rule
 from verify.replay.records import (
     Inconsistency,
     RecordChecker,
     augmented_bias,
     end_mismatch,
+    run_values,
     short_value,
 )
 
@@ -143,6 +145,7 @@ class DeclaredReplay:
         self.history = deque(maxlen=MAX_PREV)
         self.gam_strict = ctx.strict_gamma()
         self.t = 0  # the visit being replayed
+        self.sweep = Sweep()
 
     @property
     def k(self) -> int:
@@ -180,8 +183,11 @@ class DeclaredReplay:
             if bad:
                 return mistake, bad
         vals = None
+        sweep = self.sweep.at(t, epoch, run.k, mistake)
         if self.visit_claims or self.update_claims:  # the step's values, only when a claim reads them
-            vals = dict(t=Fraction(t), i=Fraction(i), x=ctx.rows[i], y=Fraction(ctx.y[i]), score=s, out=Fraction(out))
+            vals = dict(t=Fraction(t), i=Fraction(i), x=ctx.rows[i], y=Fraction(ctx.y[i]), score=s, out=Fraction(out),
+                        **run_values(self.tr.end))
+            vals.update(sweep_values(t, sweep))
         if self.visit_claims:
             self._claims(self.visit_claims, Env(ctx, run.claim_vals(**vals)), {"dataset": self.name, "t": t, "point": i})
         if not mistake:
@@ -192,6 +198,7 @@ class DeclaredReplay:
         if bad:
             return True, bad
         if self.update_claims:
+            vals.update(sweep_values(t, sweep))
             self._claims(self.update_claims, Env(ctx, run.claim_vals(**vals), self.history),
                          {"dataset": self.name, "t": t, "point": i, "k": run.k})
         return True, None

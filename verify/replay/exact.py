@@ -17,12 +17,13 @@ from verify.language.scalar import ALPHA_COUNTS, format_value
 from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import INT64_SAFE, narrow_ints, same_ratio
-from verify.replay.loop import RunEnd, follow_rule
+from verify.replay.loop import RunEnd, Sweep, follow_rule
 from verify.replay.records import (
     Inconsistency,
     RecordChecker,
     augmented_bias,
     end_mismatch,
+    run_values,
     short_vector,
 )
 
@@ -78,6 +79,7 @@ class BuiltinStepper:
         self.alpha = [0] * ctx.n
         self.k = 0
         self.sumsq = Fraction(0)
+        self.sweep = Sweep()
         self.sden = int(tr.header["scale"]["score"]) if "scale" in tr.header else None
         self.run = self.run_pocket = 0
         self.w_pocket, self.b_pocket = self.w, self.b
@@ -223,8 +225,9 @@ class BuiltinStepper:
                                      None if self.sden is None else lambda rec: self._score_differs(rec, i, sn, sd))
             if bad:
                 return mistake, bad
+        sweep = self.sweep.at(t, epoch, self.k, mistake)
         if self.visit_claims:
-            self.log.step("visit", t, i, self.k, (sn, sd), out)
+            self.log.step("visit", t, i, self.k, (sn, sd), out, sweep)
         if not mistake:
             self.run += 1
             return False, None
@@ -239,7 +242,7 @@ class BuiltinStepper:
         if self.log is not None:
             self.log.state(self.current_w(), self.b, self.sumsq)
         if self.update_claims:
-            self.log.step("update", t, i, self.k, (sn, sd), out)
+            self.log.step("update", t, i, self.k, (sn, sd), out, sweep)
         return True, None
 
     def _score_differs(self, rec, i, sn, sd):
@@ -314,7 +317,7 @@ def replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, name
     step = BuiltinStepper(ctx, tr, visit_claims, update_claims)
     if claims_on:  # claims are evaluated over blocks of the trace at once (verify.language.columns), in trace order
         step.log = StepLog(ctx, name, visit_claims, update_claims, tallies, ctx.strict_gamma(), step.current_w(), ctx.b0,
-                           Fraction(0), scalar=scalar)
+                           Fraction(0), scalar=scalar, run_vals=run_values(tr.end))
     end = follow_rule(ctx, ctx.params, step)
     if isinstance(end, Inconsistency):
         return end

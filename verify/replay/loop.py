@@ -12,7 +12,7 @@ from typing import Protocol
 
 from verify.replay.records import CyclicRule, Inconsistency
 
-__all__ = ["Stepper", "RunEnd", "follow_rule"]
+__all__ = ["Stepper", "RunEnd", "Sweep", "follow_rule"]
 
 
 class Stepper(Protocol):
@@ -32,6 +32,20 @@ class Stepper(Protocol):
 
     def most_violated(self, candidates: list[int]) -> int:
         """The candidate with the smallest y_i s_i (the max-violation order)."""
+
+
+class Sweep:
+    """The sweep (epoch) a replay is in, as the claims' sweep quantities read it."""
+
+    def __init__(self):
+        self.epoch = self.t0 = self.k0 = 0
+
+    def at(self, t: int, epoch: int, k: int, mistake: bool) -> tuple:
+        """(the sweep's number, the visits made before it, the mistakes made in it up to and
+        including visit t) for visit t of ``epoch``, k updates made before the visit."""
+        if epoch != self.epoch:
+            self.epoch, self.t0, self.k0 = epoch, t - 1, k
+        return epoch, self.t0, k + mistake - self.k0
 
 
 @dataclass

@@ -11,7 +11,7 @@ import numpy as np
 from perceptron._numbers import NumberError, format_rational, parse_rational
 from verify.numbers import exact as X
 
-__all__ = ["Inconsistency", "RecordChecker", "CyclicRule", "end_mismatch", "augmented_bias", "short_vector", "short_value",
+__all__ = ["Inconsistency", "RecordChecker", "CyclicRule", "end_mismatch", "run_values", "augmented_bias", "short_vector", "short_value",
            "SHOWN_COORDINATES"]
 
 
@@ -101,6 +101,21 @@ def _canonical(v):
     if isinstance(v, list):
         return [_canonical(x) for x in v]
     return format_rational(v) if isinstance(v, (Fraction, int)) else v
+
+
+def run_values(end: dict) -> dict:
+    """What visit and update claims read of the whole run (mistakes, epochs, converged,
+    stopped_by_budget), from the trace's end record: the replay compares that record with its
+    own re-run's end before any verdict, and a trace whose record differs is inconsistent and
+    gives none, so the values claims read are the re-run's."""
+    vals = {}
+    for name, key in (("mistakes", "updates"), ("epochs", "epochs")):
+        if type(end.get(key)) is int:
+            vals[name] = Fraction(end[key])
+    if type(end.get("converged")) is bool:
+        vals["converged"] = Fraction(int(end["converged"]))
+        vals["stopped_by_budget"] = Fraction(int(not end["converged"]))
+    return vals
 
 
 def end_mismatch(end: dict, got: dict, exact: bool):

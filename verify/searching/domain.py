@@ -29,7 +29,8 @@ __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
-UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi"}
+UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi", "sweep",
+                     "sweep_visits", "sweep_mistakes"}
 
 #: Bounds of each domain option, checked before any work: the domain grows as
 #: (2 box + 1)^(dim points) and its arrays with it.
@@ -208,11 +209,11 @@ def check_searchable(claim):
     if "converged" in claim.assume and claim.when != "end":
         raise SearchError(f"claim {claim.id} assumes the run converges; the search's runs are cut at max_updates")
     names = set(claim.compiled.names) | set(claim.given.names if getattr(claim, "given", None) is not None else ())
-    for late in ("converged", "stopped_by_budget"):
+    for late in ("converged", "stopped_by_budget", "mistakes"):
         if late in names and claim.when != "end":
-            raise SearchError(f"claim {claim.id} uses {late}, which a run knows only at its end (an {claim.when} "
-                              "claim's evaluations cannot read it)")
-    bad = set(claim.compiled.names) & UNSUPPORTED_NAMES - set(claim.free or ())  # a free name is the claim's own
+            raise SearchError(f"claim {claim.id} uses {late}, which the search's runs know only at their end (its "
+                              f"breadth-first runs evaluate an {claim.when} claim before they end)")
+    bad = names & UNSUPPORTED_NAMES - set(claim.free or ())  # a free name is the claim's own
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
 
