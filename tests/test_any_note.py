@@ -187,10 +187,11 @@ def test_a_latex_label_can_be_a_claim_id(tmp_path):
             load_claims(str(path))
 
 
-def test_a_cyclic_order_claim_is_searched_and_refuted_by_the_search(tmp_path):
-    """A claim about the note's cyclic order is searched over ordered datasets run in that
-    order; the newcomer's premise written as an or (no corpus run has 0 < |w0| <= gamma) is
-    refuted by the search alone, and its printed replay reproduces it."""
+@pytest.mark.parametrize("order", ["cyclic", "random:5"])
+def test_a_cyclic_order_claim_is_searched_and_refuted_by_the_search(tmp_path, order):
+    """A claim about the note's cyclic (or random:SEED) order is searched over ordered datasets
+    run in that order; the newcomer's premise written as an or (no corpus run has 0 < |w0| <=
+    gamma) is refuted by the search alone, and its printed replay reproduces it."""
     import json
     import shlex
     import subprocess
@@ -208,17 +209,17 @@ expr = "norm(w0) > gamma or mistakes <= R2/gamma**2"
 variants = ["rosenblatt"]
 when = "end"
 assume = ["separable", "eta_one"]
-orders = ["cyclic"]
+orders = ["ORDER"]
 expect = "holds"
-''')
+'''.replace("ORDER", order))
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(claims), "--out", str(out), "--quiet",
                         "--jobs", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert r.returncode == 1, r.stdout + r.stderr
     c = json.loads((out / "results.json").read_text())["claims"][0]
     assert c["verdict"] == "refuted" and "search" in c["evidence"]["counterexample"]
-    assert "order cyclic" in c["evidence"]["search"]["domain_text"]
-    assert c["evidence"]["counterexample"]["search"]["order"] == "cyclic"  # run in the claim's order, not a sequence
+    assert f"order {order}" in c["evidence"]["search"]["domain_text"]
+    assert c["evidence"]["counterexample"]["search"]["order"] == order  # run in the claim's order, not a sequence
     replay = c["evidence"]["replay"]
     assert replay.startswith("proof-audit search cyc.bound")
     rr = subprocess.run([sys.executable, "-m", "verify"] + shlex.split(replay)[1:], capture_output=True, text=True,

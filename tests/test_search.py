@@ -227,3 +227,50 @@ def test_range_blocks_join_first_points_in_order(ordered):
     assert all(len(b) <= size for b in got)
     assert len(got) < sum(1 for p in range(2, 7) for _ in blocks(npts, n, ordered, (p,), size))
     assert np.array_equal(np.concatenate(got), want)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 11])
+def test_random_order_runs_of_the_search_are_the_learners(seed, tmp_path):
+    """The search's random:SEED runs (the next update from each state's epoch and position) take
+    the points the learner takes, update by update, on random ordered datasets, including runs
+    that span several epochs."""
+    import numpy as np
+
+    from perceptron import MemoryTrace, Params, from_rows, train
+    from verify.searching.domain import Domain
+    from verify.searching.enumeration import Enumerator
+
+    path = tmp_path / "r.toml"
+    path.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "r"\nsection = "s"\nstatement = "s"\n'
+                    f'expr = "k >= 0"\nvariants = ["rosenblatt"]\nwhen = "update"\norders = ["random:{seed}"]\n'
+                    'expect = "holds"\n')
+    (claim,) = load_claims(str(path)).claims
+    K = 12
+    en = Enumerator(claim, Domain(points=5, dim=2, box=3, max_updates=K, order=f"random:{seed}"), (1, 0, "yx"))
+    rng = np.random.default_rng(seed + 100)
+    epochs_seen = set()
+    for _ in range(150):
+        n = int(rng.integers(1, 6))
+        X = rng.integers(-3, 4, size=(n, 2))
+        Y = rng.choice([-1, 1], size=n)
+        if not X.any():
+            continue
+        rec = MemoryTrace()
+        res = train(from_rows("d", X.tolist(), Y.tolist()), Params(order=f"random:{seed}", max_updates=K), rec)
+        tr = rec.trace
+        want = [int(v) for v in tr.i[np.searchsorted(tr.t, tr.upd_t)]]
+        w, st, got = np.zeros(2, dtype=np.int64), {"ep": np.zeros(1, np.int64), "pos": np.zeros(1, np.int64)}, []
+        while len(got) < K:
+            s = X @ w
+            out = np.sign(s)
+            out[out == 0] = 0
+            mist = (out != Y)[None, :]
+            si, pi, ep, pos = en._random_next(mist, st)
+            if len(si) == 0:
+                break
+            got.append(int(pi[0]))
+            w = w + Y[pi[0]] * X[pi[0]]
+            st = {"ep": ep, "pos": pos}
+        assert got == want[:K], (X.tolist(), Y.tolist(), got, want)
+        epochs_seen.add(res.epochs)
+    assert max(epochs_seen) >= 3

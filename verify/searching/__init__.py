@@ -43,6 +43,7 @@ from verify.searching.domain import (
     count_datasets,
     domain_for,
     folds,
+    searchable_order,
 )
 from verify.verdicts import Verdict
 
@@ -100,8 +101,11 @@ def _prepare(claim, dom, widen):
     dom = Domain(**{**asdict(dom), "variant": variant})
     if widen:
         dom = domain_for(claim, dom)
-    if dom.order not in ("any", "first", "cyclic"):
-        raise SearchError(f"order must be any, first or cyclic, not {dom.order!r}")
+    if not searchable_order(dom.order):
+        raise SearchError(f"order must be any, first, cyclic or random:SEED, not {dom.order!r}")
+    if claim.when == "visit" and dom.order.startswith("random:"):
+        raise SearchError(f"claim {claim.id} is a visit claim: the search enumerates the visits of the first and "
+                          "cyclic orders, not those of a random one")
     if claim.when == "visit" and dom.order == "any":
         raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first or "
                           "cyclic), whose visits are the run's; under 'any' they are not defined")

@@ -1,6 +1,6 @@
 """Confirmation: a candidate from any engine is a counterexample only once the replay engine
 says so.  The candidate's dataset is built, the learner runs it with ``--order
-sequence:...`` (or, when the search ran a deterministic order -- ``first``, ``cyclic`` -- with
+sequence:...`` (or, when the search ran a deterministic order -- ``first``, ``cyclic``, ``random:SEED`` -- with
 that order itself, and its updates must be the search's) and writes a trace, and the claim
 is evaluated on that trace exactly (verify.replay.dispatch) with the candidate's separator."""
 
@@ -35,7 +35,7 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
     search's was (an end claim about runs stopped by budget)."""
     ds = from_rows("counterexample", points, labels)
     var = variant_of(variant)
-    run_order = order if order in ("first", "cyclic") else "sequence:" + ",".join(map(str, path))
+    run_order = order if order != "any" else "sequence:" + ",".join(map(str, path))
     params = Params(variant=variant, order=run_order, sign0=sign0 if var.tie is None else 0,
                     eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared),
                     **({"max_updates": max_updates} if max_updates is not None else {}))

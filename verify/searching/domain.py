@@ -25,7 +25,7 @@ from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
-__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "unit_points", "point_list", "blocks",
+__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
@@ -188,9 +188,17 @@ def claim_variant(claim, wanted):
 
 
 #: Orders a claim may state and still be searched: deterministic given an ordered dataset, so
-#: the enumeration of ordered datasets covers every run of the order.
-SEARCHABLE_ORDERS = ("first", "cyclic")
+#: the enumeration of ordered datasets covers every run of the order (random:SEED draws the same
+#: permutations of n points for every dataset of n points).
+SEARCHABLE_ORDERS = ("first", "cyclic", "random:SEED")
 
+
+def searchable_order(order: str) -> bool:
+    """Whether a search runs this order: any, first, cyclic, or random:SEED (a decimal seed)."""
+    if order in ("any", "first", "cyclic"):
+        return True
+    head, _, seed = order.partition(":")
+    return head == "random" and seed.isdigit() and len(seed) <= 18
 
 def check_searchable(claim):
     if claim.when not in ("visit", "update", "end", "dataset") or claim.compiled is None:
@@ -198,7 +206,7 @@ def check_searchable(claim):
                           "dataset claims")
     if claim.datasets:
         raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
-    if claim.orders and (len(claim.orders) != 1 or claim.orders[0] not in SEARCHABLE_ORDERS):
+    if claim.orders and (len(claim.orders) != 1 or claim.orders[0] == "any" or not searchable_order(claim.orders[0])):
         raise SearchError(f"claim {claim.id} is about runs of the orders {', '.join(claim.orders)}; the search runs one "
                           f"deterministic order of its ordered datasets ({' or '.join(SEARCHABLE_ORDERS)}) at a time")
     # every assumption must be enforced by the domain itself, or "none in D" could rest on

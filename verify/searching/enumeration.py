@@ -121,6 +121,7 @@ class Enumerator:
         self.W0, self.B0 = self._w0s(dom.dim)
         self._check_overflow()
         self.worst = None  # the bound tree in tightness mode
+        self._perm_cache: dict = {}  # random:SEED: the epochs' permutations, per number of points
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
         self.free = self._free_assignments()
@@ -291,7 +292,7 @@ class Enumerator:
         eta_b = {"R2": inst["R2"], "one": np.ones(M, dtype=np.int64)}.get(self.var.bias)
         # a state: instance, w, b, sumsq, position, path, history of (w, b, k, sumsq)
         st = {"inst": np.arange(M), "w": inst["W0"] * self.S, "b": inst["B0"] * self.S,
-              "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64),
+              "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64), "ep": np.zeros(M, dtype=np.int64),
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
         end, visit = self.claim.when == "end", self.claim.when == "visit"
         for depth in range(1, cap + 1):
@@ -309,18 +310,20 @@ class Enumerator:
                 got = self._check_visits(inst, st, mist, scores, depth - 1, n)
                 if got is not None:
                     return got
-            order = self.dom.order
+            order = self.dom.order.split(":")[0]
             if order == "any":
                 si, pi = np.nonzero(mist)
             elif order == "first":
                 si = np.nonzero(mist.any(axis=1))[0]
                 pi = np.argmax(mist[si], axis=1)
-            else:  # cyclic: first mistake at or after pos
+            elif order == "cyclic":  # first mistake at or after pos
                 nn = mist.shape[1]
                 shift = (np.arange(nn)[None, :] + st["pos"][:, None]) % nn
                 rolled = np.take_along_axis(mist, shift, axis=1)
                 si = np.nonzero(rolled.any(axis=1))[0]
                 pi = (np.argmax(rolled[si], axis=1) + st["pos"][si]) % nn
+            else:  # random:SEED: the first mistake at or after pos in this epoch's permutation, else in the next's
+                si, pi, ep, pos = self._random_next(mist, st)
             if len(si) == 0:
                 return None
             if len(si) > self.max_rows:
@@ -333,7 +336,8 @@ class Enumerator:
             coef = p * (y - o) if f == 2 else p * y  # W += S eta y x = p f y x (or p (y - out) x)
             new = {"inst": ins, "w": w_prev + coef[:, None] * x,
                    "b": b_prev + (coef * eta_b[ins] if eta_b is not None else 0),  # B += S eta y R^2 = p y R^2
-                   "sumsq": st["sumsq"][si] + (x * x).sum(axis=1), "pos": (pi + 1) % X.shape[1],
+                   "sumsq": st["sumsq"][si] + (x * x).sum(axis=1),
+                   "pos": (pi + 1) % X.shape[1] if order != "random" else pos, "ep": st["ep"][si] if order != "random" else ep,
                    "path": np.hstack([st["path"][si], pi[:, None]]),
                    "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
                             + [(w_prev, b_prev, depth - 1, st["sumsq"][si])])[-max(self.prev_depth, 1):]}
@@ -359,11 +363,43 @@ class Enumerator:
             return got
         return None
 
+    def _random_next(self, mist, st):
+        """(state rows, point, epoch, position after it) of the next update of each state in the
+        ``random:SEED`` order: the learner visits epoch e (0-based) in the e-th permutation its
+        generator draws, which is the same for every dataset of n points; a state is at
+        position ``pos`` of epoch ``ep``.  With no mistake left in its epoch the next is the first
+        in the next epoch's permutation (a state with no mistake at all has converged)."""
+        nn = mist.shape[1]
+        perms = self._perms(nn)
+        si = np.nonzero(mist.any(axis=1))[0]
+        ep, pos = st["ep"][si], st["pos"][si]
+        cur = perms[ep]
+        in_cur = np.take_along_axis(mist[si], cur, axis=1) & (np.arange(nn)[None, :] >= pos[:, None])
+        here = in_cur.any(axis=1)
+        nxt = perms[ep + 1]
+        in_nxt = np.take_along_axis(mist[si], nxt, axis=1)
+        at = np.where(here, np.argmax(in_cur, axis=1), np.argmax(in_nxt, axis=1))
+        ep = ep + ~here
+        pi = np.where(here, cur[np.arange(len(si)), at], nxt[np.arange(len(si)), at])
+        pos = at + 1
+        ep, pos = np.where(pos == nn, ep + 1, ep), np.where(pos == nn, 0, pos)
+        return si, pi, ep, pos
+
+    def _perms(self, nn):
+        """The permutations of the first max_updates + 2 epochs of a ``random:SEED`` run on nn
+        points, as the learner draws them (perceptron.run: one generator, one permutation an
+        epoch): a run of at most max_updates updates reaches no later epoch."""
+        got = self._perm_cache.get(nn)
+        if got is None:
+            rng = np.random.default_rng(int(self.dom.order.split(":")[1]))
+            got = self._perm_cache[nn] = np.stack([rng.permutation(nn) for _ in range(self.dom.max_updates + 3)])
+        return got
+
     def _dedupe(self, st):
         """Merge states that behave the same from here on (same instance, weights, position,
         and the history the claim can look back on); keep the first (lexicographically
         smallest) path."""
-        parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None]]
+        parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None], st["ep"][:, None]]
         if "alpha" in self.claim.compiled.names and st["path"].shape[1]:  # the same w by other counts per point
             pts = np.arange(int(st["path"].max()) + 1)
             parts.append((st["path"][:, :, None] == pts[None, None, :]).sum(axis=1))

@@ -53,6 +53,8 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
         tie = var.tie if var.tie is not None else sign0
         # build a run: at each step take the chosen misclassified point
         fr = [[Fraction(v, L) for v in p] for p in pts]
+        if dom.order.startswith("random:"):  # the learner draws its own permutations: confirm runs that order
+            choices = []
         w = [Fraction(v) for v in w0]
         b = Fraction(b0)
         R2 = max(sum(v * v for v in p) for p in fr)

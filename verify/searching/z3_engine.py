@@ -746,8 +746,8 @@ def z3_search(claim, dom, deadline, incremental: bool = True, decl=None, setting
             return None, "its encoding has eta = 1, w0 = 0, which this domain does not contain", False
         if dom.unit:
             return None, "not encodable: points on the unit circle", False
-        if dom.order == "cyclic":
-            return None, "not encodable: the cyclic order", False
+        if dom.order not in ("any", "first"):
+            return None, f"not encodable: the {dom.order} order", False
         if "yx" not in dom.forms and VARIANTS[dom.variant].half_form:
             return None, "not encodable: the 1/2 (y - out) x update form", False
         var = VARIANTS[dom.variant]
