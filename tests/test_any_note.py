@@ -738,3 +738,66 @@ def test_no_augment_holds_a_claim_to_runs_on_the_data_as_given(tmp_path):
     assert "--augment" in by_id["s.scale"].evidence["replay"]
     origin = by_id["s.scale.origin"]
     assert origin.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and origin.evidence["evaluations"] > 0, origin
+
+
+NONSEP = HEAD + '''[[claim]]
+id = "ns.norm"
+section = "s"
+statement = "even on non-separable data, |w_k|^2 <= k R^2"
+when = "update"
+variants = ["rosenblatt"]
+assume = ["nonseparable", "w0_zero", "eta_one"]
+expr = "norm2(w) <= k * R2"
+expect = "holds"
+
+[[claim]]
+id = "ns.few"
+section = "s"
+statement = "on non-separable data the perceptron makes at most 2 mistakes (false)"
+when = "update"
+variants = ["rosenblatt"]
+assume = ["nonseparable"]
+expr = "k <= 2"
+expect = "holds"
+
+[[claim]]
+id = "ns.never"
+section = "s"
+statement = "on non-separable data the perceptron never converges"
+when = "end"
+variants = ["novikoff"]
+assume = ["nonseparable"]
+expr = "stopped_by_budget == 1"
+expect = "holds"
+'''
+
+
+def test_nonseparable_claims_are_searched_on_certified_datasets(tmp_path):
+    """A claim assuming non-separable data is searched over the datasets of D that certify
+    exactly as non-separable: a true bound has none in D (and the domain says which datasets),
+    a false one is refuted on a certified dataset and its replay reproduces it."""
+    import subprocess
+    import sys
+
+    from verify.certify.certificates import certify_points
+    from verify.searching import Domain, SearchError, search
+
+    path = tmp_path / "claims_ns.toml"
+    path.write_text(NONSEP)
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=3, dim=2, box=1, max_updates=4)
+    for cid in ("ns.norm", "ns.never"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120)
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
+        assert "exact non-separability certificate" in res.domain["datasets"]
+    res = search(claims["ns.few"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED, res.to_json()
+    ce = res.counterexample
+    from fractions import Fraction
+
+    assert certify_points([[Fraction(v) for v in p] for p in ce["points"]], ce["labels"], bias=False).kind == "nonseparable"
+    r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "ns.few: refuted" in r.stdout, r.stdout + r.stderr
+    with pytest.raises(SearchError, match="certifies each candidate"):
+        search(claims["ns.few"], dom, engine="z3", timeout=30)

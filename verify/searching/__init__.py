@@ -123,6 +123,9 @@ def _search_pair(claim, dom, timeout, out_dir, max_candidates):
 
 
 def _check_engine(claim, engine, variant):
+    if "nonseparable" in claim.assume and (engine in ("z3", "hypothesis") or is_declared(variant)):
+        raise SearchError(f"claim {claim.id} assumes non-separable data: the enumeration of built-in variants "
+                          "certifies each candidate dataset (--engine enumerate)")
     if claim.when == "visit" and (engine in ("z3", "hypothesis") or is_declared(variant)):
         raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
                           "(--engine enumerate)")
@@ -209,9 +212,9 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     workers = max(1, min(jobs, max_memory // per_worker))
     if engine == "auto":
         states = _states(claim, dom, enumerators)
-        if claim.when == "visit":
+        if claim.when == "visit" or "nonseparable" in claim.assume:
             engines = ["enumerate"]
-            choice = "auto: enumeration (the engine that steps visits)"
+            choice = "auto: enumeration (the engine that steps visits and certifies non-separable datasets)"
         elif states <= AUTO_ENUMERATION_STATES:
             engines = ["enumerate", "z3", "hypothesis"]
             choice = (f"auto: enumeration first: the domain has at most {states:,} states to screen "

@@ -17,6 +17,7 @@ depend on the split); one instance that alone exceeds it stops the shard with "m
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -199,6 +200,8 @@ class Enumerator:
         if "nontrivial" in self.claim.assume:
             keep &= (Y == 1).any(axis=1) & (Y == -1).any(axis=1)
         X, Y = X[keep], Y[keep]
+        if "nonseparable" in self.claim.assume and len(X):
+            X, Y = self._nonseparable(X, Y)
         if self.need_sep and len(X):
             V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
             if self.L != 1:
@@ -222,6 +225,19 @@ class Enumerator:
         else:
             inst["W0"], inst["B0"] = np.repeat(self.W0, M, axis=0), np.repeat(self.B0, M)
         return inst
+
+    def _nonseparable(self, X, Y):
+        """The datasets with an exact non-separability certificate: those no integer separator
+        of the domain separates, each certified as ``certify`` does (exact, whatever the
+        floating-point solver said); a dataset it cannot certify is not in D."""
+        V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
+        split, _, _ = choose_separators(X, Y, V, C * self.L, "best")  # separated by a grid separator: separable
+        keep = np.ones(len(X), dtype=bool)
+        keep[split] = False
+        for j in np.nonzero(keep)[0]:
+            keep[j] = _certified_nonseparable(tuple(sorted(zip(map(tuple, X[j].tolist()), Y[j].tolist()))), self.L,
+                                              self.bias)
+        return X[keep], Y[keep]
 
     def _free_assignments(self):
         """{name: (numerators, denominators)} of every assignment of the claim's free names, in
@@ -516,6 +532,17 @@ class Enumerator:
         return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
                        form=self.form, strict=True, order=self.dom.order,
                        max_updates=self.dom.max_updates if state is not None and state.get("stopped") else None)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _certified_nonseparable(points: tuple, L: int, bias: bool) -> bool:
+    """Whether the labelled points ((integer numerators over L, label), sorted: the orders of
+    one set recur) have an exact non-separability certificate (verify.certify: a convex
+    combination of the y_i x_i, or of the two classes with a bias, that is exactly zero)."""
+    from verify.certify.certificates import certify_points
+
+    rows = [[Fraction(c, L) for c in p] for p, _ in points]
+    return certify_points(rows, [y for _, y in points], bias=bias).kind == "nonseparable"
 
 
 def _first_rows(parts):
