@@ -801,3 +801,56 @@ def test_nonseparable_claims_are_searched_on_certified_datasets(tmp_path):
     assert r.returncode == 1 and "ns.few: refuted" in r.stdout, r.stdout + r.stderr
     with pytest.raises(SearchError, match="certifies each candidate"):
         search(claims["ns.few"], dom, engine="z3", timeout=30)
+
+
+def test_linear_kernel_claims_are_searched_as_the_runs_they_are(tmp_path):
+    """The kernel perceptron with the linear kernel is searched (its scores are w.x with w = eta
+    sum_i alpha_i y_i x_i, from alpha = 0): a true identity has none in D, a false bound on
+    alpha is refuted and replayed by the kernel learner itself; any kernel is refused, saying why."""
+    import subprocess
+    import sys
+
+    from verify.searching import Domain, SearchError, search
+
+    path = tmp_path / "claims_k.toml"
+    path.write_text(HEAD + '''[[claim]]
+id = "k.solution"
+section = "s"
+statement = "the kernel score is w.x"
+when = "visit"
+variants = ["kernel"]
+assume = ["kernel_linear"]
+expr = "score == dot(w, x)"
+expect = "holds"
+
+[[claim]]
+id = "k.once"
+section = "s"
+statement = "at most one mistake per point (false)"
+when = "end"
+variants = ["kernel"]
+assume = ["kernel_linear", "separable"]
+expr = "max_i(alpha) <= 1"
+expect = "holds"
+
+[[claim]]
+id = "k.any"
+section = "s"
+statement = "any kernel"
+when = "end"
+variants = ["kernel"]
+expr = "mistakes >= 0"
+expect = "holds"
+''')
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=2, dim=2, box=2, max_updates=4, sep_box=3, w0_box=1)
+    res = search(claims["k.once"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["variant"] == "kernel", res.to_json()
+    assert "w0 = 0" in res.domain["runs"]  # alpha = 0 whatever the w0 box asked
+    r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "k.once: refuted" in r.stdout, r.stdout + r.stderr
+    res = search(claims["k.solution"], dom, engine="enumerate", timeout=120)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
+    with pytest.raises(SearchError, match="assume kernel_linear"):
+        search(claims["k.any"], dom, engine="enumerate", timeout=30)

@@ -28,6 +28,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
+from perceptron.variants import VARIANTS
 from verify.config import check_jobs
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared
@@ -101,6 +102,8 @@ def _prepare(claim, dom, widen):
     dom = Domain(**{**asdict(dom), "variant": variant})
     if widen:
         dom = domain_for(claim, dom)
+    if VARIANTS[variant].dual:  # the kernel perceptron starts from alpha = 0
+        dom = Domain(**{**asdict(dom), "w0_box": 0})
     if not searchable_order(dom.order):
         raise SearchError(f"order must be any, first, cyclic or random:SEED, not {dom.order!r}")
     if claim.when == "visit" and dom.order.startswith("random:"):
@@ -214,7 +217,8 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
         states = _states(claim, dom, enumerators)
         if claim.when == "visit" or "nonseparable" in claim.assume:
             engines = ["enumerate"]
-            choice = "auto: enumeration (the engine that steps visits and certifies non-separable datasets)"
+            choice = "auto: enumeration (the engine that " + ("steps visits)" if claim.when == "visit" else
+                                                              "certifies non-separable datasets)")
         elif states <= AUTO_ENUMERATION_STATES:
             engines = ["enumerate", "z3", "hypothesis"]
             choice = (f"auto: enumeration first: the domain has at most {states:,} states to screen "

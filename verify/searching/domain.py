@@ -102,7 +102,8 @@ class Domain:
                             if claim is not None and claim.when == "dataset" else
                             " (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)")
                            if fold else ""),
-            "runs": f"{self.variant} with {settings}, at most {self.max_updates} updates, order {self.order}"
+            "runs": f"{self.variant}{' (the linear kernel: w = eta sum_i alpha_i y_i x_i)' if var.dual else ''} with "
+                    f"{settings}, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
             "separators": f"integer v in [-{self.sep_box}, {self.sep_box}]^{self.dim}" + (" and bias c in the same range" if var.bias else "")
                           + f", w_opt = v/|v|; {'the widest-margin one per dataset' if self.separators == 'best' else 'every one that separates'}",
@@ -184,8 +185,13 @@ def claim_variant(claim, wanted):
             raise SearchError(f"claim {claim.id} is about {list(claim.variants)}, not {wanted}")
         return wanted
     for v in claim.variants or ("rosenblatt",):
+        if v == "kernel" and "kernel_linear" not in claim.assume:
+            continue  # only the linear kernel's runs are the primal runs the enumeration steps
         if v in SEARCHABLE_VARIANTS or getattr(variant_of(v), "declared", False):
             return v
+    if "kernel" in (claim.variants or ()):
+        raise SearchError(f"claim {claim.id} is about the kernel perceptron with any kernel; the search steps the "
+                          "linear kernel's runs (assume kernel_linear), whose scores are the primal w.x")
     raise SearchError(f"claim {claim.id} is about {list(claim.variants)}; the search runs {', '.join(SEARCHABLE_VARIANTS)}")
 
 
