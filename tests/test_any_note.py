@@ -6,6 +6,7 @@ commands that reproduce what they replay."""
 from __future__ import annotations
 
 import os
+from fractions import Fraction
 
 import pytest
 
@@ -331,7 +332,7 @@ def test_alpha_outside_an_aggregate_is_refused_with_its_reason(tmp_path):
     path = tmp_path / "claims_alpha_bad.toml"
     path.write_text(HEAD + '[[claim]]\nid = "a.bad"\nsection = "s"\nstatement = "s"\nwhen = "update"\n'
                     'variants = ["rosenblatt"]\nexpr = "alpha <= k"\nexpect = "holds"\n')
-    with pytest.raises(ClaimError, match="alpha .* is defined at the end of a run, inside"):
+    with pytest.raises(ClaimError, match="alpha .* is defined in a run .*, inside min_i"):
         load_claims(str(path))
 
 
@@ -479,14 +480,6 @@ variants = ["rosenblatt"]
 expr = "sweep_mistakes <= 1 and sweep_mistakes <= k and k <= mistakes"
 expect = "holds"
 
-[[claim]]
-id = "s.prev"
-section = "s"
-statement = "a sweep is no state: prev() of it is not defined"
-when = "update"
-variants = ["rosenblatt"]
-expr = "prev(sweep_mistakes) >= 0"
-expect = "holds"
 '''
 
 
@@ -496,7 +489,7 @@ def test_sweep_quantities(tmp_path, scalar, order):
     """The sweep of a visit or update (its number, its visits, its mistakes so far, this visit's
     included) and the whole run's mistakes and epochs at every step (from the end record the
     replay checks): "every sweep but the last makes a mistake" holds; "at most one per sweep" is
-    refuted at the second update of a sweep; prev() of a sweep is not defined (unknown); the same
+    refuted at the second update of a sweep; the same
     from the column evaluator and its scalar oracle."""
     path = tmp_path / "claims_s.toml"
     path.write_text(SWEEPS)
@@ -512,7 +505,98 @@ def test_sweep_quantities(tmp_path, scalar, order):
     ep = [int(e) for e, m in zip(trace.epoch, trace.mistake) if m]
     ks = [j for j in range(1, len(ep)) if ep[j] == ep[j - 1]]
     assert v["k"] == ks[0] + 1  # the first update that is a sweep's second
-    assert tallies["s.prev"].unknown.startswith("sweep_mistakes is not available")
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+def test_alpha_so_far_at_every_update_and_visit(tmp_path, scalar):
+    """alpha is the updates made on each point so far: at each update of a run from w0 the
+    weights are w0 + eta sum_i alpha_i y_i x_i and the alphas sum to k (at a visit, before its
+    own update); "no point is taken twice" is refuted at the first point taken a second time;
+    the column evaluator and its scalar oracle agree."""
+    path = tmp_path / "claims_alpha_k.toml"
+    path.write_text(HEAD + '''[[claim]]
+id = "a.dual"
+section = "s"
+statement = "w = w0 + eta sum_i alpha_i y_i x_i at every update"
+when = "update"
+variants = ["rosenblatt"]
+expr = "w == w0 + eta*sum_i(alpha*y*x) and sum_i(alpha) == k"
+expect = "holds"
+
+[[claim]]
+id = "a.visit"
+section = "s"
+statement = "at a visit the alphas count the updates before it"
+when = "visit"
+variants = ["rosenblatt"]
+expr = "sum_i(alpha) == k and all_i(alpha >= 0)"
+expect = "holds"
+
+[[claim]]
+id = "a.twice"
+section = "s"
+statement = "no point is taken twice (false)"
+when = "update"
+variants = ["rosenblatt"]
+expr = "max_i(alpha) <= 1"
+expect = "holds"
+''')
+    trace, bad, tallies = _replayed(path, "separable-d2-g1_20", Params(order="first", eta=Fraction(1, 2),
+                                                                      w0=(Fraction(1), Fraction(-2))), scalar)
+    assert bad is None
+    K = len(trace.upd_t)
+    assert tallies["a.dual"].evaluations == K and tallies["a.dual"].violation is None, tallies["a.dual"]
+    assert tallies["a.visit"].evaluations == len(trace.t) and tallies["a.visit"].violation is None
+    pts = [int(trace.i[list(trace.t).index(t)]) for t in trace.upd_t]
+    second = next(j for j in range(K) if pts[j] in pts[:j]) + 1
+    v = tallies["a.twice"].violation
+    assert v["k"] == second and v["sides"] == ["2", "1"], v
+
+
+def test_counts_of_the_run_so_far_are_refused_inside_prev(tmp_path):
+    for expr in ("prev(sweep_mistakes) >= 0", "prev(sum_i(alpha)) <= k"):
+        path = tmp_path / "p.toml"
+        path.write_text(HEAD + f'''[[claim]]
+id = "p"
+section = "s"
+statement = "s"
+when = "update"
+variants = ["rosenblatt"]
+expr = "{expr}"
+expect = "holds"
+''')
+        with pytest.raises(ClaimError, match="inside prev"):
+            load_claims(str(path))
+
+
+def test_alpha_at_updates_is_searched(tmp_path):
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_alpha_s.toml"
+    path.write_text(HEAD + '''[[claim]]
+id = "a.dual"
+section = "s"
+statement = "w = w0 + eta sum_i alpha_i y_i x_i at every update"
+when = "update"
+variants = ["rosenblatt"]
+expr = "w == w0 + eta*sum_i(alpha*y*x)"
+expect = "holds"
+
+[[claim]]
+id = "a.twice"
+section = "s"
+statement = "no point is taken twice (false)"
+when = "update"
+variants = ["rosenblatt"]
+expr = "max_i(alpha) <= 1"
+expect = "holds"
+''')
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=2, dim=2, box=1, max_updates=3)
+    res = search(claims["a.dual"], dom, engine="enumerate", timeout=120)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
+    res = search(claims["a.twice"], dom, engine="enumerate", timeout=120)
+    assert res.verdict == verify.Verdict.REFUTED and len(res.counterexample["updates"]) == 2, res.to_json()
 
 
 def test_sweeps_are_not_defined_at_the_end_and_not_searched(tmp_path):

@@ -520,7 +520,7 @@ statement = "every sweep but the last makes a mistake; the sweep's count never p
 when = "visit"
 variants = ["eta_over_k"]
 given = "sweep_visits == n"
-expr = "(sweep < epochs) == (sweep_mistakes >= 1) and sweep_mistakes <= mistakes"
+expr = "(sweep < epochs) == (sweep_mistakes >= 1) and sweep_mistakes <= mistakes and sum_i(alpha) <= k and k <= sum_i(alpha)"
 expect = "holds"
 ''')
     ds = P.builtin("separable-d3-g1_10")

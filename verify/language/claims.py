@@ -677,6 +677,26 @@ def _declares_alpha(variants) -> bool:
     return any("alpha" in getattr(variant_of(v), "types", {}) for v in variants if getattr(variant_of(v), "declared", False))
 
 
+def _names_under_prev(tree) -> set:
+    """The names read inside some prev(...) of a compiled expression tree."""
+    found: set = set()
+
+    def walk(node, inside):
+        if not isinstance(node, (tuple, list)):
+            return
+        if node and isinstance(node[0], str):  # a node: its tag, then its operands
+            if node[0] == "name":
+                if inside:
+                    found.add(node[1])
+                return
+            inside, node = inside or node[0] == "prev", node[1:]
+        for part in node:
+            walk(part, inside)
+
+    walk(tree, False)
+    return found
+
+
 def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = False):
     names = set(c.names) - set(free or ())
     if when in ("dataset", "once"):
@@ -697,9 +717,13 @@ def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = 
     if names & _SWEEP_NAMES and when not in ("visit", "update"):
         raise ExprError(f"{', '.join(sorted(names & _SWEEP_NAMES))} describe the sweep of a visit or update; "
                         "use when = 'visit' or 'update' (at the end, epochs counts the sweeps)")
-    if "alpha" in names and (when != "end" or not c.uses_points) and not declared_alpha:
-        raise ExprError("alpha (the updates made on each point) is defined at the end of a run, inside "
-                        "min_i/max_i/sum_i/all_i/any_i (e.g. sum_i(alpha) == mistakes)")
+    if "alpha" in names and (when not in ("visit", "update", "end") or not c.uses_points) and not declared_alpha:
+        raise ExprError("alpha (the updates made on each point so far) is defined in a run (at a visit, an update "
+                        "or the end), inside min_i/max_i/sum_i/all_i/any_i (e.g. sum_i(alpha) == k)")
+    counts = _names_under_prev(c.tree) & (_SWEEP_NAMES | ({"alpha"} if not declared_alpha else set())) - set(free or ())
+    if counts:
+        raise ExprError(f"{', '.join(sorted(counts))} inside prev(...): counts of the run so far, not a state "
+                        "prev() goes back to (write the count itself, e.g. sweep_mistakes - 1)")
 
 
 def lint(paths, drafts: list | None = None, notes: list | None = None) -> list[ClaimError]:

@@ -91,6 +91,11 @@ class ColumnEnv:
             if self.points is None:
                 raise ColumnUnavailable(name)
             return Rat(np.asarray(counts, dtype=np.int64)[self.points], np.ones(R, dtype=np.int64))
+        if name == "alpha" and f.alpha is not None and f.kind in ("visit", "update"):  # so far, inside an aggregate
+            if self.points is None or self.shift:
+                raise ColumnUnavailable(name)
+            states = f.steps["state"][self.rows].astype(np.int64)
+            return Rat(f.alpha_counts(states, self.points), np.ones(R, dtype=np.int64))
         if f.row_vals is not None:  # a dataset frame: the free names' values, then the constants
             if f.row_vals and name in f.row_vals[0] and (self.points is None or name not in ("x", "y")):
                 full = f.free.get(name)

@@ -47,7 +47,7 @@ from verify.language.column_values import (
 )
 from verify.language.quantities import sweep_values
 from verify.language.scalar import Env as _ScalarEnv
-from verify.language.scalar import eval_claim, format_value, sides
+from verify.language.scalar import ALPHA_COUNTS, eval_claim, format_value, sides
 from verify.numbers import exact as X
 from verify.numbers.integers import (
     narrow_ints,
@@ -73,8 +73,9 @@ class Frame:
     values are ``end_vals`` (a visit or update frame's: the whole run's, which its steps read too)."""
 
     def __init__(self, ctx, kind: str, name: str, states: list, first_state: int, steps: dict,
-                 end_vals: dict | None = None, row_vals: list | None = None):
+                 end_vals: dict | None = None, row_vals: list | None = None, alpha: tuple | None = None):
         self.ctx, self.kind, self.name = ctx, kind, name
+        self.alpha = alpha  # (updates on each point before first_state, the point of each held update)
         self.row_vals = row_vals  # a dataset frame: {name: value} per row (free names' assignments)
         self.first_state = first_state
         self.states = states  # (w, b, sumsq): verify.numbers.exact values
@@ -84,6 +85,17 @@ class Frame:
         self.steps = steps  # t, i, state (absolute), out: int arrays; score: Rat
         self.end_vals = end_vals or {}
         self.history = kind in ("update", "end")
+
+    def alpha_counts(self, states: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """The updates made on ``points`` in the first ``states`` updates (state indices held by
+        this frame), pairwise: the dual's alpha_i so far."""
+        base, upd = self.alpha
+        K = len(upd)
+        held = np.asarray(upd, dtype=np.int64)
+        keys = np.sort(held * (K + 1) + np.arange(1, K + 1))  # update j+1 of the held ones, on point upd[j]
+        rel = states - self.first_state  # how many held updates a state has seen
+        lo = np.searchsorted(keys, points * (K + 1), side="right")
+        return base[points] + np.searchsorted(keys, points * (K + 1) + rel, side="right") - lo
 
     def arrays(self):
         """(W, Wden, B, SUMSQ): the states' weights as one integer matrix over a denominator per
@@ -137,7 +149,10 @@ class Frame:
         else:
             w, b, sumsq = self.states[st - self.first_state]
             i = int(self.steps["i"][r])
-            vals = {**self.end_vals, "w": w, "b": b, "k": Fraction(st), "t": Fraction(int(self.steps["t"][r])), "i": Fraction(i),
+            alpha = None if self.alpha is None else (  # computed only when a claim reads alpha
+                lambda: tuple(int(a) for a in self.alpha_counts(np.full(ctx.n, st), np.arange(ctx.n))))
+            vals = {**self.end_vals, ALPHA_COUNTS: alpha, "w": w, "b": b, "k": Fraction(st),
+                    "t": Fraction(int(self.steps["t"][r])), "i": Fraction(i),
                     "x": ctx.rows[i], "y": Fraction(ctx.y[i]), "score": self.steps["score"].item(r),
                     "out": Fraction(int(self.steps["out"][r])), "sumsq": sumsq,
                     **sweep_values(int(self.steps["t"][r]), tuple(int(self.steps[c][r]) for c in SWEEP_COLUMNS))}
@@ -169,10 +184,16 @@ class StepLog:
         self.first_state = 0
         self.steps = {"visit": _new_steps(), "update": _new_steps()}
         self.d = max(1, ctx.d)
+        # alpha at a visit or update: the updates made on each point before the first state held,
+        # and the point of each update since (state j + 1 of the held ones is after updates[j])
+        self.alpha0 = np.zeros(ctx.n, dtype=np.int64)
+        self.updates: list = []
         self.scalar_only = scalar  # tests: every claim by the scalar evaluator (the oracle)
 
-    def state(self, w, b, sumsq):
+    def state(self, w, b, sumsq, point: int):
+        """The state after an update on ``point``."""
         self.states.append((w, b, sumsq))
+        self.updates.append(point)
         if len(self.states) * self.d > BLOCK_CELLS:
             self.flush()
 
@@ -196,12 +217,17 @@ class StepLog:
             if claims and s["t"]:
                 steps = {key: narrow_ints(s[key]) for key in ("t", "i", "state", "out", *SWEEP_COLUMNS)}
                 steps["score"] = Rat(narrow_ints(v[0] for v in s["score"]), narrow_ints(v[1] for v in s["score"]))
-                frame = Frame(self.ctx, kind, self.name, self.states, self.first_state, steps, self.run_vals)
+                frame = Frame(self.ctx, kind, self.name, self.states, self.first_state, steps, self.run_vals,
+                              alpha=(self.alpha0, self.updates))
                 tally_claims(frame, claims, self.tallies, self.gamma_strict, scalar=self.scalar_only)
             self.steps[kind] = _new_steps()
         keep = self.states[-(MAX_PREV + 1):]  # the next update step may read MAX_PREV states back
-        self.first_state += len(self.states) - len(keep)
+        dropped = len(self.states) - len(keep)
+        self.first_state += dropped
         self.states = keep
+        if dropped:
+            self.alpha0 = self.alpha0 + np.bincount(np.asarray(self.updates[:dropped], dtype=np.int64), minlength=self.ctx.n)
+            self.updates = self.updates[dropped:]
 
     def end(self, end_claims, end_vals: dict, k: int):
         """Flush, then evaluate the end claims (their prev() reads the last states)."""

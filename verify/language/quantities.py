@@ -27,7 +27,7 @@ PROOF_QUANTITIES: dict[str, tuple[str, str]] = {
 #: name -> (type, meaning): what a replay counts over a whole run, per point.  Not reserved: a
 #: declared variant may keep its own ``alpha`` (its claims then read that one).
 POINT_QUANTITIES: dict[str, tuple[str, str]] = {
-    "alpha": (S, "updates made on the point (the dual form's alpha_i), at the end of a run, inside min_i ... any_i"),
+    "alpha": (S, "updates made on the point so far (the dual form's alpha_i), in a run, inside min_i ... any_i"),
 }
 
 #: name -> (type, meaning): where a visit or update stands in its sweep (the epoch: one pass over

@@ -82,7 +82,7 @@ class Env:
             raise _NotHere(f"prev(..., {j})")
         entry = self.history[-j]
         vals = dict(self.vals)
-        for key in ("w_hat", *SWEEP_QUANTITIES):  # a sweep is no state the run goes back to
+        for key in ("w_hat", ALPHA_COUNTS, *SWEEP_QUANTITIES):  # counts of the run so far: no state it goes back to
             vals.pop(key, None)
         if isinstance(entry, dict):  # a declared variant's whole state before the update (w, b, k, sumsq, ...)
             vals.update(entry)
@@ -95,6 +95,8 @@ class Env:
 
     def points(self):
         counts = self.vals.get(ALPHA_COUNTS)
+        if callable(counts):  # the updates on each point so far, at a visit or update
+            counts = self.vals[ALPHA_COUNTS] = counts()
         for j, (x, y) in enumerate(zip(self.ctx.rows, self.ctx.y)):
             vals = dict(self.vals)
             vals.update({"x": x, "y": Fraction(y)})

@@ -223,7 +223,7 @@ class _Blocks:
                 continue
             u += 1
             sq += rowsq[i]
-            log.state(X.Vec(W[u], L), Fraction(self.B[u], self.Lb), Fraction(sq, D * D))
+            log.state(X.Vec(W[u], L), Fraction(self.B[u], self.Lb), Fraction(sq, D * D), i)
             if update_claims:
                 log.step("update", t_list[jv], i, u, (sn, den), out, sweeps[jv])
         vals = {}

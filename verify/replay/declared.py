@@ -17,7 +17,7 @@ from perceptron._numbers import NumberError, format_rational, parse_rational
 from perceptron.declared import signed_score_test
 from verify.language.expr import MAX_PREV, evaluate
 from verify.language.quantities import sweep_values
-from verify.language.scalar import Env, eval_claim
+from verify.language.scalar import ALPHA_COUNTS, Env, eval_claim
 from verify.numbers import exact as X
 from verify.numbers.exact import sign_or_tie
 from verify.numbers.integers import same_ratio
@@ -146,6 +146,8 @@ class DeclaredReplay:
         self.gam_strict = ctx.strict_gamma()
         self.t = 0  # the visit being replayed
         self.sweep = Sweep()
+        # the updates made on each point (claims' alpha), unless the declaration keeps its own alpha
+        self.alpha = None if "alpha" in run.state else [0] * ctx.n
 
     @property
     def k(self) -> int:
@@ -188,17 +190,23 @@ class DeclaredReplay:
             vals = dict(t=Fraction(t), i=Fraction(i), x=ctx.rows[i], y=Fraction(ctx.y[i]), score=s, out=Fraction(out),
                         **run_values(self.tr.end))
             vals.update(sweep_values(t, sweep))
+            if self.alpha is not None:
+                vals[ALPHA_COUNTS] = tuple(self.alpha)
         if self.visit_claims:
             self._claims(self.visit_claims, Env(ctx, run.claim_vals(**vals)), {"dataset": self.name, "t": t, "point": i})
         if not mistake:
             return False, None
         self.history.append(run.before())
         run.update(i, s, out, t)
+        if self.alpha is not None:
+            self.alpha[i] += 1
         bad = self._check_update(t, i)
         if bad:
             return True, bad
         if self.update_claims:
             vals.update(sweep_values(t, sweep))
+            if self.alpha is not None:
+                vals[ALPHA_COUNTS] = tuple(self.alpha)
             self._claims(self.update_claims, Env(ctx, run.claim_vals(**vals), self.history),
                          {"dataset": self.name, "t": t, "point": i, "k": run.k})
         return True, None
@@ -289,7 +297,8 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
     if end_claims:
         vals = run.claim_vals(**outputs, mistakes=Fraction(k), epochs=Fraction(end.epochs), t=Fraction(end.visits),
                               converged=Fraction(1 if end.converged else 0),
-                              stopped_by_budget=Fraction(0 if end.converged else 1))
+                              stopped_by_budget=Fraction(0 if end.converged else 1),
+                              **({ALPHA_COUNTS: tuple(step.alpha)} if step.alpha is not None else {}))
         step._claims([c for c in end_claims if end.converged or "converged" not in c.assume],
                      Env(ctx, vals, step.history), {"dataset": name, "end": True, "k": k})
     return None

@@ -240,7 +240,7 @@ class BuiltinStepper:
         if bad:
             return True, bad
         if self.log is not None:
-            self.log.state(self.current_w(), self.b, self.sumsq)
+            self.log.state(self.current_w(), self.b, self.sumsq, i)
         if self.update_claims:
             self.log.step("update", t, i, self.k, (sn, sd), out, sweep)
         return True, None

@@ -97,7 +97,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
             pv = vals.child()
             pv.put("x", lambda p=p: A.over(X[:, p], L))
             pv.put("y", lambda p=p: A.over(Y[:, p], 1))
-            if state is not None and en.claim.when == "end":  # alpha_i: the updates the run made on point i
+            if state is not None:  # alpha_i: the updates the run made on point i so far
                 pv.put("alpha", lambda p=p: A.over((state["path"] == p).sum(axis=1), 1))
             _with_hats(pv, A)
             pts.append(_Env(pv, m, prevs))
