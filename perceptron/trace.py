@@ -136,6 +136,35 @@ class _Base:
         if record not in ("visits", "updates"):
             raise ValueError("record must be 'visits' or 'updates'")
         self.record = record
+        self.records = 0  # visit records written
+        self.written = 0  # bytes written (an estimate from below for the NPZ archive's members)
+
+    def _line(self, path: str, chars: int):
+        """A record (a JSON Lines line, an NPZ header or end) of ``chars`` characters, within what
+        the reader takes."""
+        from . import limits
+
+        if chars > limits.MAX_TRACE_LINE:
+            raise InputError(path, f"a trace record would be {chars} characters, over the {limits.MAX_TRACE_LINE} "
+                                   "check reads (perceptron.limits.MAX_TRACE_LINE); the run stopped there")
+
+    def _within(self, path: str, records: int = 0, nbytes: int = 0, cells: tuple | None = None):
+        """Count what a batch adds; stop the run, naming the limit, before the trace would be one
+        the reader refuses (the partial file is removed by ``abort``)."""
+        from . import limits
+
+        self.records += records
+        self.written += nbytes
+        what = None
+        if self.written > limits.MAX_TRACE_BYTES:
+            what = f"{limits.MAX_TRACE_BYTES} bytes (perceptron.limits.MAX_TRACE_BYTES)"
+        elif self.records > limits.MAX_TRACE_RECORDS:
+            what = f"{limits.MAX_TRACE_RECORDS} visit records (perceptron.limits.MAX_TRACE_RECORDS)"
+        elif cells is not None and cells[1] > limits.MAX_CELLS:
+            what = f"{limits.MAX_CELLS} values in its {cells[0]} column (perceptron.limits.MAX_CELLS)"
+        if what is not None:
+            raise InputError(path, f"the trace would exceed {what}, which check reads; the run stopped there. Record "
+                                   "fewer visits (--record updates), a shorter run (--max-updates), or no trace")
 
     def begin(self, header: dict):
         self.header = {"schema": SCHEMA, "version": VERSION, **header, "record": self.record}
@@ -298,7 +327,10 @@ class JsonlWriter(_Base):
 
     def _begin(self):
         self.fh = open(self.path, "w", encoding="utf-8")
-        self.fh.write(json.dumps({"type": "header", **self.header}, sort_keys=True) + "\n")
+        head = json.dumps({"type": "header", **self.header}, sort_keys=True) + "\n"
+        self._line(self.path, len(head) - 1)
+        self._within(self.path, nbytes=len(head))
+        self.fh.write(head)
         sc = self.header.get("scale", {})
         self.sden = int(sc["score"]) if self.exact and "score" in sc else None
         self.wden = int(sc["w"]) if self.exact and "w" in sc else None
@@ -326,10 +358,16 @@ class JsonlWriter(_Base):
                 if pocket:
                     rec["pocket"] = True
             out.append(json.dumps(rec, separators=(",", ":")))
-        self.fh.write("\n".join(out) + "\n")
+        text = "\n".join(out) + "\n"
+        self._line(self.path, max(map(len, out)))
+        self._within(self.path, records=m, nbytes=len(text))
+        self.fh.write(text)
 
     def _end(self, summary):
-        self.fh.write(json.dumps({"type": "end", **summary}, sort_keys=True) + "\n")
+        end = json.dumps({"type": "end", **summary}, sort_keys=True)
+        self._line(self.path, len(end))
+        self._within(self.path, nbytes=len(end) + 1)
+        self.fh.write(end + "\n")
         self.fh.close()
 
 
@@ -444,6 +482,10 @@ class NpzWriter(_Base):
         self.cols[wname] = _Column(os.path.join(self.tmp, "w"), np.int64 if (self.exact or self.dual) else np.float64, dim)
         self.bname = None
         self.cols["pocket_t"] = _Column(os.path.join(self.tmp, "pocket_t"), np.int64)
+        # the header's text and each member's zip and .npy headers
+        head = len(json.dumps(self.header, sort_keys=True))
+        self._line(self.path, head)
+        self._within(self.path, nbytes=head + 256 * (len(self.cols) + 3))
 
     def visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
         if self.record == "updates":
@@ -455,6 +497,12 @@ class NpzWriter(_Base):
 
     def _visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
         c = self.cols
+        m = len(idx)
+        w_row = 0 if upd is None else np.asarray(upd[0]).size
+        # i, y, mistake, score and the segment's four counts; w (and b, upd_t) at an update; text
+        # columns (numbers past int64) are counted as if they stayed int64, from below
+        self._within(self.path, records=m, nbytes=m * (c["i"].dtype.itemsize + 1 + 1 + 8) + 32 + (w_row + 2) * 8,
+                     cells=(self.wname, (c[self.wname].rows + c[self.wname].nbuf + 1) * max(1, w_row)) if w_row else None)
         # t, epoch and k are counting or constant within a batch: stored once per segment
         c["seg_t0"].append((t0,))
         c["seg_len"].append((len(idx),))
@@ -477,6 +525,7 @@ class NpzWriter(_Base):
                 c["pocket_t"].append(ts)
 
     def _end(self, summary):
+        self._line(self.path, len(json.dumps(summary, sort_keys=True)))
         try:
             with zipfile.ZipFile(self.path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
                 for name, text in (("header", json.dumps(self.header, sort_keys=True)), ("end", json.dumps(summary, sort_keys=True))):
@@ -486,6 +535,12 @@ class NpzWriter(_Base):
                     col.write_into(zf, name)
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
+        try:  # the archive as written (numbers past int64 are stored as text, wider than counted)
+            self.written = 0
+            self._within(self.path, nbytes=os.path.getsize(self.path))
+        except InputError:
+            os.remove(self.path)
+            raise
 
 
 def open_writer(path: str, record: str = "visits"):

@@ -159,3 +159,38 @@ def test_hypothesis_declarations_train_then_check(tmp_path, term, arithmetic):
         return
     rc, out, err = cli("check", "--data", DATA, "--variants", path, "--trace", trace, "--only", "000.converges")
     assert "internal error" not in err and "consistent with" in out and "INCONSISTENT" not in out, out + err
+
+
+LONG = "builtin:and-2"  # its cyclic run from w0 = (-1, 1/2, -1) makes 12 updates in 28 visits
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "npz"])
+@pytest.mark.parametrize("limit, value", [("MAX_TRACE_BYTES", 2500), ("MAX_TRACE_RECORDS", 20), ("MAX_CELLS", 20),
+                                          ("MAX_TRACE_LINE", 60)])
+def test_train_never_writes_a_trace_check_refuses(tmp_path, monkeypatch, ext, limit, value):
+    """The trace writers keep to the reader's limits (one set, perceptron.limits): a run whose
+    trace would pass a limit stops with one line naming it and leaves no file; with the limit
+    raised just enough, the same run is written and check reads it."""
+    import perceptron.limits as L
+    import perceptron.trace_reader as R
+    import perceptron._npz as N
+
+    for mod in (L, R, N):
+        if hasattr(mod, limit):
+            monkeypatch.setattr(mod, limit, value)
+    trace = tmp_path / f"t.{ext}"
+    args = ("train", "--data", LONG, "--order", "cyclic", "--augment", "last", "--w0=-1,1/2,-1", "--trace", trace)
+    rc, out, err = cli(*args)
+    refused = rc == 2
+    if (limit, ext) == ("MAX_CELLS", "jsonl"):  # a JSON Lines trace has no columns: the NPZ reader's limit
+        assert rc == 0, err
+    else:
+        assert refused and limit in err and "check reads" in err and err.count("\n") == 1 and not trace.exists(), err
+    if refused:
+        for mod in (L, R, N):
+            if hasattr(mod, limit):
+                monkeypatch.setattr(mod, limit, value * 40)
+        rc, out, err = cli(*args)
+        assert rc == 0, err
+    rc, out, err = cli("check", "--data", LONG, "--trace", trace)
+    assert rc in (0, 1) and "consistent with" in out and "INCONSISTENT" not in out, out + err
