@@ -5,6 +5,7 @@ import os
 import textwrap
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -156,3 +157,46 @@ def test_unit_claims_on_unit_data():
                 t = tallies.get(c.id)
                 if c.id.startswith("004") and c.expect == "holds" and t and not t.not_applicable:
                     assert t.violation is None and t.unknown is None, (c.id, t.violation, t.unknown)
+
+
+def test_the_corpus_on_a_dask_cluster_gives_the_same_results_file(tmp_path, monkeypatch):
+    """run --scheduler: the corpus's datasets, the proof steps and the searches run on a Dask
+    cluster's workers; results.json is byte-identical to --jobs 1; an unreachable scheduler is
+    one line, exit 2."""
+    import contextlib
+    import io
+
+    distributed = pytest.importorskip("distributed")
+    from verify.cli import main
+
+    claims = tmp_path / "c.toml"
+    claims.write_text('[document]\nfile = "n.md"\n\n'
+                      '[[claim]]\nid = "d.bound"\nsection = "s"\nstatement = "s"\nwhen = "end"\nvariants = ["rosenblatt"]\n'
+                      'assume = ["separable", "w0_zero", "eta_one"]\nexpr = "mistakes <= R2/gamma**2"\nexpect = "holds"\n\n'
+                      '[[claim]]\nid = "d.wrong"\nsection = "s"\nstatement = "s"\nwhen = "update"\nvariants = ["rosenblatt"]\n'
+                      'expr = "norm2(w) <= k"\nexpect = "refuted"\n\n'
+                      '[[claim]]\nid = "d.step"\nsection = "s"\nstatement = "s"\nwhen = "symbolic"\nvectors = ["w", "x"]\n'
+                      'scalars = ["y"]\nhypotheses = ["y**2 == 1", "y*dot(w, x) <= 0"]\n'
+                      'steps = ["norm2(w + y*x) <= norm2(w) + norm2(x)"]\nexpect = "holds"\n')
+
+    def run(*opts):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(["run", "--claims", str(claims), "--quiet", "--no-cache", *map(str, opts)])
+        return rc, out.getvalue(), err.getvalue()
+
+    rc, out, err = run("--out", tmp_path / "one", "--jobs", "1")
+    assert rc == 0, out + err
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        rc, out, err = run("--out", tmp_path / "dask", "--scheduler", cluster.scheduler_address)
+    finally:
+        cluster.close()
+    assert rc == 0, out + err
+    one, dask = ((tmp_path / d / "results.json").read_bytes() for d in ("one", "dask"))
+    assert one == dask and b'"d.wrong"' in one
+    import verify.corpus.cluster as C
+
+    monkeypatch.setattr(C, "CONNECT_SECONDS", 1)
+    rc, out, err = run("--out", tmp_path / "none", "--scheduler", "tcp://127.0.0.1:9")
+    assert rc == 2 and "cannot reach a Dask scheduler" in err and err.count("\n") == 1, err

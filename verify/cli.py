@@ -402,6 +402,7 @@ def cmd_run(args) -> int:
     args.out = args.out or cfg.out or "reports"
     args.jobs = args.jobs if args.jobs is not None else cfg.jobs
     check_jobs(args.jobs)
+    args.scheduler = args.scheduler or cfg.scheduler
     check_out_dir(args.out, out_label, marker="results.json")
     domain = None
     if cfg.search:
@@ -418,7 +419,7 @@ def cmd_run(args) -> int:
         path, corpus, figures = restore(hit, args.out)
     else:
         findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
-                                           colour=use_colour(args.color, sys.stderr))
+                                           colour=use_colour(args.color, sys.stderr), scheduler=args.scheduler)
         figures = run_info.pop("figures", None)  # rendered by a worker during the search
         path = write_results(args.out, findings, by_id, corpus, run_info, drafts)
         if key:
@@ -685,6 +686,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true", help="evidence for every claim in the table")
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes (default: the CPU count, at most 4; 1: no workers); results do not depend on it")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="the workers of this Dask cluster do the work instead "
+                   "([tool.proof-audit] scheduler); needs proof-audit[dask] and the files at the same paths there")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                    help="colour the verdict table and progress (auto: on a terminal, unless NO_COLOR is set)")
     p.add_argument("--no-cache", action="store_true", help="audit cold, ignoring OUT/.cache (or [tool.proof-audit] "

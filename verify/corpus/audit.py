@@ -137,13 +137,27 @@ _WORKER: dict = {}
 
 
 def _worker_init(claim_paths, only=None):
-    from perceptron.limits import allow_long_numbers
     from verify._child import die_with_parent
 
     die_with_parent()
+    _worker_load(claim_paths, only)
+
+
+def _worker_load(claim_paths, only):
+    from perceptron.limits import allow_long_numbers
+
     allow_long_numbers()
     _WORKER["claims"] = [c for p in claim_paths for c in load_claims(p).claims if only is None or c.id in only]
     _WORKER["needs"] = needs_of(_WORKER["claims"])
+    _WORKER["setup"] = (tuple(claim_paths), only)
+
+
+def cluster_task(fn, setup, *args):
+    """One unit of work on a cluster's worker (verify.corpus.cluster): the claim files loaded
+    first when this worker has not loaded these."""
+    if _WORKER.get("setup") != setup:
+        _worker_load(*setup)
+    return fn(*args)
 
 
 def _worker_dataset(task):
@@ -169,13 +183,14 @@ def _worker_search(task):
     return _search_claim(claim, finding, domain)
 
 
-def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False):
+def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False, scheduler=None):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
     (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same.
     ``only``: the ids of the claims to audit (default: all); the corpus runs only the variants
     those claims are evaluated on, so auditing one claim costs what that claim needs.
-    ``domain``: the search domain of each searchable claim (default AUDIT_DOMAIN)."""
+    ``domain``: the search domain of each searchable claim (default AUDIT_DOMAIN); ``scheduler``:
+    the address of a Dask scheduler whose workers do the work instead (verify.corpus.cluster)."""
     t0 = time.perf_counter()
     claim_files = list(claim_files)
     files = [load_claims(p) for p in claim_files]
@@ -200,7 +215,11 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     progress = Progress(quiet, colour)
     progress.phase("corpus", len(datasets), "dataset")
     pool = None
-    if jobs > 1 and len(datasets) > 1:
+    if scheduler:
+        from verify.corpus.cluster import ClusterPool
+
+        pool = ClusterPool(scheduler, cluster_task, (tuple(claim_files), None if only is None else frozenset(only)))
+    elif jobs > 1 and len(datasets) > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -212,7 +231,10 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             # the larger datasets come last in the corpus: start them first (merged in order); the
             # proof steps need no corpus: they are checked beside it, by whichever worker is free
             futures = {i: pool.submit(_worker_dataset, datasets[i]) for i in reversed(range(len(datasets)))}
-            symbolic_done = {c.id: pool.submit(_worker_symbolic, c.id) for c in claims if c.when == "symbolic"}
+            # (on a cluster they are checked here: each runs in a child process with a hard time
+            # limit, which a Dask worker, a daemon, may not start)
+            symbolic_done = {c.id: pool.submit(_worker_symbolic, c.id) for c in claims
+                             if c.when == "symbolic" and not scheduler}
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
             parts = (audit_dataset(claims, name, load_spec(spec), coq, needs) for name, spec, coq in datasets)
