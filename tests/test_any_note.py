@@ -938,3 +938,66 @@ expect = "holds"
     assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
     with pytest.raises(SearchError, match="assume kernel_linear"):
         search(claims["k.any"], dom, engine="enumerate", timeout=30)
+
+
+@pytest.mark.parametrize("order", ["cyclic", "first", "random:4"])
+def test_sweeps_are_searched_in_a_deterministic_order(tmp_path, order):
+    """The search follows each run's sweeps (epoch, its visits, its mistakes so far): identities
+    of the sweeps have none in D (a wrong sweep count, position or tally would break one); a
+    newcomer's false "a sweep makes at most n - 1 mistakes" (which the corpus let through)
+    is refuted, and its replay reproduces it."""
+    import subprocess
+    import sys
+
+    from verify.searching import Domain, search
+
+    visits = order != "random:4"  # visit claims are searched in the first and cyclic orders
+    ident = {"cyclic": "sweep_visits == i + 1 and sweep_mistakes <= sweep_visits and sweep <= k + 1",
+             "first": "sweep == k + 1 and sweep_visits == i + 1 and (sweep_mistakes == 1) == (out != y)",
+             "random:4": "sweep_mistakes >= 1"}[order]
+    path = tmp_path / "claims_sw.toml"
+    path.write_text(HEAD + f'''[[claim]]
+id = "sw.ident"
+section = "s"
+statement = "s"
+when = "{'visit' if visits else 'update'}"
+variants = ["rosenblatt"]
+orders = ["{order}"]
+expr = "{ident}"
+expect = "holds"
+
+[[claim]]
+id = "sw.update"
+section = "s"
+statement = "s"
+when = "update"
+variants = ["rosenblatt"]
+orders = ["{order}"]
+expr = "sweep_mistakes >= 1 and sweep <= k and sweep_visits <= n"
+expect = "holds"
+
+[[claim]]
+id = "sw.at-most-n-1"
+section = "s"
+statement = "a sweep makes at most n - 1 mistakes when n >= 2 (false)"
+when = "{'visit' if visits else 'update'}"
+variants = ["rosenblatt"]
+orders = ["{order}"]
+assume = ["w0_zero", "eta_one"]
+given = "n >= 2"
+expr = "sweep_mistakes <= n - 1"
+expect = "holds"
+''')
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=3, dim=2, box=1, max_updates=4)
+    for cid in ("sw.ident", "sw.update"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120)
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, (cid, res.to_json())
+    res = search(claims["sw.at-most-n-1"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
+    if order == "first":  # one mistake per scan: true in this order
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.to_json()
+        return
+    assert res.verdict == verify.Verdict.REFUTED, res.to_json()
+    r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "sw.at-most-n-1: refuted" in r.stdout, r.stdout + r.stderr

@@ -265,12 +265,13 @@ def test_random_order_runs_of_the_search_are_the_learners(seed, tmp_path):
             out = np.sign(s)
             out[out == 0] = 0
             mist = (out != Y)[None, :]
-            si, pi, ep, pos = en._random_next(mist, st)
+            si, pi, vep, vpos = en._random_next(mist, st)
             if len(si) == 0:
                 break
             got.append(int(pi[0]))
             w = w + Y[pi[0]] * X[pi[0]]
-            st = {"ep": ep, "pos": pos}
+            after = en._after("random", vpos, vep, np.ones_like(vpos), n)
+            st = {"ep": after["ep"], "pos": after["pos"]}
         assert got == want[:K], (X.tolist(), Y.tolist(), got, want)
         epochs_seen.add(res.epochs)
     assert max(epochs_seen) >= 3

@@ -367,7 +367,9 @@ def _not_searched(c, f) -> str | None:
     if f.verdict == Verdict.REFUTED:
         return "already refuted by a replayed corpus run"
     premise_unmet = (f.evidence.get("premise") or {}).get("met") == 0  # the search may meet it: its domain is wider
-    if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried") and not premise_unmet:
+    # no corpus run the claim applies to (its assumptions, orders, datasets): the domain may hold some
+    unapplied = str(f.evidence.get("reason", "")).startswith("no applicable evaluation")
+    if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried") and not premise_unmet and not unapplied:
         return "its corpus verdict is unknown for a reason a search does not remove (see the reason)"
     return None
 

@@ -23,6 +23,10 @@ __all__ = ["Evidence", "new_evidence", "finding_of", "replay_command", "search_r
 SYMBOLIC_FILE_BUDGET = 600.0
 
 
+#: Distinct reasons a claim's evidence keeps for the runs it did not apply to (each with its count).
+MAX_REASONS = 20
+
+
 @dataclass
 class Evidence:
     """The evaluations of one claim over the corpus: how many, on how many runs, the first
@@ -36,7 +40,8 @@ class Evidence:
     min_slack: object = None
     min_slack_at: dict | None = None
     not_applicable: int = 0
-    not_applicable_reason: str | None = None
+    #: why the runs it did not apply to did not: each reason with its count, in first-seen order
+    not_applicable_why: dict = field(default_factory=dict)
     coverage: Coverage = field(default_factory=Coverage)
     #: steps of applicable runs where the claim's premise (given) was false
     premise_unmet: int = 0
@@ -44,7 +49,19 @@ class Evidence:
     def not_applying(self, why: str) -> None:
         """A run the claim does not apply to."""
         self.not_applicable += 1
-        self.not_applicable_reason = self.not_applicable_reason or why
+        self._why(why, 1)
+
+    def _why(self, why: str, count: int) -> None:
+        if why in self.not_applicable_why or len(self.not_applicable_why) < MAX_REASONS:
+            self.not_applicable_why[why] = self.not_applicable_why.get(why, 0) + count
+
+    @property
+    def not_applicable_reason(self) -> str | None:
+        """The reasons runs did not apply, the commonest first, with their counts."""
+        if not self.not_applicable_why:
+            return None
+        top = sorted(self.not_applicable_why.items(), key=lambda kv: -kv[1])[:3]  # stable: first seen among equals
+        return "; ".join(f"{n} run(s): {why}" for why, n in top) + ("; ..." if len(self.not_applicable_why) > 3 else "")
 
     def cover(self, run, ctx, separator_kind) -> None:
         """Record what an evaluated run varied (dataset, order, eta, w0, separator, sign0, form,
@@ -102,7 +119,8 @@ class Evidence:
         self.not_applicable += later.not_applicable
         self.violation = self.violation if self.violation is not None else later.violation
         self.unknown = self.unknown if self.unknown is not None else later.unknown
-        self.not_applicable_reason = self.not_applicable_reason or later.not_applicable_reason
+        for why, n in later.not_applicable_why.items():
+            self._why(why, n)
         if later.min_slack is not None and (self.min_slack is None or X.compare(later.min_slack, self.min_slack) < 0):
             self.min_slack, self.min_slack_at = later.min_slack, later.min_slack_at
         self.coverage.merge(later.coverage)
@@ -136,7 +154,7 @@ def finding_of(c, ev: Evidence, corpus_desc="the corpus", budget=None, symbolic=
         out["counterexample"] = ev.violation
         out["replay"] = replay_command(c, ev.violation)
     elif v == Verdict.UNKNOWN:
-        out["reason"] = reason + (f" (e.g. {ev.not_applicable_reason})" if ev.evaluations == 0 and ev.unknown is None
+        out["reason"] = reason + (f" (not applicable: {ev.not_applicable_reason})" if ev.evaluations == 0 and ev.unknown is None
                                   and ev.not_applicable_reason and not ev.premise_unmet else "")
     elif c.when == "once":
         v = Verdict.PROVED

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 
 from perceptron.variants import VARIANTS
 from verify.config import check_jobs
+from verify.language.quantities import SWEEP_QUANTITIES
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared
 from verify.searching.domain import (
@@ -109,6 +110,9 @@ def _prepare(claim, dom, widen):
     if claim.when == "visit" and dom.order.startswith("random:"):
         raise SearchError(f"claim {claim.id} is a visit claim: the search enumerates the visits of the first and "
                           "cyclic orders, not those of a random one")
+    if set(claim.compiled.names) & set(SWEEP_QUANTITIES) and dom.order == "any":
+        raise SearchError(f"claim {claim.id} reads sweeps: it is searched in a deterministic order (first, cyclic or "
+                          "random:SEED), whose sweeps are the run's; under 'any' they are not defined")
     if claim.when == "visit" and dom.order == "any":
         raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first or "
                           "cyclic), whose visits are the run's; under 'any' they are not defined")

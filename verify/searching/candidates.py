@@ -87,6 +87,9 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
 
         vals.put("out", out)
         vals.put("i", lambda: A.over(edge["i"], 1))
+        for name in ("sweep", "sweep_visits", "sweep_mistakes"):  # where the visit is in its sweep
+            if name in edge:
+                vals.put(name, lambda name=name: A.over(edge[name], 1))
     _with_hats(vals, A)
 
     vals.put("ones", lambda: A.over(np.ones((m, X.shape[2]), dtype=np.int64), 1))

@@ -24,13 +24,14 @@ from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
+from verify.language.quantities import SWEEP_QUANTITIES
 
 __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
-UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi", "sweep",
-                     "sweep_visits", "sweep_mistakes"}
+UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi"}
+
 
 #: Bounds of each domain option, checked before any work: the domain grows as
 #: (2 box + 1)^(dim points) and its arrays with it.
@@ -172,8 +173,8 @@ def domain_for(claim, base: Domain) -> Domain:
         kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
     if claim.orders:  # the stated order is part of the domain: its runs are deterministic on ordered datasets
         kw["order"] = claim.orders[0]
-    elif claim.when == "visit" and base.order == "any":  # visits are a deterministic order's
-        kw["order"] = "cyclic"
+    elif (claim.when == "visit" or set(claim.compiled.names) & set(SWEEP_QUANTITIES)) and base.order == "any":
+        kw["order"] = "cyclic"  # visits and sweeps are a deterministic order's
     return Domain(**{**asdict(base), **kw})
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from perceptron import _interval as I
 from perceptron.variants import VARIANTS
 from verify.language.free import FREE_BOX, FREE_VALUES, MAX_ASSIGNMENTS, MAX_FREE_DIM
+from verify.language.quantities import SWEEP_QUANTITIES as SWEEP_NAMES
 from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import confirm
 from verify.searching.domain import (
@@ -123,6 +124,7 @@ class Enumerator:
         self._check_overflow()
         self.worst = None  # the bound tree in tightness mode
         self._perm_cache: dict = {}  # random:SEED: the epochs' permutations, per number of points
+        self.sweeps = bool(set(claim.compiled.names) & set(SWEEP_NAMES))  # the claim reads where a visit is in its sweep
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
         self.free = self._free_assignments()
@@ -309,6 +311,7 @@ class Enumerator:
         # a state: instance, w, b, sumsq, position, path, history of (w, b, k, sumsq)
         st = {"inst": np.arange(M), "w": inst["W0"] * self.S, "b": inst["B0"] * self.S,
               "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64), "ep": np.zeros(M, dtype=np.int64),
+              "sm": np.zeros(M, dtype=np.int64),  # the epoch at pos (0-based), its mistakes before pos
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
         end, visit = self.claim.when == "end", self.claim.when == "visit"
         for depth in range(1, cap + 1):
@@ -339,9 +342,16 @@ class Enumerator:
                 si = np.nonzero(rolled.any(axis=1))[0]
                 pi = (np.argmax(rolled[si], axis=1) + st["pos"][si]) % nn
             else:  # random:SEED: the first mistake at or after pos in this epoch's permutation, else in the next's
-                si, pi, ep, pos = self._random_next(mist, st)
+                si, pi, vep, vpos = self._random_next(mist, st)
             if len(si) == 0:
                 return None
+            if order == "cyclic":  # the update's visit: in this epoch, or (wrapped) in the next
+                vpos, vep = pi, st["ep"][si] + (pi < st["pos"][si])
+            elif order == "first":  # each update ends a scan of its own
+                vpos, vep = pi, np.full(len(si), depth - 1, dtype=np.int64)
+            elif order == "any":  # no sweeps
+                vpos, vep = pi, np.zeros(len(si), dtype=np.int64)
+            vsm = np.where(vep == st["ep"][si], st["sm"][si], 0) + 1 if order != "any" else None
             if len(si) > self.max_rows:
                 raise _Split
             ins = st["inst"][si]
@@ -353,12 +363,14 @@ class Enumerator:
             new = {"inst": ins, "w": w_prev + coef[:, None] * x,
                    "b": b_prev + (coef * eta_b[ins] if eta_b is not None else 0),  # B += S eta y R^2 = p y R^2
                    "sumsq": st["sumsq"][si] + (x * x).sum(axis=1),
-                   "pos": (pi + 1) % X.shape[1] if order != "random" else pos, "ep": st["ep"][si] if order != "random" else ep,
+                   **self._after(order, vpos, vep, vsm, X.shape[1]),
                    "path": np.hstack([st["path"][si], pi[:, None]]),
                    "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
                             + [(w_prev, b_prev, depth - 1, st["sumsq"][si])])[-max(self.prev_depth, 1):]}
             if self.claim.when == "update":
                 edge = {"x": x, "y": y, "score": scores[si, pi], "i": pi}
+                if order != "any":  # the update's visit in its sweep
+                    edge.update({"sweep": vep + 1, "sweep_visits": vpos + 1, "sweep_mistakes": vsm})
                 got = self._check_batch(inst, ins, new, depth, n, edge)
                 if got is not None:
                     return (depth, int(ins[got[0]]), [int(v) for v in new["path"][got[0]]], got[1])
@@ -380,7 +392,7 @@ class Enumerator:
         return None
 
     def _random_next(self, mist, st):
-        """(state rows, point, epoch, position after it) of the next update of each state in the
+        """(state rows, point, its visit's epoch and position in it) of the next update of each state in the
         ``random:SEED`` order: the learner visits epoch e (0-based) in the e-th permutation its
         generator draws, which is the same for every dataset of n points; a state is at
         position ``pos`` of epoch ``ep``.  With no mistake left in its epoch the next is the first
@@ -397,9 +409,39 @@ class Enumerator:
         at = np.where(here, np.argmax(in_cur, axis=1), np.argmax(in_nxt, axis=1))
         ep = ep + ~here
         pi = np.where(here, cur[np.arange(len(si)), at], nxt[np.arange(len(si)), at])
-        pos = at + 1
-        ep, pos = np.where(pos == nn, ep + 1, ep), np.where(pos == nn, 0, pos)
-        return si, pi, ep, pos
+        return si, pi, ep, at
+
+    def _visit_sweeps(self, st, mist, off, nxt, si, pi, depth):
+        """The visits' sweeps (number, visits in it, mistakes in it so far with this one's), and
+        in the cyclic order the visits a clean pass from a position past 0 adds: the rest of its
+        epoch is clean, and so is the whole next one, the run's last (the learner stops after a
+        clean epoch)."""
+        nn = mist.shape[1]
+        if self.dom.order == "first":  # a scan from point 0 for each update: the k-th state's scan is epoch k
+            vep, vsm = np.full(len(si), depth, dtype=np.int64), mist[si, pi].astype(np.int64)
+        else:
+            wrapped = st["pos"][si] + off[si, pi] >= nn
+            vep = st["ep"][si] + wrapped
+            vsm = np.where(wrapped, 0, st["sm"][si]) + mist[si, pi]
+            cs, cp = np.nonzero((nxt[:, None] == nn) & (np.arange(nn)[None, :] >= st["pos"][:, None])
+                                & (st["pos"][:, None] > 0))
+            si, pi = np.concatenate([si, cs]), np.concatenate([pi, cp])
+            vep = np.concatenate([vep, st["ep"][cs] + 1])
+            vsm = np.concatenate([vsm, np.zeros(len(cs), dtype=np.int64)])
+            if len(si) > self.max_rows:
+                raise _Split
+        return si, pi, {"sweep": vep + 1, "sweep_visits": pi + 1, "sweep_mistakes": vsm}
+
+    @staticmethod
+    def _after(order, vpos, vep, vsm, nn):
+        """pos, ep and sm of the states after updates at visits (vpos, vep) of their epochs, the
+        vsm-th mistake of the epoch: past an epoch's last position the next epoch begins."""
+        if order == "any":
+            return {"pos": np.zeros(len(vpos), dtype=np.int64), "ep": np.zeros(len(vpos), dtype=np.int64),
+                    "sm": np.zeros(len(vpos), dtype=np.int64)}
+        pos = vpos + 1
+        full = pos == nn
+        return {"pos": np.where(full, 0, pos), "ep": np.where(full, vep + 1, vep), "sm": np.where(full, 0, vsm)}
 
     def _perms(self, nn):
         """The permutations of the first max_updates + 2 epochs of a ``random:SEED`` run on nn
@@ -415,7 +457,9 @@ class Enumerator:
         """Merge states that behave the same from here on (same instance, weights, position,
         and the history the claim can look back on); keep the first (lexicographically
         smallest) path."""
-        parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None], st["ep"][:, None]]
+        parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None]]
+        if self.sweeps or self.dom.order.startswith("random:"):  # the epoch matters (and its mistakes, to sweeps)
+            parts += [st["ep"][:, None], st["sm"][:, None]]
         if "alpha" in self.claim.compiled.names and st["path"].shape[1]:  # the same w by other counts per point
             pts = np.arange(int(st["path"].max()) + 1)
             parts.append((st["path"][:, :, None] == pts[None, None, :]).sum(axis=1))
@@ -446,9 +490,12 @@ class Enumerator:
         si, pi = np.nonzero(off <= nxt[:, None])
         if len(si) > self.max_rows:
             raise _Split
+        sweep = None
+        if self.sweeps:
+            si, pi, sweep = self._visit_sweeps(st, mist, off, nxt, si, pi, depth)
         sub = subset(st, si)
         ins = sub["inst"]
-        edge = {"x": inst["X"][ins, pi], "y": inst["Y"][ins, pi], "score": scores[si, pi], "i": pi}
+        edge = {"x": inst["X"][ins, pi], "y": inst["Y"][ins, pi], "score": scores[si, pi], "i": pi, **(sweep or {})}
         got = self._check_batch(inst, ins, sub, depth, n, edge)
         if got is None:
             return None
