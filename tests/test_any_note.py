@@ -228,20 +228,33 @@ expect = "holds"
     assert rr.returncode == 1 and "violated" in rr.stdout, rr.stdout + rr.stderr
 
 
-def test_a_claim_of_several_orders_says_why_it_is_not_searched(tmp_path):
+def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
+    """A claim about several orders is searched in each: none in D only when every order's
+    search completed without one; refuted by the order that breaks it; an order the search does
+    not run (max-violation) leaves the claim unsearched, saying why."""
     from verify.language.claims import load_claims
-    from verify.searching import SearchError
+    from verify.searching import Domain, SearchError, search
     from verify.searching.domain import check_searchable
 
     p = tmp_path / "c.toml"
-    p.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "two"\nsection = "s"\nstatement = "s"\n'
-                 'expr = "mistakes <= R2/gamma**2"\nvariants = ["rosenblatt"]\nwhen = "end"\nassume = ["separable"]\n'
-                 'orders = ["cyclic", "random:3"]\nexpect = "holds"\n')
-    (claim,) = load_claims(str(p)).claims
-    import pytest
-
-    with pytest.raises(SearchError, match="one deterministic order"):
-        check_searchable(claim)
+    head = '[document]\nfile = "n.md"\n\n'
+    claim = ('[[claim]]\nid = "{cid}"\nsection = "s"\nstatement = "s"\nexpr = "{expr}"\nvariants = ["rosenblatt"]\n'
+             'when = "{when}"\nassume = [{assume}]\norders = [{orders}]\nexpect = "holds"\n\n')
+    p.write_text(head + claim.format(cid="two", expr="mistakes <= R2/gamma**2", when="end", assume='"separable", "w0_zero"',
+                                     orders='"cyclic", "random:3"')
+                 + claim.format(cid="sweeps", expr="sweep_mistakes <= 1", when="update", assume='',
+                                orders='"first", "cyclic"')
+                 + claim.format(cid="mv", expr="mistakes <= R2/gamma**2", when="end", assume='"separable"',
+                                orders='"cyclic", "max-violation"'))
+    claims = {c.id: c for c in load_claims(str(p)).claims}
+    dom = Domain(points=3, dim=2, box=1, max_updates=4, sep_box=2)
+    res = search(claims["two"], dom, engine="enumerate", timeout=120)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.to_json()
+    assert "order cyclic:" in res.domain["text"] and "order random:3:" in res.domain["text"]
+    res = search(claims["sweeps"], dom, engine="enumerate", timeout=120)  # one mistake per scan in first, not in cyclic
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["order"] == "cyclic", res.to_json()
+    with pytest.raises(SearchError, match="max-violation"):
+        check_searchable(claims["mv"])
 
 
 def test_the_search_seeks_a_premise_met_before_it_says_none_in_the_domain(tmp_path):

@@ -46,6 +46,7 @@ from verify.searching.domain import (
     domain_for,
     folds,
     searchable_order,
+    SEARCHABLE_ORDERS,
 )
 from verify.verdicts import Verdict
 
@@ -194,6 +195,10 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     check_jobs(jobs, "jobs =")
     if claim.when == "pair":
         return _search_pair(claim, dom, timeout, out_dir, max_candidates)
+    if claim.orders and len(claim.orders) > 1:
+        return _search_orders(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
+                                               widen=widen, max_candidates=max_candidates, jobs=jobs,
+                                               scheduler=scheduler, max_memory=max_memory, progress=progress))
     if getattr(claim, "given", None) is not None:
         return _search_premise(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
                                                 widen=widen, max_candidates=max_candidates, jobs=jobs,
@@ -294,6 +299,42 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
             res.files = save_counterexample(claim, got, out_dir)
         return res
     return result(Verdict.UNKNOWN, engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
+
+
+def _search_orders(claim, dom, kw) -> SearchResult:
+    """A claim about several orders: each searched in turn (every one must be searchable), with
+    the caller's time limit shared; refuted by the first order (as stated) with a counterexample,
+    "none in D" only when every order's search completed without one."""
+    import dataclasses
+
+    for order in claim.orders:
+        if order == "any" or not searchable_order(order):
+            raise SearchError(f"claim {claim.id} is about the orders {', '.join(claim.orders)}; the search runs "
+                              f"{' or '.join(SEARCHABLE_ORDERS)}, not {order}")
+    t0 = time.monotonic()
+    results = []
+    for order in claim.orders:
+        left = kw["timeout"] - (time.monotonic() - t0)
+        if left <= 0:
+            break
+        res = search(dataclasses.replace(claim, orders=(order,)), dom, **{**kw, "timeout": left})
+        results.append(res)
+        if res.verdict == Verdict.REFUTED:
+            break
+    last = results[-1] if results else None
+    text = " | ".join(f"order {o}: {r.domain.get('text', '')}" for o, r in zip(claim.orders, results))
+    out = SearchResult(claim.id, Verdict.UNKNOWN, last.engine if last else "enumerate",
+                       {**(last.domain if last else {}), "text": text}, time.monotonic() - t0,
+                       sum(r.checked for r in results))
+    if last is not None and last.verdict == Verdict.REFUTED:
+        out.verdict, out.counterexample, out.files, out.reason = Verdict.REFUTED, last.counterexample, last.files, last.reason
+    elif len(results) == len(claim.orders) and all(r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN for r in results):
+        out.verdict = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+    else:
+        out.reason = "unknown: " + "; ".join(f"order {o}: {r.reason or r.verdict.label}" for o, r in zip(claim.orders, results)
+                                              if r.verdict != Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN) \
+            + ("" if len(results) == len(claim.orders) else "; limit reached: no time left for the other orders")
+    return out
 
 
 def _search_premise(claim, dom, kw) -> SearchResult:

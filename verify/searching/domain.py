@@ -215,9 +215,9 @@ def check_searchable(claim):
                           "dataset claims")
     if claim.datasets:
         raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
-    if claim.orders and (len(claim.orders) != 1 or claim.orders[0] == "any" or not searchable_order(claim.orders[0])):
-        raise SearchError(f"claim {claim.id} is about runs of the orders {', '.join(claim.orders)}; the search runs one "
-                          f"deterministic order of its ordered datasets ({' or '.join(SEARCHABLE_ORDERS)}) at a time")
+    if claim.orders and any(o == "any" or not searchable_order(o) for o in claim.orders):
+        raise SearchError(f"claim {claim.id} is about runs of the orders {', '.join(claim.orders)}; the search runs "
+                          f"the deterministic orders {' and '.join(SEARCHABLE_ORDERS)} of its ordered datasets")
     # every assumption must be enforced by the domain itself, or "none in D" could rest on
     # candidates that do not satisfy it
     if "converged" in claim.assume and claim.when != "end":
