@@ -1014,3 +1014,61 @@ expect = "holds"
     r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and "sw.at-most-n-1: refuted" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("order", ["cyclic", "first", "random:2"])
+def test_visits_and_epochs_are_searched_as_the_learner_counts_them(tmp_path, order):
+    """t (the visit's number) and epochs (at a run's end: converged, or cut by the bound) follow
+    the learner's counting in each deterministic order: identities have none in D (a count off by
+    one breaks one), and a false bound on the epochs is refuted and replayed."""
+    import subprocess
+    import sys
+
+    from verify.searching import Domain, search
+
+    visit = {"cyclic": "t == (sweep - 1) * n + i + 1", "first": "t >= k + sweep_visits and sweep == k + 1",
+             "random:2": "t >= k and t <= (sweep - 1) * n + sweep_visits and t > (sweep - 1) * n"}[order]
+    end = {"cyclic": "epochs >= 1 and epochs <= mistakes + 1", "first": "epochs == mistakes + 1",
+           "random:2": "epochs >= 1 and epochs <= mistakes + 1"}[order]
+    path = tmp_path / "claims_t.toml"
+    path.write_text(HEAD + f'''[[claim]]
+id = "t.ident"
+section = "s"
+statement = "s"
+when = "{'update' if order.startswith('random') else 'visit'}"
+variants = ["rosenblatt"]
+orders = ["{order}"]
+expr = "{visit}"
+expect = "holds"
+
+[[claim]]
+id = "t.end"
+section = "s"
+statement = "s"
+when = "end"
+variants = ["rosenblatt"]
+orders = ["{order}"]
+expr = "{end} and (stopped_by_budget == 1 or epochs >= 1)"
+expect = "holds"
+
+[[claim]]
+id = "t.few-epochs"
+section = "s"
+statement = "a run that converges takes at most 2 epochs (false)"
+when = "end"
+variants = ["rosenblatt"]
+orders = ["{order}"]
+assume = ["separable", "w0_zero", "eta_one"]
+expr = "epochs <= 2"
+expect = "holds"
+''')
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=3, dim=2, box=2, max_updates=5)
+    for cid in ("t.ident", "t.end"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120)
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, (cid, res.to_json())
+    res = search(claims["t.few-epochs"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED, res.to_json()
+    r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "t.few-epochs: refuted" in r.stdout, r.stdout + r.stderr

@@ -30,7 +30,6 @@ from dataclasses import asdict, dataclass, field
 
 from perceptron.variants import VARIANTS
 from verify.config import check_jobs
-from verify.language.quantities import SWEEP_QUANTITIES
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared
 from verify.searching.domain import (
@@ -45,6 +44,7 @@ from verify.searching.domain import (
     count_datasets,
     domain_for,
     folds,
+    order_names,
     searchable_order,
     SEARCHABLE_ORDERS,
 )
@@ -111,9 +111,9 @@ def _prepare(claim, dom, widen):
     if claim.when == "visit" and dom.order.startswith("random:"):
         raise SearchError(f"claim {claim.id} is a visit claim: the search enumerates the visits of the first and "
                           "cyclic orders, not those of a random one")
-    if set(claim.compiled.names) & set(SWEEP_QUANTITIES) and dom.order == "any":
-        raise SearchError(f"claim {claim.id} reads sweeps: it is searched in a deterministic order (first, cyclic or "
-                          "random:SEED), whose sweeps are the run's; under 'any' they are not defined")
+    if order_names(claim) and dom.order == "any":
+        raise SearchError(f"claim {claim.id} reads visits, sweeps or epochs: it is searched in a deterministic order "
+                          "(first, cyclic or random:SEED), whose visits are the run's; under 'any' they are not defined")
     if claim.when == "visit" and dom.order == "any":
         raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first or "
                           "cyclic), whose visits are the run's; under 'any' they are not defined")

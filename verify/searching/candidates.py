@@ -87,7 +87,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
 
         vals.put("out", out)
         vals.put("i", lambda: A.over(edge["i"], 1))
-        for name in ("sweep", "sweep_visits", "sweep_mistakes"):  # where the visit is in its sweep
+        for name in ("sweep", "sweep_visits", "sweep_mistakes", "t"):  # where the visit is in its sweep, and the run
             if name in edge:
                 vals.put(name, lambda name=name: A.over(edge[name], 1))
     _with_hats(vals, A)
@@ -119,6 +119,8 @@ def _run_state(vals, state, depth, m, L, S, A, end=False):
     vals.put("mistakes", lambda: vals["k"])
     vals.put("sumsq", lambda: A.over(state["sumsq"], L * L))
     if end:  # an end claim sees converged runs, and those its domain's update bound cut (stopped by budget)
+        if "epochs" in state:
+            vals.put("epochs", lambda: A.over(state["epochs"], 1))
         stopped = int(bool(state.get("stopped")))
         vals.put("converged", lambda: A.over(np.full(m, 1 - stopped, dtype=np.int64), 1))
         vals.put("stopped_by_budget", lambda: A.over(np.full(m, stopped, dtype=np.int64), 1))

@@ -26,11 +26,18 @@ from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 
-__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "unit_points", "point_list", "blocks",
+__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "order_names", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
-UNSUPPORTED_NAMES = {"t", "epochs", "w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi"}
+UNSUPPORTED_NAMES = {"w_pocket", "pocket_errors", "min_visited_errors", "gamma_lo", "gamma_hi"}
+#: What a deterministic order's runs define: where a visit is in its sweep and in the run, and the epochs.
+ORDER_NAMES = {"t", "epochs"} | set(SWEEP_QUANTITIES)
+
+
+def order_names(claim) -> set:
+    """The quantities of ORDER_NAMES the claim reads (a free name of its own is not one)."""
+    return set(claim.compiled.names) & ORDER_NAMES - set(claim.free or ())
 
 
 #: Bounds of each domain option, checked before any work: the domain grows as
@@ -173,7 +180,7 @@ def domain_for(claim, base: Domain) -> Domain:
         kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
     if claim.orders:  # the stated order is part of the domain: its runs are deterministic on ordered datasets
         kw["order"] = claim.orders[0]
-    elif (claim.when == "visit" or set(claim.compiled.names) & set(SWEEP_QUANTITIES)) and base.order == "any":
+    elif (claim.when == "visit" or order_names(claim)) and base.order == "any":
         kw["order"] = "cyclic"  # visits and sweeps are a deterministic order's
     return Domain(**{**asdict(base), **kw})
 
@@ -223,7 +230,7 @@ def check_searchable(claim):
     if "converged" in claim.assume and claim.when != "end":
         raise SearchError(f"claim {claim.id} assumes the run converges; the search's runs are cut at max_updates")
     names = set(claim.compiled.names) | set(claim.given.names if getattr(claim, "given", None) is not None else ())
-    for late in ("converged", "stopped_by_budget", "mistakes"):
+    for late in ("converged", "stopped_by_budget", "mistakes", "epochs"):
         if late in names and claim.when != "end":
             raise SearchError(f"claim {claim.id} uses {late}, which the search's runs know only at their end (its "
                               f"breadth-first runs evaluate an {claim.when} claim before they end)")

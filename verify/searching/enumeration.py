@@ -28,7 +28,6 @@ import numpy as np
 from perceptron import _interval as I
 from perceptron.variants import VARIANTS
 from verify.language.free import FREE_BOX, FREE_VALUES, MAX_ASSIGNMENTS, MAX_FREE_DIM
-from verify.language.quantities import SWEEP_QUANTITIES as SWEEP_NAMES
 from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import confirm
 from verify.searching.domain import (
@@ -40,6 +39,7 @@ from verify.searching.domain import (
     first_length,
     label_symmetric,
     needs_separator,
+    order_names,
     point_list,
     range_blocks,
     separators,
@@ -124,7 +124,8 @@ class Enumerator:
         self._check_overflow()
         self.worst = None  # the bound tree in tightness mode
         self._perm_cache: dict = {}  # random:SEED: the epochs' permutations, per number of points
-        self.sweeps = bool(set(claim.compiled.names) & set(SWEEP_NAMES))  # the claim reads where a visit is in its sweep
+        # the claim reads where a visit is in its sweep, or in the run (t), or the run's epochs
+        self.sweeps = bool(order_names(claim))
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
         self.free = self._free_assignments()
@@ -312,6 +313,7 @@ class Enumerator:
         st = {"inst": np.arange(M), "w": inst["W0"] * self.S, "b": inst["B0"] * self.S,
               "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64), "ep": np.zeros(M, dtype=np.int64),
               "sm": np.zeros(M, dtype=np.int64),  # the epoch at pos (0-based), its mistakes before pos
+              "t": np.zeros(M, dtype=np.int64),  # visits made (deterministic orders)
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
         end, visit = self.claim.when == "end", self.claim.when == "visit"
         for depth in range(1, cap + 1):
@@ -364,13 +366,15 @@ class Enumerator:
                    "b": b_prev + (coef * eta_b[ins] if eta_b is not None else 0),  # B += S eta y R^2 = p y R^2
                    "sumsq": st["sumsq"][si] + (x * x).sum(axis=1),
                    **self._after(order, vpos, vep, vsm, X.shape[1]),
+                   "t": st["t"][si] + ((vep - st["ep"][si]) * X.shape[1] + vpos - st["pos"][si] + 1 if order != "first"
+                                       else pi + 1),
                    "path": np.hstack([st["path"][si], pi[:, None]]),
                    "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
                             + [(w_prev, b_prev, depth - 1, st["sumsq"][si])])[-max(self.prev_depth, 1):]}
             if self.claim.when == "update":
                 edge = {"x": x, "y": y, "score": scores[si, pi], "i": pi}
-                if order != "any":  # the update's visit in its sweep
-                    edge.update({"sweep": vep + 1, "sweep_visits": vpos + 1, "sweep_mistakes": vsm})
+                if order != "any":  # the update's visit in its sweep, and in the run
+                    edge.update({"sweep": vep + 1, "sweep_visits": vpos + 1, "sweep_mistakes": vsm, "t": new["t"]})
                 got = self._check_batch(inst, ins, new, depth, n, edge)
                 if got is not None:
                     return (depth, int(ins[got[0]]), [int(v) for v in new["path"][got[0]]], got[1])
@@ -417,10 +421,11 @@ class Enumerator:
         epoch is clean, and so is the whole next one, the run's last (the learner stops after a
         clean epoch)."""
         nn = mist.shape[1]
+        offset = np.broadcast_to(off, mist.shape)[si, pi]  # visits before this one since the state's
         if self.dom.order == "first":  # a scan from point 0 for each update: the k-th state's scan is epoch k
             vep, vsm = np.full(len(si), depth, dtype=np.int64), mist[si, pi].astype(np.int64)
         else:
-            wrapped = st["pos"][si] + off[si, pi] >= nn
+            wrapped = st["pos"][si] + offset >= nn
             vep = st["ep"][si] + wrapped
             vsm = np.where(wrapped, 0, st["sm"][si]) + mist[si, pi]
             cs, cp = np.nonzero((nxt[:, None] == nn) & (np.arange(nn)[None, :] >= st["pos"][:, None])
@@ -428,9 +433,22 @@ class Enumerator:
             si, pi = np.concatenate([si, cs]), np.concatenate([pi, cp])
             vep = np.concatenate([vep, st["ep"][cs] + 1])
             vsm = np.concatenate([vsm, np.zeros(len(cs), dtype=np.int64)])
+            offset = np.concatenate([offset, nn - st["pos"][cs] + cp])
             if len(si) > self.max_rows:
                 raise _Split
-        return si, pi, {"sweep": vep + 1, "sweep_visits": pi + 1, "sweep_mistakes": vsm}
+        return si, pi, {"sweep": vep + 1, "sweep_visits": pi + 1, "sweep_mistakes": vsm, "_offset": offset}
+
+    def _epochs_at_end(self, st, depth):
+        """The epochs of runs that end at these states: converged (a clean epoch: the one at pos
+        0, or past a position > 0 the rest of this epoch and the whole next one), or cut by the
+        update bound just after their last update (``first``: the learner has begun its next
+        scan when it sees the bound)."""
+        if self.dom.order == "first":
+            return np.full(len(st["pos"]), depth + 1, dtype=np.int64)
+        at_start = st["pos"] == 0
+        if st.get("stopped"):
+            return np.where(at_start, st["ep"], st["ep"] + 1)
+        return np.where(at_start, st["ep"] + 1, st["ep"] + 2)
 
     @staticmethod
     def _after(order, vpos, vep, vsm, nn):
@@ -458,8 +476,8 @@ class Enumerator:
         and the history the claim can look back on); keep the first (lexicographically
         smallest) path."""
         parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None]]
-        if self.sweeps or self.dom.order.startswith("random:"):  # the epoch matters (and its mistakes, to sweeps)
-            parts += [st["ep"][:, None], st["sm"][:, None]]
+        if self.sweeps or self.dom.order.startswith("random:"):  # the epoch matters (and its mistakes and visits, to sweeps)
+            parts += [st["ep"][:, None], st["sm"][:, None], st["t"][:, None]]
         if "alpha" in self.claim.compiled.names and st["path"].shape[1]:  # the same w by other counts per point
             pts = np.arange(int(st["path"].max()) + 1)
             parts.append((st["path"][:, :, None] == pts[None, None, :]).sum(axis=1))
@@ -474,6 +492,8 @@ class Enumerator:
         if len(sel) == 0:
             return None
         sub = subset(st, sel)
+        if self.sweeps:  # the run's epochs, as the learner counts them
+            sub["epochs"] = self._epochs_at_end(sub, depth)
         got = self._check_batch(inst, sub["inst"], sub, depth, n)
         if got is None:
             return None
@@ -493,6 +513,7 @@ class Enumerator:
         sweep = None
         if self.sweeps:
             si, pi, sweep = self._visit_sweeps(st, mist, off, nxt, si, pi, depth)
+            sweep["t"] = st["t"][si] + sweep.pop("_offset") + 1
         sub = subset(st, si)
         ins = sub["inst"]
         edge = {"x": inst["X"][ins, pi], "y": inst["Y"][ins, pi], "score": scores[si, pi], "i": pi, **(sweep or {})}
