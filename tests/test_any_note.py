@@ -1072,3 +1072,40 @@ expect = "holds"
     r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and "t.few-epochs: refuted" in r.stdout, r.stdout + r.stderr
+
+
+def test_pocket_claims_are_searched(tmp_path):
+    """The pocket algorithm is searched (its pocket, the run of correct visits it had, the
+    fewest errors of any weights held), in each of its rules when the claim fixes none: an
+    identity has none in D; "the pocket holds the weights with the fewest errors" and "a
+    converged pocket on separable data makes no error" are refuted in a random order (a run
+    spanning two epochs outlasts the final separator's: note 003) and replayed; in the cyclic
+    order the second one has none in D."""
+    import subprocess
+    import sys
+
+    from verify.searching import Domain, SearchError, search
+
+    def claim(cid, expr, assume, orders=""):
+        return (f'[[claim]]\nid = "{cid}"\nsection = "s"\nstatement = "s"\nwhen = "end"\nvariants = ["pocket"]\n'
+                f'assume = [{assume}]\nexpr = "{expr}"\nexpect = "holds"\n{orders}\n')
+
+    path = tmp_path / "claims_pocket.toml"
+    path.write_text(HEAD + claim("p.ident", "pocket_errors >= min_visited_errors and pocket_errors <= n", "")
+                    + claim("p.min", "pocket_errors <= min_visited_errors", '"no_ratchet"', 'orders = ["random:4"]')
+                    + claim("p.sep", "pocket_errors == 0", '"separable", "converged"', 'orders = ["random:4"]')
+                    + claim("p.sep-cyclic", "pocket_errors == 0", '"separable", "converged"', 'orders = ["cyclic"]'))
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=3, dim=2, box=2, max_updates=4)
+    for cid in ("p.ident", "p.sep-cyclic"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120)
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, (cid, res.to_json())
+        assert "no_ratchet:" in res.domain["text"] and "ratchet:" in res.domain["text"].split("no_ratchet:")[1]
+    for cid in ("p.min", "p.sep"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / cid))
+        assert res.verdict == verify.Verdict.REFUTED, (cid, res.to_json())
+        r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 1 and f"{cid}: refuted" in r.stdout, r.stdout + r.stderr
+    with pytest.raises(SearchError, match="steps its pocket"):
+        search(claims["p.min"], dom, engine="z3", timeout=30)

@@ -38,7 +38,7 @@ __all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPE
 RUN_WHENS = ("visit", "update", "end")
 #: The built-in variants whose runs the counterexample search enumerates (declared variants too:
 #: verify.searching.domain); here, not in the search package, so the CLI's parser need not load it.
-SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn", "unit", "kernel")
+SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn", "unit", "kernel", "pocket")
 #: Quantities that exist only relative to a separator.
 SEPARATOR_NAMES = frozenset({"w_opt", "b_opt", "gamma", "w_hat_opt", "v_opt", "c_opt", "m_opt"})
 #: Types a free name may have, with the values the evidence draws them from (see verify.corpus.audit).

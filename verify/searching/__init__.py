@@ -106,6 +106,8 @@ def _prepare(claim, dom, widen):
         dom = domain_for(claim, dom)
     if VARIANTS[variant].dual:  # the kernel perceptron starts from alpha = 0
         dom = Domain(**{**asdict(dom), "w0_box": 0})
+    if VARIANTS[variant].pocket and dom.order == "any":  # the pocket counts runs of visits: a deterministic order's
+        dom = Domain(**{**asdict(dom), "order": "cyclic"})
     if not searchable_order(dom.order):
         raise SearchError(f"order must be any, first, cyclic or random:SEED, not {dom.order!r}")
     if claim.when == "visit" and dom.order.startswith("random:"):
@@ -131,6 +133,9 @@ def _search_pair(claim, dom, timeout, out_dir, max_candidates):
 
 
 def _check_engine(claim, engine, variant):
+    if engine in ("z3", "hypothesis") and getattr(VARIANTS.get(variant), "pocket", False):
+        raise SearchError(f"claim {claim.id} is about the pocket algorithm: the enumeration steps its pocket "
+                          "(--engine enumerate)")
     if "nonseparable" in claim.assume and (engine in ("z3", "hypothesis") or is_declared(variant)):
         raise SearchError(f"claim {claim.id} assumes non-separable data: the enumeration of built-in variants "
                           "certifies each candidate dataset (--engine enumerate)")
@@ -185,24 +190,18 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     ``max_memory`` (bytes) is the budget of all of them together; ``timeout`` is a hard limit.
 
     "No counterexample in D" needs a complete enumeration in which at least one candidate
-    satisfied the claim's assumptions and was evaluated; otherwise the verdict is
-    "unknown: empty domain".  A claim with a premise (given) is searched as the implication
-    ``not (given) or (expr)``; "no counterexample" then also needs a candidate of D that meets
-    the premise (a second search, for ``not (given)`` refuted), else it is "unknown: premise
-    never met in the domain"."""
+    satisfied the claim's assumptions and was evaluated; otherwise the verdict is "unknown:
+    empty domain" (premises, several orders, the pocket's rules: _split)."""
     from verify.searching.enumeration import Budget, Enumerator
 
     check_jobs(jobs, "jobs =")
     if claim.when == "pair":
         return _search_pair(claim, dom, timeout, out_dir, max_candidates)
-    if claim.orders and len(claim.orders) > 1:
-        return _search_orders(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
-                                               widen=widen, max_candidates=max_candidates, jobs=jobs,
-                                               scheduler=scheduler, max_memory=max_memory, progress=progress))
-    if getattr(claim, "given", None) is not None:
-        return _search_premise(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact,
-                                                widen=widen, max_candidates=max_candidates, jobs=jobs,
-                                                scheduler=scheduler, max_memory=max_memory, progress=progress))
+    split = _split(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact, widen=widen,
+                                    max_candidates=max_candidates, jobs=jobs, scheduler=scheduler,
+                                    max_memory=max_memory, progress=progress))
+    if split is not None:
+        return split
 
     check_limits(dom, timeout)  # as given, and as widened
     check_searchable(claim)
@@ -224,10 +223,11 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     workers = max(1, min(jobs, max_memory // per_worker))
     if engine == "auto":
         states = _states(claim, dom, enumerators)
-        if claim.when == "visit" or "nonseparable" in claim.assume:
+        if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket:
             engines = ["enumerate"]
             choice = "auto: enumeration (the engine that " + ("steps visits)" if claim.when == "visit" else
-                                                              "certifies non-separable datasets)")
+                                                              "certifies non-separable datasets)"
+                                                              if "nonseparable" in claim.assume else "steps the pocket)")
         elif states <= AUTO_ENUMERATION_STATES:
             engines = ["enumerate", "z3", "hypothesis"]
             choice = (f"auto: enumeration first: the domain has at most {states:,} states to screen "
@@ -301,39 +301,66 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     return result(Verdict.UNKNOWN, engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
 
 
+def _split(claim, dom, kw) -> SearchResult | None:
+    """A claim searched as several searches: one per stated order, one per pocket rule the claim
+    leaves open, or its premise: searched as the implication ``not (given) or (expr)``, "no
+    counterexample" then also needs a candidate of D that meets the premise (a second search,
+    for ``not (given)`` refuted), else it is "unknown: premise never met in the domain"."""
+    if claim.orders and len(claim.orders) > 1:
+        return _search_orders(claim, dom, kw)
+    try:
+        pocket = VARIANTS.get(claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants
+                                            else None)) is VARIANTS["pocket"]
+    except SearchError:
+        pocket = False  # the search below says why
+    if pocket and not {"ratchet", "no_ratchet"} & set(claim.assume):
+        import dataclasses
+
+        return _search_cases(claim, dom, kw, [(rule, dataclasses.replace(claim, assume=tuple(claim.assume) + (rule,)))
+                                              for rule in ("no_ratchet", "ratchet")])
+    if getattr(claim, "given", None) is not None:
+        return _search_premise(claim, dom, kw)
+    return None
+
+
 def _search_orders(claim, dom, kw) -> SearchResult:
-    """A claim about several orders: each searched in turn (every one must be searchable), with
-    the caller's time limit shared; refuted by the first order (as stated) with a counterexample,
-    "none in D" only when every order's search completed without one."""
+    """A claim about several orders: each searched in turn (every one must be searchable)."""
     import dataclasses
 
     for order in claim.orders:
         if order == "any" or not searchable_order(order):
             raise SearchError(f"claim {claim.id} is about the orders {', '.join(claim.orders)}; the search runs "
                               f"{' or '.join(SEARCHABLE_ORDERS)}, not {order}")
+    return _search_cases(claim, dom, kw, [(f"order {o}", dataclasses.replace(claim, orders=(o,))) for o in claim.orders])
+
+
+def _search_cases(claim, dom, kw, cases) -> SearchResult:
+    """A claim that ranges over cases the search runs one at a time (orders, the pocket's two
+    rules): each searched in turn, the caller's time limit shared; refuted by the first case (as
+    listed) with a counterexample, "none in D" only when every case's search completed without one."""
     t0 = time.monotonic()
     results = []
-    for order in claim.orders:
+    for _, case in cases:
         left = kw["timeout"] - (time.monotonic() - t0)
         if left <= 0:
             break
-        res = search(dataclasses.replace(claim, orders=(order,)), dom, **{**kw, "timeout": left})
+        res = search(case, dom, **{**kw, "timeout": left})
         results.append(res)
         if res.verdict == Verdict.REFUTED:
             break
     last = results[-1] if results else None
-    text = " | ".join(f"order {o}: {r.domain.get('text', '')}" for o, r in zip(claim.orders, results))
+    text = " | ".join(f"{label}: {r.domain.get('text', '')}" for (label, _), r in zip(cases, results))
     out = SearchResult(claim.id, Verdict.UNKNOWN, last.engine if last else "enumerate",
                        {**(last.domain if last else {}), "text": text}, time.monotonic() - t0,
                        sum(r.checked for r in results))
     if last is not None and last.verdict == Verdict.REFUTED:
         out.verdict, out.counterexample, out.files, out.reason = Verdict.REFUTED, last.counterexample, last.files, last.reason
-    elif len(results) == len(claim.orders) and all(r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN for r in results):
+    elif len(results) == len(cases) and all(r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN for r in results):
         out.verdict = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
     else:
-        out.reason = "unknown: " + "; ".join(f"order {o}: {r.reason or r.verdict.label}" for o, r in zip(claim.orders, results)
+        out.reason = "unknown: " + "; ".join(f"{label}: {r.reason or r.verdict.label}" for (label, _), r in zip(cases, results)
                                               if r.verdict != Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN) \
-            + ("" if len(results) == len(claim.orders) else "; limit reached: no time left for the other orders")
+            + ("" if len(results) == len(cases) else "; limit reached: no time left for the other cases")
     return out
 
 

@@ -121,6 +121,10 @@ def _run_state(vals, state, depth, m, L, S, A, end=False):
     if end:  # an end claim sees converged runs, and those its domain's update bound cut (stopped by budget)
         if "epochs" in state:
             vals.put("epochs", lambda: A.over(state["epochs"], 1))
+        if "w_pocket" in state:
+            vals.put("w_pocket", lambda: A.over(state["w_pocket"], S))
+            vals.put("pocket_errors", lambda: A.over(state["pocket_errors"], 1))
+            vals.put("min_visited_errors", lambda: A.over(state["min_visited_errors"], 1))
         stopped = int(bool(state.get("stopped")))
         vals.put("converged", lambda: A.over(np.full(m, 1 - stopped, dtype=np.int64), 1))
         vals.put("stopped_by_budget", lambda: A.over(np.full(m, stopped, dtype=np.int64), 1))

@@ -26,7 +26,7 @@ class NotRunnable(AssertionError):
 
 
 def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
-            strict=False, declared=(), order="any", max_updates=None):
+            strict=False, declared=(), order="any", max_updates=None, ratchet=False):
     """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
     A candidate the learner cannot run as given (a point taken that is not misclassified, an end
     claim's run that does not converge) is no counterexample; with ``strict`` (the complete
@@ -38,6 +38,7 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
     run_order = order if order != "any" else "sequence:" + ",".join(map(str, path))
     params = Params(variant=variant, order=run_order, sign0=sign0 if var.tie is None else 0,
                     eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared),
+                    ratchet=bool(ratchet and var.pocket),
                     **({"max_updates": max_updates} if max_updates is not None else {}))
     rec = MemoryTrace()
     try:
@@ -75,7 +76,7 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
     return {"points": [[fr(Fraction(c)) for c in p] for p in points], "labels": [int(v) for v in labels],
             "updates": path, "separator": None if separator is None else {"v": [int(a) for a in separator[0]], "b": fr(Fraction(separator[1]))},
             "violation": t.violation, "variant": variant, "order": params.order, "summary": res.summary(),
-            "params": {"eta": fr(params.eta), "w0": None if w0 is None else [fr(v) for v in w0],
+            "params": {"eta": fr(params.eta), "w0": None if w0 is None else [fr(v) for v in w0], "ratchet": params.ratchet,
                        "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form,
                        **({"max_updates": max_updates} if max_updates is not None else {}),
                        **({"declared": {k: fr(v) for k, v in params.declared}} if params.declared else {})}}
@@ -94,7 +95,8 @@ def save_counterexample(claim, ce, out_dir) -> dict:
     train(ds, Params(variant=ce["variant"], order=ce["order"], eta=Fraction(pr.get("eta", "1")),
                      w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
                      b0=None if pr.get("b0") is None else Fraction(pr["b0"]), sign0=pr.get("sign0", 0),
-                     form=pr.get("form", "yx"), **({"max_updates": pr["max_updates"]} if "max_updates" in pr else {}),
+                     form=pr.get("form", "yx"), ratchet=bool(pr.get("ratchet", False)),
+                     **({"max_updates": pr["max_updates"]} if "max_updates" in pr else {}),
                      declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))),
           open_writer(trace))
     sep = ""

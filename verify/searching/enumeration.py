@@ -126,6 +126,7 @@ class Enumerator:
         self._perm_cache: dict = {}  # random:SEED: the epochs' permutations, per number of points
         # the claim reads where a visit is in its sweep, or in the run (t), or the run's epochs
         self.sweeps = bool(order_names(claim))
+        self.ratchet = "ratchet" in claim.assume  # the pocket's rule (the search runs one: verify.searching)
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
         self.free = self._free_assignments()
@@ -314,6 +315,8 @@ class Enumerator:
               "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64), "ep": np.zeros(M, dtype=np.int64),
               "sm": np.zeros(M, dtype=np.int64),  # the epoch at pos (0-based), its mistakes before pos
               "t": np.zeros(M, dtype=np.int64),  # visits made (deterministic orders)
+              # the pocket: its weights, the run of correct visits they had, the fewest errors of any w held
+              "wp": inst["W0"] * self.S, "runp": np.zeros(M, dtype=np.int64), "minerr": np.full(M, X.shape[1] + 1),
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
         end, visit = self.claim.when == "end", self.claim.when == "visit"
         for depth in range(1, cap + 1):
@@ -323,6 +326,8 @@ class Enumerator:
             out = np.sign(scores)
             out[out == 0] = self.tie
             mist = out != Yi
+            if self.var.pocket:  # this state's w is held: its errors count
+                st["minerr"] = np.minimum(st["minerr"], mist.sum(axis=1))
             if end:  # runs that converged after depth - 1 updates (0: before any)
                 got = self._check_end(inst, st, ~mist.any(axis=1), depth - 1, n)
                 if got is not None:
@@ -368,6 +373,7 @@ class Enumerator:
                    **self._after(order, vpos, vep, vsm, X.shape[1]),
                    "t": st["t"][si] + ((vep - st["ep"][si]) * X.shape[1] + vpos - st["pos"][si] + 1 if order != "first"
                                        else pi + 1),
+                   **(self._pocket(st, si, mist, Xi, Yi, order, vep, vpos, pi) if self.var.pocket else {}),
                    "path": np.hstack([st["path"][si], pi[:, None]]),
                    "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
                             + [(w_prev, b_prev, depth - 1, st["sumsq"][si])])[-max(self.prev_depth, 1):]}
@@ -384,6 +390,8 @@ class Enumerator:
             scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
             out = np.sign(scores)
             out[out == 0] = self.tie
+            if self.var.pocket:
+                st["minerr"] = np.minimum(st["minerr"], (out != Yi).sum(axis=1))
             if visit:
                 return self._check_visits(inst, st, out != Yi, scores, cap, n)
             conv = ~(out != Yi).any(axis=1)
@@ -438,6 +446,37 @@ class Enumerator:
                 raise _Split
         return si, pi, {"sweep": vep + 1, "sweep_visits": pi + 1, "sweep_mistakes": vsm, "_offset": offset}
 
+    def _errors(self, Xi, Yi, W):
+        """Training errors of weights W (one row per state) on its dataset, with the run's tie."""
+        s = np.einsum("mnd,md->mn", Xi, W)
+        o = np.sign(s)
+        o[o == 0] = self.tie
+        return (o != Yi).sum(axis=1)
+
+    def _pocket(self, st, si, mist, Xi, Yi, order, vep, vpos, pi):
+        """The pocket at the updates of rows si: it takes the weights held before the update when
+        their run of correct visits (those since the last update) is longer than its own (and,
+        with the ratchet, they make fewer training errors), as the learner does."""
+        run = pi if order == "first" else (vep - st["ep"][si]) * mist.shape[1] + vpos - st["pos"][si]
+        take = run > st["runp"][si]
+        if self.ratchet:
+            take &= mist[si].sum(axis=1) < self._errors(Xi[si], Yi[si], st["wp"][si])
+        return {"wp": np.where(take[:, None], st["w"][si], st["wp"][si]), "runp": np.where(take, run, st["runp"][si]),
+                "minerr": st["minerr"][si]}
+
+    def _pocket_at_end(self, inst, sub):
+        """w_pocket, its errors and the fewest errors of any w held, at the runs' ends: a converged
+        run's last stretch of correct visits (a clean epoch, after the rest of the current one when
+        it stopped mid-epoch) may outlast the pocket's run; a run cut just after an update has none."""
+        nn = inst["X"].shape[1]
+        wp = sub["wp"]
+        if not sub.get("stopped"):
+            final = np.full(len(wp), nn) if self.dom.order in ("first", "any") else \
+                np.where(sub["pos"] == 0, nn, 2 * nn - sub["pos"])
+            wp = np.where((final > sub["runp"])[:, None], sub["w"], wp)
+        Xi, Yi = inst["X"][sub["inst"]], inst["Y"][sub["inst"]]
+        return {"w_pocket": wp, "pocket_errors": self._errors(Xi, Yi, wp), "min_visited_errors": sub["minerr"]}
+
     def _epochs_at_end(self, st, depth):
         """The epochs of runs that end at these states: converged (a clean epoch: the one at pos
         0, or past a position > 0 the rest of this epoch and the whole next one), or cut by the
@@ -478,6 +517,8 @@ class Enumerator:
         parts = [st["inst"][:, None], st["w"], st["b"][:, None], st["pos"][:, None]]
         if self.sweeps or self.dom.order.startswith("random:"):  # the epoch matters (and its mistakes and visits, to sweeps)
             parts += [st["ep"][:, None], st["sm"][:, None], st["t"][:, None]]
+        if self.var.pocket:  # what the pocket holds, and (with its run, in a deterministic order) what it will take
+            parts += [st["wp"], st["runp"][:, None], st["minerr"][:, None], st["ep"][:, None], st["pos"][:, None]]
         if "alpha" in self.claim.compiled.names and st["path"].shape[1]:  # the same w by other counts per point
             pts = np.arange(int(st["path"].max()) + 1)
             parts.append((st["path"][:, :, None] == pts[None, None, :]).sum(axis=1))
@@ -494,6 +535,8 @@ class Enumerator:
         sub = subset(st, sel)
         if self.sweeps:  # the run's epochs, as the learner counts them
             sub["epochs"] = self._epochs_at_end(sub, depth)
+        if self.var.pocket:
+            sub.update(self._pocket_at_end(inst, sub))
         got = self._check_batch(inst, sub["inst"], sub, depth, n)
         if got is None:
             return None
@@ -598,7 +641,7 @@ class Enumerator:
             w0 = tuple(Fraction(int(c)) for c in inst["W0"][mi])
             b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
         return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
-                       form=self.form, strict=True, order=self.dom.order,
+                       form=self.form, strict=True, order=self.dom.order, ratchet=self.ratchet,
                        max_updates=self.dom.max_updates if state is not None and state.get("stopped") else None)
 
 
