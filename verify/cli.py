@@ -19,6 +19,7 @@ from perceptron.declared import variant_of
 from perceptron.errors import OptionError
 from perceptron.limits import allow_long_numbers
 from perceptron.variants import VARIANTS
+from verify.report.command_line import EXIT_CODES, Formatter, Parser, Unused, Version, say
 from verify.config import check_jobs, check_out_dir
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
@@ -548,27 +549,7 @@ def _check_etas(etas):
             raise UsageError(f"--eta {e}: a learning rate is a positive rational P/Q of at most 20 characters") from None
 
 
-EXIT_CODES = """exit codes:
-  0  every verdict as the claim file expects
-  1  an unexpected verdict, or an inconsistent trace
-  2  bad input or usage (one line naming the file, line and problem)"""
 
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """Descriptions and epilogs as written; each option's default shown unless its help says it."""
-
-    def _get_help_string(self, action):
-        h = action.help or ""
-        if "default" not in h and action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
-            d = action.default
-            h += f" (default: {format_rational(d) if isinstance(d, Fraction) else d})"
-        return h
-
-    def _fill_text(self, text, width, indent):
-        import textwrap
-
-        return "\n".join(textwrap.fill(p, width, initial_indent=indent, subsequent_indent=indent) if p and not p.startswith(" ")
-                         else indent + p for p in text.split("\n"))
 
 
 def _check_command(command):
@@ -601,8 +582,8 @@ def _search_command(command):
     p.add_argument("--dim", type=int, help="dimension (default 2)")
     p.add_argument("--box", type=int, help="coordinates in [-BOX, BOX] (default 3)")
     p.add_argument("--max-updates", type=int, help="longest update sequence (default 6)")
-    p.add_argument("--order", choices=["any", "first", "cyclic"], default="any",
-                   help="which misclassified point is updated: any (every choice, as the proofs allow), first, cyclic")
+    p.add_argument("--order", default="any", help="which misclassified point is updated: any (every choice, as "
+                   "the proofs allow), first, cyclic, random:SEED")
     p.add_argument("--sep-box", type=int, help="integer separators in [-SEP_BOX, SEP_BOX]^dim (default 6)")
     p.add_argument("--separators", choices=["best", "all"], default="best",
                    help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "
@@ -649,17 +630,18 @@ def _certify_command(command):
     p.set_defaults(func=cmd_certify)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
-                 epilog=EXIT_CODES, formatter_class=_Formatter)
-    from verify.report.results import package_version
-
-    ap.add_argument("--version", action="version", version=f"proof-audit {package_version()}")
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with ``only``, the arguments of that command alone are built (every
+    command is still listed, with its summary)."""
+    ap = Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
+                 epilog=EXIT_CODES, formatter_class=Formatter)
+    ap.add_argument("--version", action=Version, help="show program's version number and exit")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, summary, description, epilog=EXIT_CODES):
-        return sub.add_parser(name, help=summary, description=f"{summary}.\n\n{description}", epilog=epilog,
-                              formatter_class=_Formatter)
+        p = sub.add_parser(name, help=summary, description=f"{summary}.\n\n{description}", epilog=epilog,
+                           formatter_class=Formatter)
+        return p if only is None or only == name else Unused()
 
     p = command("train", "run a reference perceptron and write its trace",
                 "Runs one variant of the notes' algorithm on a dataset, exactly (rationals) or in float with every "
@@ -730,12 +712,12 @@ def build_parser() -> argparse.ArgumentParser:
                                     "without running anything; every problem as FILE:LINE:COL: message.",
                         epilog="exit codes:\n  0  every file is valid\n  2  a problem in a file (each printed as "
                                "FILE:LINE:COL: message), or bad usage",
-                        formatter_class=_Formatter)
+                        formatter_class=Formatter)
     q.add_argument("files", nargs="+", help="claim files (TOML)")
     q.set_defaults(func=cmd_lint)
     q = csub.add_parser("at", help="a symbolic claim's hypotheses and steps at given values, exactly",
                         description="Evaluates a symbolic claim exactly at NAME=VALUE values (the replay printed "
-                                    "beside a refuted step).", formatter_class=_Formatter,
+                                    "beside a refuted step).", formatter_class=Formatter,
                         epilog="exit codes:\n  0  no step fails there, or a hypothesis does not hold\n  1  every "
                                "hypothesis holds and a step fails (refuted)\n  2  bad input or usage")
     q.add_argument("claim_id", help="the id of a symbolic claim")
@@ -747,12 +729,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     allow_long_numbers()
-    ap = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    ap = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = ap.parse_args(argv)
     try:
         return args.func(args)
     except InputError as e:  # every error a user should see: one line, exit code 2
-        _say(f"proof-audit: {e.lead}{e}")
+        say(f"proof-audit: {e.lead}{e}")
         return 2
     except BrokenPipeError:
         # the reader went away (``| head``): nothing more to say, and nowhere to say it
@@ -763,11 +746,11 @@ def main(argv=None) -> int:
             pass
         return 141
     except KeyboardInterrupt:
-        _say("proof-audit: interrupted")
+        say("proof-audit: interrupted")
         return 130
     except OSError as e:  # a file the user named could not be read or written (a full disk, a directory)
         where = f"{e.filename}: " if e.filename else ""
-        _say(f"proof-audit: error: {where}{e.strerror or e}")
+        say(f"proof-audit: error: {where}{e.strerror or e}")
         return 2
     except Exception as e:  # MemoryError and RecursionError included
         # A last guard, not a way of handling input: every input-driven size has a named limit
@@ -775,22 +758,6 @@ def main(argv=None) -> int:
         # never reached.  If it is, the user still gets one line, not a traceback.
         if os.environ.get("PROOF_AUDIT_DEBUG"):
             raise
-        _say(f"proof-audit: internal error: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''} "
+        say(f"proof-audit: internal error: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''} "
              "(please report this input; PROOF_AUDIT_DEBUG=1 shows the traceback)")
         return 2
-
-
-def _say(line: str) -> None:
-    """One line on stderr (newlines in a message are shown escaped: one problem, one line)."""
-    try:
-        print(line.replace("\n", "\\n").replace("\r", "\\r"), file=sys.stderr)
-    except (BrokenPipeError, OSError):
-        pass
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (the option and the problem), exit code 2."""
-
-    def error(self, message):
-        _say(f"{self.prog}: error: {message} (see {self.prog} --help)")
-        raise SystemExit(2)

@@ -1,0 +1,72 @@
+"""The command line's argparse pieces (verify.cli builds the commands): one-line usage errors,
+help that shows each option's default, a --version read only when asked, and the commands an
+invocation does not run left unbuilt (start-up time)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+
+from perceptron._numbers import format_rational
+
+__all__ = ["EXIT_CODES", "Formatter", "Parser", "Version", "Unused", "say"]
+
+EXIT_CODES = """exit codes:
+  0  every verdict as the claim file expects
+  1  an unexpected verdict, or an inconsistent trace
+  2  bad input or usage (one line naming the file, line and problem)"""
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written; each option's default shown unless its help says it."""
+
+    def _get_help_string(self, action):
+        h = action.help or ""
+        if "default" not in h and action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
+            d = action.default
+            h += f" (default: {format_rational(d) if isinstance(d, Fraction) else d})"
+        return h
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return "\n".join(textwrap.fill(p, width, initial_indent=indent, subsequent_indent=indent) if p and not p.startswith(" ")
+                         else indent + p for p in text.split("\n"))
+
+
+class Version(argparse.Action):
+    """--version, the package's version read only when asked (importlib.metadata costs start-up)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from verify.report.results import package_version
+
+        print(f"proof-audit {package_version()}")
+        parser.exit()
+
+
+class Unused:
+    """The arguments of a command this invocation does not run: not built (start-up time)."""
+
+    def __getattr__(self, name):
+        return lambda *a, **k: Unused() if name in ("add_subparsers", "add_parser", "add_mutually_exclusive_group") \
+            else None
+
+
+def say(line: str) -> None:
+    """One line on stderr (newlines in a message are shown escaped: one problem, one line)."""
+    try:
+        print(line.replace("\n", "\\n").replace("\r", "\\r"), file=sys.stderr)
+    except (BrokenPipeError, OSError):
+        pass
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (the option and the problem), exit code 2."""
+
+    def error(self, message):
+        say(f"{self.prog}: error: {message} (see {self.prog} --help)")
+        raise SystemExit(2)
