@@ -32,8 +32,10 @@ def search_text(ev) -> str:
         return f"search: not searched ({s['not searched']})"
     dom = s.get("domain_text") or "the stated domain"
     if s.get("verdict") == "unknown":
-        return (f"search: stopped before covering its domain, so the verdict rests on the corpus alone "
-                f"({s.get('reason', '?')}); domain: {dom}")
+        why = s.get("reason", "?")
+        done = "limit reached" not in why  # it covered its domain, and nothing there decided the claim
+        return (f"search: {'covered its domain without deciding the claim' if done else 'stopped before covering its domain'}"
+                f", so the verdict rests on the corpus alone ({why}); domain: {dom}")
     return f"search: {s.get('verdict', '?')} in {dom}"
 
 
