@@ -148,6 +148,17 @@ class _Base:
             raise InputError(path, f"a trace record would be {chars} characters, over the {limits.MAX_TRACE_LINE} "
                                    "check reads (perceptron.limits.MAX_TRACE_LINE); the run stopped there")
 
+    def _numbers(self, path: str, texts):
+        """Numbers as the trace spells them (p/q, decimal integers), each within the reader's
+        MAX_NUMBER_CHARS."""
+        from . import limits
+
+        longest = max((len(t) for t in texts), default=0)
+        if longest > limits.MAX_NUMBER_CHARS:
+            raise InputError(path, f"a number of the trace would take {longest} characters, over the "
+                                   f"{limits.MAX_NUMBER_CHARS} check reads (perceptron.limits.MAX_NUMBER_CHARS); the "
+                                   "run stopped there (its exact values outgrew what a trace holds: use --arithmetic float)")
+
     def _within(self, path: str, records: int = 0, nbytes: int = 0, cells: tuple | None = None):
         """Count what a batch adds; stop the run, naming the limit, before the trace would be one
         the reader refuses (the partial file is removed by ``abort``)."""
@@ -328,7 +339,8 @@ class JsonlWriter(_Base):
     def _begin(self):
         self.fh = open(self.path, "w", encoding="utf-8")
         head = json.dumps({"type": "header", **self.header}, sort_keys=True) + "\n"
-        self._line(self.path, len(head) - 1)
+        self._numbers(self.path, [str(v) for v in self.header.get("scale", {}).values()])
+        self._line(self.path, len(head))
         self._within(self.path, nbytes=len(head))
         self.fh.write(head)
         sc = self.header.get("scale", {})
@@ -359,13 +371,21 @@ class JsonlWriter(_Base):
                     rec["pocket"] = True
             out.append(json.dumps(rec, separators=(",", ":")))
         text = "\n".join(out) + "\n"
-        self._line(self.path, max(map(len, out)))
+        self._line(self.path, max(map(len, out)) + 1)  # the reader counts a line with its newline
+        from . import limits
+
+        for line in out:
+            if len(line) > limits.MAX_NUMBER_CHARS:  # only such a record can hold a number that long
+                rec = json.loads(line)
+                self._numbers(self.path, [v for key in ("score", "w", "b") for v in
+                                          (rec.get(key) if isinstance(rec.get(key), list) else [rec.get(key)])
+                                          if isinstance(v, str)])
         self._within(self.path, records=m, nbytes=len(text))
         self.fh.write(text)
 
     def _end(self, summary):
         end = json.dumps({"type": "end", **summary}, sort_keys=True)
-        self._line(self.path, len(end))
+        self._line(self.path, len(end) + 1)
         self._within(self.path, nbytes=len(end) + 1)
         self.fh.write(end + "\n")
         self.fh.close()
@@ -483,6 +503,7 @@ class NpzWriter(_Base):
         self.bname = None
         self.cols["pocket_t"] = _Column(os.path.join(self.tmp, "pocket_t"), np.int64)
         # the header's text and each member's zip and .npy headers
+        self._numbers(self.path, [str(v) for v in self.header.get("scale", {}).values()])
         head = len(json.dumps(self.header, sort_keys=True))
         self._line(self.path, head)
         self._within(self.path, nbytes=head + 256 * (len(self.cols) + 3))
@@ -499,6 +520,9 @@ class NpzWriter(_Base):
         c = self.cols
         m = len(idx)
         w_row = 0 if upd is None else np.asarray(upd[0]).size
+        for a in (s, None if upd is None else upd[0], None if upd is None else upd[1]):  # past int64: decimal text
+            if a is not None and getattr(np.asarray(a, dtype=object) if not hasattr(a, "dtype") else a, "dtype", None) == object:
+                self._numbers(self.path, [str(int(v)) for v in np.asarray(a, dtype=object).ravel()])
         # i, y, mistake, score and the segment's four counts; w (and b, upd_t) at an update; text
         # columns (numbers past int64) are counted as if they stayed int64, from below
         self._within(self.path, records=m, nbytes=m * (c["i"].dtype.itemsize + 1 + 1 + 8) + 32 + (w_row + 2) * 8,

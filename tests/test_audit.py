@@ -190,11 +190,17 @@ def test_the_corpus_on_a_dask_cluster_gives_the_same_results_file(tmp_path, monk
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     try:
         rc, out, err = run("--out", tmp_path / "dask", "--scheduler", cluster.scheduler_address)
+        assert rc == 0, out + err
+        one, dask = ((tmp_path / d / "results.json").read_bytes() for d in ("one", "dask"))
+        assert one == dask and b'"d.wrong"' in one
+        # the workers live on: an edited claim file is loaded again, not the one they hold
+        claims.write_text(claims.read_text().replace('expr = "norm2(w) <= k"', 'expr = "norm2(w) <= k * R2"'))
+        rc1, _, _ = run("--out", tmp_path / "one2", "--jobs", "1")
+        rc2, out, err = run("--out", tmp_path / "dask2", "--scheduler", cluster.scheduler_address)
     finally:
         cluster.close()
-    assert rc == 0, out + err
-    one, dask = ((tmp_path / d / "results.json").read_bytes() for d in ("one", "dask"))
-    assert one == dask and b'"d.wrong"' in one
+    one, dask = ((tmp_path / d / "results.json").read_bytes() for d in ("one2", "dask2"))
+    assert rc1 == rc2 and one == dask and b"norm2(w) <= k * R2" in dask, out + err
     import verify.corpus.cluster as C
 
     monkeypatch.setattr(C, "CONNECT_SECONDS", 1)

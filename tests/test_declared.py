@@ -530,3 +530,24 @@ expect = "holds"
     assert res.converged and bad is None
     t = tallies[claim.id]
     assert t.evaluations == res.epochs and t.violation is None and t.unknown is None, t
+
+
+def test_visit_counts_of_a_declared_run_are_not_searched(tmp_path):
+    """The declared engine runs sequences (one visit per update): a claim that reads t, epochs or
+    sweeps is refused by it, saying why, rather than read with t = epochs = k."""
+    from verify.searching import SearchError
+
+    claim = _claim_file(tmp_path, "eta_over_k.toml", '''
+[[claim]]
+id = "mine.epochs"
+section = "x"
+statement = "epochs never pass the mistakes"
+when = "end"
+variants = ["eta_over_k"]
+assume = ["w0_zero"]
+expr = "epochs <= mistakes"
+expect = "holds"
+''')
+    for order in ("first", "any"):
+        with pytest.raises(SearchError, match="counts visits, sweeps and epochs"):
+            search(claim, Domain(points=2, box=1, max_updates=3, sep_box=1, order=order), timeout=60)

@@ -194,3 +194,34 @@ def test_train_never_writes_a_trace_check_refuses(tmp_path, monkeypatch, ext, li
         assert rc == 0, err
     rc, out, err = cli("check", "--data", LONG, "--trace", trace)
     assert rc in (0, 1) and "consistent with" in out and "INCONSISTENT" not in out, out + err
+
+
+def test_the_line_limit_counts_the_newline_as_the_reader_does(tmp_path, monkeypatch):
+    """A JSON Lines record whose line, newline included, is exactly MAX_TRACE_LINE is written and
+    read; one character less of limit and train refuses it (it wrote what check refused)."""
+    import perceptron.limits as L
+    import perceptron.trace_reader as R
+
+    trace = tmp_path / "t.jsonl"
+    rc, _, err = cli("train", "--data", LONG, "--order", "cyclic", "--augment", "last", "--w0=-1,1/2,-1", "--trace", trace)
+    assert rc == 0, err
+    longest = max(len(line) for line in trace.read_text().splitlines(keepends=True))
+    for limit, ok in ((longest, True), (longest - 1, False)):
+        for mod in (L, R):
+            monkeypatch.setattr(mod, "MAX_TRACE_LINE", limit)
+        rc, _, err = cli("train", "--data", LONG, "--order", "cyclic", "--augment", "last", "--w0=-1,1/2,-1", "--trace", trace)
+        assert (rc == 0) == ok, err
+        if ok:
+            rc, out, err = cli("check", "--data", LONG, "--trace", trace)
+            assert "consistent with" in out and "INCONSISTENT" not in out, out + err
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "npz"])
+def test_numbers_longer_than_check_reads_stop_the_run(tmp_path, ext):
+    """Exact values that outgrow MAX_NUMBER_CHARS (a score of 10^1002) stop the run with one line
+    naming the limit; nothing is written (check would refuse the number)."""
+    data = tmp_path / "big.csv"
+    data.write_text("x,label\n1e501,1\n-1e501,-1\n")
+    trace = tmp_path / f"t.{ext}"
+    rc, _, err = cli("train", "--data", data, "--order", "cyclic", "--trace", trace)
+    assert rc == 2 and "MAX_NUMBER_CHARS" in err and err.count("\n") == 1 and not trace.exists(), err

@@ -70,6 +70,8 @@ def run_in_child(target, args, limit: float, method: str = "fork", memory: int |
     ``limit`` seconds (or died).  ``method`` is the multiprocessing start method; ``memory``
     the child's address-space limit in bytes (it also dies with its parent); a child that starts
     children of its own must not be a ``daemon`` (multiprocessing forbids it)."""
+    if mp.current_process().daemon:  # a daemonic worker (a pool's, Dask's) may not start one: as if it had died
+        return None
     ctx = mp.get_context(method)
     recv, send = ctx.Pipe(duplex=False)
     p = ctx.Process(target=_entry, args=(target, args, memory, send), daemon=daemon)

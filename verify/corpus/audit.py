@@ -149,14 +149,26 @@ def _worker_load(claim_paths, only):
     allow_long_numbers()
     _WORKER["claims"] = [c for p in claim_paths for c in load_claims(p).claims if only is None or c.id in only]
     _WORKER["needs"] = needs_of(_WORKER["claims"])
-    _WORKER["setup"] = (tuple(claim_paths), only)
+
+
+def cluster_setup(claim_files, only) -> tuple:
+    """What a cluster's worker loads: the claim files by absolute path with the digest of their
+    bytes (a worker lives across audits: an edited file is loaded again), and the ids audited."""
+    import hashlib
+
+    files = []
+    for p in claim_files:
+        with open(p, "rb") as fh:
+            files.append((os.path.abspath(p), hashlib.sha256(fh.read()).hexdigest()))
+    return tuple(files), None if only is None else frozenset(only)
 
 
 def cluster_task(fn, setup, *args):
     """One unit of work on a cluster's worker (verify.corpus.cluster): the claim files loaded
-    first when this worker has not loaded these."""
+    first when this worker has not loaded these (the same paths and bytes)."""
     if _WORKER.get("setup") != setup:
-        _worker_load(*setup)
+        _worker_load([p for p, _ in setup[0]], setup[1])
+        _WORKER["setup"] = setup
     return fn(*args)
 
 
@@ -218,7 +230,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     if scheduler:
         from verify.corpus.cluster import ClusterPool
 
-        pool = ClusterPool(scheduler, cluster_task, (tuple(claim_files), None if only is None else frozenset(only)))
+        pool = ClusterPool(scheduler, cluster_task, cluster_setup(claim_files, only))
     elif jobs > 1 and len(datasets) > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor

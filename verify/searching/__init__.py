@@ -110,6 +110,8 @@ def _prepare(claim, dom, widen):
         dom = Domain(**{**asdict(dom), "order": "cyclic"})
     if not searchable_order(dom.order):
         raise SearchError(f"order must be any, first, cyclic or random:SEED, not {dom.order!r}")
+    if claim.orders and dom.order not in claim.orders:  # the replay would find no candidate applicable
+        raise SearchError(f"claim {claim.id} is about the orders {', '.join(claim.orders)}, not {dom.order}")
     if claim.when == "visit" and dom.order.startswith("random:"):
         raise SearchError(f"claim {claim.id} is a visit claim: the search enumerates the visits of the first and "
                           "cyclic orders, not those of a random one")
@@ -133,6 +135,9 @@ def _search_pair(claim, dom, timeout, out_dir, max_candidates):
 
 
 def _check_engine(claim, engine, variant):
+    if order_names(claim) and (engine in ("z3", "hypothesis") or is_declared(variant)):
+        raise SearchError(f"claim {claim.id} reads {', '.join(sorted(order_names(claim)))}: the enumeration of built-in "
+                          "variants counts visits, sweeps and epochs as the learner does (--engine enumerate)")
     if engine in ("z3", "hypothesis") and getattr(VARIANTS.get(variant), "pocket", False):
         raise SearchError(f"claim {claim.id} is about the pocket algorithm: the enumeration steps its pocket "
                           "(--engine enumerate)")
@@ -223,10 +228,10 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     workers = max(1, min(jobs, max_memory // per_worker))
     if engine == "auto":
         states = _states(claim, dom, enumerators)
-        if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket:
+        if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim):
             engines = ["enumerate"]
-            choice = "auto: enumeration (the engine that " + ("steps visits)" if claim.when == "visit" else
-                                                              "certifies non-separable datasets)"
+            choice = "auto: enumeration (the engine that " + ("steps visits)" if claim.when == "visit" or order_names(claim)
+                                                              else "certifies non-separable datasets)"
                                                               if "nonseparable" in claim.assume else "steps the pocket)")
         elif states <= AUTO_ENUMERATION_STATES:
             engines = ["enumerate", "z3", "hypothesis"]

@@ -444,6 +444,8 @@ class Enumerator:
             offset = np.concatenate([offset, nn - st["pos"][cs] + cp])
             if len(si) > self.max_rows:
                 raise _Split
+            by_state = np.argsort(si, kind="stable")  # each state's visits together, in visit order (the canonical order)
+            si, pi, vep, vsm, offset = si[by_state], pi[by_state], vep[by_state], vsm[by_state], offset[by_state]
         return si, pi, {"sweep": vep + 1, "sweep_visits": pi + 1, "sweep_mistakes": vsm, "_offset": offset}
 
     def _errors(self, Xi, Yi, W):
