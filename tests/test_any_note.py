@@ -1109,3 +1109,18 @@ def test_pocket_claims_are_searched(tmp_path):
         assert r.returncode == 1 and f"{cid}: refuted" in r.stdout, r.stdout + r.stderr
     with pytest.raises(SearchError, match="steps its pocket"):
         search(claims["p.min"], dom, engine="z3", timeout=30)
+
+
+def test_lint_says_which_claims_the_search_will_not_cover(tmp_path, capsys):
+    """claims lint notes each claim the search will not cover, with the reason (a newcomer's
+    "every sweep but the last" reads epochs at a visit: its verdict rests on the corpus)."""
+    from verify.cli import main
+
+    path = tmp_path / "claims_sw.toml"
+    path.write_text(SWEEPS)
+    assert main(["claims", "lint", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    notes = [ln for ln in out if ": note: " in ln]
+    assert any("s.every-but-last: not searched" in ln and "epochs" in ln for ln in notes), out
+    assert not any("s.one-per-sweep" in ln and "sweep_mistakes" in ln for ln in notes)
+    assert out[-1] == "1 claim file(s): no problems"

@@ -220,9 +220,31 @@ def cmd_lint(args) -> int:
     for d in drafts:
         print(f"{d.path}:{d.line}:1: draft {d.id}: not evaluated until finished ({d.untranslated})")
     if not problems:
+        for line in _unsearched(args.files):
+            print(line)
         extra = f"; {len(drafts)} draft claim(s), listed above, are not evaluated" if drafts else ""
         print(f"{len(args.files)} claim file(s): no problems{extra}")
     return 2 if problems else 0
+
+
+def _unsearched(paths) -> list:
+    """A note for each claim the audit's search will not cover, with the reason (its verdict then
+    rests on the corpus alone, or on its own method: symbolic and closed claims are checked otherwise)."""
+    from verify.language.claims import load_claims
+    from verify.searching import SearchError
+    from verify.searching.domain import check_searchable, claim_variant
+
+    notes = []
+    for p in paths:
+        for c in load_claims(p).claims:
+            if c.when in ("symbolic", "once", "pair") or c.compiled is None:
+                continue
+            try:
+                check_searchable(c)
+                claim_variant(c, None)
+            except SearchError as e:
+                notes.append(f"{c.path}:{c.line}:1: note: {c.id}: not searched ({e}); its verdict rests on the corpus")
+    return notes
 
 
 def _claim_named(args):

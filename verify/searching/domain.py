@@ -233,7 +233,7 @@ def check_searchable(claim):
     for late in ("converged", "stopped_by_budget", "mistakes", "epochs"):
         if late in names and claim.when != "end":
             raise SearchError(f"claim {claim.id} uses {late}, which the search's runs know only at their end (its "
-                              f"breadth-first runs evaluate an {claim.when} claim before they end)")
+                              f"breadth-first runs evaluate {claim.when} claims before they end)")
     bad = names & UNSUPPORTED_NAMES - set(claim.free or ())  # a free name is the claim's own
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")
