@@ -76,6 +76,7 @@ class Frame:
                  end_vals: dict | None = None, row_vals: list | None = None, alpha: tuple | None = None):
         self.ctx, self.kind, self.name = ctx, kind, name
         self.alpha = alpha  # (updates on each point before first_state, the point of each held update)
+        self._alpha_keys = None  # their sorted (point, update) keys, built on first use
         self.row_vals = row_vals  # a dataset frame: {name: value} per row (free names' assignments)
         self.first_state = first_state
         self.states = states  # (w, b, sumsq): verify.numbers.exact values
@@ -91,8 +92,10 @@ class Frame:
         this frame), pairwise: the dual's alpha_i so far."""
         base, upd = self.alpha
         K = len(upd)
-        held = np.asarray(upd, dtype=np.int64)
-        keys = np.sort(held * (K + 1) + np.arange(1, K + 1))  # update j+1 of the held ones, on point upd[j]
+        if self._alpha_keys is None:  # once per frame: every claim and row of the block reads them
+            held = np.asarray(upd, dtype=np.int64)
+            self._alpha_keys = np.sort(held * (K + 1) + np.arange(1, K + 1))  # update j+1 of the held ones, on upd[j]
+        keys = self._alpha_keys
         rel = states - self.first_state  # how many held updates a state has seen
         lo = np.searchsorted(keys, points * (K + 1), side="right")
         return base[points] + np.searchsorted(keys, points * (K + 1) + rel, side="right") - lo

@@ -212,20 +212,21 @@ class _Blocks:
         first = np.maximum.accumulate(np.where(np.r_[True, ep[1:] != ep[:-1]] if len(ep) else np.zeros(0, bool),
                                                np.arange(len(ep)), 0))
         done = np.asarray(self.before, dtype=np.int64) + np.asarray(self.rm, dtype=np.int64) - np.asarray(self.before)[first]
-        sweeps = list(zip(ep.tolist(), (np.asarray(self.rt)[first] - 1).tolist(), done.tolist()))
-        for jv in range(self.V) if visit_claims else np.flatnonzero(self.rm).tolist():
+        rows = np.arange(self.V) if visit_claims else np.flatnonzero(self.rm)  # the visits claims are stepped at
+        sweeps = zip(ep[rows].tolist(), (np.asarray(self.rt)[first[rows]] - 1).tolist(), done[rows].tolist())
+        for jv, sweep in zip(rows.tolist(), sweeps):
             i = i_list[jv]
             sn = int(self.scores[jv])
             out = (sn > 0) - (sn < 0) or ctx.tie
             if visit_claims:
-                log.step("visit", t_list[jv], i, b_list[jv], (sn, den), out, sweeps[jv])
+                log.step("visit", t_list[jv], i, b_list[jv], (sn, den), out, sweep)
             if not m_list[jv]:
                 continue
             u += 1
             sq += rowsq[i]
             log.state(X.Vec(W[u], L), Fraction(self.B[u], self.Lb), Fraction(sq, D * D), i)
             if update_claims:
-                log.step("update", t_list[jv], i, u, (sn, den), out, sweeps[jv])
+                log.step("update", t_list[jv], i, u, (sn, den), out, sweep)
         vals = {}
         if end_claims:
             alpha = np.bincount(self.ri[np.flatnonzero(self.rm)], minlength=ctx.n)  # updates made on each point

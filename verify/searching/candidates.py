@@ -14,6 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron import _interval as I
+from verify.language.quantities import SWEEP_QUANTITIES
 
 __all__ = ["quantities", "subset"]
 
@@ -87,7 +88,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
 
         vals.put("out", out)
         vals.put("i", lambda: A.over(edge["i"], 1))
-        for name in ("sweep", "sweep_visits", "sweep_mistakes", "t"):  # where the visit is in its sweep, and the run
+        for name in (*SWEEP_QUANTITIES, "t"):  # where the visit is in its sweep, and in the run
             if name in edge:
                 vals.put(name, lambda name=name: A.over(edge[name], 1))
     _with_hats(vals, A)
