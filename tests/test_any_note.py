@@ -612,8 +612,10 @@ expect = "holds"
     assert res.verdict == verify.Verdict.REFUTED and len(res.counterexample["updates"]) == 2, res.to_json()
 
 
-def test_sweeps_are_not_defined_at_the_end_and_not_searched(tmp_path):
-    from verify.searching import Domain, SearchError, search
+def test_sweeps_are_not_defined_at_the_end_and_mistakes_before_it_are_searched(tmp_path):
+    """sweep_mistakes at the end is a load error; an update claim that reads the sweep and the
+    run's mistakes is searched in the cyclic order, each run followed to its end, and refuted."""
+    from verify.searching import Domain, search
 
     path = tmp_path / "claims_s_end.toml"
     path.write_text(HEAD + '[[claim]]\nid = "e"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
@@ -623,8 +625,9 @@ def test_sweeps_are_not_defined_at_the_end_and_not_searched(tmp_path):
     assert e.value.line == 11, str(e.value)
     path.write_text(SWEEPS)
     claim = next(c for c in load_claims(str(path)).claims if c.id == "s.one-per-sweep")
-    with pytest.raises(SearchError, match="the search's runs know only at their end"):
-        search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60)
+    res = search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60)
+    assert res.verdict == verify.Verdict.REFUTED and res.domain["order"] == "cyclic", res.to_json()
+    assert res.counterexample["violation"]["parts"][0] == "2 <= 1 (false)", res.counterexample
 
 
 FREE = HEAD + '''[[claim]]
@@ -1112,15 +1115,87 @@ def test_pocket_claims_are_searched(tmp_path):
 
 
 def test_lint_says_which_claims_the_search_will_not_cover(tmp_path, capsys):
-    """claims lint notes each claim the search will not cover, with the reason (a newcomer's
-    "every sweep but the last" reads epochs at a visit: its verdict rests on the corpus)."""
+    """claims lint notes each claim the search will not cover, with the reason (a claim about a
+    named dataset: its verdict rests on that dataset's runs); a newcomer's "every sweep but the
+    last", which reads epochs at a visit, is searched now (each run followed to its end)."""
     from verify.cli import main
 
     path = tmp_path / "claims_sw.toml"
-    path.write_text(SWEEPS)
+    path.write_text(SWEEPS + '[[claim]]\nid = "s.named"\nsection = "s"\nstatement = "s"\nwhen = "update"\n'
+                    'variants = ["rosenblatt"]\ndatasets = ["separable-d2-g1_20"]\nexpr = "k <= mistakes"\n'
+                    'expect = "holds"\n')
     assert main(["claims", "lint", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
     notes = [ln for ln in out if ": note: " in ln]
-    assert any("s.every-but-last: not searched" in ln and "epochs" in ln for ln in notes), out
-    assert not any("s.one-per-sweep" in ln and "sweep_mistakes" in ln for ln in notes)
+    assert any("s.named: not searched" in ln and "separable-d2-g1_20" in ln for ln in notes), out
+    assert not any("s.every-but-last" in ln or "s.one-per-sweep" in ln for ln in notes), out
     assert out[-1] == "1 claim file(s): no problems"
+
+
+def _cl(cid, when, expr, orders="", assume="", given=""):
+    return (f'[[claim]]\nid = "{cid}"\nsection = "s"\nstatement = "s"\nwhen = "{when}"\nvariants = ["rosenblatt"]\n'
+            + (f'orders = ["{orders}"]\n' if orders else "") + (f"assume = [{assume}]\n" if assume else "")
+            + (f'given = "{given}"\n' if given else "") + f'expr = "{expr}"\nexpect = "holds"\n\n')
+
+
+def test_visits_of_a_random_order_are_searched_in_the_learners_order(tmp_path, monkeypatch):
+    """Visit claims in a random:SEED order are searched over the visits the learner makes: the
+    rest of the state's epoch in its permutation, then the next epoch's (seed 2 draws [2, 0, 1]
+    then [2, 1, 0] for three points, so sweep 2 begins with point 2, never with point 1); the
+    counting identities and "the last sweep of a converged run is clean" have none in D; the
+    false statement is refuted and its printed replay reproduces it."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_rv.toml"
+    path.write_text(HEAD + _cl("rv.ident", "visit", "t == (sweep - 1) * n + sweep_visits and sweep_mistakes <= "
+                                                    "sweep_visits and sweep <= epochs and k <= mistakes", "random:2")
+                    + _cl("rv.last-clean", "visit", "sweep_mistakes == 0", "random:2",
+                          given="converged == 1 and sweep == epochs")
+                    + _cl("rv.p2", "visit", "not (n == 3 and sweep == 2 and sweep_visits == 1 and i == 2)", "random:2")
+                    + _cl("rv.p1", "visit", "not (n == 3 and sweep == 2 and sweep_visits == 1 and i == 1)", "random:2"))
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=3, dim=2, box=1, max_updates=3)
+    for cid in ("rv.ident", "rv.last-clean", "rv.p1"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120)
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, (cid, res.to_json())
+    res = search(claims["rv.p2"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["violation"]["point"] == 2, res.to_json()
+    monkeypatch.chdir(tmp_path)
+    rc, out = _run_printed(res.files["replay"])
+    assert rc == 1 and "rv.p2: refuted" in out, out
+
+
+@pytest.mark.parametrize("order", ["cyclic", "first", "random:2"])
+def test_whole_run_quantities_before_the_end_are_searched(tmp_path, monkeypatch, order):
+    """mistakes, epochs, converged and stopped_by_budget read at visits and updates: the search
+    follows each run to its end (converged within the bound, or cut there: stopped by budget, as
+    --max-updates cuts the learner) before it evaluates them.  Identities have none in D; "the run
+    ends within one more mistake" is refuted on a run the bound cuts and the printed replay
+    (which trains with that bound) reproduces it; assume converged keeps only the runs that
+    converge, where the Novikoff bound from w0 = 0 has none in D."""
+    from verify.searching import Domain, search
+    from verify.searching.domain import late_names
+
+    path = tmp_path / "claims_late.toml"
+    path.write_text(HEAD + _cl("l.ident", "update", "k <= mistakes and converged + stopped_by_budget == 1 and "
+                                                    "sweep <= epochs", order)
+                    + _cl("l.visit", "visit", "k <= mistakes and (converged == 0 or stopped_by_budget == 0)", order)
+                    + _cl("l.false", "update", "mistakes <= k + 1", order)
+                    + _cl("l.bound", "update", "mistakes <= R2 / gamma**2", order,
+                          assume='"separable", "converged", "w0_zero"'))
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    assert late_names(claims["l.bound"]) == {"mistakes", "converged"}
+    dom = Domain(points=3, dim=2, box=1, max_updates=4)
+    for cid in ("l.ident", "l.visit", "l.bound"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120)
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, (cid, res.to_json())
+        assert "followed to its end" in res.domain["text"]
+    res = search(claims["l.false"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED, res.to_json()
+    assert res.counterexample["params"].get("max_updates") == 4 and res.counterexample["summary"]["stop"] == "max_updates", \
+        res.counterexample
+    monkeypatch.chdir(tmp_path)
+    rc, out = _run_printed(res.files["replay"])
+    assert rc == 1 and "l.false: refuted" in out, out
+    with pytest.raises(Exception, match="runs each candidate to its end"):
+        search(claims["l.false"], dom, engine="z3", timeout=10)

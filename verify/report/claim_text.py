@@ -93,7 +93,7 @@ def _coverage(c) -> str:
 
 def run_setting(prm) -> str:
     """The run setting of a search counterexample where it differs from eta = 1, w0 = 0,
-    sign(0) = 0 and the eta y x form ("" when it does not)."""
+    sign(0) = 0, the eta y x form and a run to its end ("" when it does not)."""
     prm = prm or {}
     out = [f"eta = {prm['eta']}"] if prm.get("eta", "1") != "1" else []
     if prm.get("w0"):
@@ -102,6 +102,8 @@ def run_setting(prm) -> str:
         out.append(f"sign(0) = {prm['sign0']}")
     if prm.get("form", "yx") != "yx":
         out.append(f"update form {prm['form']}")
+    if prm.get("max_updates") is not None:
+        out.append(f"cut at {prm['max_updates']} updates (stopped by budget)")
     return ", ".join(out)
 
 

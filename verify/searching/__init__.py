@@ -44,6 +44,7 @@ from verify.searching.domain import (
     count_datasets,
     domain_for,
     folds,
+    late_names,
     order_names,
     searchable_order,
     SEARCHABLE_ORDERS,
@@ -112,15 +113,15 @@ def _prepare(claim, dom, widen):
         raise SearchError(f"order must be any, first, cyclic or random:SEED, not {dom.order!r}")
     if claim.orders and dom.order not in claim.orders:  # the replay would find no candidate applicable
         raise SearchError(f"claim {claim.id} is about the orders {', '.join(claim.orders)}, not {dom.order}")
-    if claim.when == "visit" and dom.order.startswith("random:"):
-        raise SearchError(f"claim {claim.id} is a visit claim: the search enumerates the visits of the first and "
-                          "cyclic orders, not those of a random one")
     if order_names(claim) and dom.order == "any":
         raise SearchError(f"claim {claim.id} reads visits, sweeps or epochs: it is searched in a deterministic order "
                           "(first, cyclic or random:SEED), whose visits are the run's; under 'any' they are not defined")
+    if late_names(claim) and dom.order == "any":
+        raise SearchError(f"claim {claim.id} reads {', '.join(sorted(late_names(claim)))} before a run's end: it is "
+                          "searched in a deterministic order (first, cyclic or random:SEED), whose runs each have one end")
     if claim.when == "visit" and dom.order == "any":
-        raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first or "
-                          "cyclic), whose visits are the run's; under 'any' they are not defined")
+        raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first, "
+                          "cyclic or random:SEED), whose visits are the run's; under 'any' they are not defined")
     check_limits(dom)  # the widened domain too (its settings among them)
     return dom
 
@@ -144,6 +145,9 @@ def _check_engine(claim, engine, variant):
     if "nonseparable" in claim.assume and (engine in ("z3", "hypothesis") or is_declared(variant)):
         raise SearchError(f"claim {claim.id} assumes non-separable data: the enumeration of built-in variants "
                           "certifies each candidate dataset (--engine enumerate)")
+    if late_names(claim) and (engine in ("z3", "hypothesis") or is_declared(variant)):
+        raise SearchError(f"claim {claim.id} reads {', '.join(sorted(late_names(claim)))} before a run's end: the "
+                          "enumeration of built-in variants runs each candidate to its end first (--engine enumerate)")
     if claim.when == "visit" and (engine in ("z3", "hypothesis") or is_declared(variant)):
         raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
                           "(--engine enumerate)")
@@ -228,9 +232,11 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     workers = max(1, min(jobs, max_memory // per_worker))
     if engine == "auto":
         states = _states(claim, dom, enumerators)
-        if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim):
+        if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim) \
+                or late_names(claim):
             engines = ["enumerate"]
             choice = "auto: enumeration (the engine that " + ("steps visits)" if claim.when == "visit" or order_names(claim)
+                                                              else "runs each candidate to its end)" if late_names(claim)
                                                               else "certifies non-separable datasets)"
                                                               if "nonseparable" in claim.assume else "steps the pocket)")
         elif states <= AUTO_ENUMERATION_STATES:

@@ -15,6 +15,7 @@ import numpy as np
 
 from perceptron import _interval as I
 from verify.language.quantities import SWEEP_QUANTITIES
+from verify.searching.domain import LATE_NAMES
 
 __all__ = ["quantities", "subset"]
 
@@ -71,6 +72,9 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
     prevs = {}
     if state is not None:
         _run_state(vals, state, depth, m, L, S, A, end=en.claim.when == "end")
+        if "E:mistakes" in inst and en.claim.when != "end":  # the run's end, reached before (Enumerator._with_ends)
+            for name in LATE_NAMES:
+                vals.put(name, lambda name=name: A.over(inst["E:" + name][ins], 1))
         for j, h in enumerate(reversed(state["hist"]), 1):
             pv = vals.child()
             _run_state(pv, {"w": h[0], "b": h[1], "sumsq": h[3]}, h[2], m, L, S, A)

@@ -26,7 +26,7 @@ from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 
-__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "order_names", "unit_points", "point_list", "blocks",
+__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "order_names", "late_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
@@ -38,6 +38,20 @@ ORDER_NAMES = {"t", "epochs"} | set(SWEEP_QUANTITIES)
 def order_names(claim) -> set:
     """The quantities of ORDER_NAMES the claim reads (a free name of its own is not one)."""
     return set(claim.compiled.names) & ORDER_NAMES - set(claim.free or ())
+
+
+#: Whole-run quantities: known at a run's end, read at its visits and updates too.
+LATE_NAMES = {"mistakes", "epochs", "converged", "stopped_by_budget"}
+
+
+def late_names(claim) -> set:
+    """The whole-run quantities a visit or update claim reads (in its expression, its premise or
+    its assumptions): the search runs each candidate run to its end before evaluating it there."""
+    if claim.when not in ("visit", "update"):
+        return set()
+    given = getattr(claim, "given", None)
+    names = set(claim.compiled.names) | set(given.names if given is not None else ())
+    return (names & LATE_NAMES - set(claim.free or ())) | ({"converged"} if "converged" in claim.assume else set())
 
 
 #: Bounds of each domain option, checked before any work: the domain grows as
@@ -120,6 +134,10 @@ class Domain:
         })
         if claim is not None and claim.when == "end" and "stopped_by_budget" in claim.compiled.names:
             d["runs"] += "; runs the update bound cuts count as stopped by budget"
+        if claim is not None and late_names(claim):
+            d["runs"] += (f"; each run followed to its end before its {claim.when}s are evaluated (mistakes, epochs, "
+                          "converged and stopped_by_budget are its end's; a run the update bound cuts is stopped by budget)"
+                          + ("; only the runs that converge within the update bound" if "converged" in claim.assume else ""))
         if claim is not None and claim.when == "dataset":
             d["runs"] = "none (a claim about datasets)"
         if claim is not None and claim.free:
@@ -180,8 +198,8 @@ def domain_for(claim, base: Domain) -> Domain:
         kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
     if claim.orders:  # the stated order is part of the domain: its runs are deterministic on ordered datasets
         kw["order"] = claim.orders[0]
-    elif (claim.when == "visit" or order_names(claim)) and base.order == "any":
-        kw["order"] = "cyclic"  # visits and sweeps are a deterministic order's
+    elif (claim.when == "visit" or order_names(claim) or late_names(claim)) and base.order == "any":
+        kw["order"] = "cyclic"  # visits, sweeps and a run's end (one per dataset) are a deterministic order's
     return Domain(**{**asdict(base), **kw})
 
 
@@ -226,14 +244,9 @@ def check_searchable(claim):
         raise SearchError(f"claim {claim.id} is about runs of the orders {', '.join(claim.orders)}; the search runs "
                           f"the deterministic orders {' and '.join(SEARCHABLE_ORDERS)} of its ordered datasets")
     # every assumption must be enforced by the domain itself, or "none in D" could rest on
-    # candidates that do not satisfy it
-    if "converged" in claim.assume and claim.when != "end":
-        raise SearchError(f"claim {claim.id} assumes the run converges; the search's runs are cut at max_updates")
+    # candidates that do not satisfy it (converged: the runs that converge within the update
+    # bound, each run to its end first: verify.searching.enumeration)
     names = set(claim.compiled.names) | set(claim.given.names if getattr(claim, "given", None) is not None else ())
-    for late in ("converged", "stopped_by_budget", "mistakes", "epochs"):
-        if late in names and claim.when != "end":
-            raise SearchError(f"claim {claim.id} uses {late}, which the search's runs know only at their end (its "
-                              f"breadth-first runs evaluate {claim.when} claims before they end)")
     bad = names & UNSUPPORTED_NAMES - set(claim.free or ())  # a free name is the claim's own
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")

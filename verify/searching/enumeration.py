@@ -38,6 +38,7 @@ from verify.searching.domain import (
     choose_separators,
     first_length,
     label_symmetric,
+    late_names,
     needs_separator,
     order_names,
     point_list,
@@ -132,6 +133,7 @@ class Enumerator:
         self.free = self._free_assignments()
         given = getattr(claim, "given", None)
         self.budget_stops = "stopped_by_budget" in set(claim.compiled.names) | set(given.names if given else ())
+        self.late = late_names(claim)  # whole-run quantities read before the run's end
 
     # ---- set-up
     def _w0s(self, dim):
@@ -277,6 +279,13 @@ class Enumerator:
         """(depth, instance, path, counterexample) of the block's first counterexample, or None;
         splits the block when its frontier outgrows max_rows."""
         rows = len(inst["X"])
+        if self.late and "E:mistakes" not in inst:
+            inst = self._with_ends(inst)
+            if "converged" in self.claim.assume:  # the domain: the runs that converge within its update bound
+                sel = np.nonzero(inst["E:converged"])[0]
+                if len(sel) < rows:
+                    got = self._block(subset(inst, sel), n, cap) if len(sel) else None
+                    return None if got is None else (got[0], int(sel[got[1]]), got[2], got[3])
         saved = (self.checked, self.exact, None if self.budget is None else (self.budget.checked, self.budget.exact))
         try:
             if rows > self.max_rows:
@@ -303,7 +312,19 @@ class Enumerator:
             return first
 
     # ---- runs
-    def _bfs(self, inst, n, cap):
+    def _with_ends(self, inst):
+        """``inst`` with each instance's run end (E:mistakes, E:epochs, E:converged,
+        E:stopped_by_budget): its run in the domain's (deterministic) order followed to
+        convergence or to the domain's update bound, which cuts it (stopped by budget, as the
+        learner's --max-updates does; such a run makes no visit after its last update)."""
+        M = len(inst["X"])
+        ends = {k: np.zeros(M, dtype=np.int64) for k in ("mistakes", "epochs", "converged", "stopped_by_budget")}
+        self._bfs(inst, inst["X"].shape[1], self.dom.max_updates, ends=ends)
+        return {**inst, **{"E:" + k: v for k, v in ends.items()}}
+
+    def _bfs(self, inst, n, cap, ends=None):
+        """The block's runs breadth first, the claim checked where it speaks; with ``ends`` (a
+        dict of arrays by instance) nothing is checked and each run's end is recorded there."""
         X, Y = inst["X"], inst["Y"]
         M = len(X)
         p, f = self.p, self.f
@@ -318,7 +339,9 @@ class Enumerator:
               # the pocket: its weights, the run of correct visits they had, the fewest errors of any w held
               "wp": inst["W0"] * self.S, "runp": np.zeros(M, dtype=np.int64), "minerr": np.full(M, X.shape[1] + 1),
               "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
-        end, visit = self.claim.when == "end", self.claim.when == "visit"
+        end, visit, upd = self.claim.when == "end", self.claim.when == "visit", self.claim.when == "update"
+        if ends is not None:
+            end, visit, upd = True, False, False
         for depth in range(1, cap + 1):
             self._tick()
             Xi, Yi = X[st["inst"]], Y[st["inst"]]
@@ -329,7 +352,7 @@ class Enumerator:
             if self.var.pocket:  # this state's w is held: its errors count
                 st["minerr"] = np.minimum(st["minerr"], mist.sum(axis=1))
             if end:  # runs that converged after depth - 1 updates (0: before any)
-                got = self._check_end(inst, st, ~mist.any(axis=1), depth - 1, n)
+                got = self._check_end(inst, st, ~mist.any(axis=1), depth - 1, n, ends)
                 if got is not None:
                     return got
             if visit:  # the visits each state makes before its next update
@@ -377,7 +400,7 @@ class Enumerator:
                    "path": np.hstack([st["path"][si], pi[:, None]]),
                    "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
                             + [(w_prev, b_prev, depth - 1, st["sumsq"][si])])[-max(self.prev_depth, 1):]}
-            if self.claim.when == "update":
+            if upd:
                 edge = {"x": x, "y": y, "score": scores[si, pi], "i": pi}
                 if order != "any":  # the update's visit in its sweep, and in the run
                     edge.update({"sweep": vep + 1, "sweep_visits": vpos + 1, "sweep_mistakes": vsm, "t": new["t"]})
@@ -393,13 +416,16 @@ class Enumerator:
             if self.var.pocket:
                 st["minerr"] = np.minimum(st["minerr"], (out != Yi).sum(axis=1))
             if visit:
+                if self.late:  # a run the update bound cut makes no visit after its last update
+                    keep = np.nonzero(inst["E:stopped_by_budget"][st["inst"]] == 0)[0]
+                    st, out, Yi, scores = subset(st, keep), out[keep], Yi[keep], scores[keep]
                 return self._check_visits(inst, st, out != Yi, scores, cap, n)
             conv = ~(out != Yi).any(axis=1)
-            got = self._check_end(inst, st, conv, cap, n)
-            if got is None and self.budget_stops and cap == self.dom.max_updates:
+            got = self._check_end(inst, st, conv, cap, n, ends)
+            if got is None and (self.budget_stops or ends is not None) and cap == self.dom.max_updates:
                 # the runs the domain's update bound cut: stopped by budget (a cap lowered by a
                 # counterexample found earlier is no bound of the domain's runs)
-                got = self._check_end(inst, {**st, "stopped": True}, ~conv, cap, n)
+                got = self._check_end(inst, {**st, "stopped": True}, ~conv, cap, n, ends)
             return got
         return None
 
@@ -447,6 +473,29 @@ class Enumerator:
             by_state = np.argsort(si, kind="stable")  # each state's visits together, in visit order (the canonical order)
             si, pi, vep, vsm, offset = si[by_state], pi[by_state], vep[by_state], vsm[by_state], offset[by_state]
         return si, pi, {"sweep": vep + 1, "sweep_visits": pi + 1, "sweep_mistakes": vsm, "_offset": offset}
+
+    def _random_visits(self, st, mist):
+        """The visits of each state before its next update in the ``random:SEED`` order, in visit
+        order: the rest of its epoch's permutation from ``pos``, then the next epoch's, up to and
+        including the next mistake; with none, the run's last visits (the rest of its epoch, which
+        is clean, and when that epoch made an update, pos > 0, the whole clean epoch after it).
+        Returns (state rows, points, their sweeps with each visit's offset from the state)."""
+        nn = mist.shape[1]
+        perms = self._perms(nn)
+        pos, ep = st["pos"][:, None], st["ep"]
+        j = np.arange(2 * nn)[None, :]
+        cur = j < nn - pos  # in the rest of this epoch; else in the next one
+        seq = np.where(cur, np.take_along_axis(perms[ep], np.minimum(pos + j, nn - 1), axis=1),
+                       np.take_along_axis(perms[ep + 1], np.clip(j - (nn - pos), 0, nn - 1), axis=1))
+        hit = np.take_along_axis(mist, seq, axis=1) & (j < 2 * nn - pos)
+        last = np.where(hit.any(axis=1), np.argmax(hit, axis=1), nn - pos[:, 0] + np.where(pos[:, 0] > 0, nn, 0) - 1)
+        si, off = np.nonzero(j <= last[:, None])
+        if len(si) > self.max_rows:
+            raise _Split
+        pi, here = seq[si, off], cur[si, off]
+        vpos = np.where(here, st["pos"][si] + off, off - (nn - st["pos"][si]))
+        vsm = np.where(here, st["sm"][si], 0) + mist[si, pi]
+        return si, pi, {"sweep": ep[si] + ~here + 1, "sweep_visits": vpos + 1, "sweep_mistakes": vsm, "_offset": off}
 
     def _errors(self, Xi, Yi, W):
         """Training errors of weights W (one row per state) on its dataset, with the run's tie."""
@@ -530,11 +579,19 @@ class Enumerator:
                 parts += [h[0], h[1][:, None]]
         return subset(st, _first_rows(parts))
 
-    def _check_end(self, inst, st, conv, depth, n):
+    def _check_end(self, inst, st, conv, depth, n, ends=None):
         sel = np.nonzero(conv)[0]
         if len(sel) == 0:
             return None
         sub = subset(st, sel)
+        if ends is not None:  # recording the runs' ends (_with_ends)
+            stopped = int(bool(st.get("stopped")))
+            rows = sub["inst"]
+            ends["mistakes"][rows] = depth
+            ends["converged"][rows] = 1 - stopped
+            ends["stopped_by_budget"][rows] = stopped
+            ends["epochs"][rows] = self._epochs_at_end(sub, depth)
+            return None
         if self.sweeps:  # the run's epochs, as the learner counts them
             sub["epochs"] = self._epochs_at_end(sub, depth)
         if self.var.pocket:
@@ -550,14 +607,18 @@ class Enumerator:
         the next mistake, or every point when there is none (the run's last, clean pass); the
         state's w, b and k = ``depth`` are those the visits see."""
         nn = mist.shape[1]
-        off = np.arange(nn)[None, :] if self.dom.order == "first" else (np.arange(nn)[None, :] - st["pos"][:, None]) % nn
-        nxt = np.where(mist, off, nn).min(axis=1)  # offset of the next mistake; nn: none
-        si, pi = np.nonzero(off <= nxt[:, None])
-        if len(si) > self.max_rows:
-            raise _Split
         sweep = None
-        if self.sweeps:
-            si, pi, sweep = self._visit_sweeps(st, mist, off, nxt, si, pi, depth)
+        if self.dom.order.startswith("random:"):
+            si, pi, sweep = self._random_visits(st, mist)
+        else:
+            off = np.arange(nn)[None, :] if self.dom.order == "first" else (np.arange(nn)[None, :] - st["pos"][:, None]) % nn
+            nxt = np.where(mist, off, nn).min(axis=1)  # offset of the next mistake; nn: none
+            si, pi = np.nonzero(off <= nxt[:, None])
+            if len(si) > self.max_rows:
+                raise _Split
+            if self.sweeps:
+                si, pi, sweep = self._visit_sweeps(st, mist, off, nxt, si, pi, depth)
+        if sweep is not None:
             sweep["t"] = st["t"][si] + sweep.pop("_offset") + 1
         sub = subset(st, si)
         ins = sub["inst"]
@@ -644,7 +705,9 @@ class Enumerator:
             b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
         return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
                        form=self.form, strict=True, order=self.dom.order, ratchet=self.ratchet,
-                       max_updates=self.dom.max_updates if state is not None and state.get("stopped") else None)
+                       max_updates=self.dom.max_updates if state is not None and (
+                           state.get("stopped") or ("E:stopped_by_budget" in inst and inst["E:stopped_by_budget"][mi]))
+                       else None)
 
 
 @functools.lru_cache(maxsize=1 << 16)
