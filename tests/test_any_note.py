@@ -230,8 +230,9 @@ expect = "holds"
 
 def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
     """A claim about several orders is searched in each: none in D only when every order's
-    search completed without one; refuted by the order that breaks it; an order the search does
-    not run (max-violation) leaves the claim unsearched, saying why."""
+    search completed without one; refuted by the order that breaks it; the max-violation order is
+    one of them; an order the search does not run (a sequence of points) leaves the claim
+    unsearched, saying why."""
     from verify.language.claims import load_claims
     from verify.searching import Domain, SearchError, search
     from verify.searching.domain import check_searchable
@@ -244,8 +245,10 @@ def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
                                      orders='"cyclic", "random:3"')
                  + claim.format(cid="sweeps", expr="sweep_mistakes <= 1", when="update", assume='',
                                 orders='"first", "cyclic"')
-                 + claim.format(cid="mv", expr="mistakes <= R2/gamma**2", when="end", assume='"separable"',
-                                orders='"cyclic", "max-violation"'))
+                 + claim.format(cid="mv", expr="mistakes <= R2/gamma**2", when="end", assume='"separable", "w0_zero"',
+                                orders='"cyclic", "max-violation"')
+                 + claim.format(cid="seq", expr="mistakes <= R2/gamma**2", when="end", assume='"separable"',
+                                orders='"cyclic", "sequence:0,1"'))
     claims = {c.id: c for c in load_claims(str(p)).claims}
     dom = Domain(points=3, dim=2, box=1, max_updates=4, sep_box=2)
     res = search(claims["two"], dom, engine="enumerate", timeout=120)
@@ -253,8 +256,10 @@ def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
     assert "order cyclic:" in res.domain["text"] and "order random:3:" in res.domain["text"]
     res = search(claims["sweeps"], dom, engine="enumerate", timeout=120)  # one mistake per scan in first, not in cyclic
     assert res.verdict == verify.Verdict.REFUTED and res.counterexample["order"] == "cyclic", res.to_json()
-    with pytest.raises(SearchError, match="max-violation"):
-        check_searchable(claims["mv"])
+    res = search(claims["mv"], dom, engine="enumerate", timeout=120)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and "order max-violation:" in res.domain["text"]
+    with pytest.raises(SearchError, match="sequence:0,1"):
+        check_searchable(claims["seq"])
 
 
 def test_the_search_seeks_a_premise_met_before_it_says_none_in_the_domain(tmp_path):
@@ -1019,7 +1024,7 @@ expect = "holds"
     assert r.returncode == 1 and "sw.at-most-n-1: refuted" in r.stdout, r.stdout + r.stderr
 
 
-@pytest.mark.parametrize("order", ["cyclic", "first", "random:2"])
+@pytest.mark.parametrize("order", ["cyclic", "first", "random:2", "max-violation"])
 def test_visits_and_epochs_are_searched_as_the_learner_counts_them(tmp_path, order):
     """t (the visit's number) and epochs (at a run's end: converged, or cut by the bound) follow
     the learner's counting in each deterministic order: identities have none in D (a count off by
@@ -1030,9 +1035,10 @@ def test_visits_and_epochs_are_searched_as_the_learner_counts_them(tmp_path, ord
     from verify.searching import Domain, search
 
     visit = {"cyclic": "t == (sweep - 1) * n + i + 1", "first": "t >= k + sweep_visits and sweep == k + 1",
-             "random:2": "t >= k and t <= (sweep - 1) * n + sweep_visits and t > (sweep - 1) * n"}[order]
+             "random:2": "t >= k and t <= (sweep - 1) * n + sweep_visits and t > (sweep - 1) * n",
+             "max-violation": "t == k + sweep_visits and sweep == k + 1 and (sweep_mistakes == 0 or sweep_visits == 1)"}[order]
     end = {"cyclic": "epochs >= 1 and epochs <= mistakes + 1", "first": "epochs == mistakes + 1",
-           "random:2": "epochs >= 1 and epochs <= mistakes + 1"}[order]
+           "random:2": "epochs >= 1 and epochs <= mistakes + 1", "max-violation": "epochs == mistakes + 1"}[order]
     path = tmp_path / "claims_t.toml"
     path.write_text(HEAD + f'''[[claim]]
 id = "t.ident"

@@ -275,3 +275,51 @@ def test_random_order_runs_of_the_search_are_the_learners(seed, tmp_path):
         assert got == want[:K], (X.tolist(), Y.tolist(), got, want)
         epochs_seen.add(res.epochs)
     assert max(epochs_seen) >= 3
+
+
+@pytest.mark.parametrize("order", ["first", "cyclic", "random:3", "max-violation"])
+def test_visits_the_search_evaluates_are_the_learners(order, tmp_path, monkeypatch):
+    """In every deterministic order the search evaluates a visit claim at the learner's visits, in
+    its order, with its counts: for each dataset of the domain (one run each, w0 = 0, eta = 1),
+    the (point, t, sweep, sweep_visits, sweep_mistakes) rows the enumeration screens are the
+    learner's visits up to its (max_updates + 1)-th update, or to its end."""
+    import numpy as np
+
+    from perceptron import MemoryTrace, Params, from_rows, train
+    from verify.searching import enumeration
+
+    path = tmp_path / "v.toml"
+    path.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "v"\nsection = "s"\nstatement = "s"\n'
+                    'expr = "t >= 1 and sweep >= 1 and sweep_visits >= 1 and sweep_mistakes >= 0"\n'
+                    f'variants = ["rosenblatt"]\nwhen = "visit"\norders = ["{order}"]\nexpect = "holds"\n')
+    (claim,) = load_claims(str(path)).claims
+    seen: dict = {}
+
+    def record(self, inst, ins, state, depth, n, edge=None):
+        for j, r in enumerate(ins):
+            key = (tuple(map(tuple, inst["X"][r].tolist())), tuple(inst["Y"][r].tolist()))
+            seen.setdefault(key, []).append((int(edge["i"][j]), int(edge["t"][j]), int(edge["sweep"][j]),
+                                             int(edge["sweep_visits"][j]), int(edge["sweep_mistakes"][j])))
+        return None
+
+    monkeypatch.setattr(enumeration.Enumerator, "_check_batch", record)
+    K = 4
+    dom = Domain(points=3, dim=2, box=1, max_updates=K, order=order, etas=("1",), w0_box=0, sign0s=(0,))
+    search(claim, dom, engine="enumerate", timeout=120, widen=False)
+    assert len(seen) > 500
+    rng = np.random.default_rng(5)
+    keys = list(seen)
+    for idx in rng.choice(len(keys), size=150, replace=False):
+        X, Y = keys[idx]
+        rec = MemoryTrace()
+        train(from_rows("d", [list(p) for p in X], list(Y)), Params(order=order), rec)
+        tr = rec.trace
+        want, t0, ep, upd = [], 0, None, 0
+        for i, t, e, m in zip(tr.i, tr.t, tr.epoch, tr.mistake):
+            if e != ep:
+                ep, t0, k0 = e, int(t) - 1, upd
+            upd += int(m)
+            want.append((int(i), int(t), int(e), int(t) - t0, upd - k0))
+            if upd > K:
+                break
+        assert seen[keys[idx]] == want, (X, Y, seen[keys[idx]], want)

@@ -605,7 +605,7 @@ def _search_command(command):
     p.add_argument("--box", type=int, help="coordinates in [-BOX, BOX] (default 3)")
     p.add_argument("--max-updates", type=int, help="longest update sequence (default 6)")
     p.add_argument("--order", default="any", help="which misclassified point is updated: any (every choice, as "
-                   "the proofs allow), first, cyclic, random:SEED")
+                   "the proofs allow), first, cyclic, max-violation, random:SEED")
     p.add_argument("--sep-box", type=int, help="integer separators in [-SEP_BOX, SEP_BOX]^dim (default 6)")
     p.add_argument("--separators", choices=["best", "all"], default="best",
                    help="best: the widest integer separator per dataset; all: every one (a claim that ranges over "

@@ -110,17 +110,17 @@ def _prepare(claim, dom, widen):
     if VARIANTS[variant].pocket and dom.order == "any":  # the pocket counts runs of visits: a deterministic order's
         dom = Domain(**{**asdict(dom), "order": "cyclic"})
     if not searchable_order(dom.order):
-        raise SearchError(f"order must be any, first, cyclic or random:SEED, not {dom.order!r}")
+        raise SearchError(f"order must be any, first, cyclic, max-violation or random:SEED, not {dom.order!r}")
     if claim.orders and dom.order not in claim.orders:  # the replay would find no candidate applicable
         raise SearchError(f"claim {claim.id} is about the orders {', '.join(claim.orders)}, not {dom.order}")
     if order_names(claim) and dom.order == "any":
         raise SearchError(f"claim {claim.id} reads visits, sweeps or epochs: it is searched in a deterministic order "
-                          "(first, cyclic or random:SEED), whose visits are the run's; under 'any' they are not defined")
+                          "(first, cyclic, max-violation or random:SEED), whose visits are the run's; under 'any' they are not defined")
     if late_names(claim) and dom.order == "any":
         raise SearchError(f"claim {claim.id} reads {', '.join(sorted(late_names(claim)))} before a run's end: it is "
-                          "searched in a deterministic order (first, cyclic or random:SEED), whose runs each have one end")
+                          "searched in a deterministic order (first, cyclic, max-violation or random:SEED), whose runs each have one end")
     if claim.when == "visit" and dom.order == "any":
-        raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first, "
+        raise SearchError(f"claim {claim.id} is a visit claim: it is searched in a deterministic order (first, max-violation, "
                           "cyclic or random:SEED), whose visits are the run's; under 'any' they are not defined")
     check_limits(dom)  # the widened domain too (its settings among them)
     return dom

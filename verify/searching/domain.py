@@ -224,12 +224,12 @@ def claim_variant(claim, wanted):
 #: Orders a claim may state and still be searched: deterministic given an ordered dataset, so
 #: the enumeration of ordered datasets covers every run of the order (random:SEED draws the same
 #: permutations of n points for every dataset of n points).
-SEARCHABLE_ORDERS = ("first", "cyclic", "random:SEED")
+SEARCHABLE_ORDERS = ("first", "cyclic", "random:SEED", "max-violation")
 
 
 def searchable_order(order: str) -> bool:
-    """Whether a search runs this order: any, first, cyclic, or random:SEED (a decimal seed)."""
-    if order in ("any", "first", "cyclic"):
+    """Whether a search runs this order: any, first, cyclic, max-violation, or random:SEED (a decimal seed)."""
+    if order in ("any", "first", "cyclic", "max-violation"):
         return True
     head, _, seed = order.partition(":")
     return head == "random" and seed.isdigit() and len(seed) <= 18

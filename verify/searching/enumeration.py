@@ -365,6 +365,9 @@ class Enumerator:
             elif order == "first":
                 si = np.nonzero(mist.any(axis=1))[0]
                 pi = np.argmax(mist[si], axis=1)
+            elif order == "max-violation":  # the most violated mistake (least y score), the first of ties
+                si = np.nonzero(mist.any(axis=1))[0]
+                pi = np.argmin(np.where(mist[si], scores[si] * Yi[si], np.iinfo(np.int64).max), axis=1)
             elif order == "cyclic":  # first mistake at or after pos
                 nn = mist.shape[1]
                 shift = (np.arange(nn)[None, :] + st["pos"][:, None]) % nn
@@ -379,6 +382,8 @@ class Enumerator:
                 vpos, vep = pi, st["ep"][si] + (pi < st["pos"][si])
             elif order == "first":  # each update ends a scan of its own
                 vpos, vep = pi, np.full(len(si), depth - 1, dtype=np.int64)
+            elif order == "max-violation":  # each scan visits the point it updates, and only it
+                vpos, vep = np.zeros(len(si), dtype=np.int64), np.full(len(si), depth - 1, dtype=np.int64)
             elif order == "any":  # no sweeps
                 vpos, vep = pi, np.zeros(len(si), dtype=np.int64)
             vsm = np.where(vep == st["ep"][si], st["sm"][si], 0) + 1 if order != "any" else None
@@ -394,8 +399,8 @@ class Enumerator:
                    "b": b_prev + (coef * eta_b[ins] if eta_b is not None else 0),  # B += S eta y R^2 = p y R^2
                    "sumsq": st["sumsq"][si] + (x * x).sum(axis=1),
                    **self._after(order, vpos, vep, vsm, X.shape[1]),
-                   "t": st["t"][si] + ((vep - st["ep"][si]) * X.shape[1] + vpos - st["pos"][si] + 1 if order != "first"
-                                       else pi + 1),
+                   "t": st["t"][si] + (pi + 1 if order == "first" else 1 if order == "max-violation" else
+                                       (vep - st["ep"][si]) * X.shape[1] + vpos - st["pos"][si] + 1),
                    **(self._pocket(st, si, mist, Xi, Yi, order, vep, vpos, pi) if self.var.pocket else {}),
                    "path": np.hstack([st["path"][si], pi[:, None]]),
                    "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
@@ -470,8 +475,8 @@ class Enumerator:
             offset = np.concatenate([offset, nn - st["pos"][cs] + cp])
             if len(si) > self.max_rows:
                 raise _Split
-            by_state = np.argsort(si, kind="stable")  # each state's visits together, in visit order (the canonical order)
-            si, pi, vep, vsm, offset = si[by_state], pi[by_state], vep[by_state], vsm[by_state], offset[by_state]
+            by_visit = np.lexsort((offset, si))  # each state's visits together, in visit order (the canonical order)
+            si, pi, vep, vsm, offset = si[by_visit], pi[by_visit], vep[by_visit], vsm[by_visit], offset[by_visit]
         return si, pi, {"sweep": vep + 1, "sweep_visits": pi + 1, "sweep_mistakes": vsm, "_offset": offset}
 
     def _random_visits(self, st, mist):
@@ -497,6 +502,21 @@ class Enumerator:
         vsm = np.where(here, st["sm"][si], 0) + mist[si, pi]
         return si, pi, {"sweep": ep[si] + ~here + 1, "sweep_visits": vpos + 1, "sweep_mistakes": vsm, "_offset": off}
 
+    def _max_violation_visits(self, st, mist, scores, Yi, depth):
+        """The visits of each state before its next update in the max-violation order: the scan
+        visits the point it updates (the least y score of the mistakes, the first of ties) and
+        only it; a state with no mistake makes the run's last scan, every point in order.  Returns
+        (state rows, points, their sweeps with each visit's offset from the state)."""
+        nn = mist.shape[1]
+        some = mist.any(axis=1)
+        worst = np.argmin(np.where(mist, scores * Yi, np.iinfo(np.int64).max), axis=1)
+        si, pi = np.nonzero(np.where(some[:, None], np.arange(nn)[None, :] == worst[:, None], True))
+        if len(si) > self.max_rows:
+            raise _Split
+        off = np.where(some[si], 0, pi)
+        return si, pi, {"sweep": np.full(len(si), depth + 1, dtype=np.int64), "sweep_visits": off + 1,
+                        "sweep_mistakes": mist[si, pi].astype(np.int64), "_offset": off}
+
     def _errors(self, Xi, Yi, W):
         """Training errors of weights W (one row per state) on its dataset, with the run's tie."""
         s = np.einsum("mnd,md->mn", Xi, W)
@@ -508,7 +528,7 @@ class Enumerator:
         """The pocket at the updates of rows si: it takes the weights held before the update when
         their run of correct visits (those since the last update) is longer than its own (and,
         with the ratchet, they make fewer training errors), as the learner does."""
-        run = pi if order == "first" else (vep - st["ep"][si]) * mist.shape[1] + vpos - st["pos"][si]
+        run = pi if order == "first" else 0 * pi if order == "max-violation" else (vep - st["ep"][si]) * mist.shape[1] + vpos - st["pos"][si]
         take = run > st["runp"][si]
         if self.ratchet:
             take &= mist[si].sum(axis=1) < self._errors(Xi[si], Yi[si], st["wp"][si])
@@ -522,7 +542,7 @@ class Enumerator:
         nn = inst["X"].shape[1]
         wp = sub["wp"]
         if not sub.get("stopped"):
-            final = np.full(len(wp), nn) if self.dom.order in ("first", "any") else \
+            final = np.full(len(wp), nn) if self.dom.order in ("first", "any", "max-violation") else \
                 np.where(sub["pos"] == 0, nn, 2 * nn - sub["pos"])
             wp = np.where((final > sub["runp"])[:, None], sub["w"], wp)
         Xi, Yi = inst["X"][sub["inst"]], inst["Y"][sub["inst"]]
@@ -533,7 +553,7 @@ class Enumerator:
         0, or past a position > 0 the rest of this epoch and the whole next one), or cut by the
         update bound just after their last update (``first``: the learner has begun its next
         scan when it sees the bound)."""
-        if self.dom.order == "first":
+        if self.dom.order in ("first", "max-violation"):
             return np.full(len(st["pos"]), depth + 1, dtype=np.int64)
         at_start = st["pos"] == 0
         if st.get("stopped"):
@@ -544,9 +564,9 @@ class Enumerator:
     def _after(order, vpos, vep, vsm, nn):
         """pos, ep and sm of the states after updates at visits (vpos, vep) of their epochs, the
         vsm-th mistake of the epoch: past an epoch's last position the next epoch begins."""
-        if order == "any":
-            return {"pos": np.zeros(len(vpos), dtype=np.int64), "ep": np.zeros(len(vpos), dtype=np.int64),
-                    "sm": np.zeros(len(vpos), dtype=np.int64)}
+        if order in ("any", "max-violation"):  # no sweeps; one scan per update
+            zero = np.zeros(len(vpos), dtype=np.int64)
+            return {"pos": zero, "ep": zero if order == "any" else vep + 1, "sm": zero}
         pos = vpos + 1
         full = pos == nn
         return {"pos": np.where(full, 0, pos), "ep": np.where(full, vep + 1, vep), "sm": np.where(full, 0, vsm)}
@@ -610,12 +630,16 @@ class Enumerator:
         sweep = None
         if self.dom.order.startswith("random:"):
             si, pi, sweep = self._random_visits(st, mist)
+        elif self.dom.order == "max-violation":
+            si, pi, sweep = self._max_violation_visits(st, mist, scores, inst["Y"][st["inst"]], depth)
         else:
             off = np.arange(nn)[None, :] if self.dom.order == "first" else (np.arange(nn)[None, :] - st["pos"][:, None]) % nn
             nxt = np.where(mist, off, nn).min(axis=1)  # offset of the next mistake; nn: none
             si, pi = np.nonzero(off <= nxt[:, None])
             if len(si) > self.max_rows:
                 raise _Split
+            by_visit = np.lexsort((np.broadcast_to(off, mist.shape)[si, pi], si))  # each state's visits in its order
+            si, pi = si[by_visit], pi[by_visit]
             if self.sweeps:
                 si, pi, sweep = self._visit_sweeps(st, mist, off, nxt, si, pi, depth)
         if sweep is not None:
