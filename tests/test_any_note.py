@@ -387,6 +387,9 @@ def test_a_pair_claim_as_an_expression_with_c_varied(tmp_path):
     rc, text = _run_printed(scale["evidence"]["replay"].replace("ce.jsonl", str(tmp_path / "ce.jsonl"))
                             .replace(str(path), str(path)))
     assert rc == 1 and "p.scale: refuted" in text, text
+    # each side named by its text: which value is the partner run's
+    assert "sides: other_mistakes = " in text and " == mistakes/c**2 = " in text, text
+    assert "sides: other_mistakes = " in r.stdout, r.stdout
 
 
 def test_a_pair_claim_states_a_relation_or_an_expr_not_both(tmp_path):

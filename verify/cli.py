@@ -363,6 +363,8 @@ def cmd_check(args) -> int:
         line = f"  {c.id}: {v.label}, {t.evaluations} evaluations, expect {c.expect} -> {'ok' if ok else 'UNEXPECTED'}"
         print(line)
         if t.violation:
+            from verify.report.claim_text import sides_text
+
             viol = t.violation
             where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point", "end") if k in viol)
             free = ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
@@ -376,8 +378,7 @@ def cmd_check(args) -> int:
                 c_at = f" at c = {viol['c']}" if "c" in viol else ""
                 print(f"      partner run ({viol['partner']}){c_at} parts from this one {part}")
             if "sides" in viol:
-                shown = viol["sides"][0] + "".join(f" {o} {s}" for o, s in zip(viol["ops"], viol["sides"][1:]))
-                print(f"      sides: {shown}  (false)")
+                print(f"      sides: {sides_text(viol, c.expr)}")
             elif "parts" in viol:
                 print(f"      parts ({viol['connective']}): " + "; ".join(viol["parts"]))
         elif t.min_slack is not None:

@@ -4,22 +4,43 @@ the written reports (verify.report.artefacts) and the pytest plugin."""
 
 from __future__ import annotations
 
-__all__ = ["coverage_text", "search_text", "run_setting", "failure_text"]
+__all__ = ["coverage_text", "search_text", "run_setting", "failure_text", "sides_text"]
 
 
-def _sides(ev) -> str:
+def sides_text(v, expr=None) -> str:
+    """Where a claim fails, in words: each side of its comparison named by its text in ``expr``
+    (the claim's expression, already checked by its parser: a pair claim's partner run is then
+    named too) with its value, or for A or B (A and B) each part's value; "" when the violation
+    has neither."""
+    if "sides" in v:
+        names = _side_texts(expr, len(v["sides"]))
+        vals = [f"{n} = {x}" if n and n != x else x for n, x in zip(names, v["sides"])]
+        return vals[0] + "".join(f" {o} {s}" for o, s in zip(v.get("ops", []), vals[1:])) + "  (false)"
+    if "parts" in v:  # A or B (A and B): each part's value where the claim fails
+        return f" {v.get('connective', 'or')} ".join(v["parts"]) + "  (false)"
+    return ""
+
+
+def _side_texts(expr, count) -> list:
+    """The source of each side of ``expr`` when it is one comparison of ``count`` sides (parsed,
+    never run), else blanks."""
+    import ast
+
+    try:
+        node = ast.parse((expr or "").strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [""] * count
+    if not isinstance(node, ast.Compare) or len(node.comparators) + 1 != count:
+        return [""] * count
+    src = (expr or "").strip()
+    return [ast.get_source_segment(src, n) or "" for n in [node.left, *node.comparators]]
+
+
+def _violation(ev) -> dict:
     ce = ev.get("counterexample") or {}
     if "search" in ce:
-        ce = ce["search"]["violation"] if isinstance(ce.get("search"), dict) else ce
-    if "sides" in ce:
-        ops = ce.get("ops", [])
-        out = ce["sides"][0]
-        for o, s in zip(ops, ce["sides"][1:]):
-            out += f" {o} {s}"
-        return out + "  (false)"
-    if "parts" in ce:  # A or B (A and B): each part's value where the claim fails
-        return f" {ce.get('connective', 'or')} ".join(ce["parts"]) + "  (false)"
-    return ""
+        return ce["search"]["violation"] if isinstance(ce.get("search"), dict) else ce
+    return ce
 
 
 def search_text(ev) -> str:
@@ -125,15 +146,14 @@ def failure_text(c) -> str:
                                                                                    if str(s["separator"].get("b", "0")) != "0" else "")
                             if s.get("separator") else "")
                          + (f"; {setting}" if setting else ""))
-            v = s["violation"]
-            if "sides" in v:
-                lines.append("sides: " + f" {v['ops'][0]} ".join(v["sides"]) + "  (false)")
+            if "sides" in s["violation"]:
+                lines.append("sides: " + sides_text(s["violation"], c.get("expr")))
         else:
             where = ", ".join(f"{k} = {ce[k]}" for k in ("data", "run", "t", "k", "point", "first_difference_at_update",
                                                             "first_difference_at_visit", "at_update") if k in ce)
             lines.append(f"counterexample: {where}")
-            if _sides(ev):
-                lines.append("sides: " + _sides(ev))
+            if sides_text(_violation(ev)):
+                lines.append("sides: " + sides_text(_violation(ev), c.get("expr")))
     if ev.get("replay"):
         lines.append(f"replay: {ev['replay']}")
     for st in ev.get("steps", []):

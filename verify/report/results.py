@@ -234,7 +234,7 @@ def print_table(findings, claims_by_id, file=None, verbose=False, colour=False):
             print(f"  {f.claim_id:<{w}}  {_paint(f'{f.verdict.label:<28}', f, colour)} {f.expect:<8} {ev!s:>7}  "
                   f"{_paint(mark, f, colour)}", file=file)
             if verbose or not f.as_expected:
-                for line in _details(f):
+                for line in _details(f, claims_by_id[f.claim_id].expr):
                     print(f"      {line}", file=file)
             if f.verdict.label != "refuted" and "steps" not in f.evidence:
                 print(f"      covered: {_covered(f)}", file=file)
@@ -262,17 +262,19 @@ def print_tightness(tightness, file=None):
               f"points {t['dataset']}, labels {t['labels']})", file=file)
 
 
-def _details(f):
+def _details(f, expr=None):
     ev = f.evidence
     if "counterexample" in ev and "search" in ev["counterexample"]:
         from verify.report.claim_text import failure_text
 
         text = failure_text({"id": f.claim_id, "citation": f.citation, "verdict": f.verdict.label, "expect": f.expect,
-                              "statement": f.statement, "evidence": json.loads(json.dumps(ev, default=str))})
+                              "statement": f.statement, "expr": expr, "evidence": json.loads(json.dumps(ev, default=str))})
         for line in text.splitlines()[2:]:
             if not line.startswith(("expr:", "covered:")):
                 yield line
     elif "counterexample" in ev:
+        from verify.report.claim_text import sides_text
+
         ce = ev["counterexample"]
         where = ", ".join(f"{k} = {ce[k]}" for k in ("t", "k", "point", "first_difference_at_update",
                                                     "first_difference_at_visit", "at_update") if k in ce)
@@ -282,7 +284,7 @@ def _details(f):
         if ce.get("partner"):
             yield f"partner run: {ce['partner']}"
         if "sides" in ce:
-            yield "sides: " + f" {' '.join(ce['ops'])} ".join(ce["sides"]) if len(ce["ops"]) == 1 else "sides: " + str(list(zip(ce["sides"], ce["ops"] + [""])))
+            yield "sides: " + sides_text(ce, expr)
         elif "parts" in ce:
             yield f"parts ({ce['connective']}): " + "; ".join(ce["parts"])
         if ev.get("replay"):

@@ -30,7 +30,7 @@ class ShardProgress:
 
 def search_text(claim, res) -> str:
     """A search's result in words: verdict, domain, and the counterexample with its replay."""
-    from verify.report.claim_text import run_setting
+    from verify.report.claim_text import run_setting, sides_text
 
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
@@ -54,7 +54,7 @@ def search_text(claim, res) -> str:
         viol = ce["violation"]
         where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
         where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
-        lines.append(f"  violated {where}: " + (f" {viol['ops'][0]} ".join(viol["sides"]) if "sides" in viol else "false"))
+        lines.append(f"  violated {where}: " + (sides_text(viol, claim.expr) if "sides" in viol else "false"))
         if res.files:
             lines.append(f"  replay: {res.files['replay']}")
     if res.reason:
