@@ -170,6 +170,17 @@ class Intervals:
     cmp = staticmethod(_cmp)
 
     @staticmethod
+    def choose(c, a, b):
+        """``a if c else b`` row by row: a where the condition c is TRUE, b where FALSE, the hull
+        of both where c is undecided (the value is one of them), NaN where c is undefined."""
+        t, f, u = c == TRUE, c == FALSE, c == UNDEFINED
+        if a[0].ndim == 2:
+            t, f, u = t[:, None], f[:, None], u[:, None]
+        lo = np.where(t, a[0], np.where(f, b[0], np.minimum(a[0], b[0])))
+        hi = np.where(t, a[1], np.where(f, b[1], np.maximum(a[1], b[1])))
+        return np.where(u, np.nan, lo), np.where(u, np.nan, hi)
+
+    @staticmethod
     def over(a, k: int):
         """Integers divided by the positive integer k."""
         a = point(a)
@@ -281,6 +292,13 @@ def _ieval(tree, env, m: int, A):
                 continue
             res = _and(res, A.cmp(o, a, b))
         return res
+    if op == "if":  # a if c else b: the branch c picks, row by row
+        c, a, b = (_ieval(t, env, m, A) for t in tree[1:4])
+        if _is_condition(tree[2]):
+            agree = (a == b) & ((a == TRUE) | (a == FALSE))
+            return np.where(c == TRUE, a, np.where(c == FALSE, b, np.where(c == UNDEFINED, UNDEFINED,
+                                                                            np.where(agree, a, UNDECIDED))))
+        return A.choose(c, a, b)
     if op in ("and", "or"):
         res = np.full(m, TRUE if op == "and" else FALSE)
         for t in tree[1]:

@@ -137,3 +137,26 @@ def test_interval_undecided_never_comes_from_exact_rows():
     """Undecided stays a value of its own: the screen never calls it true."""
     und = R.add(R.sqrt(integers([2])), R.sqrt(integers([3])))
     assert R.cmp("==", und, und)[0] == UNDECIDED
+
+
+def test_a_conditional_is_screened_by_both_arithmetics():
+    """``a if c else b`` takes the branch its condition picks, row by row, in the interval and
+    the exact screens (it was undecided in both: every candidate went to the learner's replay);
+    a division by zero in the branch not taken leaves the row defined, as in the claim
+    evaluator; an undecided interval condition gives the hull of both branches."""
+    from perceptron._interval import Intervals, point
+    from verify.language.expr import compile_expr
+
+    tree = compile_expr("(a / z if z != 0 else a) >= 1", {"a": "scalar", "z": "scalar"}).tree
+    a, z = [2, 0, 3, 1], [1, 0, 0, 2]
+    exact = ieval(tree, _Env({"a": integers(a), "z": integers(z)}), 4, R)
+    assert list(exact) == [TRUE, FALSE, TRUE, FALSE]
+    screened = ieval(tree, _Env({"a": point(a), "z": point(z)}), 4, Intervals)
+    assert list(screened) == [TRUE, FALSE, TRUE, FALSE]
+    # a condition the intervals cannot decide: the value lies between the two branches
+    c = np.array([UNDECIDED, TRUE])
+    lo, hi = Intervals.choose(c, point([1.0, 5.0]), point([3.0, 7.0]))
+    assert list(lo) == [1.0, 5.0] and list(hi) == [3.0, 5.0]
+    vec = R.choose(np.array([TRUE, FALSE, UNDECIDED]), R.stack([integers([1, 2, 3]), integers([4, 5, 6])]),
+                   R.stack([integers([7, 8, 9]), integers([0, 0, 0])]))
+    assert [list(map(int, vec.n[:, 0])), list(vec.bad[:, 1])] == [[1, 8, 9], [False, False, True]]

@@ -179,6 +179,8 @@ def finding_of(c, ev: Evidence, corpus_desc="the corpus", budget=None, symbolic=
     else:
         out["corpus"] = corpus_desc
         out["varied"] = [q for q in ranging(c)]
+        if "dataset" in cov.seen:  # the corpus's datasets its assumptions, orders and datasets left
+            out["datasets_applied"] = len(cov.seen["dataset"])
     if ev.min_slack is not None and v != Verdict.REFUTED:
         out["min_slack"] = exact_json(ev.min_slack)
         out["min_slack_at"] = ev.min_slack_at

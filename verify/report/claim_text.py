@@ -96,7 +96,8 @@ def _coverage(c) -> str:
                 out += f" ({qtext()})"
         return out
     if v == "holds on evidence":
-        return f"corpus: {ev.get('corpus', '?')}; {ev.get('evaluations', 0)} evaluations in {ev.get('applicable_runs', 0)} runs; " \
+        applied = f"; the claim applied on {ev['datasets_applied']} of its datasets" if "datasets_applied" in ev else ""
+        return f"corpus: {ev.get('corpus', '?')}{applied}; {ev.get('evaluations', 0)} evaluations in {ev.get('applicable_runs', 0)} runs; " \
                f"quantifiers: {qtext() or 'none'}"
     if v == "unknown":
         out = f"unknown because: {ev.get('reason') or (ev.get('search') or {}).get('reason', '?')}"

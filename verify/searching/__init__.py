@@ -54,6 +54,11 @@ from verify.verdicts import Verdict
 __all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "domain_for", "confirm", "save_counterexample",
            "SEARCHABLE_VARIANTS", "LIMITS", "DEFAULTS", "DEFAULT_MEMORY", "AUTO_ENUMERATION_STATES"]
 
+#: The orders a claim that states none is searched in when its runs must follow a deterministic
+#: order (visits, sweeps, a run's end read before it, the pocket): one of each kind the learner
+#: runs (a scan from the first point, a cyclic pass, a random permutation per epoch, the most
+#: violated point).  "No counterexample in D" then covers these four.
+DEFAULT_ORDERS = ("cyclic", "first", "random:0", "max-violation")
 #: Default memory budget of a search (bytes), well under this 24 GiB machine: the enumeration's
 #: frontier is sized to it and its address space capped at it (verify.cli --max-memory).
 DEFAULT_MEMORY = 4 << 30
@@ -230,25 +235,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     enumerators = [Enumerator(claim, dom, s) for s in dom.settings()]  # checks each setting before any work
     max_rows, per_worker = frontier_rows(dom, claim, max_memory)
     workers = max(1, min(jobs, max_memory // per_worker))
-    if engine == "auto":
-        states = _states(claim, dom, enumerators)
-        if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim) \
-                or late_names(claim):
-            engines = ["enumerate"]
-            choice = "auto: enumeration (the engine that " + ("steps visits)" if claim.when == "visit" or order_names(claim)
-                                                              else "runs each candidate to its end)" if late_names(claim)
-                                                              else "certifies non-separable datasets)"
-                                                              if "nonseparable" in claim.assume else "steps the pocket)")
-        elif states <= AUTO_ENUMERATION_STATES:
-            engines = ["enumerate", "z3", "hypothesis"]
-            choice = (f"auto: enumeration first: the domain has at most {states:,} states to screen "
-                      f"(<= {AUTO_ENUMERATION_STATES:,}, AUTO_ENUMERATION_STATES), so it can complete")
-        else:
-            engines = ["z3", "hypothesis", "enumerate"]
-            choice = (f"auto: z3 first: the domain has up to {states:,} states to screen (> {AUTO_ENUMERATION_STATES:,}, "
-                      "AUTO_ENUMERATION_STATES), beyond what enumeration completes in minutes")
-    else:
-        engines, choice = [engine], ""
+    engines, choice = _engines(claim, dom, enumerators, engine)
     reasons, checked, completed, limited = [], 0, None, False
     used = f"{workers} worker(s)" if not scheduler else f"Dask scheduler {scheduler}"
 
@@ -312,6 +299,26 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     return result(Verdict.UNKNOWN, engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
 
 
+def _engines(claim, dom, enumerators, engine) -> tuple[list, str]:
+    """(the engines to try in turn, why: "" when the caller named one)."""
+    if engine != "auto":
+        return [engine], ""
+    if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim) \
+            or late_names(claim):
+        return ["enumerate"], "auto: enumeration (the engine that " + (
+            "steps visits)" if claim.when == "visit" or order_names(claim) else "runs each candidate to its end)"
+            if late_names(claim) else "certifies non-separable datasets)" if "nonseparable" in claim.assume
+            else "steps the pocket)")
+    states = _states(claim, dom, enumerators)
+    if states <= AUTO_ENUMERATION_STATES:
+        return ["enumerate", "z3", "hypothesis"], (
+            f"auto: enumeration first: the domain has at most {states:,} states to screen "
+            f"(<= {AUTO_ENUMERATION_STATES:,}, AUTO_ENUMERATION_STATES), so it can complete")
+    return ["z3", "hypothesis", "enumerate"], (
+        f"auto: z3 first: the domain has up to {states:,} states to screen (> {AUTO_ENUMERATION_STATES:,}, "
+        "AUTO_ENUMERATION_STATES), beyond what enumeration completes in minutes")
+
+
 def _split(claim, dom, kw) -> SearchResult | None:
     """A claim searched as several searches: one per stated order, one per pocket rule the claim
     leaves open, or its premise: searched as the implication ``not (given) or (expr)``, "no
@@ -324,6 +331,14 @@ def _split(claim, dom, kw) -> SearchResult | None:
                                             else None)) is VARIANTS["pocket"]
     except SearchError:
         pocket = False  # the search below says why
+    if not claim.orders and dom.order == "any" and kw["widen"] and claim.when in ("visit", "update", "end") \
+            and claim.compiled is not None and (claim.when == "visit" or order_names(claim) or late_names(claim) or pocket):
+        import dataclasses
+
+        # every order, as the claim states none: its visits, sweeps, run ends or pocket are a
+        # deterministic order's, so it is searched in each of DEFAULT_ORDERS
+        return _search_cases(claim, dom, kw, [(f"order {o}", dataclasses.replace(claim, orders=(o,)))
+                                              for o in DEFAULT_ORDERS])
     if pocket and not {"ratchet", "no_ratchet"} & set(claim.assume):
         import dataclasses
 

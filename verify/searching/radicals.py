@@ -219,6 +219,17 @@ class Radicals:
         return np.where(a.undef | b.undef, UNDEFINED, np.where(a.bad | b.bad, UNDECIDED, np.where(t, TRUE, FALSE)))
 
     @staticmethod
+    def choose(c, a: Q, b: Q) -> Q:
+        """``a if c else b`` row by row: a where the condition c is TRUE, b where FALSE;
+        undecided where c is, undefined where c is."""
+        t, und, undef = c == TRUE, c == UNDECIDED, c == UNDEFINED
+        if a.n.ndim == 2:
+            t, und, undef = t[:, None], und[:, None], undef[:, None]
+        (an, bn), (ad, bd) = _wide(a.n, b.n), _wide(a.d, b.d)
+        return Q(np.where(t, an, bn), np.where(t, ad, bd), np.where(t, a.r, b.r), np.where(t, a.bad, b.bad) | und,
+                 np.where(t, a.undef, b.undef) | undef)
+
+    @staticmethod
     def is_vec(v: Q) -> bool:
         return v.n.ndim == 2
 
