@@ -25,6 +25,16 @@ End
     the run's summary: ``updates``, ``epochs``, ``visits``, ``converged``, ``stop``, final
     ``w``/``b``/``alpha``/``w_pocket``.
 
+Checkpoints (``record`` = "checkpoints", NPZ only)
+    A run too long to record visit by visit: no visit records; the columns ``upd_t`` (the
+    visit number of each update) and ``upd_i`` (its point), and ``checkpoint_w_num``: the
+    weights (numerators over scale.w) after every ``checkpoint_every`` updates (the header says
+    how many); the end record holds the final weights.  The replay re-runs every visit from the
+    data (verify.replay.checkpoints), checks each against the updates and each checkpoint, in
+    memory bounded independently of the run's length.  Written for exact primal runs without a
+    bias of their own, in the cyclic or random order, with the eta y x update
+    (CHECKPOINT_RUNS says why each other run is refused).
+
 Encodings
     JSON Lines (``.jsonl``): one object per line with ``"type"`` = header/visit/end; exact
     numbers are strings ``"p/q"`` (or ``"p"``), float numbers are JSON numbers written with
@@ -63,12 +73,37 @@ from ._numbers import (
 from .declared import Declaration, variant_of
 from .errors import InputError
 
-__all__ = ["Trace", "MemoryTrace", "JsonlWriter", "NpzWriter", "open_writer", "SCHEMA", "VERSION"]
+__all__ = ["Trace", "MemoryTrace", "JsonlWriter", "NpzWriter", "open_writer", "SCHEMA", "VERSION", "CHECKPOINT_EVERY",
+           "checkpoint_refusal"]
 
 SCHEMA = "proof-audit/trace"
 VERSION = 1
 #: Values buffered per column before a flush to disk in the NPZ writer (bounds memory).
 FLUSH_VALUES = 1 << 18
+#: Updates between two weight checkpoints of a checkpoint trace: 2^16 updates of a run are
+#: re-derived from one checkpoint (the replay holds a block of states at a time, not these).
+CHECKPOINT_EVERY = 1 << 16
+#: The largest checkpoint_every a header may state (a reader's bound, not a writer's choice).
+MAX_CHECKPOINT_EVERY = 1 << 40
+
+
+def checkpoint_refusal(header: dict) -> str | None:
+    """Why a run cannot be recorded as a checkpoint trace (None when it can): its replay
+    re-derives every visit from the updates, which needs a primal run without a bias of its
+    own (the augmented coordinate is fine), in the cyclic or random order, eta y x, exact."""
+    p = header["params"]
+    var = variant_of(p.get("variant", ""))
+    if header["arithmetic"] != "exact":
+        return "a checkpoint trace is of an exact run (--exact)"
+    if var is None or getattr(var, "declared", False) or var.dual or var.pocket or var.bias is not None or var.unit:
+        return (f"a checkpoint trace is of a primal variant without a bias of its own (rosenblatt, sign, slides), "
+                f"not {p.get('variant')}")
+    order = str(p.get("order", ""))
+    if not (order == "cyclic" or order.startswith("random:")):
+        return f"a checkpoint trace is of a run in the cyclic or a random order, not {order}"
+    if p.get("form", "yx") != "yx" or p.get("patience") is not None:
+        return "a checkpoint trace is of a run with the eta y x update and no patience stop"
+    return None
 
 
 @dataclass
@@ -94,6 +129,13 @@ class Trace:
     score_den: np.ndarray | None = None
     w_den: np.ndarray | None = None
     b_den: np.ndarray | None = None
+    #: a checkpoint trace (record "checkpoints"): the point of each update; ``w`` then holds the
+    #: weights after every checkpoint_every-th update, not after each
+    upd_i: np.ndarray | None = None
+
+    @property
+    def checkpoints(self) -> bool:
+        return self.header.get("record") == "checkpoints"
 
     @property
     def exact(self) -> bool:
@@ -113,7 +155,10 @@ class Trace:
         return Fraction(int(self.score[j]), self.den("score")) if self.exact else float(self.score[j])
 
     def weights_after(self, u: int):
-        """(w, b) after update number u (0-based) as exact Fractions / floats."""
+        """(w, b) after update number u (0-based) as exact Fractions / floats (not of a checkpoint
+        trace, which keeps the weights every checkpoint_every updates)."""
+        if self.checkpoints:
+            raise ValueError("a checkpoint trace keeps the weights every checkpoint_every updates, not after each")
         if self.header.get("dual"):
             return [int(v) for v in self.w[u]], None
         if self.fractional:
@@ -133,8 +178,8 @@ class _Base:
     """Shared bookkeeping of the writers: the run calls begin, visits (batches), end."""
 
     def __init__(self, record: str = "visits"):
-        if record not in ("visits", "updates"):
-            raise ValueError("record must be 'visits' or 'updates'")
+        if record not in ("visits", "updates", "checkpoints"):
+            raise ValueError("record must be 'visits', 'updates' or 'checkpoints'")
         self.record = record
         self.records = 0  # visit records written
         self.written = 0  # bytes written (an estimate from below for the NPZ archive's members)
@@ -179,6 +224,12 @@ class _Base:
 
     def begin(self, header: dict):
         self.header = {"schema": SCHEMA, "version": VERSION, **header, "record": self.record}
+        if self.record == "checkpoints":
+            why = None if isinstance(self, NpzWriter) else "a checkpoint trace is written as NPZ (.npz)"
+            why = why or checkpoint_refusal(self.header)
+            if why:
+                raise InputError(getattr(self, "path", "trace"), why)
+            self.header["checkpoint_every"] = CHECKPOINT_EVERY
         self.exact = header["arithmetic"] == "exact"
         self.fractional = self.exact and "scale" not in header
         self.dual = header.get("dual", False)
@@ -489,6 +540,9 @@ class NpzWriter(_Base):
             raise InputError(self.path, "a declared variant's trace is written as JSON Lines (.jsonl): its exact values "
                                         "have no common scale for NPZ columns")
         self.tmp = tempfile.mkdtemp(prefix="proof-audit-trace-")
+        if self.record == "checkpoints":
+            self._begin_checkpoints()
+            return
         fdt = np.int64 if self.exact else np.float64
         dim = self.header["dataset"]["n"] if self.dual else self.header["model_dim"]
         idt = np.int32 if self.header["dataset"]["n"] < 2**31 else np.int64
@@ -508,7 +562,40 @@ class NpzWriter(_Base):
         self._line(self.path, head)
         self._within(self.path, nbytes=head + 256 * (len(self.cols) + 3))
 
+    def _begin_checkpoints(self):
+        """A checkpoint trace's columns: each update's visit and point, the weights every
+        checkpoint_every updates."""
+        self.cols = {"upd_t": _Column(os.path.join(self.tmp, "upd_t"), np.int64),
+                     "upd_i": _Column(os.path.join(self.tmp, "upd_i"), np.int64),
+                     "checkpoint_w_num": _Column(os.path.join(self.tmp, "w"), np.int64, self.header["model_dim"])}
+        self.updates = 0
+        self._numbers(self.path, [str(v) for v in self.header.get("scale", {}).values()])
+        head = len(json.dumps(self.header, sort_keys=True))
+        self._line(self.path, head)
+        self._within(self.path, nbytes=head + 256 * (len(self.cols) + 3))
+
+    def _checkpoint(self, t0, idx, upd):
+        """An update of a checkpoint trace: its visit and point, and every checkpoint_every-th
+        update the weights after it."""
+        c = self.cols
+        self.updates += 1
+        keep = self.updates % CHECKPOINT_EVERY == 0
+        w = np.asarray(upd[0])
+        if keep and w.dtype == object:
+            self._numbers(self.path, [str(int(v)) for v in w.ravel()])
+        rows = c["checkpoint_w_num"].rows + c["checkpoint_w_num"].nbuf
+        self._within(self.path, nbytes=16 + (8 * w.size if keep else 0),
+                     cells=("checkpoint_w_num", (rows + 1) * w.size) if keep else ("upd_t", self.updates))
+        c["upd_t"].append((t0 + len(idx) - 1,))
+        c["upd_i"].append((int(idx[-1]),))
+        if keep:
+            c["checkpoint_w_num"].append(w.reshape(1, -1))
+
     def visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
+        if self.record == "checkpoints":
+            if upd is not None:
+                self._checkpoint(t0, idx, upd)
+            return
         if self.record == "updates":
             if upd is None:
                 return

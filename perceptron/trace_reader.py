@@ -25,7 +25,7 @@ from .limits import (
     MAX_TRACE_RECORDS,
     check_regular_file,
 )
-from .trace import SCHEMA, VERSION, Trace
+from .trace import MAX_CHECKPOINT_EVERY, SCHEMA, VERSION, Trace, checkpoint_refusal
 from .variants import VARIANTS
 
 __all__ = ["read_trace", "header_variant"]
@@ -41,7 +41,7 @@ __all__ = ["read_trace", "header_variant"]
 
 _STOPS = ("converged", "max_epochs", "max_updates", "max_visits", "unchanged", "sequence_end")
 _HEADER_KEYS = {"schema", "version", "variant", "params", "arithmetic", "dataset", "model_dim", "dual", "record", "scale",
-                "declaration", "scores"}
+                "declaration", "scores", "checkpoint_every"}
 _VISIT_KEYS = {"type", "t", "epoch", "i", "y", "score", "mistake", "k", "w", "b", "alpha", "pocket"}
 _END_KEYS = {"variant", "arithmetic", "updates", "epochs", "visits", "converged", "stop", "w", "b", "dataset_sha256",
              "alpha", "w_pocket", "run_pocket", "outputs"}
@@ -121,8 +121,18 @@ def _check_header(path, h, line=None):
             + (" plus the augmented coordinate" if params.augment else "") + f" = {want_dim}, not {str(h['model_dim'])[:40]}")
     if h.get("dual", False) is not var.dual:
         bad(f"header dual must be {str(var.dual).lower()} for the {var.name} variant")
-    if h["record"] not in ("visits", "updates"):
-        bad(f"header record must be \"visits\" or \"updates\", not {str(h['record'])[:40]!r}")
+    if h["record"] not in ("visits", "updates", "checkpoints"):
+        bad(f"header record must be \"visits\", \"updates\" or \"checkpoints\", not {str(h['record'])[:40]!r}")
+    if (h["record"] == "checkpoints") != ("checkpoint_every" in h):
+        bad("header checkpoint_every is the number of updates between a checkpoint trace's weights: present exactly "
+            "when record is \"checkpoints\"")
+    if h["record"] == "checkpoints":
+        every = h["checkpoint_every"]
+        if not _is_int(every) or not 1 <= every <= MAX_CHECKPOINT_EVERY:
+            bad(f"header checkpoint_every must be an integer in 1..{MAX_CHECKPOINT_EVERY}, not {str(every)[:40]}")
+        why = checkpoint_refusal(h)
+        if why:
+            bad(why)
     if "scores" in h and (h["scores"] != "float32-screened" or h["arithmetic"] != "float"):
         bad("header scores may only be \"float32-screened\", in a float trace (recorded scores then lie within the "
             "float32 screen's bound of the exact ones)")
@@ -249,6 +259,8 @@ def _read_jsonl(path) -> Trace:
                     raise InputError(path, "the first line must be the trace header", ln)
                 header = {k: v for k, v in obj.items() if k != "type"}
                 _check_header(path, header, ln)
+                if header["record"] == "checkpoints":
+                    raise InputError(path, "a checkpoint trace is read from NPZ (.npz), not JSON Lines", ln)
                 exact = header["arithmetic"] == "exact"
                 var = header_variant(path, header, ln)
                 dens = {k: int(v) for k, v in header.get("scale", {}).items()}
@@ -425,6 +437,8 @@ def _read_npz(path) -> Trace:
     var = header_variant(path, h)
     if getattr(var, "declared", False):
         raise InputError(path, "a declared variant's trace is read from JSON Lines (.jsonl), not NPZ")
+    if h["record"] == "checkpoints":
+        return _read_checkpoints(path, data, h, end)
 
     def col(name, kinds, ndim=1, required=True):
         a = data.get(name)
@@ -467,6 +481,44 @@ def _read_npz(path) -> Trace:
 
 
 _INT_TEXT = re.compile(r"-?[0-9]+")
+
+
+def _read_checkpoints(path, data, h, end) -> Trace:
+    """A checkpoint trace: each update's visit (strictly increasing from 1) and point (in
+    range), one weight vector of the model's length per checkpoint_every updates; no visit
+    records (the replay re-derives them from the data)."""
+    def column(name, ndim):
+        a = data.get(name)
+        if a is None:
+            raise InputError(path, f"column {name!r} is missing")
+        if a.dtype.kind not in ("iuU" if name == "checkpoint_w_num" else "i") or a.ndim != ndim:
+            raise InputError(path, f"column {name!r} must be a {ndim}-D integer array, not {a.dtype} of shape {a.shape}")
+        if a.dtype.kind == "U":
+            if any(len(v) > MAX_NUMBER_CHARS or not _INT_TEXT.fullmatch(v) for v in a.ravel()):
+                raise InputError(path, f"column {name!r} holds a value that is not an integer of at most "
+                                       f"{MAX_NUMBER_CHARS} digits")
+            return np.array([int(v) for v in a.ravel()], dtype=object).reshape(a.shape)
+        return a
+
+    extra = sorted(set(data) - {"header", "end", "upd_t", "upd_i", "checkpoint_w_num"})
+    if extra:
+        raise InputError(path, f"a checkpoint trace has no column {extra[0][:40]!r}")
+    upd_t, upd_i, ck = column("upd_t", 1), column("upd_i", 1), column("checkpoint_w_num", 2)
+    U, n, every = end["updates"], h["dataset"]["n"], h["checkpoint_every"]
+    if len(upd_t) != U or len(upd_i) != U:
+        raise InputError(path, f"the end record says {U} updates; upd_t has {len(upd_t)}, upd_i {len(upd_i)}")
+    if U and (upd_t[0] < 1 or np.any(np.diff(upd_t) <= 0) or upd_t[-1] > end["visits"]):
+        raise InputError(path, "upd_t must increase strictly from 1 and stay within the end record's visits")
+    if U and (upd_i.min() < 0 or upd_i.max() >= n):
+        raise InputError(path, f"a point index outside 0..{n - 1}")
+    if ck.shape != (U // every, h["model_dim"]):
+        raise InputError(path, f"checkpoint_w_num must have shape ({U // every}, {h['model_dim']}): one weight vector "
+                               f"every {every} updates")
+    empty = np.zeros(0, dtype=np.int64)
+    tr = Trace(h, empty, empty, empty, empty.astype(np.int8), empty.astype(bool), empty, empty, upd_t.astype(np.int64),
+               ck, None, empty, end)
+    tr.upd_i = upd_i.astype(np.int64)
+    return tr
 
 
 def _expand_segments(data):

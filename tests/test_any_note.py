@@ -575,7 +575,11 @@ expect = "holds"
 
 
 def test_counts_of_the_run_so_far_are_refused_inside_prev(tmp_path):
-    for expr in ("prev(sweep_mistakes) >= 0", "prev(sum_i(alpha)) <= k"):
+    """Counts of the run so far, and what a visit is about (its point, label, score, number: a
+    newcomer's prev(i) read the current i, so "prev(i) != i" was quietly false), are refused
+    inside prev(): it goes back to states only."""
+    for expr in ("prev(sweep_mistakes) >= 0", "prev(sum_i(alpha)) <= k", "prev(i) != i", "prev(t) < t",
+                 "prev(dot(w, x)) <= 0", "prev(score) <= score"):
         path = tmp_path / "p.toml"
         path.write_text(HEAD + f'''[[claim]]
 id = "p"

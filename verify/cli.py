@@ -335,7 +335,9 @@ def cmd_check(args) -> int:
         from verify.replay.pairs import pair_tally
 
         tallies.update({c.id: pair_tally(c, ds, ctx, tr) for c in claims if c.when == "pair"})
-    print(f"{args.trace}: consistent with {ds.name} ({len(tr.t)} visits recorded, {tr.end.get('updates')} updates, "
+    recorded = (f"a checkpoint trace: {tr.end.get('visits')} visits re-derived from the data" if tr.checkpoints
+                else f"{len(tr.t)} visits recorded")
+    print(f"{args.trace}: consistent with {ds.name} ({recorded}, {tr.end.get('updates')} updates, "
           f"variant {tr.header['variant']}, {tr.header['arithmetic']})")
     if tr.declaration is not None or getattr(ctx, "declared", False):
         src = "the declaration embedded in the trace's header" if embedded else "the declaration given"
@@ -672,7 +674,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     _add_data_args(p)
     _add_run_args(p)
     p.add_argument("--trace", help="write the trace here (.jsonl or .npz)")
-    p.add_argument("--record", choices=["visits", "updates"], default="visits", help="record every visit or updates only")
+    p.add_argument("--record", choices=["visits", "updates", "checkpoints"], default="visits",
+                   help="record every visit, updates only, or (a long run, .npz) each update's visit and point with "
+                        "the weights every 65536 updates: check re-runs every visit from the data")
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.set_defaults(func=cmd_train)
 

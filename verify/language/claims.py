@@ -677,6 +677,10 @@ def _declares_alpha(variants) -> bool:
     return any("alpha" in getattr(variant_of(v), "types", {}) for v in variants if getattr(variant_of(v), "declared", False))
 
 
+#: What a visit or update is about (its point, label, score, number): prev() cannot go back to them.
+_STEP_NAMES = {"x", "y", "i", "t", "score", "out", "x_hat"}
+
+
 def _names_under_prev(tree) -> set:
     """The names read inside some prev(...) of a compiled expression tree."""
     found: set = set()
@@ -720,10 +724,16 @@ def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = 
     if "alpha" in names and (when not in ("visit", "update", "end") or not c.uses_points) and not declared_alpha:
         raise ExprError("alpha (the updates made on each point so far) is defined in a run (at a visit, an update "
                         "or the end), inside min_i/max_i/sum_i/all_i/any_i (e.g. sum_i(alpha) == k)")
-    counts = _names_under_prev(c.tree) & (_SWEEP_NAMES | ({"alpha"} if not declared_alpha else set())) - set(free or ())
+    under = _names_under_prev(c.tree) - set(free or ())
+    counts = under & (_SWEEP_NAMES | ({"alpha"} if not declared_alpha else set()))
     if counts:
         raise ExprError(f"{', '.join(sorted(counts))} inside prev(...): counts of the run so far, not a state "
                         "prev() goes back to (write the count itself, e.g. sweep_mistakes - 1)")
+    step = under & _STEP_NAMES
+    if step:
+        raise ExprError(f"{', '.join(sorted(step))} inside prev(...): the current visit's, not a state's; prev() goes "
+                        "back to the weights, bias, k and sumsq of an earlier state, not to an earlier update's point "
+                        "(the current point against an earlier state is e.g. dot(prev(w), x))")
 
 
 def lint(paths, drafts: list | None = None, notes: list | None = None) -> list[ClaimError]:

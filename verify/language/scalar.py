@@ -41,7 +41,10 @@ def format_value(v) -> str:
         return str(v).lower()
     if isinstance(v, X.Surd):
         return f"{v!r} (~{X.to_float(v):.6g})"
-    return format_rational(v)
+    text = format_rational(v)
+    if isinstance(v, Fraction) and v.denominator != 1 and len(text) > 7:  # a long quotient: its size at a glance
+        return f"{text} (~{X.to_float(v):.6g})"
+    return text
 
 
 def exact_json(v) -> dict:

@@ -299,7 +299,13 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
     visit_claims = [c for c in live if c.when == "visit"]
     update_claims = [c for c in live if c.when == "update"]
     end_claims = [c for c in live if c.when == "end"]
-    if ctx.declared:
+    if getattr(trace, "checkpoints", False):  # a run recorded by its updates: every visit re-derived
+        from verify.replay.checkpoints import VISIT_CLAIMS_WHY, replay_checkpoints
+
+        for c in visit_claims:
+            tallies[c.id].not_applicable = VISIT_CLAIMS_WHY
+        bad = replay_checkpoints(ctx, trace, update_claims, end_claims, tallies, name)
+    elif ctx.declared:
         from verify.replay.declared import replay_declared
 
         bad = replay_declared(ctx, trace, visit_claims, update_claims, end_claims, tallies, name)

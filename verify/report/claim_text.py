@@ -136,6 +136,8 @@ def failure_text(c) -> str:
              f"statement: {c['statement']}"]
     if c.get("expr"):
         lines.append(f"expr: {c['expr']}")
+    if (c["evidence"].get("premise") or {}).get("given"):  # where the claim applies: the failure is there
+        lines.append(f"given: {c['evidence']['premise']['given']}")
     ce = ev.get("counterexample")
     if ce:
         if "search" in ce:

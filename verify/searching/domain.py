@@ -132,8 +132,12 @@ class Domain:
             "engine": engine,
             "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
         })
-        if claim is not None and claim.when == "end" and "stopped_by_budget" in claim.compiled.names:
-            d["runs"] += "; runs the update bound cuts count as stopped by budget"
+        if claim is not None and claim.when == "end":
+            given = getattr(claim, "given", None)
+            d["runs"] += ("; runs the update bound cuts count as stopped by budget" if "stopped_by_budget" in
+                          set(claim.compiled.names) | set(given.names if given is not None else ()) else
+                          "; the ends of the runs that converge within the update bound (a run the bound cuts has "
+                          "not ended: read stopped_by_budget to include it)")
         if claim is not None and late_names(claim):
             d["runs"] += (f"; each run followed to its end before its {claim.when}s are evaluated (mistakes, epochs, "
                           "converged and stopped_by_budget are its end's; a run the update bound cuts is stopped by budget)"

@@ -1,0 +1,142 @@
+"""Checkpoint traces (record "checkpoints"): a run recorded by its updates, every visit re-derived
+by the replay.  The replay must accept exactly the runs the visit-by-visit trace of the same run
+is accepted for, with the same claim tallies; it must catch a doctored update, point,
+checkpoint or end; and what train refuses to record this way it says in one line."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import perceptron.trace as trace_mod
+import verify.replay.checkpoints as ck
+from perceptron import Params, builtin, open_writer, read_trace, train
+from verify.cli import main
+from verify.language.claims import builtin_claim_files, load_claims
+from verify.replay.dispatch import replay
+
+CLAIMS = [c for p in builtin_claim_files() for c in load_claims(p).claims]
+
+
+def cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main([str(a) for a in argv])
+        except SystemExit as e:
+            rc = e.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _both(tmp_path, name, params):
+    """The run traced visit by visit and as checkpoints: (dataset, visits trace, checkpoint trace)."""
+    ds = builtin(name)
+    paths = {}
+    for rec in ("visits", "checkpoints"):
+        paths[rec] = tmp_path / f"{rec}.npz"
+        train(ds, params, open_writer(str(paths[rec]), rec))
+    return ds, read_trace(str(paths["visits"])), read_trace(str(paths["checkpoints"]))
+
+
+def _tallies(ds, tr):
+    ctx, bad, tallies = replay(ds, tr, CLAIMS)
+    assert bad is None, bad
+    return {cid: (t.evaluations, t.violation, t.not_applicable is None, t.unknown) for cid, t in tallies.items()
+            if next(c for c in CLAIMS if c.id == cid).when in ("update", "end")}
+
+
+@pytest.mark.parametrize("order", ["cyclic", "random:3"])
+@pytest.mark.parametrize("name", ["separable-d3-g1_10", "xor-2", "separable-d5-g1_10"])
+def test_a_checkpoint_trace_is_checked_as_the_visit_trace_of_the_same_run(tmp_path, monkeypatch, name, order):
+    """Every update and end claim gets the same evaluations, violations and unknowns from the
+    checkpoint trace as from the visit trace of the same run (converged, or cut by max_epochs on
+    non-separable data); checkpoints every 3 updates, and chunks of a few epochs, so that both
+    are crossed many times."""
+    monkeypatch.setattr(trace_mod, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(ck, "BLOCK_CELLS", 40)
+    ds, tv, tc = _both(tmp_path, name, Params(order=order, augment="last", max_epochs=30))
+    assert tc.header["checkpoint_every"] == 3 and len(tc.w) == len(tc.upd_t) // 3 >= 1
+    assert np.array_equal(tc.upd_t, tv.upd_t)
+    assert _tallies(ds, tc) == _tallies(ds, tv)
+
+
+def test_a_checkpoint_trace_is_checked_in_int64_and_in_python_integers_alike(tmp_path, monkeypatch):
+    ds, _, tc = _both(tmp_path, "separable-d3-g1_10", Params(order="cyclic", augment="last"))
+    fast = _tallies(ds, tc)
+    monkeypatch.setattr(ck, "INT64_SAFE", 1)  # no bound proves int64 safe: every product in Python integers
+    assert _tallies(ds, tc) == fast
+
+
+def _doctor(path, **cols):
+    """Rewrite the NPZ at ``path`` with columns replaced (header and end are JSON texts)."""
+    with zipfile.ZipFile(path) as zf:
+        arrays = {n[:-4]: np.lib.format.read_array(zf.open(n)) for n in zf.namelist()}
+    for key, fn in cols.items():
+        arrays[key] = fn(arrays[key])
+    with zipfile.ZipFile(path, "w") as zf:
+        for key, a in arrays.items():
+            with zf.open(key + ".npy", "w") as out:
+                np.lib.format.write_array(out, a, allow_pickle=False)
+
+
+def _json_edit(fn):
+    return lambda a: np.array(json.dumps(fn(json.loads(str(a))), sort_keys=True))
+
+
+@pytest.mark.parametrize("doctor, message", [
+    ({"upd_i": lambda a: np.where(np.arange(len(a)) == 1, (a + 1) % 20, a)}, "the order visits point"),
+    ({"checkpoint_w_num": lambda a: a + (np.arange(a.size).reshape(a.shape) == 0)}, "checkpoint 1"),
+    # the last update moved to the next visit, with that visit's point: the visit it left is a mistake
+    ({"upd_t": lambda a: np.where(np.arange(len(a)) == len(a) - 1, a + 1, a),
+      "upd_i": lambda a: np.where(np.arange(len(a)) == len(a) - 1, (a + 1) % 20, a)}, "recomputed from the data"),
+    ({"end": _json_edit(lambda e: {**e, "epochs": e["epochs"] + 1})}, "epochs"),
+    ({"end": _json_edit(lambda e: {**e, "w": ["0"] * len(e["w"])})}, "ends with w"),
+])
+def test_a_doctored_checkpoint_trace_is_inconsistent(tmp_path, monkeypatch, doctor, message):
+    monkeypatch.setattr(trace_mod, "CHECKPOINT_EVERY", 2)
+    path = tmp_path / "c.npz"
+    rc, out, err = cli("train", "--data", "builtin:separable-d2-g1_20", "--exact", "--augment", "last",
+                       "--record", "checkpoints", "--trace", path)
+    assert rc == 0, err
+    rc, out, err = cli("check", "--data", "builtin:separable-d2-g1_20", "--trace", path)
+    assert rc == 0 and "consistent with" in out, out + err
+    _doctor(path, **doctor)
+    rc, out, err = cli("check", "--data", "builtin:separable-d2-g1_20", "--trace", path)
+    assert rc == 1 and "INCONSISTENT" in out and message in out, out + err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--exact", "--variant", "pocket"], "without a bias of its own"),
+    (["--exact", "--variant", "novikoff"], "without a bias of its own"),
+    (["--exact", "--order", "first"], "cyclic or a random order"),
+    (["--float"], "exact run"),
+])
+def test_what_train_cannot_record_as_checkpoints_it_says_in_one_line(tmp_path, args, message):
+    path = tmp_path / "c.npz"
+    rc, out, err = cli("train", "--data", "builtin:separable-d2-g1_20", "--record", "checkpoints", "--trace", path, *args)
+    assert rc == 2 and message in err and len(err.strip().splitlines()) == 1 and not path.exists(), err
+    rc, out, err = cli("train", "--data", "builtin:separable-d2-g1_20", "--exact", "--record", "checkpoints", "--trace",
+                       tmp_path / "c.jsonl")
+    assert rc == 2 and "NPZ" in err, err
+
+
+def test_a_checkpoint_header_is_read_strictly(tmp_path):
+    path = tmp_path / "c.npz"
+    assert cli("train", "--data", "builtin:separable-d2-g1_20", "--exact", "--record", "checkpoints", "--trace", path)[0] == 0
+    _doctor(path, header=_json_edit(lambda h: {k: v for k, v in h.items() if k != "checkpoint_every"}))
+    rc, out, err = cli("check", "--data", "builtin:separable-d2-g1_20", "--trace", path)
+    assert rc == 2 and "checkpoint_every" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_visit_claims_say_why_a_checkpoint_trace_does_not_evaluate_them(tmp_path):
+    path, claims = tmp_path / "c.npz", tmp_path / "v.toml"
+    claims.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "v.score"\nsection = "s"\nstatement = "s"\n'
+                      'when = "visit"\nvariants = ["rosenblatt"]\nexpr = "score == dot(w, x)"\nexpect = "holds"\n')
+    assert cli("train", "--data", "builtin:separable-d2-g1_20", "--exact", "--record", "checkpoints", "--trace", path)[0] == 0
+    rc, out, err = cli("check", "--data", "builtin:separable-d2-g1_20", "--trace", path, "--claims", claims)
+    assert rc == 0 and "v.score: not applicable" in out and "re-derived from the data and checked" in out, out + err
