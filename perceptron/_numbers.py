@@ -122,8 +122,8 @@ def maxabs(a) -> int:
     bound every int64 fast path compares with INT64_SAFE."""
     if a.size == 0:
         return 0
-    if a.dtype == object:
-        return max(abs(int(v)) for v in a.ravel())
+    if a.dtype == object:  # Python integers: numpy's reductions compare them exactly, in one C loop
+        return abs(int(max(a.max(), -a.min())))
     return int(max(a.max(), -a.min()))
 
 

@@ -566,7 +566,8 @@ class NpzWriter(_Base):
         """A checkpoint trace's columns: each update's visit and point, the weights every
         checkpoint_every updates."""
         self.cols = {"upd_t": _Column(os.path.join(self.tmp, "upd_t"), np.int64),
-                     "upd_i": _Column(os.path.join(self.tmp, "upd_i"), np.int64),
+                     "upd_i": _Column(os.path.join(self.tmp, "upd_i"),
+                                      np.int32 if self.header["dataset"]["n"] < 2**31 else np.int64),
                      "checkpoint_w_num": _Column(os.path.join(self.tmp, "w"), np.int64, self.header["model_dim"])}
         self.updates = 0
         self._numbers(self.path, [str(v) for v in self.header.get("scale", {}).values()])
@@ -584,7 +585,7 @@ class NpzWriter(_Base):
         if keep and w.dtype == object:
             self._numbers(self.path, [str(int(v)) for v in w.ravel()])
         rows = c["checkpoint_w_num"].rows + c["checkpoint_w_num"].nbuf
-        self._within(self.path, nbytes=16 + (8 * w.size if keep else 0),
+        self._within(self.path, nbytes=12 + (8 * w.size if keep else 0),
                      cells=("checkpoint_w_num", (rows + 1) * w.size) if keep else ("upd_t", self.updates))
         c["upd_t"].append((t0 + len(idx) - 1,))
         c["upd_i"].append((int(idx[-1]),))

@@ -368,9 +368,11 @@ def cmd_check(args) -> int:
             from verify.report.claim_text import sides_text
 
             viol = t.violation
-            where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point", "end") if k in viol)
+            where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
+            if viol.get("end"):
+                where = f"the end of the run ({where})" if where else "the end of the run"
             free = ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
-            print(f"      first violation at {where or ('the run' if c.when == 'pair' else 'the dataset')}" + (f" ({free})" if free else ""))
+            print(f"      first violation at {where or ('the pair of runs' if c.when == 'pair' else 'the dataset')}" + (f" ({free})" if free else ""))
             if "partner" in viol:  # a pair claim: the partner run, and where the two part
                 part = (f"at update {viol['first_difference_at_update']}: points {viol['points_updated'][0]} against "
                         f"{viol['points_updated'][1]}" if "first_difference_at_update" in viol else

@@ -510,6 +510,16 @@ def approx(c) -> tuple[np.ndarray, np.ndarray]:
             nonzero = rat.num != 0 if m is None else (rat.num != 0) & (m.num != 0)
             ok = np.isfinite(val) & ~(nonzero & (np.abs(val) < APPROX_TINY))
             return np.where(ok, val, 0.0), np.where(ok, np.abs(val) * APPROX_REL, np.inf)
+        try:  # Python integers within the float range: each converted correctly rounded, in one C loop
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+                val = rat.num.astype(float) / rat.den.astype(float)
+                if m is not None:
+                    val = val * np.sqrt(m.num.astype(float) / m.den.astype(float))
+            nonzero = rat.num != 0 if m is None else (rat.num != 0) & (m.num != 0)
+            ok = np.isfinite(val) & ~(nonzero & (np.abs(val) < APPROX_TINY))
+            return np.where(ok, val, 0.0), np.where(ok, np.abs(val) * APPROX_REL, np.inf)
+        except OverflowError:  # an integer past the float range: row by row
+            val = np.zeros(R)
         for r in range(R):
             try:
                 v = int(rat.num[r]) / int(rat.den[r])  # correctly rounded

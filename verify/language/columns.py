@@ -200,6 +200,20 @@ class StepLog:
         if len(self.states) * self.d > BLOCK_CELLS:
             self.flush()
 
+    def extend(self, states: list, points: list, kind: str | None = None, steps: dict | None = None):
+        """Many consecutive states at once (``states`` (w, b, sumsq) after updates on ``points``)
+        and, with ``kind``, the steps at them (``steps``: a list per column of step(), ``score``
+        as (numerator, denominator) pairs): a long run fed in pieces, not a call per update.
+        The block is evaluated after the piece, so a piece must be small beside BLOCK_CELLS."""
+        self.states.extend(states)
+        self.updates.extend(points)
+        if kind is not None:
+            s = self.steps[kind]
+            for key, col in steps.items():
+                s[key].extend(col)
+        if len(self.states) * self.d > BLOCK_CELLS or (kind is not None and len(s["t"]) >= self.MAX_LOGGED_STEPS):
+            self.flush()
+
     def step(self, kind: str, t: int, i: int, k: int, score: tuple, out: int, sweep: tuple):
         """A step where claims are evaluated; ``score`` = (numerator, denominator > 0), ``sweep``
         = (its number, the visits made before it, its mistakes up to and including this visit)."""

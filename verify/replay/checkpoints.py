@@ -37,6 +37,8 @@ from verify.replay.records import Inconsistency, augmented_bias, end_mismatch, r
 
 __all__ = ["replay_checkpoints", "VISIT_CLAIMS_WHY"]
 
+#: Updates handed to the claims at a time (verify.language.columns.StepLog.extend).
+FEED_PIECE = 4096
 #: Why visit claims are not evaluated on a checkpoint trace (their not-applicable reason).
 VISIT_CLAIMS_WHY = ("a checkpoint trace's visits are re-derived from the data and checked, not evaluated one by one "
                     "(record visits to evaluate visit claims)")
@@ -175,20 +177,22 @@ class _Run:
         return None
 
     def _feed(self, log, states, u0, u1, scores, out, norms2, sq):
-        """Updates u0+1 .. u1 to the claims: the state after each, and the step."""
-        n, D = self.n, self.ctx.D
-        t = self.upd_t[u0:u1].tolist()
-        ep = ((self.upd_t[u0:u1] - 1) // n + 1).tolist()
-        for j, (tj, i) in enumerate(zip(t, self.upd_i[u0:u1].tolist())):
-            k = u0 + j + 1
-            sq += int(norms2[i])
-            log.state(X.Vec(states[j + 1], self.S), Fraction(0), Fraction(sq, D * D), i)
-            if not log.update_claims:
-                continue
-            e = ep[j]
-            first = int(np.searchsorted(self.upd_t, (e - 1) * n + 1))  # updates before this epoch
-            log.step("update", tj, i, k, (int(scores[j]), self.den), int(out[j]), (e, (e - 1) * n, k - first))
-        return sq
+        """Updates u0+1 .. u1 to the claims, in pieces: the state after each, and the step."""
+        n, D2, zero = self.n, self.ctx.D * self.ctx.D, Fraction(0)
+        ui = self.upd_i[u0:u1]
+        sqs = np.cumsum(np.concatenate([[sq], norms2[ui]]).astype(object))[1:].tolist()
+        t = self.upd_t[u0:u1]
+        ep = (t - 1) // n + 1
+        first = np.searchsorted(self.upd_t, (ep - 1) * n + 1)  # the updates made before each one's epoch
+        k = np.arange(u0 + 1, u1 + 1, dtype=np.int64)
+        cols = {"t": t.tolist(), "i": ui.tolist(), "state": k.tolist(), "out": np.asarray(out).tolist(),
+                "score": [(int(v), self.den) for v in np.asarray(scores).tolist()], "sweep": ep.tolist(),
+                "sweep_t0": ((ep - 1) * n).tolist(), "sweep_mistakes": (k - first).tolist()}
+        for a in range(0, u1 - u0, FEED_PIECE):
+            b = min(u1 - u0, a + FEED_PIECE)
+            log.extend([(X.Vec(states[j + 1], self.S), zero, Fraction(sqs[j], D2)) for j in range(a, b)], cols["i"][a:b],
+                       "update" if log.update_claims else None, {key: v[a:b] for key, v in cols.items()})
+        return sqs[-1] if sqs else sq
 
     # ---- the end
     def end_check(self):
