@@ -24,7 +24,7 @@ from .declared import variant_of
 from .variants import VARIANTS
 
 __all__ = ["Params", "ParamError", "prepare_inputs", "exact_inputs", "check_params", "declared_constants",
-           "names_used", "parse_order", "MAX_KERNEL_POINTS", "MAX_DEGREE"]
+           "names_used", "parse_order", "epoch_permutations", "MAX_KERNEL_POINTS", "MAX_DEGREE"]
 
 
 @dataclass(frozen=True)
@@ -340,6 +340,15 @@ def names_used(decl) -> set:
     for _, c in decl.state + decl.update + decl.outputs:
         used |= set(c.names)
     return used
+
+
+def epoch_permutations(seed: int, n: int):
+    """The points of each epoch of a ``random:SEED`` run on n points, epoch after epoch: one
+    generator, one permutation an epoch.  The learner, its replays and the search all draw them
+    here, so they cannot disagree."""
+    rng = np.random.default_rng(seed)
+    while True:
+        yield rng.permutation(n)
 
 
 def parse_order(order: str):

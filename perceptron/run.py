@@ -31,6 +31,7 @@ from .params import (
     Params,
     check_params,
     declared_constants,
+    epoch_permutations,
     parse_order,
     prepare_inputs,
 )
@@ -140,7 +141,7 @@ def _loop(ds: Dataset, params: Params, var, model, X, recorder) -> Result:
         recorder.begin(_header(ds, params, model, X))
     loop = _Loop(ds, params, var, model, recorder)
     if order in ("cyclic", "random"):
-        loop.epochs(np.random.default_rng(seed) if order == "random" else None)
+        loop.epochs(epoch_permutations(seed, ds.n) if order == "random" else None)
     elif order == "sequence":  # the updates are given: each must be on a misclassified point
         loop.sequence(seed)
     else:  # first, max-violation: every step looks at all points
@@ -186,9 +187,9 @@ class _Loop:
         self.recorder.visits(self.t - len(idx) + 1, self.epoch, idx, self.y[idx] if ys is None else ys, s, mist,
                              self.k - 1 if upd else self.k, self.model.weights() if upd else None, replaced)
 
-    def epochs(self, rng):
+    def epochs(self, perms):
         """Cyclic and random orders: epochs of points scored in blocks between updates."""
-        params, n = self.params, self.ds.n
+        params = self.params
         self.block = BLOCK_MIN * 4
         self.gap_est = float(self.block)
         while True:
@@ -199,7 +200,7 @@ class _Loop:
                 self.stop = "max_updates"
                 return
             self.epoch += 1
-            clean = self._epoch(rng.permutation(n) if rng is not None else None)
+            clean = self._epoch(next(perms) if perms is not None else None)
             if self.stop is not None:
                 return
             if clean and not (self.declared and self.var.stop == "epochs"):

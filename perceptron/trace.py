@@ -74,7 +74,7 @@ from .declared import Declaration, variant_of
 from .errors import InputError
 
 __all__ = ["Trace", "MemoryTrace", "JsonlWriter", "NpzWriter", "open_writer", "SCHEMA", "VERSION", "CHECKPOINT_EVERY",
-           "checkpoint_refusal"]
+           "MAX_CHECKPOINT_EVERY", "checkpoint_refusal"]
 
 SCHEMA = "proof-audit/trace"
 VERSION = 1
@@ -556,7 +556,10 @@ class NpzWriter(_Base):
         self.cols[wname] = _Column(os.path.join(self.tmp, "w"), np.int64 if (self.exact or self.dual) else np.float64, dim)
         self.bname = None
         self.cols["pocket_t"] = _Column(os.path.join(self.tmp, "pocket_t"), np.int64)
-        # the header's text and each member's zip and .npy headers
+        self._header_within()
+
+    def _header_within(self):
+        """The header's text and each member's zip and .npy headers, within the reader's limits."""
         self._numbers(self.path, [str(v) for v in self.header.get("scale", {}).values()])
         head = len(json.dumps(self.header, sort_keys=True))
         self._line(self.path, head)
@@ -570,10 +573,7 @@ class NpzWriter(_Base):
                                       np.int32 if self.header["dataset"]["n"] < 2**31 else np.int64),
                      "checkpoint_w_num": _Column(os.path.join(self.tmp, "w"), np.int64, self.header["model_dim"])}
         self.updates = 0
-        self._numbers(self.path, [str(v) for v in self.header.get("scale", {}).values()])
-        head = len(json.dumps(self.header, sort_keys=True))
-        self._line(self.path, head)
-        self._within(self.path, nbytes=head + 256 * (len(self.cols) + 3))
+        self._header_within()
 
     def _checkpoint(self, t0, idx, upd):
         """An update of a checkpoint trace: its visit and point, and every checkpoint_every-th

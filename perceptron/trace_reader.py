@@ -503,11 +503,12 @@ def _read_checkpoints(path, data, h, end) -> Trace:
     extra = sorted(set(data) - {"header", "end", "upd_t", "upd_i", "checkpoint_w_num"})
     if extra:
         raise InputError(path, f"a checkpoint trace has no column {extra[0][:40]!r}")
-    upd_t, upd_i, ck = column("upd_t", 1), column("upd_i", 1), column("checkpoint_w_num", 2)
+    upd_t, upd_i = column("upd_t", 1).astype(np.int64), column("upd_i", 1).astype(np.int64)
+    ck = column("checkpoint_w_num", 2)
     U, n, every = end["updates"], h["dataset"]["n"], h["checkpoint_every"]
     if len(upd_t) != U or len(upd_i) != U:
         raise InputError(path, f"the end record says {U} updates; upd_t has {len(upd_t)}, upd_i {len(upd_i)}")
-    if U and (upd_t[0] < 1 or np.any(np.diff(upd_t) <= 0) or upd_t[-1] > end["visits"]):
+    if U and (upd_t[0] < 1 or not np.all(upd_t[1:] > upd_t[:-1]) or upd_t[-1] > end["visits"]):
         raise InputError(path, "upd_t must increase strictly from 1 and stay within the end record's visits")
     if U and (upd_i.min() < 0 or upd_i.max() >= n):
         raise InputError(path, f"a point index outside 0..{n - 1}")
@@ -515,10 +516,8 @@ def _read_checkpoints(path, data, h, end) -> Trace:
         raise InputError(path, f"checkpoint_w_num must have shape ({U // every}, {h['model_dim']}): one weight vector "
                                f"every {every} updates")
     empty = np.zeros(0, dtype=np.int64)
-    tr = Trace(h, empty, empty, empty, empty.astype(np.int8), empty.astype(bool), empty, empty, upd_t.astype(np.int64),
-               ck, None, empty, end)
-    tr.upd_i = upd_i.astype(np.int64)
-    return tr
+    return Trace(h, empty, empty, empty, empty.astype(np.int8), empty.astype(bool), empty, empty, upd_t, ck, None, empty,
+                 end, upd_i=upd_i)
 
 
 def _expand_segments(data):

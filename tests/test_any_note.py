@@ -1212,3 +1212,21 @@ def test_whole_run_quantities_before_the_end_are_searched(tmp_path, monkeypatch,
     assert rc == 1 and "l.false: refuted" in out, out
     with pytest.raises(Exception, match="runs each candidate to its end"):
         search(claims["l.false"], dom, engine="z3", timeout=10)
+
+
+def test_a_block_too_big_for_the_frontier_is_split_before_its_runs_are_followed_to_their_end(tmp_path, monkeypatch):
+    """Following each run to its end (whole-run quantities at updates) happens inside the block's
+    split: a frontier budget smaller than a block splits it, with the same verdict (before, the
+    split escaped the shard as an error)."""
+    import verify.searching as S
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_split.toml"
+    path.write_text(HEAD + _cl("l.ident", "update", "mistakes >= k", "cyclic"))
+    (claim,) = load_claims(str(path)).claims
+    dom = Domain(points=2, dim=2, box=1, max_updates=3, w0_box=1)
+    whole = search(claim, dom, engine="enumerate", timeout=120)
+    monkeypatch.setattr(S, "MAX_FRONTIER", 50)
+    split = search(claim, dom, engine="enumerate", timeout=120)
+    assert whole.verdict == split.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, split.to_json()
+    assert split.checked == whole.checked > 0

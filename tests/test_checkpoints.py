@@ -5,8 +5,6 @@ checkpoint or end; and what train refuses to record this way it says in one line
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import zipfile
 
@@ -16,21 +14,12 @@ import pytest
 import perceptron.trace as trace_mod
 import verify.replay.checkpoints as ck
 from perceptron import Params, builtin, open_writer, read_trace, train
-from verify.cli import main
 from verify.language.claims import builtin_claim_files, load_claims
 from verify.replay.dispatch import replay
 
+from .test_round_trip_limits import cli
+
 CLAIMS = [c for p in builtin_claim_files() for c in load_claims(p).claims]
-
-
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as e:
-            rc = e.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 def _both(tmp_path, name, params):
@@ -140,3 +129,54 @@ def test_visit_claims_say_why_a_checkpoint_trace_does_not_evaluate_them(tmp_path
     assert cli("train", "--data", "builtin:separable-d2-g1_20", "--exact", "--record", "checkpoints", "--trace", path)[0] == 0
     rc, out, err = cli("check", "--data", "builtin:separable-d2-g1_20", "--trace", path, "--claims", claims)
     assert rc == 0 and "v.score: not applicable" in out and "re-derived from the data and checked" in out, out + err
+
+
+def test_update_visits_of_a_narrow_integer_type_cannot_wrap(tmp_path):
+    """upd_t stored as int8 with a negative visit (int8 differences wrap: [100, -100, 20] looked
+    increasing) is refused, not replayed at visit -100 (a reviewer's forgery)."""
+    path = tmp_path / "c.npz"
+    assert cli("train", "--data", "builtin:separable-d5-g1_10", "--exact", "--record", "checkpoints", "--trace", path)[0] == 0
+    _doctor(path, upd_t=lambda a: np.concatenate([[100, -100], a[2:]]).astype(np.int8) if len(a) > 2 else a,
+            upd_i=lambda a: a)
+    rc, out, err = cli("check", "--data", "builtin:separable-d5-g1_10", "--trace", path)
+    assert rc == 2 and "upd_t must increase strictly" in err, out + err
+
+
+def test_an_update_claimed_in_a_far_epoch_is_refused_without_allocating_for_it(tmp_path):
+    """An update at visit 10^12 n (the end record forged to match, max_epochs raised) is an epoch
+    without an update before it: INCONSISTENT at once, with no array of 10^12 epochs."""
+    path = tmp_path / "c.npz"
+    assert cli("train", "--data", "builtin:separable-d2-g1_20", "--exact", "--record", "checkpoints", "--trace", path)[0] == 0
+    far = 10**12 * 20
+    _doctor(path, upd_t=lambda a: np.concatenate([a[:-1], [far]]),
+            end=_json_edit(lambda e: {**e, "visits": far + 20}),
+            header=_json_edit(lambda h: {**h, "params": {**h["params"], "max_epochs": 10**13}}))
+    rc, out, err = cli("check", "--data", "builtin:separable-d2-g1_20", "--trace", path)
+    assert rc == 1 and "records no update, so the run converges there" in out, out + err
+
+
+def test_b0_and_a_huge_eta_are_replayed_as_the_visit_trace_does(tmp_path):
+    """A run from b0 = 1 without a bias of its own keeps b = b0 at every state (as the visit trace's
+    replay does); eta = 10^20 takes Python integers where int64 would overflow."""
+    claims = tmp_path / "b.toml"
+    claims.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "b.same"\nsection = "s"\nstatement = "s"\n'
+                      'when = "update"\nvariants = ["rosenblatt"]\nexpr = "b == prev(b) and b == 1"\nexpect = "holds"\n')
+    (claim,) = load_claims(str(claims)).claims
+    for params in (Params(order="cyclic", b0=1), Params(order="random:2", eta=10**20)):
+        ds, tv, tc = _both(tmp_path, "separable-d3-g1_10", params)
+        for tr in (tv, tc):
+            _, bad, tallies = replay(ds, tr, [claim] + CLAIMS)
+            assert bad is None, bad
+        if params.b0:
+            assert tallies["b.same"].violation is None and tallies["b.same"].evaluations == len(tc.upd_t)
+        assert _tallies(ds, tc) == _tallies(ds, tv)
+
+
+def test_a_pair_claim_on_a_checkpoint_trace_says_why_it_does_not_apply(tmp_path):
+    path, claims = tmp_path / "c.npz", tmp_path / "p.toml"
+    claims.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "p.eta"\nsection = "s"\nstatement = "s"\n'
+                      'when = "pair"\npair = "eta:c"\nat = "update"\nvariants = ["rosenblatt"]\nassume = ["w0_zero"]\n'
+                      'expr = "other_w == c*w"\nexpect = "holds"\n')
+    assert cli("train", "--data", "builtin:separable-d2-g1_20", "--exact", "--record", "checkpoints", "--trace", path)[0] == 0
+    rc, out, err = cli("check", "--data", "builtin:separable-d2-g1_20", "--trace", path, "--claims", claims)
+    assert rc == 0 and "p.eta: not applicable" in out and "checkpoint trace keeps neither" in out, out + err

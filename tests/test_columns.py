@@ -286,3 +286,39 @@ def test_prev_reaches_back_across_block_boundaries(monkeypatch):
     _same(got, want)
     assert want["p.8"].evaluations == len(trace.upd_t) - 7 > 0 and want["p.8"].violation is None
     assert want["p.8slack"].min_slack is not None  # its exact value and place depend on the state read
+
+
+def test_comparisons_screened_by_floats_stay_exact():
+    """col_compare decides rows by float approximations only where their error bounds keep the
+    two apart: values equal, or apart by far less than a float's precision (2^-200 relative),
+    rationals past int64 and square roots, against the exact comparison of each row."""
+    import random
+
+    import numpy as np
+
+    from verify.language.column_values import Mono, Rat, col_compare
+
+    rng = random.Random(3)
+    rows_a, rows_b, want = [], [], []
+    for r in range(400):
+        den = rng.choice([1, 7, 10**30 + 3])
+        a = Fraction(rng.randint(-10**40, 10**40), den)
+        kind = r % 4
+        b = a if kind == 0 else a + Fraction(1, 2**200) if kind == 1 else a - Fraction(rng.randint(1, 10**40), den)
+        rows_a.append(a)
+        rows_b.append(b)
+        want.append((a > b) - (a < b))
+
+    def col(vals):
+        return Rat(np.array([v.numerator for v in vals], dtype=object), np.array([v.denominator for v in vals], dtype=object))
+
+    got, bad = col_compare(col(rows_a), col(rows_b))
+    assert not bad and got.tolist() == want
+    # c sqrt(m) against its square's rational: sqrt(2) * 3 vs 3 * sqrt(2) (equal), vs 4.2426406871192851464 (apart by 1e-20)
+    one = np.ones(100, dtype=np.int64)
+    m = Mono(Rat(3 * one, one), Rat(2 * one, one))
+    close = Fraction("4.2426406871192851464050661726290942357090156261308442")
+    got, _ = col_compare(m, Rat(np.full(100, close.numerator, dtype=object), np.full(100, close.denominator, dtype=object)))
+    assert set(got.tolist()) == {1 if 18 > close * close else -1}
+    got, _ = col_compare(m, Mono(Rat(one, one), Rat(18 * one, one)))
+    assert set(got.tolist()) == {0}

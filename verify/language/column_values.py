@@ -392,15 +392,42 @@ def col_sign(a) -> tuple[np.ndarray, dict]:
 
 
 def col_compare(a, b) -> tuple[np.ndarray, dict]:
-    """sign(a - b) at each row, exactly."""
-    if isinstance(a, Rat) and isinstance(b, Rat):
-        return rcmp(a, b), {}
+    """sign(a - b) at each row, exactly: rows whose float approximations (approx, with their
+    error bounds) are apart by more than the bounds are decided by them; the rest exactly."""
+    if isinstance(a, (Rat, Mono)) and isinstance(b, (Rat, Mono)) and len(a) > SCREEN_ROWS:
+        (va, ea), (vb, eb) = approx(a), approx(b)
+        with np.errstate(invalid="ignore", over="ignore"):
+            d = va - vb
+            sure = np.abs(d) > 2 * (ea + eb) + np.abs(d) * 2.0**-50  # the subtraction's rounding too
+        sure &= np.isfinite(d) & np.isfinite(ea) & np.isfinite(eb)
+        if sure.any():
+            out = np.sign(np.where(sure, d, 0.0)).astype(np.int64)
+            rest = np.flatnonzero(~sure)
+            if len(rest):
+                out[rest] = _compare_exactly(a.take(rest), b.take(rest))
+            return out, {}
     if isinstance(a, (Rat, Mono)) and isinstance(b, (Rat, Mono)):
-        ma, mb = col_as_mono(a), col_as_mono(b)
-        sa, _ = col_sign(ma)
-        sb, _ = col_sign(mb)
-        sq = rcmp(rmul(rmul(ma.c, ma.c), ma.m), rmul(rmul(mb.c, mb.c), mb.m))
-        return np.where(sa != sb, np.sign(sa - sb), sa * sq), {}
+        return _compare_exactly(a, b), {}
+    return _compare_values(a, b)
+
+
+#: Rows below which a comparison goes straight to exact arithmetic (the float screen costs more).
+SCREEN_ROWS = 64
+
+
+def _compare_exactly(a, b) -> np.ndarray:
+    """sign(a - b) of rational or c sqrt(m) columns, exactly (by signs, then squares)."""
+    if isinstance(a, Rat) and isinstance(b, Rat):
+        return rcmp(a, b)
+    ma, mb = col_as_mono(a), col_as_mono(b)
+    sa, _ = col_sign(ma)
+    sb, _ = col_sign(mb)
+    sq = rcmp(rmul(rmul(ma.c, ma.c), ma.m), rmul(rmul(mb.c, mb.c), mb.m))
+    return np.where(sa != sb, np.sign(sa - sb), sa * sq)
+
+
+def _compare_values(a, b) -> tuple[np.ndarray, dict]:
+    """sign(a - b) of columns of exact values (sums of square roots), row by row."""
     a, b = col_as_obj(a), col_as_obj(b)
     out, bad = np.zeros(len(a), dtype=np.int64), {}
     for r, (x, y) in enumerate(zip(a.vals, b.vals)):
@@ -501,8 +528,7 @@ def approx(c) -> tuple[np.ndarray, np.ndarray]:
     val, err = np.zeros(R), np.full(R, np.inf)
     if isinstance(c, (Rat, Mono)):
         rat, m = (c, None) if isinstance(c, Rat) else (c.c, c.m)
-        ints = [rat.num, rat.den] + ([] if m is None else [m.num, m.den])
-        if all(a.dtype != object for a in ints):  # int64 to float, a division, a root, a product
+        try:  # integers to floats (each correctly rounded, in one C loop), a division, a root, a product
             with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
                 val = rat.num.astype(float) / rat.den.astype(float)
                 if m is not None:
@@ -510,15 +536,7 @@ def approx(c) -> tuple[np.ndarray, np.ndarray]:
             nonzero = rat.num != 0 if m is None else (rat.num != 0) & (m.num != 0)
             ok = np.isfinite(val) & ~(nonzero & (np.abs(val) < APPROX_TINY))
             return np.where(ok, val, 0.0), np.where(ok, np.abs(val) * APPROX_REL, np.inf)
-        try:  # Python integers within the float range: each converted correctly rounded, in one C loop
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-                val = rat.num.astype(float) / rat.den.astype(float)
-                if m is not None:
-                    val = val * np.sqrt(m.num.astype(float) / m.den.astype(float))
-            nonzero = rat.num != 0 if m is None else (rat.num != 0) & (m.num != 0)
-            ok = np.isfinite(val) & ~(nonzero & (np.abs(val) < APPROX_TINY))
-            return np.where(ok, val, 0.0), np.where(ok, np.abs(val) * APPROX_REL, np.inf)
-        except OverflowError:  # an integer past the float range: row by row
+        except OverflowError:  # a Python integer past the float range: row by row
             val = np.zeros(R)
         for r in range(R):
             try:

@@ -176,6 +176,9 @@ class StepLog:
 
     #: Steps held before a block is evaluated (bounds memory on a long run in small dimension).
     MAX_LOGGED_STEPS = 1 << 18
+    #: States held before a block is evaluated, whatever the dimension (each is a few Python
+    #: objects: in dimension 1, BLOCK_CELLS states alone would be gigabytes).
+    MAX_HELD_STATES = 1 << 17
 
     def __init__(self, ctx, name: str, visit_claims, update_claims, tallies, gamma_strict, w0, b0, sumsq0,
                  scalar: bool = False, run_vals: dict | None = None):
@@ -197,7 +200,7 @@ class StepLog:
         """The state after an update on ``point``."""
         self.states.append((w, b, sumsq))
         self.updates.append(point)
-        if len(self.states) * self.d > BLOCK_CELLS:
+        if len(self.states) * self.d > BLOCK_CELLS or len(self.states) > self.MAX_HELD_STATES:
             self.flush()
 
     def extend(self, states: list, points: list, kind: str | None = None, steps: dict | None = None):
@@ -211,7 +214,8 @@ class StepLog:
             s = self.steps[kind]
             for key, col in steps.items():
                 s[key].extend(col)
-        if len(self.states) * self.d > BLOCK_CELLS or (kind is not None and len(s["t"]) >= self.MAX_LOGGED_STEPS):
+        if len(self.states) * self.d > BLOCK_CELLS or len(self.states) > self.MAX_HELD_STATES \
+                or (kind is not None and len(s["t"]) >= self.MAX_LOGGED_STEPS):
             self.flush()
 
     def step(self, kind: str, t: int, i: int, k: int, score: tuple, out: int, sweep: tuple):

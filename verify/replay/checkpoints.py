@@ -29,6 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from perceptron.params import epoch_permutations
 from verify.language.columns import BLOCK_CELLS, StepLog
 from verify.language.scalar import ALPHA_COUNTS, format_value
 from verify.numbers import exact as X
@@ -86,16 +87,16 @@ class _Run:
     def end_rule(self):
         """Where the rule ends this run (visits, epochs, stop, converged), from its updates alone."""
         p, n, U, t = self.p, self.n, self.U, self.upd_t
+        if U and (t[0] < 1 or not np.all(t[1:] > t[:-1])):  # the reader's check, kept where the indexing relies on it
+            return Inconsistency(None, "the trace's update visits do not increase from 1")
         ep = (t - 1) // n + 1  # the epoch of each update
         last = int(ep[-1]) if U else 0
         if U > p.max_updates or last > p.max_epochs or (U and p.max_visits is not None and t[-1] > p.max_visits):
             return Inconsistency(int(t[-1]), "the trace records updates past the run's budgets (max_updates, "
                                              "max_epochs, max_visits)")
-        seen = np.zeros(last + 1, dtype=bool)
-        seen[ep] = True
-        clean = np.flatnonzero(~seen[1:])
-        if len(clean):  # an epoch before the last update without an update would have ended the run
-            e = int(clean[0]) + 1
+        gap = np.flatnonzero(np.diff(np.concatenate([[0], ep])) > 1)  # O(U): epochs that hold no update
+        if len(gap):  # an epoch before the last update without an update would have ended the run
+            e = int(ep[gap[0] - 1] + 1) if gap[0] else 1
             return Inconsistency((e - 1) * n + 1, f"epoch {e} records no update, so the run converges there; the "
                                                   f"trace goes on to update {U} in epoch {last}")
         mv = p.max_visits if p.max_visits is not None else float("inf")
@@ -120,14 +121,14 @@ class _Run:
         if self.p.order == "cyclic":
             return t0 % self.n
         e_lo, e_hi = lo // self.n, (hi - 1) // self.n  # chunks start at an epoch: lo is a multiple of n
-        perms = np.stack([self._rng.permutation(self.n) for _ in range(e_lo, e_hi + 1)])  # one an epoch, in order
+        perms = np.stack([next(self._perms) for _ in range(e_lo, e_hi + 1)])  # one an epoch, in order
         return perms[t0 // self.n - e_lo, t0 % self.n]
 
     def visits(self, log):
         """Every visit re-derived and checked, in chunks; each update fed to ``log`` (the claims)."""
         ctx, tr, n = self.ctx, self.tr, self.n
         if self.p.order.startswith("random:"):
-            self._rng = np.random.default_rng(int(self.p.order.split(":")[1]))
+            self._perms = epoch_permutations(int(self.p.order.split(":")[1]), n)
         every, ckpt = int(tr.header["checkpoint_every"]), tr.w
         wden = tr.den("w")
         chunk = max(n, BLOCK_CELLS // max(1, self.d))
@@ -145,7 +146,7 @@ class _Run:
                 tj = int(self.upd_t[u + j])
                 return Inconsistency(tj, f"the trace updates on point {int(ui[j])}; the order visits point "
                                          f"{int(pts[tj - lo - 1])} there")
-            inc = (self.step * self.y[ui]).astype(self.dt)[:, None] * self.Xn[ui]
+            inc = (self.y[ui].astype(self.dt) * self.step)[:, None] * self.Xn[ui]
             states = np.concatenate([W[None, :], W[None, :] + np.cumsum(inc, axis=0)]) if len(ui) else W[None, :]
             seen = np.searchsorted(self.upd_t, t, side="left") - u  # the state each visit sees (updates before it)
             prod = (self.Xn[pts] * states[seen]).sum(axis=1)
@@ -178,7 +179,7 @@ class _Run:
 
     def _feed(self, log, states, u0, u1, scores, out, norms2, sq):
         """Updates u0+1 .. u1 to the claims, in pieces: the state after each, and the step."""
-        n, D2, zero = self.n, self.ctx.D * self.ctx.D, Fraction(0)
+        n, D2, b0 = self.n, self.ctx.D * self.ctx.D, Fraction(self.ctx.b0)  # no bias of its own: b stays b0
         ui = self.upd_i[u0:u1]
         sqs = np.cumsum(np.concatenate([[sq], norms2[ui]]).astype(object))[1:].tolist()
         t = self.upd_t[u0:u1]
@@ -190,7 +191,7 @@ class _Run:
                 "sweep_t0": ((ep - 1) * n).tolist(), "sweep_mistakes": (k - first).tolist()}
         for a in range(0, u1 - u0, FEED_PIECE):
             b = min(u1 - u0, a + FEED_PIECE)
-            log.extend([(X.Vec(states[j + 1], self.S), zero, Fraction(sqs[j], D2)) for j in range(a, b)], cols["i"][a:b],
+            log.extend([(X.Vec(states[j + 1], self.S), b0, Fraction(sqs[j], D2)) for j in range(a, b)], cols["i"][a:b],
                        "update" if log.update_claims else None, {key: v[a:b] for key, v in cols.items()})
         return sqs[-1] if sqs else sq
 
@@ -208,7 +209,7 @@ class _Run:
         ctx = self.ctx
         end_claims = [c for c in end_claims if self.stop == "converged" or "converged" not in c.assume]
         log.end(end_claims, {
-            "w": X.Vec(np.asarray(self.W_final), self.S), "b": Fraction(0), "k": Fraction(self.U),
+            "w": X.Vec(np.asarray(self.W_final), self.S), "b": Fraction(ctx.b0), "k": Fraction(self.U),
             "mistakes": Fraction(self.U), "epochs": Fraction(self.epochs),
             "converged": Fraction(int(self.stop == "converged")), "sumsq": Fraction(self.sumsq, ctx.D * ctx.D),
             "stopped_by_budget": Fraction(int(self.stop != "converged")),

@@ -249,6 +249,9 @@ def pair_tally(claim, ds, ctx, trace, replayed=True):
     why = applicable(claim, ctx, bool(trace.end.get("converged")), ds.name)
     if why:
         return ClaimTally(not_applicable=why)
+    if getattr(trace, "checkpoints", False):
+        return ClaimTally(not_applicable="a pair claim compares two runs visit by visit and update by update; a "
+                                         "checkpoint trace keeps neither (record visits to compare runs)")
     first = SimpleNamespace(updates=trace.end.get("updates"), converged=trace.end.get("converged"))
     holds, detail = compare_runs(claim, ds, ctx.params, trace, first, ctx, replayed)
     if holds is None:

@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron._numbers import NumberError, format_rational, parse_rational
+from perceptron.params import epoch_permutations
 from verify.numbers import exact as X
 
 __all__ = ["Inconsistency", "RecordChecker", "CyclicRule", "end_mismatch", "run_values", "augmented_bias", "short_vector", "short_value",
@@ -87,11 +88,11 @@ class CyclicRule:
 def _order_iter(ctx, order: str):
     """Visit sequence for cyclic / random orders: yields (epoch, index)."""
     n = ctx.n
-    rng = np.random.default_rng(int(order.split(":")[1])) if order.startswith("random:") else None
+    perms = epoch_permutations(int(order.split(":")[1]), n) if order.startswith("random:") else None
     epoch = 0
     while True:
         epoch += 1
-        perm = rng.permutation(n) if rng is not None else range(n)
+        perm = next(perms) if perms is not None else range(n)
         for i in perm:
             yield epoch, int(i)
 

@@ -26,7 +26,7 @@ from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 
-__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "order_names", "late_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
+__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
@@ -40,6 +40,12 @@ def order_names(claim) -> set:
     return set(claim.compiled.names) & ORDER_NAMES - set(claim.free or ())
 
 
+def claim_names(claim) -> set:
+    """The names a claim reads: its expression's and its premise's (given)."""
+    given = getattr(claim, "given", None)
+    return set(claim.compiled.names) | set(given.names if given is not None else ())
+
+
 #: Whole-run quantities: known at a run's end, read at its visits and updates too.
 LATE_NAMES = {"mistakes", "epochs", "converged", "stopped_by_budget"}
 
@@ -49,8 +55,7 @@ def late_names(claim) -> set:
     its assumptions): the search runs each candidate run to its end before evaluating it there."""
     if claim.when not in ("visit", "update"):
         return set()
-    given = getattr(claim, "given", None)
-    names = set(claim.compiled.names) | set(given.names if given is not None else ())
+    names = claim_names(claim)
     return (names & LATE_NAMES - set(claim.free or ())) | ({"converged"} if "converged" in claim.assume else set())
 
 
@@ -133,9 +138,8 @@ class Domain:
             "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
         })
         if claim is not None and claim.when == "end":
-            given = getattr(claim, "given", None)
             d["runs"] += ("; runs the update bound cuts count as stopped by budget" if "stopped_by_budget" in
-                          set(claim.compiled.names) | set(given.names if given is not None else ()) else
+                          claim_names(claim) else
                           "; the ends of the runs that converge within the update bound (a run the bound cuts has "
                           "not ended: read stopped_by_budget to include it)")
         if claim is not None and late_names(claim):
@@ -250,7 +254,7 @@ def check_searchable(claim):
     # every assumption must be enforced by the domain itself, or "none in D" could rest on
     # candidates that do not satisfy it (converged: the runs that converge within the update
     # bound, each run to its end first: verify.searching.enumeration)
-    names = set(claim.compiled.names) | set(claim.given.names if getattr(claim, "given", None) is not None else ())
+    names = claim_names(claim)
     bad = names & UNSUPPORTED_NAMES - set(claim.free or ())  # a free name is the claim's own
     if bad:
         raise SearchError(f"claim {claim.id} uses {', '.join(sorted(bad))}, which the search's runs do not define")

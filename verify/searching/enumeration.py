@@ -26,6 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 from perceptron import _interval as I
+from perceptron.params import epoch_permutations
 from perceptron.variants import VARIANTS
 from verify.language.free import FREE_BOX, FREE_VALUES, MAX_ASSIGNMENTS, MAX_FREE_DIM
 from verify.searching.candidates import quantities, subset
@@ -36,6 +37,7 @@ from verify.searching.domain import (
     Domain,
     SearchError,
     choose_separators,
+    claim_names,
     first_length,
     label_symmetric,
     late_names,
@@ -131,8 +133,7 @@ class Enumerator:
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
         self.free = self._free_assignments()
-        given = getattr(claim, "given", None)
-        self.budget_stops = "stopped_by_budget" in set(claim.compiled.names) | set(given.names if given else ())
+        self.budget_stops = "stopped_by_budget" in claim_names(claim)
         self.late = late_names(claim)  # whole-run quantities read before the run's end
 
     # ---- set-up
@@ -279,17 +280,17 @@ class Enumerator:
         """(depth, instance, path, counterexample) of the block's first counterexample, or None;
         splits the block when its frontier outgrows max_rows."""
         rows = len(inst["X"])
-        if self.late and "E:mistakes" not in inst:
-            inst = self._with_ends(inst)
-            if "converged" in self.claim.assume:  # the domain: the runs that converge within its update bound
-                sel = np.nonzero(inst["E:converged"])[0]
-                if len(sel) < rows:
-                    got = self._block(subset(inst, sel), n, cap) if len(sel) else None
-                    return None if got is None else (got[0], int(sel[got[1]]), got[2], got[3])
         saved = (self.checked, self.exact, None if self.budget is None else (self.budget.checked, self.budget.exact))
         try:
             if rows > self.max_rows:
                 raise _Split
+            if self.late and "E:mistakes" not in inst:
+                inst = self._with_ends(inst)
+                if "converged" in self.claim.assume:  # the domain: the runs that converge within its update bound
+                    sel = np.nonzero(inst["E:converged"])[0]
+                    if len(sel) < rows:
+                        got = self._block(subset(inst, sel), n, cap) if len(sel) else None
+                        return None if got is None else (got[0], int(sel[got[1]]), got[2], got[3])
             if self.claim.when == "dataset":
                 got = self._check_batch(inst, np.arange(rows), None, 0, n)
                 return None if got is None else (0, got[0], [], got[1])
@@ -577,8 +578,8 @@ class Enumerator:
         epoch): a run of at most max_updates updates reaches no later epoch."""
         got = self._perm_cache.get(nn)
         if got is None:
-            rng = np.random.default_rng(int(self.dom.order.split(":")[1]))
-            got = self._perm_cache[nn] = np.stack([rng.permutation(nn) for _ in range(self.dom.max_updates + 3)])
+            perms = epoch_permutations(int(self.dom.order.split(":")[1]), nn)
+            got = self._perm_cache[nn] = np.stack([next(perms) for _ in range(self.dom.max_updates + 3)])
         return got
 
     def _dedupe(self, st):
