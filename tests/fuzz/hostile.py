@@ -108,6 +108,7 @@ def build_base(root: str):
     for key, prm in runs.items():
         for ext in ("jsonl", "npz"):
             train(ds, prm, open_writer(os.path.join(root, f"{key}.{ext}")))
+    train(ds, runs["exact"], open_writer(os.path.join(root, "checkpoints.npz"), "checkpoints"))
     _write(os.path.join(root, "claims.toml"), '[document]\nfile = "n.md"\ntitle = "t"\n\n[[claim]]\nid = "a.b"\n'
            'section = "s"\nstatement = "s"\nexpr = "mistakes <= R2/gamma**2"\nvariants = ["rosenblatt"]\nwhen = "end"\n'
            'assume = ["separable", "w0_zero", "eta_one"]\nexpect = "holds"\n')
@@ -376,6 +377,32 @@ def build(root: str) -> list:
         else:
             npz_doctor(key, "score numerators as text of letters", lambda m: {**m, "score_num": np.array(["x"] * len(m["score_num"]))},
                        "input", None, None)
+    # a checkpoint trace (each update's visit and point, weights every checkpoint_every updates)
+    add("valid checkpoint trace", ["check", "--data", data, "--trace", P("checkpoints.npz")], "ok")
+    ck = "checkpoints"
+    npz_doctor(ck, "upd_i out of range", lambda m: {**m, "upd_i": m["upd_i"] + 99}, "input", None, None)
+    npz_doctor(ck, "upd_i negative", lambda m: {**m, "upd_i": -m["upd_i"] - 1}, "input", None, None)
+    npz_doctor(ck, "upd_i another point", lambda m: {**m, "upd_i": (m["upd_i"] + 1) % 6}, "reject", "any")
+    npz_doctor(ck, "upd_t as floats", lambda m: {**m, "upd_t": m["upd_t"].astype(float)}, "input", None, None)
+    npz_doctor(ck, "upd_t not increasing", lambda m: {**m, "upd_t": m["upd_t"][::-1].copy()}, "input", None, None)
+    npz_doctor(ck, "upd_t as int8 (wraps)", lambda m: {**m, "upd_t": (m["upd_t"] * 100).astype(np.int8)}, "input", None, None)
+    npz_doctor(ck, "upd_t past the end's visits", lambda m: {**m, "upd_t": m["upd_t"] + 10**6}, "input", None, None)
+    npz_doctor(ck, "an update dropped", lambda m: {**m, "upd_t": m["upd_t"][:-1], "upd_i": m["upd_i"][:-1]},
+               "input", None, None)
+    npz_doctor(ck, "upd_i column dropped", lambda m: {k: v for k, v in m.items() if k != "upd_i"}, "input", None, None)
+    npz_doctor(ck, "a visit column added", lambda m: {**m, "i": np.zeros(3, dtype=np.int64)}, "input", None, None)
+    npz_doctor(ck, "checkpoint of the wrong width", lambda m: {**m, "checkpoint_w_num": np.zeros((0, 3), dtype=np.int64)},
+               "input", None, None)
+    npz_doctor(ck, "checkpoint_every 0", lambda m: hdr(m, checkpoint_every=0), "input", None, None)
+    npz_doctor(ck, "checkpoint_every 1 (rows missing)", lambda m: hdr(m, checkpoint_every=1), "input", None, None)
+    npz_doctor(ck, "checkpoint_every dropped", lambda m: hdr(m, checkpoint_every=None), "input", None, None)
+    npz_doctor(ck, "record checkpoints of a pocket run", lambda m: hdr(m, variant="pocket", params={
+        **json.loads(str(m["header"]))["params"], "variant": "pocket"}), "input", None, None)
+    npz_doctor(ck, "end: one more epoch", lambda m: endrec(m, epochs=json.loads(str(m["end"]))["epochs"] + 1), "reject", None)
+    npz_doctor(ck, "end: w altered", lambda m: endrec(m, w=["7"] * len(json.loads(str(m["end"]))["w"])), "reject", None)
+    npz_doctor(ck, "end: stopped by max_epochs", lambda m: endrec(m, stop="max_epochs", converged=False), "reject", None)
+    add("checkpoint trace as JSON Lines", ["check", "--data", data, "--trace", _dump(P("ck.jsonl"), [
+        {"type": "header", **json.loads(str(np.load(P("checkpoints.npz"))["header"]))}])], "input", P("ck.jsonl"), None)
     add("empty NPZ trace", ["check", "--data", data, "--trace", _npz(P("empty.npz"), {})], "input", P("empty.npz"), None)
     add("NPZ trace that is not a zip", ["check", "--data", data, "--trace", _write(P("nozip.npz"), "hello")], "input", P("nozip.npz"), None)
     with open(P("exact.npz"), "rb") as fh:
