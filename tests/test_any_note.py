@@ -230,9 +230,9 @@ expect = "holds"
 
 def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
     """A claim about several orders is searched in each: none in D only when every order's
-    search completed without one; refuted by the order that breaks it; the max-violation order is
-    one of them; an order the search does not run (a sequence of points) leaves the claim
-    unsearched, saying why."""
+    search completed without one; refuted by the order that breaks it; the max-violation order and
+    a sequence of points are among them; an order the search cannot run (a sequence naming point 12,
+    past the domain's largest dataset) leaves the claim unsearched, saying why."""
     from verify.language.claims import load_claims
     from verify.searching import Domain, SearchError, search
     from verify.searching.domain import check_searchable
@@ -247,8 +247,10 @@ def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
                                 orders='"first", "cyclic"')
                  + claim.format(cid="mv", expr="mistakes <= R2/gamma**2", when="end", assume='"separable", "w0_zero"',
                                 orders='"cyclic", "max-violation"')
-                 + claim.format(cid="seq", expr="mistakes <= R2/gamma**2", when="end", assume='"separable"',
-                                orders='"cyclic", "sequence:0,1"'))
+                 + claim.format(cid="seq", expr="mistakes <= R2/gamma**2", when="end", assume='"separable", "w0_zero"',
+                                orders='"cyclic", "sequence:0,1"')
+                 + claim.format(cid="far", expr="mistakes <= R2/gamma**2", when="end", assume='"separable"',
+                                orders='"sequence:0,12"'))
     claims = {c.id: c for c in load_claims(str(p)).claims}
     dom = Domain(points=3, dim=2, box=1, max_updates=4, sep_box=2)
     res = search(claims["two"], dom, engine="enumerate", timeout=120)
@@ -258,8 +260,10 @@ def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
     assert res.verdict == verify.Verdict.REFUTED and res.counterexample["order"] == "cyclic", res.to_json()
     res = search(claims["mv"], dom, engine="enumerate", timeout=120)
     assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and "order max-violation:" in res.domain["text"]
-    with pytest.raises(SearchError, match="sequence:0,1"):
-        check_searchable(claims["seq"])
+    res = search(claims["seq"], dom, engine="enumerate", timeout=120)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and "order sequence:0,1:" in res.domain["text"]
+    with pytest.raises(SearchError, match="sequence:0,12"):
+        check_searchable(claims["far"])
 
 
 def test_the_search_seeks_a_premise_met_before_it_says_none_in_the_domain(tmp_path):
@@ -1230,3 +1234,33 @@ def test_a_block_too_big_for_the_frontier_is_split_before_its_runs_are_followed_
     split = search(claim, dom, engine="enumerate", timeout=120)
     assert whole.verdict == split.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, split.to_json()
     assert split.checked == whole.checked > 0
+
+
+def test_a_sequence_order_is_searched_over_the_runs_that_make_the_whole_sequence(tmp_path, monkeypatch):
+    """orders = ["sequence:0,1,0"]: the runs that update points 0, 1, 0 in turn, each misclassified
+    when its turn comes (a prefix the learner cannot continue is no run: no candidate), ending
+    after the sequence, converged or not.  Identities of its counts have none in D; "it has
+    converged after the sequence" and "a sequence takes at most one update" are refuted, and their
+    printed replays (which train with the sequence) reproduce them."""
+    from verify.searching import Domain, search
+
+    order = "sequence:0,1,0"
+    path = tmp_path / "claims_seq.toml"
+    path.write_text(HEAD + _cl("q.ident", "update", "t == k and sweep == k and sweep_visits == 1 and mistakes == 3 and "
+                                                    "epochs == 3 and i == (1 if k == 2 else 0)", order)
+                    + _cl("q.visit", "visit", "y*score <= 0 and t == k + 1 and i == (1 if k == 1 else 0)", order)
+                    + _cl("q.end", "end", "mistakes == 3 and epochs == 3 and converged + stopped_by_budget == 1", order)
+                    + _cl("q.conv", "end", "converged == 1", order)
+                    + _cl("q.one", "update", "k <= 1", order))
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=3, dim=2, box=1, max_updates=4)
+    for cid in ("q.ident", "q.visit", "q.end"):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120)
+        assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, (cid, res.to_json())
+    monkeypatch.chdir(tmp_path)
+    for cid, at in (("q.conv", 3), ("q.one", 2)):
+        res = search(claims[cid], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / cid))
+        assert res.verdict == verify.Verdict.REFUTED and res.counterexample["updates"][:at] == [0, 1, 0][:at], res.to_json()
+        assert res.counterexample["order"] == order
+        rc, out = _run_printed(res.files["replay"])
+        assert rc == 1 and f"{cid}: refuted" in out, out

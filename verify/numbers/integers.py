@@ -9,7 +9,7 @@ import numpy as np
 from perceptron._numbers import INT64_SAFE, maxabs, narrow_ints
 
 __all__ = ["INT64_SAFE", "maxabs", "narrow_ints", "as_object", "int_mul", "int_add", "row_dot", "scaled",
-           "same_ratio"]
+           "same_ratio", "first_rows"]
 
 
 def as_object(a: np.ndarray) -> np.ndarray:
@@ -61,3 +61,36 @@ def same_ratio(a, da: int, b, db: int) -> bool:
         if ma * db < INT64_SAFE and mb * da < INT64_SAFE:
             return bool(np.array_equal(a.astype(np.int64) * db, b.astype(np.int64) * da))
     return all(int(x) * db == int(y) * da for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+
+
+def first_rows(parts):
+    """Indices of the first occurrence of each distinct row of the columns ``parts`` (int64
+    arrays of shape (m, c)), in order.  Exact: the columns are packed into one int64 key when
+    their ranges fit in 63 bits (an offset and a width per column), else rows are sorted
+    lexicographically."""
+    cols = [c[:, j] for c in parts for j in range(c.shape[1])]
+    m = len(cols[0]) if cols else 0
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    key = np.zeros(m, dtype=np.int64)
+    bits = 0
+    for c in cols:
+        lo, hi = int(c.min()), int(c.max())
+        width = (hi - lo).bit_length()
+        bits += width
+        if bits > 62:
+            break
+        key = (key << width) | (c - lo) if width else key
+    else:
+        _, first = np.unique(key, return_index=True)
+        first.sort()
+        return first
+    order = np.lexsort(cols[::-1])
+    srt = np.stack(cols, axis=1)[order]
+    new = np.ones(m, dtype=bool)
+    new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+    # the first occurrence of each row: lexsort is stable, so within equal rows the smallest index comes first
+    first = order[new]
+    first.sort()
+    return first
+

@@ -45,6 +45,7 @@ from verify.searching.domain import (
     domain_for,
     folds,
     late_names,
+    sequence_of,
     order_names,
     searchable_order,
     SEARCHABLE_ORDERS,
@@ -115,7 +116,14 @@ def _prepare(claim, dom, widen):
     if VARIANTS[variant].pocket and dom.order == "any":  # the pocket counts runs of visits: a deterministic order's
         dom = Domain(**{**asdict(dom), "order": "cyclic"})
     if not searchable_order(dom.order):
-        raise SearchError(f"order must be any, first, cyclic, max-violation or random:SEED, not {dom.order!r}")
+        raise SearchError(f"order must be any, first, cyclic, max-violation, random:SEED or sequence:I,J,... (at most "
+                          f"{LIMITS['max_updates'][1]} points, each below {LIMITS['points'][1]}), not {dom.order!r}")
+    seq = sequence_of(dom.order)
+    if seq:  # the run is the sequence: as many updates, and datasets holding its points
+        if VARIANTS[variant].pocket:
+            raise SearchError(f"claim {claim.id}: the pocket algorithm's runs of a sequence order are not searched "
+                              "(they make no run of correct visits)")
+        dom = Domain(**{**asdict(dom), "max_updates": len(seq), "points": max(dom.points, max(seq) + 1)})
     if claim.orders and dom.order not in claim.orders:  # the replay would find no candidate applicable
         raise SearchError(f"claim {claim.id} is about the orders {', '.join(claim.orders)}, not {dom.order}")
     if order_names(claim) and dom.order == "any":
@@ -153,6 +161,9 @@ def _check_engine(claim, engine, variant):
     if late_names(claim) and (engine in ("z3", "hypothesis") or is_declared(variant)):
         raise SearchError(f"claim {claim.id} reads {', '.join(sorted(late_names(claim)))} before a run's end: the "
                           "enumeration of built-in variants runs each candidate to its end first (--engine enumerate)")
+    if any(sequence_of(o) for o in claim.orders or ()) and (engine in ("z3", "hypothesis") or is_declared(variant)):
+        raise SearchError(f"claim {claim.id} is about a sequence order: the enumeration of built-in variants runs it "
+                          "(--engine enumerate)")
     if claim.when == "visit" and (engine in ("z3", "hypothesis") or is_declared(variant)):
         raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
                           "(--engine enumerate)")
@@ -304,11 +315,11 @@ def _engines(claim, dom, enumerators, engine) -> tuple[list, str]:
     if engine != "auto":
         return [engine], ""
     if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim) \
-            or late_names(claim):
+            or late_names(claim) or sequence_of(dom.order):
         return ["enumerate"], "auto: enumeration (the engine that " + (
             "steps visits)" if claim.when == "visit" or order_names(claim) else "runs each candidate to its end)"
             if late_names(claim) else "certifies non-separable datasets)" if "nonseparable" in claim.assume
-            else "steps the pocket)")
+            else "runs a sequence order)" if sequence_of(dom.order) else "steps the pocket)")
     states = _states(claim, dom, enumerators)
     if states <= AUTO_ENUMERATION_STATES:
         return ["enumerate", "z3", "hypothesis"], (

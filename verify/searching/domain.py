@@ -26,7 +26,7 @@ from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 
-__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
+__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
@@ -137,7 +137,10 @@ class Domain:
             "engine": engine,
             "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
         })
-        if claim is not None and claim.when == "end":
+        if sequence_of(self.order):
+            d["runs"] += ("; the runs that update the named points in turn, each misclassified when its turn comes "
+                          "(the datasets where one is not make no run), ending after the sequence")
+        elif claim is not None and claim.when == "end":
             d["runs"] += ("; runs the update bound cuts count as stopped by budget" if "stopped_by_budget" in
                           claim_names(claim) else
                           "; the ends of the runs that converge within the update bound (a run the bound cuts has "
@@ -232,15 +235,33 @@ def claim_variant(claim, wanted):
 #: Orders a claim may state and still be searched: deterministic given an ordered dataset, so
 #: the enumeration of ordered datasets covers every run of the order (random:SEED draws the same
 #: permutations of n points for every dataset of n points).
-SEARCHABLE_ORDERS = ("first", "cyclic", "random:SEED", "max-violation")
+SEARCHABLE_ORDERS = ("first", "cyclic", "random:SEED", "max-violation", "sequence:I,J,...")
 
 
 def searchable_order(order: str) -> bool:
-    """Whether a search runs this order: any, first, cyclic, max-violation, or random:SEED (a decimal seed)."""
+    """Whether a search runs this order: any, first, cyclic, max-violation, random:SEED (a decimal
+    seed) or sequence:I,J,... (at most LIMITS max_updates points, each below LIMITS points)."""
     if order in ("any", "first", "cyclic", "max-violation"):
         return True
     head, _, seed = order.partition(":")
+    if head == "sequence":
+        seq = sequence_of(order)
+        return seq is not None and len(seq) <= LIMITS["max_updates"][1] and max(seq) < LIMITS["points"][1]
     return head == "random" and seed.isdigit() and len(seed) <= 18
+
+
+def sequence_of(order: str) -> tuple | None:
+    """The points a ``sequence:I,J,...`` order updates in turn (None for another order or a bad one)."""
+    from perceptron.params import ParamError, parse_order
+
+    if not order.startswith("sequence:"):
+        return None
+    try:
+        kind, seq = parse_order(order)
+    except ParamError:
+        return None
+    return tuple(seq) if kind == "sequence" and seq else None
+
 
 def check_searchable(claim):
     if claim.when not in ("visit", "update", "end", "dataset") or claim.compiled is None:

@@ -29,6 +29,7 @@ from perceptron import _interval as I
 from perceptron.params import epoch_permutations
 from perceptron.variants import VARIANTS
 from verify.language.free import FREE_BOX, FREE_VALUES, MAX_ASSIGNMENTS, MAX_FREE_DIM
+from verify.numbers.integers import first_rows
 from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import confirm
 from verify.searching.domain import (
@@ -46,6 +47,7 @@ from verify.searching.domain import (
     point_list,
     range_blocks,
     separators,
+    sequence_of,
 )
 from verify.searching.radicals import Radicals
 
@@ -135,6 +137,7 @@ class Enumerator:
         self.free = self._free_assignments()
         self.budget_stops = "stopped_by_budget" in claim_names(claim)
         self.late = late_names(claim)  # whole-run quantities read before the run's end
+        self.seq = sequence_of(dom.order)  # a sequence order's points (None for another order)
 
     # ---- set-up
     def _w0s(self, dim):
@@ -284,13 +287,19 @@ class Enumerator:
         try:
             if rows > self.max_rows:
                 raise _Split
-            if self.late and "E:mistakes" not in inst:
+            if (self.late or self.seq) and "E:mistakes" not in inst:
                 inst = self._with_ends(inst)
-                if "converged" in self.claim.assume:  # the domain: the runs that converge within its update bound
-                    sel = np.nonzero(inst["E:converged"])[0]
-                    if len(sel) < rows:
-                        got = self._block(subset(inst, sel), n, cap) if len(sel) else None
-                        return None if got is None else (got[0], int(sel[got[1]]), got[2], got[3])
+                # the domain: the runs that converge within its update bound (assume converged), the
+                # runs that make the whole sequence (a prefix the learner cannot continue is no run)
+                keep = np.ones(rows, dtype=bool)
+                if "converged" in self.claim.assume:
+                    keep &= inst["E:converged"] == 1
+                if self.seq:
+                    keep &= inst["E:complete"] == 1
+                if not keep.all():
+                    sel = np.nonzero(keep)[0]
+                    got = self._block(subset(inst, sel), n, cap) if len(sel) else None
+                    return None if got is None else (got[0], int(sel[got[1]]), got[2], got[3])
             if self.claim.when == "dataset":
                 got = self._check_batch(inst, np.arange(rows), None, 0, n)
                 return None if got is None else (0, got[0], [], got[1])
@@ -319,7 +328,7 @@ class Enumerator:
         convergence or to the domain's update bound, which cuts it (stopped by budget, as the
         learner's --max-updates does; such a run makes no visit after its last update)."""
         M = len(inst["X"])
-        ends = {k: np.zeros(M, dtype=np.int64) for k in ("mistakes", "epochs", "converged", "stopped_by_budget")}
+        ends = {k: np.zeros(M, dtype=np.int64) for k in ("mistakes", "epochs", "converged", "stopped_by_budget", "complete")}
         self._bfs(inst, inst["X"].shape[1], self.dom.max_updates, ends=ends)
         return {**inst, **{"E:" + k: v for k, v in ends.items()}}
 
@@ -352,7 +361,7 @@ class Enumerator:
             mist = out != Yi
             if self.var.pocket:  # this state's w is held: its errors count
                 st["minerr"] = np.minimum(st["minerr"], mist.sum(axis=1))
-            if end:  # runs that converged after depth - 1 updates (0: before any)
+            if end and not self.seq:  # runs that converged after depth - 1 updates (0: before any)
                 got = self._check_end(inst, st, ~mist.any(axis=1), depth - 1, n, ends)
                 if got is not None:
                     return got
@@ -361,32 +370,9 @@ class Enumerator:
                 if got is not None:
                     return got
             order = self.dom.order.split(":")[0]
-            if order == "any":
-                si, pi = np.nonzero(mist)
-            elif order == "first":
-                si = np.nonzero(mist.any(axis=1))[0]
-                pi = np.argmax(mist[si], axis=1)
-            elif order == "max-violation":  # the most violated mistake (least y score), the first of ties
-                si = np.nonzero(mist.any(axis=1))[0]
-                pi = np.argmin(np.where(mist[si], scores[si] * Yi[si], np.iinfo(np.int64).max), axis=1)
-            elif order == "cyclic":  # first mistake at or after pos
-                nn = mist.shape[1]
-                shift = (np.arange(nn)[None, :] + st["pos"][:, None]) % nn
-                rolled = np.take_along_axis(mist, shift, axis=1)
-                si = np.nonzero(rolled.any(axis=1))[0]
-                pi = (np.argmax(rolled[si], axis=1) + st["pos"][si]) % nn
-            else:  # random:SEED: the first mistake at or after pos in this epoch's permutation, else in the next's
-                si, pi, vep, vpos = self._random_next(mist, st)
+            si, pi, vep, vpos = self._next_updates(order, mist, scores, Yi, st, depth)
             if len(si) == 0:
                 return None
-            if order == "cyclic":  # the update's visit: in this epoch, or (wrapped) in the next
-                vpos, vep = pi, st["ep"][si] + (pi < st["pos"][si])
-            elif order == "first":  # each update ends a scan of its own
-                vpos, vep = pi, np.full(len(si), depth - 1, dtype=np.int64)
-            elif order == "max-violation":  # each scan visits the point it updates, and only it
-                vpos, vep = np.zeros(len(si), dtype=np.int64), np.full(len(si), depth - 1, dtype=np.int64)
-            elif order == "any":  # no sweeps
-                vpos, vep = pi, np.zeros(len(si), dtype=np.int64)
             vsm = np.where(vep == st["ep"][si], st["sm"][si], 0) + 1 if order != "any" else None
             if len(si) > self.max_rows:
                 raise _Split
@@ -400,7 +386,7 @@ class Enumerator:
                    "b": b_prev + (coef * eta_b[ins] if eta_b is not None else 0),  # B += S eta y R^2 = p y R^2
                    "sumsq": st["sumsq"][si] + (x * x).sum(axis=1),
                    **self._after(order, vpos, vep, vsm, X.shape[1]),
-                   "t": st["t"][si] + (pi + 1 if order == "first" else 1 if order == "max-violation" else
+                   "t": st["t"][si] + (pi + 1 if order == "first" else 1 if order in ("max-violation", "sequence") else
                                        (vep - st["ep"][si]) * X.shape[1] + vpos - st["pos"][si] + 1),
                    **(self._pocket(st, si, mist, Xi, Yi, order, vep, vpos, pi) if self.var.pocket else {}),
                    "path": np.hstack([st["path"][si], pi[:, None]]),
@@ -422,18 +408,50 @@ class Enumerator:
             if self.var.pocket:
                 st["minerr"] = np.minimum(st["minerr"], (out != Yi).sum(axis=1))
             if visit:
+                if self.seq:  # a sequence run makes no visit after its last update
+                    return None
                 if self.late:  # a run the update bound cut makes no visit after its last update
                     keep = np.nonzero(inst["E:stopped_by_budget"][st["inst"]] == 0)[0]
                     st, out, Yi, scores = subset(st, keep), out[keep], Yi[keep], scores[keep]
                 return self._check_visits(inst, st, out != Yi, scores, cap, n)
             conv = ~(out != Yi).any(axis=1)
+            if self.seq and cap < len(self.seq):  # a cap lowered by an earlier counterexample: no run ends here
+                return None
             got = self._check_end(inst, st, conv, cap, n, ends)
-            if got is None and (self.budget_stops or ends is not None) and cap == self.dom.max_updates:
-                # the runs the domain's update bound cut: stopped by budget (a cap lowered by a
-                # counterexample found earlier is no bound of the domain's runs)
+            # the runs the domain's update bound cut (stopped by budget), and a sequence's runs that end unconverged
+            if got is None and (self.budget_stops or ends is not None or self.seq) and cap == self.dom.max_updates:
+                # (a cap lowered by a counterexample found earlier is no bound of the domain's runs)
                 got = self._check_end(inst, {**st, "stopped": True}, ~conv, cap, n, ends)
             return got
         return None
+
+    def _next_updates(self, order, mist, scores, Yi, st, depth):
+        """(state rows, point, its visit's epoch and position in its sweep) of each state's next
+        update in the domain's order; ``any`` takes every mistake of every state."""
+        if order == "random":  # the first mistake at or after pos in this epoch's permutation, else in the next's
+            return self._random_next(mist, st)
+        if order == "any":  # no sweeps
+            si, pi = np.nonzero(mist)
+            return si, pi, np.zeros(len(si), dtype=np.int64), pi
+        if order == "cyclic":  # the first mistake at or after pos; its visit in this epoch or (wrapped) the next
+            nn = mist.shape[1]
+            shift = (np.arange(nn)[None, :] + st["pos"][:, None]) % nn
+            rolled = np.take_along_axis(mist, shift, axis=1)
+            si = np.nonzero(rolled.any(axis=1))[0]
+            pi = (np.argmax(rolled[si], axis=1) + st["pos"][si]) % nn
+            return si, pi, st["ep"][si] + (pi < st["pos"][si]), pi
+        if order == "sequence":  # the named point, where it is a mistake (elsewhere the sequence makes no run)
+            # (a dataset without every named point makes no run: the learner refuses the sequence)
+            j = self.seq[depth - 1] if depth <= len(self.seq) and max(self.seq) < mist.shape[1] else mist.shape[1]
+            si = np.nonzero(mist[:, j])[0] if j < mist.shape[1] else np.zeros(0, dtype=np.int64)
+            pi = np.full(len(si), j, dtype=np.int64)
+        else:
+            si = np.nonzero(mist.any(axis=1))[0]
+            pi = np.argmax(mist[si], axis=1) if order == "first" else \
+                np.argmin(np.where(mist[si], scores[si] * Yi[si], np.iinfo(np.int64).max), axis=1)
+        # first: each update ends a scan of its own; max-violation and sequence: a scan visits the point it updates
+        vpos = pi if order == "first" else np.zeros(len(si), dtype=np.int64)
+        return si, pi, np.full(len(si), depth - 1, dtype=np.int64), vpos
 
     def _random_next(self, mist, st):
         """(state rows, point, its visit's epoch and position in it) of the next update of each state in the
@@ -556,6 +574,8 @@ class Enumerator:
         scan when it sees the bound)."""
         if self.dom.order in ("first", "max-violation"):
             return np.full(len(st["pos"]), depth + 1, dtype=np.int64)
+        if self.seq:  # one epoch a step of the sequence
+            return np.full(len(st["pos"]), depth, dtype=np.int64)
         at_start = st["pos"] == 0
         if st.get("stopped"):
             return np.where(at_start, st["ep"], st["ep"] + 1)
@@ -565,7 +585,7 @@ class Enumerator:
     def _after(order, vpos, vep, vsm, nn):
         """pos, ep and sm of the states after updates at visits (vpos, vep) of their epochs, the
         vsm-th mistake of the epoch: past an epoch's last position the next epoch begins."""
-        if order in ("any", "max-violation"):  # no sweeps; one scan per update
+        if order in ("any", "max-violation", "sequence"):  # no sweeps; one scan per update
             zero = np.zeros(len(vpos), dtype=np.int64)
             return {"pos": zero, "ep": zero if order == "any" else vep + 1, "sm": zero}
         pos = vpos + 1
@@ -598,7 +618,7 @@ class Enumerator:
             parts.append(st["sumsq"][:, None])
             for h in st["hist"][-self.prev_depth:] if self.prev_depth else []:
                 parts += [h[0], h[1][:, None]]
-        return subset(st, _first_rows(parts))
+        return subset(st, first_rows(parts))
 
     def _check_end(self, inst, st, conv, depth, n, ends=None):
         sel = np.nonzero(conv)[0]
@@ -612,6 +632,7 @@ class Enumerator:
             ends["converged"][rows] = 1 - stopped
             ends["stopped_by_budget"][rows] = stopped
             ends["epochs"][rows] = self._epochs_at_end(sub, depth)
+            ends["complete"][rows] = 1  # the run reached an end (a sequence's prefix the learner refuses does not)
             return None
         if self.sweeps:  # the run's epochs, as the learner counts them
             sub["epochs"] = self._epochs_at_end(sub, depth)
@@ -633,6 +654,10 @@ class Enumerator:
             si, pi, sweep = self._random_visits(st, mist)
         elif self.dom.order == "max-violation":
             si, pi, sweep = self._max_violation_visits(st, mist, scores, inst["Y"][st["inst"]], depth)
+        elif self.seq:  # the step's visit: the named point, where it is a mistake
+            si, pi, _, _ = self._next_updates("sequence", mist, scores, None, st, depth + 1)
+            one = np.ones(len(si), dtype=np.int64)
+            sweep = {"sweep": one * (depth + 1), "sweep_visits": one, "sweep_mistakes": one, "_offset": 0 * one}
         else:
             off = np.arange(nn)[None, :] if self.dom.order == "first" else (np.arange(nn)[None, :] - st["pos"][:, None]) % nn
             nxt = np.where(mist, off, nn).min(axis=1)  # offset of the next mistake; nn: none
@@ -730,7 +755,7 @@ class Enumerator:
             b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
         return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
                        form=self.form, strict=True, order=self.dom.order, ratchet=self.ratchet,
-                       max_updates=self.dom.max_updates if state is not None and (
+                       max_updates=self.dom.max_updates if state is not None and not self.seq and (
                            state.get("stopped") or ("E:stopped_by_budget" in inst and inst["E:stopped_by_budget"][mi]))
                        else None)
 
@@ -744,36 +769,3 @@ def _certified_nonseparable(points: tuple, L: int, bias: bool) -> bool:
 
     rows = [[Fraction(c, L) for c in p] for p, _ in points]
     return certify_points(rows, [y for _, y in points], bias=bias).kind == "nonseparable"
-
-
-def _first_rows(parts):
-    """Indices of the first occurrence of each distinct row of the columns ``parts`` (int64
-    arrays of shape (m, c)), in order.  Exact: the columns are packed into one int64 key when
-    their ranges fit in 63 bits (an offset and a width per column), else rows are sorted
-    lexicographically."""
-    cols = [c[:, j] for c in parts for j in range(c.shape[1])]
-    m = len(cols[0]) if cols else 0
-    if m == 0:
-        return np.zeros(0, dtype=np.int64)
-    key = np.zeros(m, dtype=np.int64)
-    bits = 0
-    for c in cols:
-        lo, hi = int(c.min()), int(c.max())
-        width = (hi - lo).bit_length()
-        bits += width
-        if bits > 62:
-            break
-        key = (key << width) | (c - lo) if width else key
-    else:
-        _, first = np.unique(key, return_index=True)
-        first.sort()
-        return first
-    order = np.lexsort(cols[::-1])
-    srt = np.stack(cols, axis=1)[order]
-    new = np.ones(m, dtype=bool)
-    new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
-    # the first occurrence of each row: lexsort is stable, so within equal rows the smallest index comes first
-    first = order[new]
-    first.sort()
-    return first
-
