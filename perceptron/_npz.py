@@ -27,6 +27,8 @@ def load_npz(path: str, limit_bytes: int, what: str) -> dict:
                 raise InputError(path, f"an NPZ {what} of {len(infos)} members (at most 64 expected)")
             for info in infos:
                 name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                if name in out:  # readers differ on which copy they take: a trace or dataset has one of each
+                    raise InputError(path, f"member {name!r} appears twice in the archive")
                 with zf.open(info) as fh:
                     try:
                         version = np.lib.format.read_magic(fh)

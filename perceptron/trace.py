@@ -220,7 +220,8 @@ class _Base:
             what = f"{limits.MAX_CELLS} values in its {cells[0]} column (perceptron.limits.MAX_CELLS)"
         if what is not None:
             raise InputError(path, f"the trace would exceed {what}, which check reads; the run stopped there. Record "
-                                   "fewer visits (--record updates), a shorter run (--max-updates), or no trace")
+                                   "a long run as checkpoints (--record checkpoints, .npz), or fewer visits (--record "
+                                   "updates), a shorter run (--max-updates), or no trace")
 
     def begin(self, header: dict):
         self.header = {"schema": SCHEMA, "version": VERSION, **header, "record": self.record}

@@ -66,8 +66,18 @@ def _json_constant(name: str):
     raise ValueError(f"{name} is not a number a trace may hold")
 
 
+def _object(pairs) -> dict:
+    """A JSON object whose keys are each given once (parsers differ on which of two they keep)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key[:40]!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def _loads(text: str):
-    return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
+    return json.loads(text, parse_int=_json_int, parse_constant=_json_constant, object_pairs_hook=_object)
 
 
 def _is_int(v) -> bool:

@@ -401,6 +401,22 @@ def build(root: str) -> list:
     npz_doctor(ck, "end: one more epoch", lambda m: endrec(m, epochs=json.loads(str(m["end"]))["epochs"] + 1), "reject", None)
     npz_doctor(ck, "end: w altered", lambda m: endrec(m, w=["7"] * len(json.loads(str(m["end"]))["w"])), "reject", None)
     npz_doctor(ck, "end: stopped by max_epochs", lambda m: endrec(m, stop="max_epochs", converged=False), "reject", None)
+    # a doctored copy of a member before the genuine one (numpy would read the last: a clean run)
+    import io as _io
+    import warnings
+
+    with np.load(P("checkpoints.npz"), allow_pickle=False) as z:
+        members = {k: z[k] for k in z.files}
+    dup = _npz(P("dup.npz"), {**members, "upd_i": (members["upd_i"] + 1) % 6})
+    buf = _io.BytesIO()
+    np.lib.format.write_array(buf, members["upd_i"], allow_pickle=False)
+    with warnings.catch_warnings(), zipfile.ZipFile(dup, "a") as zf:
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name: that is the point
+        zf.writestr("upd_i.npy", buf.getvalue())
+    add("doctored checkpoints.npz: a member twice (doctored first)", ["check", "--data", data, "--trace", dup],
+        "input", None, None)
+    npz_doctor(ck, "a key twice in the end record", lambda m: {**m, "end": np.array(
+        str(m["end"])[:-1] + ', "updates": 0}')}, "input", None, None)
     add("checkpoint trace as JSON Lines", ["check", "--data", data, "--trace", _dump(P("ck.jsonl"), [
         {"type": "header", **json.loads(str(np.load(P("checkpoints.npz"))["header"]))}])], "input", P("ck.jsonl"), None)
     add("empty NPZ trace", ["check", "--data", data, "--trace", _npz(P("empty.npz"), {})], "input", P("empty.npz"), None)

@@ -140,6 +140,15 @@ def end_mismatch(end: dict, got: dict, exact: bool):
         except (ValueError, TypeError, ZeroDivisionError, NumberError):
             same = False
         if not same:
+            if isinstance(want, list) and isinstance(have, list) and len(want) == len(have):
+                for j, (a, b) in enumerate(zip(want, have)):  # name the first coordinate that differs
+                    try:
+                        differs = norm(a) != norm(b)
+                    except (ValueError, TypeError, ZeroDivisionError, NumberError):
+                        differs = True
+                    if differs:
+                        return Inconsistency(None, f"the re-run ends with {key}[{j}] = {_show(a)}; the trace's end "
+                                                   f"record says {_show(b)}")
             return Inconsistency(None, f"the re-run ends with {key} = {_show(want)}; the trace's end record says "
                                        f"{_show(have)}")
     return None
