@@ -16,7 +16,7 @@ import perceptron as P
 from perceptron.declared import DeclarationError, load_variants, parse_declaration
 from verify.language.claims import load_claims
 from verify.replay.dispatch import replay
-from verify.searching import Domain, search
+from verify.searching import Domain, SearchError, search
 from verify.verdicts import Verdict
 
 from .strategies import etas, separable_datasets
@@ -532,11 +532,12 @@ expect = "holds"
     assert t.evaluations == res.epochs and t.violation is None and t.unknown is None, t
 
 
-def test_visit_counts_of_a_declared_run_are_not_searched(tmp_path):
-    """The declared engine runs sequences (one visit per update): a claim that reads t, epochs or
-    sweeps is refused by it, saying why, rather than read with t = epochs = k."""
-    from verify.searching import SearchError
-
+def test_visit_counts_of_a_declared_run_are_searched_in_its_orders(tmp_path):
+    """A claim that reads epochs is searched on the learner's own runs in a deterministic order
+    the declaration runs (not read with t = epochs = k under 'any', which refuses it, saying why):
+    "epochs <= mistakes" fails on every converged run (its last epoch makes no update), found in
+    the first order and, stated with no order, in the first of the declaration's orders; the
+    printed replay command reproduces it."""
     claim = _claim_file(tmp_path, "eta_over_k.toml", '''
 [[claim]]
 id = "mine.epochs"
@@ -548,6 +549,91 @@ assume = ["w0_zero"]
 expr = "epochs <= mistakes"
 expect = "holds"
 ''')
-    for order in ("first", "any"):
-        with pytest.raises(SearchError, match="counts visits, sweeps and epochs"):
-            search(claim, Domain(points=2, box=1, max_updates=3, sep_box=1, order=order), timeout=60)
+    dom = Domain(points=2, box=1, max_updates=3, sep_box=1)
+    with pytest.raises(SearchError, match="under 'any' they are not defined"):
+        search(claim, dom, timeout=60, widen=False)
+    for order, want in (("first", "first"), ("any", "cyclic")):
+        res = search(claim, Domain(**{**dom.__dict__, "order": order}), timeout=60, out_dir=str(tmp_path / order))
+        assert res.verdict == Verdict.REFUTED, res.to_json()
+        ce = res.counterexample
+        assert ce["order"] == want and ce["summary"]["converged"], ce
+        assert ce["summary"]["epochs"] == ce["summary"]["updates"] + 1, ce
+        r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 1 and "mine.epochs: refuted" in r.stdout, r.stdout + r.stderr
+
+
+_AVERAGED = '''
+note = "averaged"
+state = { w = "w0", u = "0 * w0" }
+score = "dot(w, x)"
+mistake = "y * score <= 0"
+update = { w = "w + eta * y * x", u = "u + (t - 1) * eta * y * x" }
+outputs = { w_avg = "w - u / max(t, 1)" }
+stop = "converged"
+'''
+
+
+def test_declared_claims_in_cyclic_and_random_orders_are_searched(tmp_path):
+    """A declared variant's claim stating the cyclic order is searched on the learner's cyclic
+    runs: a bound with a premise on w0 that no corpus run could meet is refuted by the search
+    alone (w0 of norm gamma, two mistakes > R^2/gamma^2 = 1), and its replay reproduces it; a
+    true statement about visits (t <= n k at every update of a cyclic run) has none in D; a
+    declaration that runs only cyclic and random orders is searched in those (never under
+    'any', whose runs it does not make), and a visit claim about it is refuted at a visit."""
+    f = tmp_path / "c.toml"
+    f.write_text(f'''[document]
+file = "n.md"
+[variants.avg]{_AVERAGED}orders = ["cyclic", "random", "first", "sequence"]
+[variants.avgc]{_AVERAGED}orders = ["cyclic", "random"]
+[[claim]]
+id = "c.bound"
+section = "1"
+statement = "from any w0 with |w0| <= gamma, at most R^2/gamma^2 mistakes (cyclic order)"
+when = "end"
+variants = ["avg"]
+assume = ["separable"]
+orders = ["cyclic"]
+given = "norm(w0) <= gamma"
+expr = "mistakes <= R2/gamma**2"
+expect = "holds"
+[[claim]]
+id = "c.visits"
+section = "2"
+statement = "t <= n k at every update"
+when = "update"
+variants = ["avg"]
+orders = ["cyclic"]
+assume = ["w0_zero", "eta_one"]
+expr = "t <= n * k"
+expect = "holds"
+[[claim]]
+id = "c.t"
+section = "3"
+statement = "t <= 2 k + 1 at every visit"
+when = "visit"
+variants = ["avgc"]
+assume = ["w0_zero", "eta_one"]
+expr = "t <= 2 * k + 1"
+expect = "holds"
+''')
+    claims = {c.id: c for c in load_claims(str(f)).claims}
+    dom = Domain(points=2, box=1, max_updates=3, sep_box=2)
+    res = search(claims["c.bound"], dom, timeout=120, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == Verdict.REFUTED, res.to_json()
+    ce = res.counterexample
+    assert ce["order"] == "cyclic" and ce["params"]["w0"] is not None and any(Fraction(v) for v in ce["params"]["w0"])
+    r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1 and "c.bound: refuted" in r.stdout and "mistakes = " in r.stdout, r.stdout + r.stderr
+    res = search(claims["c.visits"], dom, timeout=120)
+    assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
+    assert "order cyclic" in res.domain["text"]
+    res = search(claims["c.t"], dom, timeout=120, out_dir=str(tmp_path / "ce2"))
+    assert res.verdict == Verdict.REFUTED and res.counterexample["order"] in ("cyclic", "random:0"), res.to_json()
+    assert "t" in res.counterexample["violation"]
+    r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1 and "c.t: refuted" in r.stdout, r.stdout + r.stderr
+    with pytest.raises(SearchError, match="runs the orders cyclic, random"):
+        search(claims["c.t"], Domain(**{**dom.__dict__, "order": "first"}), timeout=60)

@@ -30,7 +30,7 @@ from verify.replay.records import (
     Inconsistency,
 )
 
-__all__ = ["Inconsistency", "ClaimTally", "replay", "RunContext", "evaluate_dataset_claims", "applicable"]
+__all__ = ["Inconsistency", "ClaimTally", "replay", "replay_run", "RunContext", "evaluate_dataset_claims", "applicable"]
 
 
 # --------------------------------------------------------------------------- context
@@ -285,7 +285,12 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
                                          f"the dataset has n = {ds.n}, d = {ds.d}"), {}
     if params.arithmetic == "float":
         return _replay_float_trace(ds, trace, params, claims, name, cert, dataset_claims, separator)
-    ctx = RunContext(ds, params, cert, separator)
+    return replay_run(RunContext(ds, params, cert, separator), trace, claims, name, dataset_claims)
+
+
+def replay_run(ctx, trace, claims, name, dataset_claims=True):
+    """replay() past the header: the trace of ``ctx``'s run compared with the re-run, the claims
+    evaluated on it.  The search calls it with a context it derived once per dataset."""
     tallies: dict = {}
     step_claims = [c for c in claims if c.when in ("visit", "update", "end") and c.compiled is not None]
     live = []

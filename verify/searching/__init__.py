@@ -28,6 +28,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
+from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
 from verify.config import check_jobs
 from verify.searching.confirm import confirm, save_counterexample
@@ -149,24 +150,21 @@ def _search_pair(claim, dom, timeout, out_dir, max_candidates):
 
 
 def _check_engine(claim, engine, variant):
-    if order_names(claim) and (engine in ("z3", "hypothesis") or is_declared(variant)):
-        raise SearchError(f"claim {claim.id} reads {', '.join(sorted(order_names(claim)))}: the enumeration of built-in "
-                          "variants counts visits, sweeps and epochs as the learner does (--engine enumerate)")
-    if engine in ("z3", "hypothesis") and getattr(VARIANTS.get(variant), "pocket", False):
-        raise SearchError(f"claim {claim.id} is about the pocket algorithm: the enumeration steps its pocket "
-                          "(--engine enumerate)")
-    if "nonseparable" in claim.assume and (engine in ("z3", "hypothesis") or is_declared(variant)):
-        raise SearchError(f"claim {claim.id} assumes non-separable data: the enumeration of built-in variants "
-                          "certifies each candidate dataset (--engine enumerate)")
-    if late_names(claim) and (engine in ("z3", "hypothesis") or is_declared(variant)):
-        raise SearchError(f"claim {claim.id} reads {', '.join(sorted(late_names(claim)))} before a run's end: the "
-                          "enumeration of built-in variants runs each candidate to its end first (--engine enumerate)")
-    if any(sequence_of(o) for o in claim.orders or ()) and (engine in ("z3", "hypothesis") or is_declared(variant)):
-        raise SearchError(f"claim {claim.id} is about a sequence order: the enumeration of built-in variants runs it "
-                          "(--engine enumerate)")
-    if claim.when == "visit" and (engine in ("z3", "hypothesis") or is_declared(variant)):
-        raise SearchError(f"claim {claim.id} is a visit claim: the enumeration of built-in variants searches visits "
-                          "(--engine enumerate)")
+    """Refuse what an engine cannot search.  The enumeration follows the learner's runs (a
+    declared variant's in a deterministic order are the learner's own, so Hypothesis's samples of
+    them are too); z3 unrolls updates, and Hypothesis samples the built-in variants' update paths."""
+    if engine == "z3" or (engine == "hypothesis" and not is_declared(variant)):
+        why = next((w for w, bad in (
+            (f"reads {', '.join(sorted(order_names(claim)))}: visits, sweeps and epochs are counted as the learner "
+             "does", order_names(claim)),
+            ("is about the pocket algorithm, whose pocket is stepped", getattr(VARIANTS.get(variant), "pocket", False)),
+            ("assumes non-separable data: each candidate dataset is certified", "nonseparable" in claim.assume),
+            (f"reads {', '.join(sorted(late_names(claim)))} before a run's end: each candidate is run to its end "
+             "first", late_names(claim)),
+            ("is about a sequence order, which is run", any(sequence_of(o) for o in claim.orders or ())),
+            ("is a visit claim, whose visits are searched", claim.when == "visit")) if bad), None)
+        if why:
+            raise SearchError(f"claim {claim.id} {why} by the enumeration (--engine enumerate)")
 
 
 def _check_scheduler():
@@ -338,18 +336,25 @@ def _split(claim, dom, kw) -> SearchResult | None:
     if claim.orders and len(claim.orders) > 1:
         return _search_orders(claim, dom, kw)
     try:
-        pocket = VARIANTS.get(claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants
-                                            else None)) is VARIANTS["pocket"]
+        variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
     except SearchError:
-        pocket = False  # the search below says why
+        variant = None  # the search below says why
+    pocket = VARIANTS.get(variant) is VARIANTS["pocket"]
+    decl = variant_of(variant) if variant is not None and is_declared(variant) else None
+    # a declaration that does not run every sequence of updates (or always runs its epochs)
+    # is searched in the orders it runs, not under 'any'
+    narrow = decl is not None and ("sequence" not in decl.orders or decl.stop == "epochs")
     if not claim.orders and dom.order == "any" and kw["widen"] and claim.when in ("visit", "update", "end") \
-            and claim.compiled is not None and (claim.when == "visit" or order_names(claim) or late_names(claim) or pocket):
+            and claim.compiled is not None and (claim.when == "visit" or order_names(claim) or late_names(claim) or pocket
+                                                or narrow):
         import dataclasses
 
         # every order, as the claim states none: its visits, sweeps, run ends or pocket are a
-        # deterministic order's, so it is searched in each of DEFAULT_ORDERS
+        # deterministic order's, so it is searched in each of DEFAULT_ORDERS (those a declared
+        # variant runs)
+        orders = [o for o in DEFAULT_ORDERS if decl is None or o.split(":")[0] in decl.orders]
         return _search_cases(claim, dom, kw, [(f"order {o}", dataclasses.replace(claim, orders=(o,)))
-                                              for o in DEFAULT_ORDERS])
+                                              for o in orders])
     if pocket and not {"ratchet", "no_ratchet"} & set(claim.assume):
         import dataclasses
 

@@ -26,20 +26,22 @@ class NotRunnable(AssertionError):
 
 
 def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
-            strict=False, declared=(), order="any", max_updates=None, ratchet=False):
+            strict=False, declared=(), order="any", max_updates=None, ratchet=False, max_epochs=None):
     """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
     A candidate the learner cannot run as given (a point taken that is not misclassified, an end
     claim's run that does not converge) is no counterexample; with ``strict`` (the complete
     enumeration, whose "none in D" would otherwise rest on a candidate never evaluated) it is an
     error: the search and the learner disagree.  ``max_updates``: the run is cut there, as the
-    search's was (an end claim about runs stopped by budget)."""
+    search's was (an end claim about runs stopped by budget); ``max_epochs``: the epochs a
+    declaration that always runs them (stop = "epochs") runs in the search."""
     ds = from_rows("counterexample", points, labels)
     var = variant_of(variant)
     run_order = order if order != "any" else "sequence:" + ",".join(map(str, path))
     params = Params(variant=variant, order=run_order, sign0=sign0 if var.tie is None else 0,
                     eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared),
                     ratchet=bool(ratchet and var.pocket),
-                    **({"max_updates": max_updates} if max_updates is not None else {}))
+                    **({"max_updates": max_updates} if max_updates is not None else {}),
+                    **({"max_epochs": max_epochs} if max_epochs is not None else {}))
     rec = MemoryTrace()
     try:
         res = train(ds, params, rec)
@@ -55,7 +57,8 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
                 raise NotRunnable(f"the search's {order} run updates on {path}; the learner's on {taken}")
             return None
     cut = max_updates is not None and res.updates == max_updates  # cut where the search's run was
-    if claim.when == "end" and not res.converged and not cut and res.stop != "sequence_end":  # a sequence run ends there
+    ended = res.converged or res.stop == "sequence_end" or getattr(var, "stop", None) == "epochs"  # its own ends
+    if claim.when == "end" and not ended and not cut:
         if strict:
             raise AssertionError(f"the search's run {params.order} converged; the learner's does not")
         return None
@@ -79,6 +82,7 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
             "params": {"eta": fr(params.eta), "w0": None if w0 is None else [fr(v) for v in w0], "ratchet": params.ratchet,
                        "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form,
                        **({"max_updates": max_updates} if max_updates is not None else {}),
+                       **({"max_epochs": max_epochs} if max_epochs is not None else {}),
                        **({"declared": {k: fr(v) for k, v in params.declared}} if params.declared else {})}}
 
 
@@ -97,6 +101,7 @@ def save_counterexample(claim, ce, out_dir) -> dict:
                      b0=None if pr.get("b0") is None else Fraction(pr["b0"]), sign0=pr.get("sign0", 0),
                      form=pr.get("form", "yx"), ratchet=bool(pr.get("ratchet", False)),
                      **({"max_updates": pr["max_updates"]} if "max_updates" in pr else {}),
+                     **({"max_epochs": pr["max_epochs"]} if "max_epochs" in pr else {}),
                      declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))),
           open_writer(trace))
     sep = ""

@@ -28,11 +28,12 @@ from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
 from verify.replay.declared import DeclaredRun
-from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims
+from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims, replay_run
 from verify.searching.domain import (
     MAX_SETTINGS,
     SearchError,
     best_separator,
+    claim_names,
     check_limits,
     choose_separators,
     domain_for,
@@ -101,6 +102,30 @@ def describe(dom, decl, settings, engine, claim) -> dict:
     return d
 
 
+def _order_domain(claim, dom, decl):
+    """D for the order searched: ``any`` (the walk of every choice), or a deterministic order the
+    declaration runs (cyclic, random:SEED, first, sequence:I,J,...: each candidate is a run of
+    the learner in that order, replayed with the claim); a sequence order holds its points."""
+    from verify.searching.domain import late_names, order_names, searchable_order, sequence_of
+
+    if dom.order == "any":
+        for why, bad in (("reads visits, sweeps or epochs", order_names(claim)), ("is a visit claim", claim.when == "visit"),
+                         (f"reads {', '.join(sorted(late_names(claim)))} before a run's end", late_names(claim))):
+            if bad:
+                raise SearchError(f"claim {claim.id} {why}: it is searched in a deterministic order the declaration "
+                                  f"runs ({', '.join(decl.orders)}), whose visits and runs are the learner's; under "
+                                  "'any' they are not defined")
+        return dom
+    family = dom.order.split(":")[0]
+    if not searchable_order(dom.order) or family not in decl.orders:
+        raise SearchError(f"the declared variant {decl.name} runs the orders {', '.join(decl.orders)} (random:SEED, "
+                          f"sequence:I,J,...), not {dom.order!r}")
+    seq = sequence_of(dom.order)
+    if seq:
+        dom = type(dom)(**{**asdict(dom), "max_updates": len(seq), "points": max(dom.points, max(seq) + 1)})
+    return dom
+
+
 class _Found(Exception):
     def __init__(self, ce):
         self.ce = ce
@@ -124,8 +149,7 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
     if widen:
         dom = _runs(claim, dom, decl)
     check_limits(dom, timeout)
-    if dom.order not in ("any", "first"):
-        raise SearchError(f"a declared variant is searched with order any or first, not {dom.order!r}")
+    dom = _order_domain(claim, dom, decl)
     settings = declared_settings(claim, dom, decl)
     t0 = time.monotonic()
     deadline = time.time() + timeout
@@ -190,6 +214,13 @@ class _Walker:
         r = range(-dom.w0_box, dom.w0_box + 1)
         self.W0 = [None] if dom.w0_box == 0 else [w for w in itertools.product(r, repeat=dom.dim)]
         self.B0 = [None] if dom.w0_box == 0 or not self.bias else list(r)
+        # the learner's runs in a deterministic order (cut at the domain's update bound; a
+        # declaration that always runs its epochs runs max_updates + 1 of them), or the walk's
+        self.learner = dom.order != "any"
+        self.run_order = {"order": "cyclic"} if not self.learner else {
+            "order": dom.order, "max_updates": dom.max_updates,
+            **({"max_epochs": dom.max_updates + 1} if decl.stop == "epochs" else {})}
+        self.budget_stops = "stopped_by_budget" in claim_names(claim)
 
     def _skip(self, why, where):
         self.skipped += 1
@@ -266,7 +297,7 @@ class _Walker:
         for eta, s0, vals in self.settings:
             for w0 in self.W0:
                 for b0 in self.B0:
-                    params = Params(variant=self.decl.name, eta=eta, sign0=s0, declared=vals, order="cyclic",
+                    params = Params(variant=self.decl.name, eta=eta, sign0=s0, declared=vals, **self.run_order,
                                     w0=None if w0 is None else tuple(Fraction(v) for v in w0),
                                     b0=None if b0 is None else Fraction(b0))
                     if per_sep is None:  # the data's and each separator's quantities, once per dataset
@@ -289,6 +320,8 @@ class _Walker:
             ctxs.append((ctx, sep))
         if not ctxs:
             return
+        if self.learner and claim.when != "dataset":
+            return self.learner_run(ctxs, pts, labels, params)
         if claim.when == "dataset":
             for ctx, sep in ctxs:
                 tallies: dict = {}
@@ -302,6 +335,41 @@ class _Walker:
         except (X.ExactError, ArithmeticError) as e:
             return self._skip(e, f"dataset {pts}, {labels}")
         self.walk(ctxs, root, [], pts, labels, params, ())
+
+    def learner_run(self, ctxs, pts, labels, params):
+        """The learner's run in the domain's order, replayed with the claim for each separator
+        (as check replays a trace).  A run the update bound cuts has not ended: an end claim sees
+        it only when it reads stopped_by_budget; a sequence its dataset cannot follow is no run."""
+        from perceptron import MemoryTrace, ParamError, train
+
+        rec = MemoryTrace()
+        where = f"dataset {pts}, {labels}"
+        try:
+            res = train(ctxs[0][0].ds, params, rec)
+        except ParamError:
+            return None  # e.g. a sequence naming a point that is not misclassified in its turn
+        except (X.ExactError, ArithmeticError) as e:
+            return self._skip(e, where)
+        if self.claim.when == "end" and res.stop == "max_updates" and not self.budget_stops:
+            return None
+        for ctx, sep in ctxs:
+            try:
+                _, bad, tallies = replay_run(ctx, rec.trace, [self.claim], "candidate", dataset_claims=False)
+            except (X.ExactError, ArithmeticError) as e:
+                self._skip(e, where)
+                continue
+            if bad is not None:
+                raise AssertionError(f"the learner's run on {where} does not replay: {bad}")
+            tally = tallies[self.claim.id]
+            self.checked[0] += tally.evaluations
+            if tally.violation:
+                tr = rec.trace
+                self.found(pts, labels, [int(v) for v in tr.i[np.searchsorted(tr.t, tr.upd_t)]], params, sep,
+                           learner={"order": params.order, "max_updates": params.max_updates if res.stop == "max_updates"
+                                    else None, "max_epochs": params.max_epochs if self.decl.stop == "epochs" else None})
+            if tally.unknown:
+                self._skip(tally.unknown, where)
+        return None
 
     def _evaluate(self, ctxs, vals, where, path, pts, labels, params, history=()):
         for ctx, sep in ctxs:
@@ -355,13 +423,14 @@ class _Walker:
                 self._evaluate(ctxs, vals, {"k": len(p2)}, p2, pts, labels, params, h2)
             self.walk(ctxs, nxt, p2, pts, labels, params, h2)
 
-    def found(self, pts, labels, path, params, sep):
+    def found(self, pts, labels, path, params, sep, learner=None):
         from verify.searching.confirm import NotRunnable, confirm
 
         separator = None if sep is None else (sep[0], sep[1])
         try:
             ce = confirm(self.claim, self.decl.name, [list(p) for p in pts], labels, path, separator, params.sign0,
-                         eta=params.eta, w0=params.w0, b0=params.b0, declared=params.declared, strict=True)
+                         eta=params.eta, w0=params.w0, b0=params.b0, declared=params.declared, strict=True,
+                         **(learner or {}))  # a run of the learner in its order, confirmed as made
         except NotRunnable as e:  # the claim evaluator holds square roots the learner cannot: not a counterexample
             return self._skip(e, f"dataset {pts}, {labels}, updates {path}")
         if ce is None:  # the step-by-step evaluation and the replay of the learner's trace disagree: a bug
