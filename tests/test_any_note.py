@@ -130,6 +130,31 @@ def test_a_refuted_or_shows_each_part(tmp_path, scalar):
     assert v["connective"] == "and" and v["parts"] == ["1 == 1 (true)", "4 <= 1 (false)"], v
 
 
+@pytest.mark.parametrize("scalar", [False, True])
+def test_a_refuted_all_i_or_any_i_shows_the_point(tmp_path, scalar):
+    """A refuted all_i(c) names the first point where c fails and c's sides there; a refuted
+    any_i(c) says it holds at no point and shows c at the first; both evaluators alike, and the
+    text every output prints names each side by its source."""
+    from verify.report.claim_text import sides_text
+
+    path = tmp_path / "claims_all.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "all.m"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "all_i(y * dot(w, x) >= 5)"\nexpect = "holds"\n\n'
+                    '[[claim]]\nid = "any.m"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "any_i(y * dot(w, x) >= 100)"\nexpect = "holds"\n')
+    trace, bad, tallies = _replayed(path, "worked-example", Params(order="cyclic"), scalar)
+    w = [Fraction(v) for v in trace.end["w"]]
+    ds = builtin("worked-example")
+    margins = [int(ds.y[i]) * sum(a * Fraction(int(b), ds.den) for a, b in zip(w, ds.X_num[i])) for i in range(ds.n)]
+    v = tallies["all.m"].violation
+    j = next(i for i, m in enumerate(margins) if m < 5)
+    assert bad is None and v["fails_at_point"] == j and v["quantifier"] == "all_i", v
+    assert sides_text(v, "all_i(y * dot(w, x) >= 5)") == f"all_i fails at point {j}: y * dot(w, x) = {margins[j]} >= 5  (false)"
+    v = tallies["any.m"].violation
+    assert v["fails_at_point"] == 0 and v["sides"] == [str(margins[0]), "100"], v
+    assert sides_text(v, "any_i(y * dot(w, x) >= 100)").startswith("any_i holds at no point; at point 0: y * dot(w, x) = ")
+
+
 def _run_printed(command: str):
     """Run a printed replay command (commands joined by &&) in this process: (exit code, output)."""
     import contextlib

@@ -381,10 +381,8 @@ def cmd_check(args) -> int:
                         + (f" (updates {viol['updates'][0]} against {viol['updates'][1]})" if "updates" in viol else ""))
                 c_at = f" at c = {viol['c']}" if "c" in viol else ""
                 print(f"      partner run ({viol['partner']}){c_at} parts from this one {part}")
-            if "sides" in viol:
+            if sides_text(viol, c.expr):
                 print(f"      sides: {sides_text(viol, c.expr)}")
-            elif "parts" in viol:
-                print(f"      parts ({viol['connective']}): " + "; ".join(viol["parts"]))
         elif t.min_slack is not None:
             from verify.language.scalar import exact_json
 

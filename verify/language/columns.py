@@ -284,7 +284,8 @@ def _slack_col(tree, env: ColumnEnv):
 
 
 def _sides_at(tree, env: ColumnEnv, r: int) -> dict:
-    if tree[0] in ("or", "and"):  # each part's value: the scalar evaluator at that one step
+    if tree[0] in ("or", "and") or (tree[0] == "agg" and tree[1] in ("all_i", "any_i")):
+        # each part's value, or the point where all_i fails: the scalar evaluator at that one step
         return sides(tree, env.frame.scalar_env(int(env.rows[r]), env.gamma))
     if tree[0] != "cmp":
         return {}

@@ -142,6 +142,8 @@ def sides(tree, env) -> dict:
                 if "sides" in inner else ""
             parts.append(f"{shown} ({value})" if shown else value)
         return {"parts": parts, "connective": tree[0]}
+    if tree[0] == "agg" and tree[1] in ("all_i", "any_i"):
+        return _point_sides(tree, env)
     if tree[0] != "cmp":
         return {}
     try:
@@ -149,6 +151,19 @@ def sides(tree, env) -> dict:
     except Exception:  # noqa: BLE001 - only for display; the verdict came from evaluate
         return {}
     return {"sides": [format_value(v) for v in vals], "ops": list(tree[1])}
+
+
+def _point_sides(tree, env) -> dict:
+    """all_i(c) where it fails: the first point where c is false and c's sides there; any_i(c):
+    false at every point, with c's sides at the first ({"fails_at_point", "quantifier", ...})."""
+    try:
+        for j, penv in enumerate(env.points()):
+            if not evaluate(tree[2], penv) or tree[1] == "any_i":
+                inner = sides(tree[2], penv)
+                return {"fails_at_point": j, "quantifier": tree[1], **inner}
+    except Exception:  # noqa: BLE001 - only for display; the verdict came from evaluate
+        return {}
+    return {}
 
 
 def eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):

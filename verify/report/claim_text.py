@@ -11,14 +11,33 @@ def sides_text(v, expr=None) -> str:
     """Where a claim fails, in words: each side of its comparison named by its text in ``expr``
     (the claim's expression, already checked by its parser: a pair claim's partner run is then
     named too) with its value, or for A or B (A and B) each part's value; "" when the violation
-    has neither."""
+    has neither.  all_i(c) is shown at the first point where c fails, any_i(c) at its first point."""
+    where = ""
+    if "fails_at_point" in v:
+        j = v["fails_at_point"]
+        where = (f"{v.get('quantifier')} fails at point {j}: " if v.get("quantifier") == "all_i" else
+                 f"{v.get('quantifier')} holds at no point; at point {j}: ")
+        expr = _inner(expr)
     if "sides" in v:
         names = _side_texts(expr, len(v["sides"]))
         vals = [f"{n} = {x}" if n and n != x else x for n, x in zip(names, v["sides"])]
-        return vals[0] + "".join(f" {o} {s}" for o, s in zip(v.get("ops", []), vals[1:])) + "  (false)"
+        return where + vals[0] + "".join(f" {o} {s}" for o, s in zip(v.get("ops", []), vals[1:])) + "  (false)"
     if "parts" in v:  # A or B (A and B): each part's value where the claim fails
-        return f" {v.get('connective', 'or')} ".join(v["parts"]) + "  (false)"
+        return where + f" {v.get('connective', 'or')} ".join(v["parts"]) + "  (false)"
     return ""
+
+
+def _inner(expr):
+    """The condition inside ``all_i(...)`` / ``any_i(...)`` (parsed, never run), else None."""
+    import ast
+
+    try:
+        node = ast.parse((expr or "").strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        return ast.get_source_segment((expr or "").strip(), node.args[0])
+    return None
 
 
 def _side_texts(expr, count) -> list:
@@ -149,7 +168,7 @@ def failure_text(c) -> str:
                                                                                    if str(s["separator"].get("b", "0")) != "0" else "")
                             if s.get("separator") else "")
                          + (f"; {setting}" if setting else ""))
-            if "sides" in s["violation"]:
+            if sides_text(s["violation"]):
                 lines.append("sides: " + sides_text(s["violation"], c.get("expr")))
         else:
             where = ", ".join(f"{k} = {ce[k]}" for k in ("data", "run", "t", "k", "point", "first_difference_at_update",

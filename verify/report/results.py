@@ -283,10 +283,8 @@ def _details(f, expr=None):
             yield "free names: " + ", ".join(f"{k} = {v}" for k, v in ce["free"].items())
         if ce.get("partner"):
             yield f"partner run: {ce['partner']}"
-        if "sides" in ce:
+        if sides_text(ce, expr):
             yield "sides: " + sides_text(ce, expr)
-        elif "parts" in ce:
-            yield f"parts ({ce['connective']}): " + "; ".join(ce["parts"])
         if ev.get("replay"):
             yield f"replay: {ev['replay']}"
     if "reason" in ev:

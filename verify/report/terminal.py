@@ -54,7 +54,7 @@ def search_text(claim, res) -> str:
         viol = ce["violation"]
         where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
         where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
-        lines.append(f"  violated {where}: " + (sides_text(viol, claim.expr) if "sides" in viol else "false"))
+        lines.append(f"  violated {where}: " + (sides_text(viol, claim.expr) or "false"))
         if res.files:
             lines.append(f"  replay: {res.files['replay']}")
     if res.reason:
