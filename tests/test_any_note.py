@@ -947,7 +947,7 @@ def test_nonseparable_claims_are_searched_on_certified_datasets(tmp_path):
 def test_linear_kernel_claims_are_searched_as_the_runs_they_are(tmp_path):
     """The kernel perceptron with the linear kernel is searched (its scores are w.x with w = eta
     sum_i alpha_i y_i x_i, from alpha = 0): a true identity has none in D, a false bound on
-    alpha is refuted and replayed by the kernel learner itself; any kernel is refused, saying why."""
+    alpha is refuted and replayed by the kernel learner itself; z3 refuses a claim about any kernel."""
     import subprocess
     import sys
 
@@ -993,8 +993,53 @@ expect = "holds"
     assert r.returncode == 1 and "k.once: refuted" in r.stdout, r.stdout + r.stderr
     res = search(claims["k.solution"], dom, engine="enumerate", timeout=120)
     assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
-    with pytest.raises(SearchError, match="assume kernel_linear"):
-        search(claims["k.any"], dom, engine="enumerate", timeout=30)
+    with pytest.raises(SearchError, match="any kernel: its runs are searched by the enumeration"):
+        search(claims["k.any"], dom, engine="z3", timeout=30)
+
+
+def test_claims_about_any_kernel_are_searched_on_the_learners_kernel_runs(tmp_path):
+    """A claim about the kernel perceptron with any kernel is searched on the learner's own runs
+    with the linear and polynomial kernels (exact on integer data) in each deterministic order:
+    an identity of alpha has none in D, and the domain says which kernels it covered and that
+    RBF's are not; Novikoff's bound quoted for any kernel (R and gamma of the input space) is
+    refuted by a polynomial kernel, and the printed command replays it (exit 1)."""
+    import subprocess
+    import sys
+
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_kany.toml"
+    path.write_text(HEAD + '''[[claim]]
+id = "k.alpha"
+section = "s"
+statement = "the alphas add up to the mistakes"
+when = "end"
+variants = ["kernel"]
+assume = ["eta_one", "sign0_zero"]
+expr = "sum_i(alpha) == mistakes"
+expect = "holds"
+
+[[claim]]
+id = "k.bound"
+section = "s"
+statement = "with any kernel, at most R^2/gamma^2 mistakes"
+when = "end"
+variants = ["kernel"]
+assume = ["separable", "eta_one", "sign0_zero"]
+expr = "mistakes <= R2 / gamma**2"
+expect = "holds"
+''')
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    dom = Domain(points=2, dim=2, box=1, max_updates=3, sep_box=2)
+    res = search(claims["k.alpha"], dom, engine="enumerate", timeout=300)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
+    text = res.domain["text"]
+    assert "poly (x.z + 1)^2" in text and "rbf not searched" in text and "order max-violation" in text, text
+    res = search(claims["k.bound"], dom, engine="enumerate", timeout=300, out_dir=str(tmp_path / "ce"))
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["params"]["kernel"] == "poly", res.to_json()
+    r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "k.bound: refuted" in r.stdout, r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("order", ["cyclic", "first", "random:4"])

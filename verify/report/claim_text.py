@@ -134,7 +134,8 @@ def _coverage(c) -> str:
 
 def run_setting(prm) -> str:
     """The run setting of a search counterexample where it differs from eta = 1, w0 = 0,
-    sign(0) = 0, the eta y x form and a run to its end ("" when it does not)."""
+    sign(0) = 0, the eta y x form, the linear kernel and a run to its end, with a declared
+    variant's parameters ("" when it does not)."""
     prm = prm or {}
     out = [f"eta = {prm['eta']}"] if prm.get("eta", "1") != "1" else []
     if prm.get("w0"):
@@ -143,8 +144,15 @@ def run_setting(prm) -> str:
         out.append(f"sign(0) = {prm['sign0']}")
     if prm.get("form", "yx") != "yx":
         out.append(f"update form {prm['form']}")
+    if prm.get("kernel"):
+        out.append(f"kernel {prm['kernel']} (x.z + {prm.get('offset', '0')})^{prm.get('degree', 2)}"
+                   if prm["kernel"] == "poly" else f"kernel {prm['kernel']}")
+    if prm.get("declared"):
+        out.append(", ".join(f"{k} = {v}" for k, v in prm["declared"].items()))
     if prm.get("max_updates") is not None:
         out.append(f"cut at {prm['max_updates']} updates (stopped by budget)")
+    if prm.get("max_epochs") is not None:
+        out.append(f"{prm['max_epochs']} epochs")
     return ", ".join(out)
 
 

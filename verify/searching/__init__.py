@@ -183,6 +183,26 @@ def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_e
                                           out_dir, widen, budget))
 
 
+def any_kernel(claim, variant) -> bool:
+    """Whether the claim is about the kernel perceptron with any kernel (not the linear one the
+    enumeration steps as the primal runs it is)."""
+    return variant == "kernel" and "kernel_linear" not in claim.assume
+
+
+def _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
+    from verify.searching.learner_runs import search_kernels
+
+    if jobs > 1 or scheduler:
+        raise SearchError("the kernel perceptron with any kernel is searched by one worker (--jobs 1, no --scheduler)")
+    dom = Domain(**{**asdict(dom), "variant": "kernel"})
+    if widen:
+        dom = domain_for(claim, dom)
+    dom = Domain(**{**asdict(dom), "w0_box": 0})  # the kernel perceptron starts from alpha = 0
+    check_limits(dom, timeout)
+    budget = max_candidates if max_candidates is not None else max_exact
+    return SearchResult(**search_kernels(claim, dom, engine, timeout, out_dir, budget))
+
+
 def _states(claim, dom, enumerators) -> int:
     """States the enumeration screens at most (datasets x distinct weight vectors per run)."""
     ordered = dom.order != "any"
@@ -233,6 +253,8 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     if is_declared(variant):
         return _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates,
                                 jobs, scheduler)
+    if any_kernel(claim, variant):
+        return _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler)
     dom = _prepare(claim, dom, widen)
     if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
         raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")
@@ -343,7 +365,7 @@ def _split(claim, dom, kw) -> SearchResult | None:
     decl = variant_of(variant) if variant is not None and is_declared(variant) else None
     # a declaration that does not run every sequence of updates (or always runs its epochs)
     # is searched in the orders it runs, not under 'any'
-    narrow = decl is not None and ("sequence" not in decl.orders or decl.stop == "epochs")
+    narrow = (decl is not None and ("sequence" not in decl.orders or decl.stop == "epochs")) or any_kernel(claim, variant)
     if not claim.orders and dom.order == "any" and kw["widen"] and claim.when in ("visit", "update", "end") \
             and claim.compiled is not None and (claim.when == "visit" or order_names(claim) or late_names(claim) or pocket
                                                 or narrow):

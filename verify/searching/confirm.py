@@ -26,14 +26,16 @@ class NotRunnable(AssertionError):
 
 
 def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
-            strict=False, declared=(), order="any", max_updates=None, ratchet=False, max_epochs=None):
+            strict=False, declared=(), order="any", max_updates=None, ratchet=False, max_epochs=None, kernel="linear",
+            degree=2, offset=Fraction(0)):
     """Replay a candidate exactly.  Returns the counterexample dict if the claim fails on it.
     A candidate the learner cannot run as given (a point taken that is not misclassified, an end
     claim's run that does not converge) is no counterexample; with ``strict`` (the complete
     enumeration, whose "none in D" would otherwise rest on a candidate never evaluated) it is an
     error: the search and the learner disagree.  ``max_updates``: the run is cut there, as the
     search's was (an end claim about runs stopped by budget); ``max_epochs``: the epochs a
-    declaration that always runs them (stop = "epochs") runs in the search."""
+    declaration that always runs them (stop = "epochs") runs in the search; ``kernel``,
+    ``degree``, ``offset``: the kernel perceptron's kernel."""
     ds = from_rows("counterexample", points, labels)
     var = variant_of(variant)
     run_order = order if order != "any" else "sequence:" + ",".join(map(str, path))
@@ -41,7 +43,8 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
                     eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared),
                     ratchet=bool(ratchet and var.pocket),
                     **({"max_updates": max_updates} if max_updates is not None else {}),
-                    **({"max_epochs": max_epochs} if max_epochs is not None else {}))
+                    **({"max_epochs": max_epochs} if max_epochs is not None else {}),
+                    **({"kernel": kernel, "degree": degree, "offset": Fraction(offset)} if kernel != "linear" else {}))
     rec = MemoryTrace()
     try:
         res = train(ds, params, rec)
@@ -83,6 +86,7 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
                        "b0": None if b0 is None else fr(b0), "sign0": params.sign0, "form": params.form,
                        **({"max_updates": max_updates} if max_updates is not None else {}),
                        **({"max_epochs": max_epochs} if max_epochs is not None else {}),
+                       **({"kernel": kernel, "degree": degree, "offset": fr(Fraction(offset))} if kernel != "linear" else {}),
                        **({"declared": {k: fr(v) for k, v in params.declared}} if params.declared else {})}}
 
 
@@ -102,6 +106,8 @@ def save_counterexample(claim, ce, out_dir) -> dict:
                      form=pr.get("form", "yx"), ratchet=bool(pr.get("ratchet", False)),
                      **({"max_updates": pr["max_updates"]} if "max_updates" in pr else {}),
                      **({"max_epochs": pr["max_epochs"]} if "max_epochs" in pr else {}),
+                     **({"kernel": pr["kernel"], "degree": pr["degree"], "offset": Fraction(pr["offset"])} if "kernel" in pr
+                        else {}),
                      declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))),
           open_writer(trace))
     sep = ""

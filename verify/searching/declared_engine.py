@@ -19,28 +19,15 @@ import time
 from dataclasses import asdict
 from fractions import Fraction
 
-import numpy as np
 
-from perceptron import Params, from_rows
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
 from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
 from verify.replay.declared import DeclaredRun
-from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims, replay_run
-from verify.searching.domain import (
-    MAX_SETTINGS,
-    SearchError,
-    best_separator,
-    claim_names,
-    check_limits,
-    choose_separators,
-    domain_for,
-    needs_separator,
-    point_list,
-    separators,
-)
+from verify.searching.domain import MAX_SETTINGS, SearchError, check_limits, domain_for
+from verify.searching.learner_runs import Walker
 from verify.verdicts import Verdict
 
 __all__ = ["search_declared", "declared_settings", "is_declared", "param_values"]
@@ -126,11 +113,6 @@ def _order_domain(claim, dom, decl):
     return dom
 
 
-class _Found(Exception):
-    def __init__(self, ce):
-        self.ce = ce
-
-
 def _runs(claim, dom, decl):
     """The widened domain for a declared variant's claim."""
     base = asdict(dom)
@@ -175,201 +157,25 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
                       "z3: " + why.removeprefix("limit reached: "))
     if eng not in ("enumerate", "hypothesis"):
         raise SearchError(f"unknown engine {eng!r}")
-    walker = _Walker(claim, dom, decl, settings, deadline, checked, max_exact)
-    try:
-        if eng == "enumerate":
-            complete = walker.enumerate()
-        else:
-            complete = walker.sample()
-    except _Found as f:
-        res = result(Verdict.REFUTED, counterexample=f.ce)
-        if out_dir:
-            res["files"] = save_counterexample(claim, f.ce, out_dir)
-        return res
-    if eng == "hypothesis":
-        return result(Verdict.UNKNOWN, reason="unknown: hypothesis: unable to find an example (this does not mean none exists)"
-                      + ("" if complete else "; limit reached"))
-    if not complete:
-        return result(Verdict.UNKNOWN, reason=f"unknown: limit reached: {walker.why}; completed {walker.datasets:,} datasets "
-                                              f"(up to {walker.points_done} point(s) complete)")
-    if walker.skipped:
-        return result(Verdict.UNKNOWN, reason=f"unknown: {walker.skipped:,} run(s) or evaluations of D could not be made "
-                                              f"exactly, so D was not covered (first: {walker.skip_why})")
-    if checked[0] == 0:
-        return result(Verdict.UNKNOWN, reason="unknown: empty domain: no candidate of the domain satisfied the claim's "
-                                              "assumptions and reached an evaluation (nothing was checked)")
-    return result(Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN)
+    walker = DeclaredWalker(claim, dom, decl.name, [{"eta": eta, "sign0": s0, "declared": vals} for eta, s0, vals in settings],
+                            deadline, checked, max_exact, bias=decl.bias is not None, stop=decl.stop)
+    return walker.search(eng, result, out_dir)
 
 
-class _Walker:
-    def __init__(self, claim, dom, decl, settings, deadline, checked, max_exact):
-        self.claim, self.dom, self.decl, self.settings = claim, dom, decl, settings
-        self.deadline, self.checked, self.max_exact = deadline, checked, max_exact
-        self.why = ""
-        self.skipped, self.skip_why = 0, ""  # parts of D not evaluated: never 'no counterexample in D'
-        self.datasets = 0
-        self.points_done = 0
-        self.need_sep = needs_separator(claim)
-        self.bias = decl.bias is not None
-        r = range(-dom.w0_box, dom.w0_box + 1)
-        self.W0 = [None] if dom.w0_box == 0 else [w for w in itertools.product(r, repeat=dom.dim)]
-        self.B0 = [None] if dom.w0_box == 0 or not self.bias else list(r)
-        # the learner's runs in a deterministic order (cut at the domain's update bound; a
-        # declaration that always runs its epochs runs max_updates + 1 of them), or the walk's
-        self.learner = dom.order != "any"
-        self.run_order = {"order": "cyclic"} if not self.learner else {
-            "order": dom.order, "max_updates": dom.max_updates,
-            **({"max_epochs": dom.max_updates + 1} if decl.stop == "epochs" else {})}
-        self.budget_stops = "stopped_by_budget" in claim_names(claim)
+class DeclaredWalker(Walker):
+    """The walker over a declared variant's runs: under order ``any`` every choice of
+    misclassified point (a tree of runs of the learner's ``--order sequence:...``, one visit per
+    update, so t = k), stepped by the claim evaluator (DeclaredRun); in a deterministic order the
+    learner's own runs (Walker.run)."""
 
-    def _skip(self, why, where):
-        self.skipped += 1
-        if not self.skip_why:
-            self.skip_why = f"{why} ({where})"
-
-    def _late(self) -> bool:
-        if time.time() > self.deadline:
-            self.why = "time limit reached"
-            return True
-        if self.max_exact is not None and self.checked[0] > self.max_exact:
-            self.why = f"more than {self.max_exact} candidates to evaluate (the budget)"
-            return True
-        return False
-
-    def enumerate(self) -> bool:
-        P, L = point_list(self.dom.dim, self.dom.box, False)
-        ordered = self.dom.order != "any"
-        for n in range(1, self.dom.points + 1):
-            combos = itertools.product(range(len(P)), repeat=n) if ordered else \
-                itertools.combinations_with_replacement(range(len(P)), n)
-            for combo in combos:
-                if self._late():
-                    return False
-                idx = list(combo)
-                self.dataset([tuple(int(c) for c in P[j]) for j in idx], [int(L[j]) for j in idx])
-            self.points_done = n
-        return True
-
-    def sample(self) -> bool:
-        """Hypothesis: random datasets of D (shrinking toward small coordinates)."""
-        from hypothesis import HealthCheck, given, settings
-        from hypothesis import strategies as st
-
-        dom = self.dom
-        pt = st.tuples(*[st.integers(-dom.box, dom.box)] * dom.dim)
-        strat = st.integers(1, dom.points).flatmap(lambda n: st.tuples(st.lists(pt, min_size=n, max_size=n),
-                                                                      st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n)))
-        found = []
-
-        @settings(max_examples=50_000, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
-        @given(strat)
-        def run(data):
-            if found or time.time() > self.deadline:
-                return
-            try:
-                self.dataset(list(data[0]), list(data[1]))
-            except _Found as f:
-                found.append(f.ce)
-
-        run()
-        if found:
-            raise _Found(found[0])
-        return True
-
-    def dataset(self, pts, labels):
-        if not any(any(p) for p in pts):
-            return
-        self.datasets += 1
-        ds = from_rows("candidate", [list(p) for p in pts], labels)
-        seps = [None]
-        if self.need_sep:
-            if self.dom.separators == "best":
-                s = best_separator(pts, labels, self.dom, self.bias)
-                seps = [s] if s is not None else []
-            else:
-                V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
-                mi, si, _ = choose_separators(np.array([pts], dtype=np.int64), np.array([labels], dtype=np.int64), V, C, "all")
-                seps = [([int(a) for a in V[j]], int(C[j])) for j in si]
-            if not seps:
-                return  # no separator of D: claims about gamma, w_opt do not speak of this dataset
-        per_sep = None
-        for eta, s0, vals in self.settings:
-            for w0 in self.W0:
-                for b0 in self.B0:
-                    params = Params(variant=self.decl.name, eta=eta, sign0=s0, declared=vals, **self.run_order,
-                                    w0=None if w0 is None else tuple(Fraction(v) for v in w0),
-                                    b0=None if b0 is None else Fraction(b0))
-                    if per_sep is None:  # the data's and each separator's quantities, once per dataset
-                        try:
-                            base = RunContext(ds, params, separator=seps[0])
-                        except (X.ExactError, ArithmeticError, ValueError) as e:
-                            return self._skip(e, f"dataset {pts}, {labels}")
-                        per_sep = [(base if j == 0 else base.derived(separator=sep), sep) for j, sep in enumerate(seps)]
-                    self.instance(per_sep, pts, labels, params)
-
-    def instance(self, per_sep, pts, labels, params):
-        """One run setting on one dataset: the runs (which do not depend on the separator) are
-        walked once, the claim evaluated at each step for every separator of D."""
-        claim = self.claim
-        ctxs = []
-        for sctx, sep in per_sep:
-            ctx = sctx.derived(params)
-            if (ctx.sep is None and self.need_sep) or applicable(claim, ctx, None, "candidate"):
-                continue
-            ctxs.append((ctx, sep))
-        if not ctxs:
-            return
-        if self.learner and claim.when != "dataset":
-            return self.learner_run(ctxs, pts, labels, params)
-        if claim.when == "dataset":
-            for ctx, sep in ctxs:
-                tallies: dict = {}
-                evaluate_dataset_claims([claim], ctx, "candidate", tallies)
-                self.checked[0] += 1
-                if tallies.get(claim.id) and tallies[claim.id].violation:
-                    self.found(pts, labels, [], params, sep)
-            return
+    def run(self, ctxs, pts, labels, params):
+        if self.learner:
+            return super().run(ctxs, pts, labels, params)
         try:
             root = DeclaredRun(ctxs[0][0])
         except (X.ExactError, ArithmeticError) as e:
             return self._skip(e, f"dataset {pts}, {labels}")
-        self.walk(ctxs, root, [], pts, labels, params, ())
-
-    def learner_run(self, ctxs, pts, labels, params):
-        """The learner's run in the domain's order, replayed with the claim for each separator
-        (as check replays a trace).  A run the update bound cuts has not ended: an end claim sees
-        it only when it reads stopped_by_budget; a sequence its dataset cannot follow is no run."""
-        from perceptron import MemoryTrace, ParamError, train
-
-        rec = MemoryTrace()
-        where = f"dataset {pts}, {labels}"
-        try:
-            res = train(ctxs[0][0].ds, params, rec)
-        except ParamError:
-            return None  # e.g. a sequence naming a point that is not misclassified in its turn
-        except (X.ExactError, ArithmeticError) as e:
-            return self._skip(e, where)
-        if self.claim.when == "end" and res.stop == "max_updates" and not self.budget_stops:
-            return None
-        for ctx, sep in ctxs:
-            try:
-                _, bad, tallies = replay_run(ctx, rec.trace, [self.claim], "candidate", dataset_claims=False)
-            except (X.ExactError, ArithmeticError) as e:
-                self._skip(e, where)
-                continue
-            if bad is not None:
-                raise AssertionError(f"the learner's run on {where} does not replay: {bad}")
-            tally = tallies[self.claim.id]
-            self.checked[0] += tally.evaluations
-            if tally.violation:
-                tr = rec.trace
-                self.found(pts, labels, [int(v) for v in tr.i[np.searchsorted(tr.t, tr.upd_t)]], params, sep,
-                           learner={"order": params.order, "max_updates": params.max_updates if res.stop == "max_updates"
-                                    else None, "max_epochs": params.max_epochs if self.decl.stop == "epochs" else None})
-            if tally.unknown:
-                self._skip(tally.unknown, where)
-        return None
+        return self.walk(ctxs, root, [], pts, labels, params, ())
 
     def _evaluate(self, ctxs, vals, where, path, pts, labels, params, history=()):
         for ctx, sep in ctxs:
@@ -422,18 +228,3 @@ class _Walker:
                                       score=s, out=Fraction(out))
                 self._evaluate(ctxs, vals, {"k": len(p2)}, p2, pts, labels, params, h2)
             self.walk(ctxs, nxt, p2, pts, labels, params, h2)
-
-    def found(self, pts, labels, path, params, sep, learner=None):
-        from verify.searching.confirm import NotRunnable, confirm
-
-        separator = None if sep is None else (sep[0], sep[1])
-        try:
-            ce = confirm(self.claim, self.decl.name, [list(p) for p in pts], labels, path, separator, params.sign0,
-                         eta=params.eta, w0=params.w0, b0=params.b0, declared=params.declared, strict=True,
-                         **(learner or {}))  # a run of the learner in its order, confirmed as made
-        except NotRunnable as e:  # the claim evaluator holds square roots the learner cannot: not a counterexample
-            return self._skip(e, f"dataset {pts}, {labels}, updates {path}")
-        if ce is None:  # the step-by-step evaluation and the replay of the learner's trace disagree: a bug
-            raise AssertionError(f"the search's violation of {self.claim.id} on {pts}, {labels}, path {path} "
-                                 "did not survive the replay")
-        raise _Found(ce)
