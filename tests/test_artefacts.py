@@ -119,6 +119,30 @@ def test_pytest_plugin(tmp_path):
     assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
 
 
+def test_pytest_plugin_reuses_each_claims_finding(tmp_path):
+    """With pytest's cache, the plugin reads each claim's finding back where nothing it depends
+    on changed (verify.corpus.cache): a finding doctored in the cache is what the next run reports
+    (so it was read, not re-audited), and editing that claim's expression evaluates it again."""
+    p = tmp_path / "claims_mine.toml"
+    p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="refuted")))
+    cmd = [sys.executable, "-m", "pytest", "--proof-audit", str(p), "-q", "-W", "ignore::DeprecationWarning",
+           "--rootdir", str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
+    [cache] = list((tmp_path / ".pytest_cache").rglob("claims.json"))
+    got = json.loads(cache.read_text())
+    assert len(got["claims"]) == 2
+    for entry in got["claims"].values():
+        if entry["verdict"] == "refuted":
+            entry["verdict"], entry["evidence"] = "holds on evidence", {"evaluations": 1}
+    cache.write_text(json.dumps(got))
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 1 and "1 failed, 1 passed" in r.stdout, r.stdout + r.stderr
+    p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="refuted")).replace("R/gamma\"", "R/gamma + 0\""))
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
+
+
 REPORTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "reports")
 
 

@@ -1,5 +1,6 @@
 """A re-run with nothing changed reads the last result (verify.corpus.cache): the same bytes,
-nothing run; any change of an input, or a cache that is not one, runs the audit cold."""
+nothing run; after an edit, only the claims whose key changed are evaluated, and every output
+is a cold run's byte for byte; a cache that is not one is ignored."""
 
 import json
 import os
@@ -34,7 +35,7 @@ def _run(tmp_path, *extra):
 def test_a_warm_run_reads_the_cache_and_writes_the_same_bytes(tmp_path):
     (tmp_path / "c.toml").write_text(CLAIMS)
     out1, files1, info1 = _run(tmp_path)
-    assert "cache" not in info1 and "from the cache" not in out1
+    assert info1["cache"].startswith("0 of 1 claims") and "from the cache" not in out1
     out2, files2, info2 = _run(tmp_path)
     assert info2["cache"].startswith("hit") and "from the cache: nothing changed" in out2
     assert files1 == files2
@@ -48,13 +49,59 @@ def test_an_edited_claim_or_a_broken_cache_runs_cold(tmp_path):
     _run(tmp_path)
     (tmp_path / "c.toml").write_text(CLAIMS.replace("R2/gamma**2", "2*R2/gamma**2"))
     _, files, info = _run(tmp_path)
-    assert "cache" not in info and "2*R2/gamma**2" in files["results.json"].decode()
+    assert info["cache"].startswith("0 of 1") and "2*R2/gamma**2" in files["results.json"].decode()
     cache = tmp_path / "out" / ".cache" / "run.json"
     got = json.loads(cache.read_text())
     got["results_text"] = got["results_text"].replace('"claims"', '"claimz"')  # no longer a results file
     cache.write_text(json.dumps(got))
     _, files2, info2 = _run(tmp_path)
-    assert "cache" not in info2 and files2 == files
+    assert not info2["cache"].startswith("hit") and files2 == files
     cache.write_text("not json")
     _, _, info3 = _run(tmp_path)
-    assert "cache" not in info3 and os.path.getsize(cache) > 100  # written again
+    assert not info3["cache"].startswith("hit") and os.path.getsize(cache) > 100  # written again
+
+
+TWO = CLAIMS + '''
+[[claim]]
+id = "c.update"
+section = "s"
+statement = "w . w_opt grows by gamma at each update"
+expr = "dot(w, w_opt) >= dot(prev(w), w_opt) + gamma"
+variants = ["rosenblatt"]
+assume = ["separable", "eta_one"]
+when = "update"
+expect = "holds"
+'''
+
+
+def test_an_edit_re_evaluates_only_that_claim_and_writes_a_cold_runs_bytes(tmp_path):
+    """Editing one claim's expression evaluates that claim alone (the other's finding is read
+    back) and every report is byte for byte what a cold run of the edited file writes; editing a
+    statement (shown from the file) evaluates nothing; a claims.json that is not one (a verdict
+    no verdict is, another plan) is ignored and the claims are evaluated."""
+    (tmp_path / "c.toml").write_text(TWO)
+    _run(tmp_path)
+    (tmp_path / "c.toml").write_text(TWO.replace("R2/gamma**2", "2*R2/gamma**2"))
+    _, warm, info = _run(tmp_path)
+    assert info["cache"].startswith("1 of 2 claims' findings read back (1 evaluated)"), info
+    cold_out = tmp_path / "cold"
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(tmp_path / "c.toml"), "--out",
+                        str(cold_out), "--quiet", "--jobs", "1", "--no-cache"], capture_output=True, text=True,
+                       timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert warm == {n: (cold_out / n).read_bytes() for n in warm}
+    (tmp_path / "c.toml").write_text(TWO.replace("R2/gamma**2", "2*R2/gamma**2").replace("grows by gamma", "grows"))
+    _, files, info = _run(tmp_path)
+    assert info["cache"].startswith("2 of 2") and "w . w_opt grows at each update" in files["results.json"].decode()
+    claims_cache = tmp_path / "out" / ".cache" / "claims.json"
+    got = json.loads(claims_cache.read_text())
+    for entry in got["claims"].values():
+        entry["verdict"] = "fine"  # not a verdict
+    claims_cache.write_text(json.dumps(got))
+    (tmp_path / "c.toml").write_text(TWO.replace("R2/gamma**2", "3*R2/gamma**2"))
+    _, files2, info2 = _run(tmp_path)
+    assert info2["cache"].startswith("0 of 2") and "3*R2/gamma**2" in files2["results.json"].decode()
+    (tmp_path / "c.toml").write_text(TWO.replace('variants = ["rosenblatt"]\nassume = ["separable", "eta_one"]',
+                                                 'variants = ["rosenblatt", "sign"]\nassume = ["separable", "eta_one", "form_yx"]'))
+    _, _, info3 = _run(tmp_path)  # another variant: another corpus plan, every claim evaluated
+    assert info3["cache"].startswith("0 of 2"), info3

@@ -401,7 +401,7 @@ def cmd_check(args) -> int:
 
 def cmd_run(args) -> int:
     from verify.corpus.audit import audit
-    from verify.corpus.cache import load, restore, run_key, store
+    from verify.corpus.cache import audit_reusing, load, restore, run_key, store
     from verify.language.claims import load_claims, with_notes_dir
     from verify.report.results import (
         findings_of,
@@ -444,8 +444,10 @@ def cmd_run(args) -> int:
     if hit:  # nothing changed: the last result, byte for byte, and the reports rebuilt from it
         path, corpus, figures = restore(hit, args.out)
     else:
-        findings, corpus, run_info = audit(paths, data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
-                                           colour=use_colour(args.color, sys.stderr), scheduler=args.scheduler)
+        kw = dict(data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
+                  colour=use_colour(args.color, sys.stderr), scheduler=args.scheduler)
+        findings, corpus, run_info = audit(paths, **kw) if args.no_cache else \
+            audit_reusing(paths, claims, cache_dir, {"domain": domain, "notes": args.notes}, **kw)
         figures = run_info.pop("figures", None)  # rendered by a worker during the search
         path = write_results(args.out, findings, by_id, corpus, run_info, drafts)
         if key:

@@ -127,10 +127,13 @@ class ClaimFile(pytest.File):
 
 def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
     """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and
-    domain; with pytest's ``cache``, a selection audited before with nothing changed (the same
-    key as run's: verify.corpus.cache) is read back instead."""
+    domain; with pytest's ``cache``, each claim's finding is read back where nothing it depends
+    on changed (as run does: verify.corpus.cache.audit_reusing), in a directory of the cache per
+    claim file."""
+    import hashlib
+
     from verify.corpus.audit import audit
-    from verify.corpus.cache import run_key
+    from verify.corpus.cache import audit_reusing
     from verify.report.results import results_dict
 
     from .config import load_config, search_domain
@@ -141,17 +144,14 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
         from verify.corpus.audit import AUDIT_DOMAIN
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
-    key = f"proof-audit/{run_key([path], cfg.data, {'domain': domain, 'only': sorted(claims)})}"
-    got = cache.get(key, None) if cache is not None else None
-    if isinstance(got, dict) and set(got) == set(claims) and all(isinstance(v, dict) and "verdict" in v
-                                                                  for v in got.values()):
-        return got
-    findings, corpus, _ = audit([path], quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain)
+    kw = dict(quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain)
+    if cache is None:
+        findings, corpus, _ = audit([path], **kw)
+    else:
+        where = str(cache.mkdir("proof-audit-" + hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:16]))
+        findings, corpus, _ = audit_reusing([path], list(claims.values()), where, {"domain": domain}, **kw)
     data = json.loads(json.dumps(results_dict(findings, claims, corpus)))
-    out = {c["id"]: c for c in data["claims"]}
-    if cache is not None:
-        cache.set(key, out)
-    return out
+    return {c["id"]: c for c in data["claims"]}
 
 
 class ClaimFailure(AssertionError):

@@ -47,13 +47,17 @@ RESULTS_VERSION = 1
 DATASET_SECONDS = 900.0
 
 
-def audit_dataset(claims, name, ds, coq, needs) -> dict:
+def audit_dataset(claims, name, ds, coq, needs, plan=None) -> dict:
     """Every run of one corpus dataset, replayed and evaluated: an aggregate per claim, the
-    certificates, plots and problems.  Independent of every other dataset."""
+    certificates, plots and problems.  Independent of every other dataset.  ``plan``: the claims
+    whose needs decide which runs are made (default ``claims``; a warm re-run evaluates a few
+    claims on the runs every claim of the audit makes, so that their evidence is a cold run's)."""
     agg = new_evidence(claims)
+    plan = claims if plan is None else plan
     sep_claims = [c for c in claims if c.when in RUN_WHENS + ("dataset",) and uses_separator(c) and c.separator == "any"]
     pair_claims = [c for c in claims if c.when == "pair"]
     by_quantity = {q: [c for c in claims if q in ranging(c)] for q in ("eta", "w0", "sign0")}
+    plan_by_quantity = {q: [c for c in plan if q in ranging(c)] for q in ("eta", "w0", "sign0")}
     certs: dict = {}
     alts: dict = {}
     seen_dataset_ctx: set = set()
@@ -74,7 +78,7 @@ def audit_dataset(claims, name, ds, coq, needs) -> dict:
         var_bias = variant_of(params.variant).bias is not None
         key = (ds.sha256, var_bias, params.augment, params.variant == "unit")
         if varied is not None:
-            mine = [c for c in run_claims if params.variant in c.variants]
+            mine = [c for c in plan_by_quantity[varied] if params.variant in c.variants]
             known = certs.get(key)
             if not mine or (known is not None and known.kind != "separable"
                             and all("separable" in c.assume for c in mine)):
@@ -136,45 +140,48 @@ DEFAULT_JOBS = max(1, min(4, os.cpu_count() or 1))
 _WORKER: dict = {}
 
 
-def _worker_init(claim_paths, only=None):
+def _worker_init(claim_paths, only=None, evaluate=None):
     from verify._child import die_with_parent
 
     die_with_parent()
-    _worker_load(claim_paths, only)
+    _worker_load(claim_paths, only, evaluate)
 
 
-def _worker_load(claim_paths, only):
+def _worker_load(claim_paths, only, evaluate=None):
     from perceptron.limits import allow_long_numbers
 
     allow_long_numbers()
-    _WORKER["claims"] = [c for p in claim_paths for c in load_claims(p).claims if only is None or c.id in only]
-    _WORKER["needs"] = needs_of(_WORKER["claims"])
+    plan = [c for p in claim_paths for c in load_claims(p).claims if only is None or c.id in only]
+    _WORKER["plan"] = plan
+    _WORKER["claims"] = [c for c in plan if evaluate is None or c.id in evaluate]
+    _WORKER["needs"] = needs_of(plan)
 
 
-def cluster_setup(claim_files, only) -> tuple:
+def cluster_setup(claim_files, only, evaluate=None) -> tuple:
     """What a cluster's worker loads: the claim files by absolute path with the digest of their
-    bytes (a worker lives across audits: an edited file is loaded again), and the ids audited."""
+    bytes (a worker lives across audits: an edited file is loaded again), the ids audited and
+    the ids evaluated."""
     import hashlib
 
     files = []
     for p in claim_files:
         with open(p, "rb") as fh:
             files.append((os.path.abspath(p), hashlib.sha256(fh.read()).hexdigest()))
-    return tuple(files), None if only is None else frozenset(only)
+    return tuple(files), None if only is None else frozenset(only), None if evaluate is None else frozenset(evaluate)
 
 
 def cluster_task(fn, setup, *args):
     """One unit of work on a cluster's worker (verify.corpus.cluster): the claim files loaded
     first when this worker has not loaded these (the same paths and bytes)."""
     if _WORKER.get("setup") != setup:
-        _worker_load([p for p, _ in setup[0]], setup[1])
+        _worker_load([p for p, _ in setup[0]], setup[1], setup[2])
         _WORKER["setup"] = setup
     return fn(*args)
 
 
 def _worker_dataset(task):
     name, spec, coq = task
-    return audit_dataset(_WORKER["claims"], name, load_spec(spec), coq, _WORKER["needs"])
+    return audit_dataset(_WORKER["claims"], name, load_spec(spec), coq, _WORKER["needs"], _WORKER["plan"])
 
 
 def _worker_figures(plots, documents):
@@ -195,14 +202,19 @@ def _worker_search(task):
     return _search_claim(claim, finding, domain)
 
 
-def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False, scheduler=None):
+def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False, scheduler=None,
+          evaluate=None, figures=True):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
     (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same.
     ``only``: the ids of the claims to audit (default: all); the corpus runs only the variants
     those claims are evaluated on, so auditing one claim costs what that claim needs.
     ``domain``: the search domain of each searchable claim (default AUDIT_DOMAIN); ``scheduler``:
-    the address of a Dask scheduler whose workers do the work instead (verify.corpus.cluster)."""
+    the address of a Dask scheduler whose workers do the work instead (verify.corpus.cluster).
+    ``evaluate``: the ids of the claims to evaluate and search (default: all of them); the corpus
+    still makes every run the audited claims need, so each finding is the one a full audit gives
+    (a warm re-run after an edit: verify.corpus.cache); ``figures``: whether a worker renders the
+    page's plots (a warm re-run has them)."""
     t0 = time.perf_counter()
     claim_files = list(claim_files)
     files = [load_claims(p) for p in claim_files]
@@ -213,6 +225,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         if missing:
             raise ValueError(f"no claim {sorted(missing)[0]!r} in {', '.join(claim_files)}")
         claims = [c for c in claims if c.id in only]
+    plan, claims = claims, [c for c in claims if evaluate is None or c.id in evaluate]
     datasets = corpus_datasets(data_dirs)
     for _, spec, external in datasets:
         if external:
@@ -223,20 +236,20 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     check_jobs(jobs, "jobs =")
     jobs = DEFAULT_JOBS if jobs is None else jobs
     agg = new_evidence(claims)
-    needs = needs_of(claims)
+    needs = needs_of(plan)
     progress = Progress(quiet, colour)
     progress.phase("corpus", len(datasets), "dataset")
     pool = None
     if scheduler:
         from verify.corpus.cluster import ClusterPool
 
-        pool = ClusterPool(scheduler, cluster_task, cluster_setup(claim_files, only))
+        pool = ClusterPool(scheduler, cluster_task, cluster_setup(claim_files, only, evaluate))
     elif jobs > 1 and len(datasets) > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(claim_files, only))
+                                   initializer=_worker_init, initargs=(claim_files, only, evaluate))
     try:
         symbolic_done: dict = {}
         if pool is not None:
@@ -249,7 +262,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                              if c.when == "symbolic" and not scheduler}
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
-            parts = (audit_dataset(claims, name, load_spec(spec), coq, needs) for name, spec, coq in datasets)
+            parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan) for name, spec, coq in datasets)
         corpus_info, certs, inconsistent, runs_done = [], {}, [], 0
         plots: dict = {"series": [], "bounds": [], "other": []}
         for (name, _, _), part in zip(datasets, parts):
@@ -264,9 +277,9 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                 plots[k] += part["plots"].get(k, [])
         if not plots["other"]:
             del plots["other"]
-        figures = None
-        if pool is not None:  # the page's plots need only the corpus: a worker renders them beside the searches
-            figures = pool.submit(_worker_figures, plots, sorted({c.document for c in claims}))
+        want_figures, figures = figures, None
+        if pool is not None and want_figures:  # the page's plots need only the corpus: a worker renders them beside the searches
+            figures = pool.submit(_worker_figures, plots, sorted({c.document for c in plan}))
         for c in claims:
             if c.when == "once":
                 agg[c.id].evaluate_once(c)

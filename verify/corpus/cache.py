@@ -7,8 +7,16 @@ search domain and the jobs-independent settings.  When the key matches the one s
 cache directory (``OUT/.cache``, or ``[tool.proof-audit] cache``), results.json is written
 from the cache byte for byte, the reports are rebuilt from it as ``report`` does, and nothing
 is trained or searched.  Any change of any input is a miss, and the audit runs cold.
-Partial re-use (re-evaluating only an edited claim) is not done: a claim's evidence counts the
-corpus runs it does not apply to, which depend on every other claim of the audit.
+
+Past a miss, each claim's verdict and evidence are re-used where nothing they depend on changed
+(``claims.json``): the claim's own fields (its expression, premise, variants, assumptions,
+orders, ... and the declarations of its variants, but not its line, statement or note, which
+are shown from the file as it is now) and the audit's plan: the code, the datasets, the
+settings and what of every claim decides which corpus runs are made (verify.corpus.runs.plan_of).
+A claim's evidence counts the corpus runs it does not apply to, so the claims whose key missed
+are evaluated on every run the audit makes (verify.corpus.audit.audit(evaluate=...)): their
+findings are a cold run's, and results.json is byte for byte a cold run's.  With no claim to
+evaluate, the corpus's description is read back too and nothing is run.
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ import os
 
 from perceptron.errors import InputError
 
-__all__ = ["run_key", "load", "store", "restore", "CACHE_FILE", "MAX_CACHE_BYTES"]
+__all__ = ["run_key", "load", "store", "restore", "plan_key", "claim_key", "load_claims_cache", "store_claims_cache",
+           "CACHE_FILE", "CLAIMS_FILE", "MAX_CACHE_BYTES"]
 
 CACHE_FILE = "run.json"
+CLAIMS_FILE = "claims.json"
 #: Bytes of one cached run read back (results, run information and the page's plots).
 MAX_CACHE_BYTES = 256 << 20
 
@@ -67,6 +77,92 @@ def run_key(claim_paths, data_dirs, settings: dict) -> str:
     return h.hexdigest()
 
 
+def plan_key(data_dirs, settings: dict, claims) -> str:
+    """The key of what every claim's finding shares: code, datasets, settings and the corpus's
+    plan (which runs are made: verify.corpus.runs.plan_of, with the declarations they run)."""
+    from perceptron.declared import variant_of
+    from verify.corpus.runs import plan_of
+
+    decls = sorted({(v, getattr(variant_of(v), "sha256", "")) for c in claims for v in c.variants
+                    if getattr(variant_of(v), "declared", False)})
+    return run_key((), data_dirs, {"settings": settings, "plan": plan_of(claims), "declarations": decls,
+                                   "documents": sorted({c.document for c in claims})})  # the page's figures name them
+
+
+#: The fields of a claim that its finding does not depend on: they are shown as the file says now.
+_DISPLAY_FIELDS = {"line", "statement", "note", "expect", "corrects", "title", "source"}
+
+
+def claim_key(plan: str, claim) -> str:
+    """The key of one claim's finding: the plan's key, the claim's own fields (expressions by
+    their text) and the declarations of its variants."""
+    import dataclasses
+
+    from perceptron.declared import variant_of
+    from verify.report.results import repo_path
+
+    own = {}
+    for f in dataclasses.fields(claim):
+        if f.name in _DISPLAY_FIELDS:
+            continue
+        v = getattr(claim, f.name)
+        if f.name in ("compiled", "given"):
+            v = None if v is None else v.source
+        elif f.name == "symbolic" and v is not None:
+            v = {k: [getattr(e, "source", e) for e in items] for k, items in v.items()}
+        elif f.name == "path":
+            v = repo_path(v)
+        own[f.name] = v
+    own["declarations"] = [getattr(variant_of(v), "sha256", "") for v in claim.variants]
+    return hashlib.sha256(json.dumps([plan, own], sort_keys=True, default=str).encode()).hexdigest()
+
+
+def load_claims_cache(cache_dir: str, plan: str) -> dict:
+    """{"claims": {claim key: {"verdict", "evidence", "tightness"}}, "corpus", "figures",
+    "run_info"} of the last audit with this plan, or {} (none, another plan, or a file that is
+    not one: ignored and written again)."""
+    path = os.path.join(cache_dir, CLAIMS_FILE)
+    try:
+        if os.path.getsize(path) > MAX_CACHE_BYTES:
+            return {}
+        with open(path, encoding="utf-8") as fh:
+            got = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    from verify.verdicts import Verdict
+
+    labels = {v.label for v in Verdict}
+    if not isinstance(got, dict) or got.get("plan") != plan or not isinstance(got.get("claims"), dict) or not all(
+            isinstance(e, dict) and e.get("verdict") in labels and isinstance(e.get("evidence"), dict)
+            and (e.get("tightness") is None or isinstance(e["tightness"], dict)) for e in got["claims"].values()):
+        return {}
+    if not _figures_ok(got.get("figures")):
+        got["figures"] = None
+    return got
+
+
+def _figures_ok(figures) -> bool:
+    """Cached page plots: a list of [name, svg] string pairs."""
+    return isinstance(figures, list) and all(isinstance(f, list) and len(f) == 2 and all(isinstance(t, str) for t in f)
+                                             for f in figures)
+
+
+def store_claims_cache(cache_dir: str, plan: str, entries: dict, corpus: dict, figures, run_info: dict) -> None:
+    _write(cache_dir, CLAIMS_FILE, {"plan": plan, "claims": entries, "corpus": corpus, "figures": figures,
+                                    "run_info": run_info})
+
+
+def _write(cache_dir: str, name: str, data: dict) -> None:
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        tmp = os.path.join(cache_dir, name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, os.path.join(cache_dir, name))
+    except OSError as e:
+        raise InputError(cache_dir, f"cannot write the cache: {e.strerror or e}") from None
+
+
 def load(cache_dir: str, key: str) -> dict | None:
     """The cached run for ``key``, or None (no cache, another key, or a cache file that is not
     one: it is ignored and written again, never trusted)."""
@@ -87,22 +183,13 @@ def load(cache_dir: str, key: str) -> dict | None:
     except ValueError:
         return None
     figures = got.get("figures")
-    if not isinstance(results, dict) or validate_results(results) is not None or not (
-            figures is None or isinstance(figures, list) and all(
-                isinstance(f, list) and len(f) == 2 and all(isinstance(t, str) for t in f) for f in figures)):
+    if not isinstance(results, dict) or validate_results(results) is not None or not (figures is None or _figures_ok(figures)):
         return None
     return got
 
 
 def store(cache_dir: str, key: str, results_text: str, run_info: dict, figures) -> None:
-    try:
-        os.makedirs(cache_dir, exist_ok=True)
-        tmp = os.path.join(cache_dir, CACHE_FILE + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"key": key, "results_text": results_text, "run_info": run_info, "figures": figures}, fh)
-        os.replace(tmp, os.path.join(cache_dir, CACHE_FILE))
-    except OSError as e:
-        raise InputError(cache_dir, f"cannot write the cache: {e.strerror or e}") from None
+    _write(cache_dir, CACHE_FILE, {"key": key, "results_text": results_text, "run_info": run_info, "figures": figures})
 
 
 def restore(hit: dict, out_dir: str) -> tuple[str, dict, list | None]:
@@ -117,3 +204,53 @@ def restore(hit: dict, out_dir: str) -> tuple[str, dict, list | None]:
         fh.write("\n")
     figures = [tuple(f) for f in hit["figures"]] if hit.get("figures") is not None else None
     return path, json.loads(hit["results_text"])["corpus"], figures
+
+
+def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, **audit_kw):
+    """audit() of the claim files, re-using each claim's finding from the last audit with the
+    same plan where its key matches (claims.json); the claims whose key missed are evaluated on
+    every run of the plan.  Returns (findings, corpus, run_info) as audit does, run_info saying
+    how many findings were read back; stores the new entries."""
+    from verify.corpus.audit import audit
+    from verify.verdicts import Finding, Verdict
+
+    plan = plan_key(audit_kw.get("data_dirs", ()), settings, claims)
+    got = load_claims_cache(cache_dir, plan)
+    keys = {c.id: claim_key(plan, c) for c in claims}
+    entries = got.get("claims", {})
+    todo = {c.id for c in claims if keys[c.id] not in entries}
+    if todo or not isinstance(got.get("corpus"), dict):
+        # the page's figures depend on the plan alone (the corpus's plots, the documents' names)
+        figures = got.get("figures")
+        findings, corpus, run_info = audit(claim_paths, evaluate=todo, figures=figures is None, **audit_kw)
+        figures = run_info.get("figures", figures)
+    else:  # every finding read back: the corpus's description too (nothing is run)
+        findings, corpus, run_info = [], got["corpus"], dict(got.get("run_info") or {})
+        figures = got.get("figures")
+    if figures is None:  # rendered here once (a pool renders them beside the searches), kept for the next run
+        from verify.report.artefacts import figures_of
+
+        figures = figures_of(corpus.get("plots") or {}, sorted({c.document for c in claims}))
+    fresh = {f.claim_id: f for f in findings}
+    tight = {t["claim"]: t for t in corpus.get("tightness") or []}
+    by_label = {v.label: v for v in Verdict}
+    out, tightness, store = [], [], {}
+    for c in claims:
+        if c.id in fresh:
+            f, t = fresh[c.id], tight.get(c.id)
+        else:
+            e = entries[keys[c.id]]
+            f = Finding(c.id, c.citation, c.statement, by_label[e["verdict"]], c.expect, e["evidence"], c.path, c.line)
+            t = e.get("tightness")
+        out.append(f)
+        if t is not None:
+            tightness.append(t)
+        store[keys[c.id]] = {"verdict": f.verdict.label, "evidence": f.evidence, "tightness": t}
+    corpus = {**corpus, "tightness": tightness}
+    run_info = {**{k: v for k, v in run_info.items() if k != "figures"},
+                "cache": f"{len(claims) - len(todo)} of {len(claims)} claims' findings read back "
+                         f"({len(todo)} evaluated)"}
+    store_claims_cache(cache_dir, plan, store, {k: v for k, v in corpus.items() if k != "tightness"}, figures,
+                       run_info)
+    run_info["figures"] = [tuple(f) for f in figures]
+    return out, corpus, run_info

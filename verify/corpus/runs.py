@@ -15,7 +15,7 @@ from perceptron.declared import variant_of
 from perceptron.generators import BUILTIN
 from verify.language.quantifiers import RUN_WHENS, VARIANT_ETA, ranging
 
-__all__ = ["Run", "configs", "needs_of", "corpus_datasets", "load_spec", "VARY_MAX_POINTS", "CORPUS_MAX_EPOCHS"]
+__all__ = ["plan_of", "Run", "configs", "needs_of", "corpus_datasets", "load_spec", "VARY_MAX_POINTS", "CORPUS_MAX_EPOCHS"]
 
 
 #: Epoch budget for corpus runs; separable corpus sets converge in far fewer, and
@@ -225,6 +225,14 @@ def needs_of(claims) -> dict:
             if q in r:
                 needs.setdefault(q, set()).update(c.variants)
     return needs
+
+
+def plan_of(claims) -> list:
+    """What of the claims decides which runs the corpus makes (needs_of, and which runs that vary
+    a quantity are skipped as evidence for nothing: verify.corpus.audit.audit_dataset), as JSON:
+    equal plans make equal runs."""
+    return sorted([c.when, sorted(c.variants), sorted(set(ranging(c)) & {"eta", "w0", "sign0"}),
+                   "separable" in c.assume] for c in claims)
 
 
 def corpus_datasets(data_dirs=()):
