@@ -76,6 +76,9 @@ RUN_QUANTITIES: dict[str, tuple[str, str]] = {
     "stopped_by_budget": (S, "1 if the run stopped on its epoch/update/visit budget before converging"),
     "sumsq": (S, "sum of |x|^2 over the points updated on so far"),
     "sign0": (S, "the run's value of sign(0)"),
+    "kernel_degree": (S, "the kernel perceptron's kernel (x.z + kernel_offset)^kernel_degree: its degree (1 for the "
+                         "linear kernel; not defined for the RBF kernel or another variant)"),
+    "kernel_offset": (S, "that kernel's offset (0 for the linear kernel)"),
     "w_pocket": (V, "pocket weights at the end (pocket variant)"),
     "pocket_errors": (S, "training errors of w_pocket"),
     "min_visited_errors": (S, "fewest training errors of any weights the run held"),

@@ -1042,6 +1042,48 @@ expect = "holds"
     assert r.returncode == 1 and "k.bound: refuted" in r.stdout, r.stdout + r.stderr
 
 
+def test_a_claim_names_its_kernel_and_the_evidence_varies_it(tmp_path):
+    """kernel_degree and kernel_offset name the kernel (x.z + c)^p of a run (the linear kernel is
+    p = 1, c = 0), so a note's "with the kernel (x.z + 1)^2" is a premise: refuted by the search
+    on that kernel, with the claim's own sides (not the implication's parts); a claim about any
+    kernel counts the kernel among what the corpus must vary, and says which it evaluated."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_kpoly.toml"
+    path.write_text(HEAD + '''[[claim]]
+id = "k.poly-bound"
+section = "s"
+statement = "with the kernel (x.z + 1)^2, at most R^2/gamma^2 mistakes"
+when = "end"
+variants = ["kernel"]
+assume = ["separable", "eta_one", "no_augment"]
+given = "kernel_degree == 2 and kernel_offset == 1"
+expr = "mistakes <= R2 / gamma**2"
+expect = "holds"
+
+[[claim]]
+id = "k.alpha-sum"
+section = "s"
+statement = "the alphas add up to the mistakes, with any kernel"
+when = "update"
+variants = ["kernel"]
+assume = ["eta_one"]
+orders = ["cyclic"]
+expr = "sum_i(alpha) == k"
+expect = "holds"
+''')
+    claims = {c.id: c for c in load_claims(str(path)).claims}
+    res = search(claims["k.poly-bound"], Domain(points=2, dim=2, box=1, max_updates=3, sep_box=2), engine="enumerate",
+                 timeout=300)
+    ce = res.counterexample
+    assert res.verdict == verify.Verdict.REFUTED and (ce["params"]["degree"], ce["params"]["offset"]) == (2, "1"), ce
+    assert ce["violation"]["sides"][0] == str(ce["summary"]["updates"]) and "parts" not in ce["violation"], ce
+    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1)}
+    q = by_id["k.alpha-sum"].evidence["quantifiers"]["kernel"]
+    assert q["varied"] and set(q["values_evaluated"]) == {"linear", "(x.z + 1)^2"}, q
+    assert by_id["k.poly-bound"].verdict == verify.Verdict.REFUTED
+
+
 @pytest.mark.parametrize("order", ["cyclic", "first", "random:4"])
 def test_sweeps_are_searched_in_a_deterministic_order(tmp_path, order):
     """The search follows each run's sweeps (epoch, its visits, its mistakes so far): identities

@@ -64,14 +64,17 @@ class Evidence:
         return "; ".join(f"{n} run(s): {why}" for why, n in top) + ("; ..." if len(self.not_applicable_why) > 3 else "")
 
     def cover(self, run, ctx, separator_kind) -> None:
-        """Record what an evaluated run varied (dataset, order, eta, w0, separator, sign0, form,
+        """Record what an evaluated run varied (dataset, order, eta, w0, separator, sign0, form, kernel,
         declared parameters)."""
         if run is None:
             return
         p = run.params
         w0 = "non-zero" if (p.w0 is not None and any(p.w0)) or (p.b0 is not None and p.b0 != 0) else "zero"
+        kernel = None if ctx is None or not ctx.var.dual else p.kernel if p.kernel != "poly" else \
+            f"(x.z + {format_rational(p.offset)})^{p.degree}"
         self.coverage.add(dataset=run.dataset, order=p.order, eta=format_rational(p.eta), w0=w0,
                           separator=separator_kind, sign0=(ctx.tie if ctx is not None else None), form=p.form,
+                          kernel=kernel,
                           **{k: format_rational(v) for k, v in (getattr(ctx, "declared_values", None) or {}).items()})
 
     def violated(self, detail: dict, run) -> None:

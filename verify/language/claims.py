@@ -128,7 +128,7 @@ _SWEEP_NAMES = set(SWEEP_QUANTITIES)
 #: What only the end of a run has (the pocket's weights and errors).
 _END_NAMES = {"w_pocket", "pocket_errors", "min_visited_errors"}
 _RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0", "alpha",
-              "w_pocket", "pocket_errors", "min_visited_errors"}
+              "w_pocket", "pocket_errors", "min_visited_errors", "kernel_degree", "kernel_offset"}
 
 
 class ClaimError(InputError):

@@ -96,6 +96,8 @@ def quantifiers(claim) -> dict[str, str]:
                 q["sign0"] = "-1 and +1"
             else:
                 q["sign0"] = "-1, 0 and +1"
+        if any(getattr(v, "dual", False) for v in variants):  # the kernel perceptron: its kernel
+            q["kernel"] = "fixed: linear" if "kernel_linear" in a else "every kernel (linear, polynomial, RBF)"
         if any(v.half_form for v in variants):
             if "form_yx" in a:
                 q["form"] = "fixed: eta y x"

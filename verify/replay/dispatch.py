@@ -85,6 +85,11 @@ class RunContext:
             consts.pop(key, None)
         consts.update({"eta": self.eta, "R2": self.R2, "R": self.R, "n": Fraction(self.n), "d": Fraction(self.d),
                        "w0": self.w0, "sign0": Fraction(self.tie), "ones": X.vec_from_fractions([1] * self.d)})
+        for key in ("kernel_degree", "kernel_offset"):
+            consts.pop(key, None)
+        if self.var.dual and params.kernel in ("linear", "poly"):  # the linear kernel is (x.z + 0)^1
+            consts["kernel_degree"] = Fraction(1 if params.kernel == "linear" else params.degree)
+            consts["kernel_offset"] = Fraction(0 if params.kernel == "linear" else params.offset)
         self.consts = consts
         self.declared_values = {}
         if self.declared:  # the declaration's parameters, with the run's values

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
@@ -36,20 +37,21 @@ from verify.searching.declared_engine import is_declared, search_declared
 from verify.searching.domain import (
     DEFAULTS,
     LIMITS,
+    SEARCHABLE_ORDERS,
     SEARCHABLE_VARIANTS,
     Domain,
     SearchError,
     check_limits,
     check_searchable,
+    claim_names,
     claim_variant,
     count_datasets,
     domain_for,
     folds,
     late_names,
-    sequence_of,
     order_names,
     searchable_order,
-    SEARCHABLE_ORDERS,
+    sequence_of,
 )
 from verify.verdicts import Verdict
 
@@ -186,7 +188,8 @@ def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_e
 def any_kernel(claim, variant) -> bool:
     """Whether the claim is about the kernel perceptron with any kernel (not the linear one the
     enumeration steps as the primal runs it is)."""
-    return variant == "kernel" and "kernel_linear" not in claim.assume
+    return variant == "kernel" and ("kernel_linear" not in claim.assume or bool(
+        {"kernel_degree", "kernel_offset"} & claim_names(claim)))  # the enumeration's runs have no kernel to read
 
 
 def _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
@@ -239,6 +242,13 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
 
     check_jobs(jobs, "jobs =")
     if claim.when == "pair":
+        if widen:  # the rates the claim ranges over (its other settings: the domain's, each run being a real one)
+            from verify.language.quantifiers import eta_le_one, ranging
+
+            if "eta" in ranging(claim) and "eta_one" not in claim.assume:
+                le_one = eta_le_one(claim)
+                etas = [e for e in dom.etas if not le_one or Fraction(e) <= 1] + ["1/2", "1"] + ([] if le_one else ["2"])
+                dom = Domain(**{**asdict(dom), "etas": tuple(dict.fromkeys(etas))})
         return _search_pair(claim, dom, timeout, out_dir, max_candidates)
     split = _split(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact, widen=widen,
                                     max_candidates=max_candidates, jobs=jobs, scheduler=scheduler,
@@ -443,6 +453,10 @@ def _search_premise(claim, dom, kw) -> SearchResult:
                           f"({e.message})") from None
     t0 = time.monotonic()
     res = search(implication, dom, **kw)
+    if res.verdict == Verdict.REFUTED and res.counterexample and not claim.free:
+        from verify.searching.confirm import confirm_as
+
+        res.counterexample = confirm_as(claim, res.counterexample) or res.counterexample  # the claim's own sides
     if res.verdict != Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN:
         return res
     left = kw["timeout"] - (time.monotonic() - t0)  # the two searches share the caller's time limit

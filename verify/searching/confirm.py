@@ -17,7 +17,7 @@ from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
 from verify.replay.dispatch import RunContext, evaluate_dataset_claims, replay
 
-__all__ = ["confirm", "save_counterexample", "NotRunnable"]
+__all__ = ["confirm", "confirm_as", "save_counterexample", "NotRunnable"]
 
 
 class NotRunnable(AssertionError):
@@ -88,6 +88,25 @@ def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fra
                        **({"max_epochs": max_epochs} if max_epochs is not None else {}),
                        **({"kernel": kernel, "degree": degree, "offset": fr(Fraction(offset))} if kernel != "linear" else {}),
                        **({"declared": {k: fr(v) for k, v in params.declared}} if params.declared else {})}}
+
+
+def confirm_as(claim, ce) -> dict | None:
+    """The counterexample ``ce`` (of a search for another form of ``claim``: its premise read as
+    an implication) replayed with ``claim`` itself, so that what it shows is the claim's own
+    violation (its sides, not the implication's parts); None when it does not replay so."""
+    pr = ce.get("params") or {}
+    sep = ce.get("separator")
+    try:
+        return confirm(claim, ce["variant"], ce["points"], ce["labels"], ce["updates"],
+                       None if sep is None else (sep["v"], Fraction(sep["b"])), pr.get("sign0", 0),
+                       eta=Fraction(pr.get("eta", "1")), w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
+                       b0=None if pr.get("b0") is None else Fraction(pr["b0"]), form=pr.get("form", "yx"),
+                       declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items())),
+                       order=ce["order"], max_updates=pr.get("max_updates"), ratchet=bool(pr.get("ratchet")),
+                       max_epochs=pr.get("max_epochs"), kernel=pr.get("kernel", "linear"), degree=pr.get("degree", 2),
+                       offset=Fraction(pr.get("offset", "0")))
+    except (AssertionError, KeyError, TypeError, ValueError):
+        return None
 
 
 def save_counterexample(claim, ce, out_dir) -> dict:

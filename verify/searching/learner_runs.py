@@ -271,7 +271,10 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
     if dom.order == "any" or not searchable_order(dom.order):
         raise SearchError(f"claim {claim.id} is about the kernel perceptron with any kernel: it is searched in a "
                           "deterministic order (first, cyclic, max-violation, random:SEED), each candidate the learner's run")
-    sign0s = dom.sign0s
+    from perceptron.variants import VARIANTS
+
+    tie = VARIANTS["kernel"].tie
+    sign0s = dom.sign0s if tie is None else (tie,)
     settings = [{"eta": Fraction(e), "sign0": s0, "kernel": k, "degree": deg, "offset": off}
                 for e in dom.etas for s0 in sign0s for k, deg, off in KERNELS]
     t0 = time.monotonic()
