@@ -113,6 +113,7 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
             why = f"time limit of {timeout:g} s reached"
             break
         ds = from_rows("candidate", pts, labels)
+        base = None  # the dataset's quantities and certificate, computed once for every setting
         for s in settings:
             if max_candidates is not None and checked >= max_candidates:
                 why = f"more than {max_candidates} candidate runs (the budget)"
@@ -128,7 +129,8 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
                 continue
             # the same run under the wider bounds its partner is given too (it converged: nothing else changes)
             params = replace(params, max_updates=PAIR_MAX_UPDATES, max_epochs=PAIR_MAX_EPOCHS)
-            tally = pair_tally(claim, ds, RunContext(ds, params), rec.trace, replayed=False)
+            ctx = base = RunContext(ds, params) if base is None else base.derived(params)
+            tally = pair_tally(claim, ds, ctx, rec.trace, replayed=False)
             if tally.not_applicable:
                 continue
             evaluated += 1
