@@ -14,7 +14,8 @@ weight compared) plus every claim evaluated step by step by the scalar evaluator
 its time is the visit-by-visit replay with claims minus the same replay without them).
 CoqPerceptron's C++ GMP perceptron is not built by this project: its training time on vec400_1
 measured here (9.6 s, the issue's figure) and the 2017 figures of
-../shared/data/coqperceptron/output/cpptimes are quoted beside the ratio.
+../shared/data/coqperceptron/output/cpptimes (the median of each file's section) are quoted beside
+the ratios: check / C++ per file (issue 22's target: at most 0.05, i.e. 20x faster).
 
 Finally the cost's growth: the in-process replay + claims time (certificate given) and the
 check wall time against visits x dimension, with the fitted exponent (1 = linear), over
@@ -44,6 +45,8 @@ FILES = ["vec50_1", "vec100_1", "vec200_1", "vec400_1", "Z100_1", "Z1600_1", "Z1
 GROWTH = {"Z": ["Z100_1", "Z1600_1", "Z12800_1"], "vec": ["vec50_1", "vec100_1", "vec200_1", "vec400_1"]}
 sys.path.insert(0, ROOT)  # tests.reference, the plain perceptron
 
+#: The cpptimes section of each family of files ("vec400_1" -> "vectors 400").
+_SECTIONS = {"vec": "vectors", "feat": "features", "Z": "Z"}
 CPP_VEC400_HERE = 9.6  # seconds, C++ peer's training on vec400_1 measured on this machine (issue 13)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
@@ -142,7 +145,8 @@ def main():
     for pkg in ("verify", "perceptron"):
         compileall.compile_dir(os.path.join(ROOT, pkg), quiet=1)
     claims = _claims()
-    print(f"{'file':<11} {'visits':>7} {'d':>5} {'train s':>8} {'check s':>8} {'check/train':>12}  (medians of {args.repeat})")
+    print(f"{'file':<11} {'visits':>7} {'d':>5} {'train s':>8} {'check s':>8} {'check/train':>12} {'C++ s':>7} "
+          f"{'check/C++':>10}  (medians of {args.repeat}; C++: the peer's median in cpptimes; target check/C++ <= 0.05)")
     growth: dict = {k: [] for k in GROWTH}
     with tempfile.TemporaryDirectory() as tmp:
         for f in args.files:
@@ -155,7 +159,9 @@ def main():
 
             t = read_trace(trace)
             visits, d = len(t.t), int(t.header["model_dim"])
-            print(f"{f:<11} {visits:>7} {d:>5} {tr:8.3f} {ch:8.3f} {ch / tr:12.2f}", flush=True)
+            peer = _cpp_2017(_SECTIONS[re.match(r"[A-Za-z]+", f).group(0)] + " " + re.search(r"(\d+)_", f).group(1))
+            vs = f"{peer:7.2f} {ch / peer:10.3f}" if peer else f"{'-':>7} {'-':>10}"
+            print(f"{f:<11} {visits:>7} {d:>5} {tr:8.3f} {ch:8.3f} {ch / tr:12.2f} {vs}", flush=True)
             for key, names in GROWTH.items():
                 if f in names:
                     inner = _median(lambda: _inprocess(data, trace, claims, False), args.repeat)
