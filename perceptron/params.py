@@ -23,7 +23,7 @@ from .limits import MAX_NUMBER_CHARS
 from .declared import variant_of
 from .variants import VARIANTS
 
-__all__ = ["Params", "ParamError", "prepare_inputs", "exact_inputs", "check_params", "declared_constants",
+__all__ = ["Params", "ParamError", "SequenceError", "prepare_inputs", "exact_inputs", "check_params", "declared_constants",
            "names_used", "parse_order", "epoch_permutations", "MAX_KERNEL_POINTS", "MAX_DEGREE"]
 
 
@@ -155,6 +155,11 @@ def _rational_field(name: str, v) -> Fraction:
 
 class ParamError(OptionError):
     """A parameter combination that the variant does not allow."""
+
+
+class SequenceError(ParamError):
+    """A ``sequence:`` order the data does not allow: a point it names is not in the dataset, or
+    is correctly classified when its turn comes (the run is no run of that sequence)."""
 
 
 def prepare_inputs(ds: Dataset, params: Params):

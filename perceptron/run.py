@@ -29,6 +29,7 @@ from .models.primal import Primal
 from .params import (
     ParamError,
     Params,
+    SequenceError,
     check_params,
     declared_constants,
     epoch_permutations,
@@ -136,7 +137,7 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
 def _loop(ds: Dataset, params: Params, var, model, X, recorder) -> Result:
     order, seed = parse_order(params.order)
     if order == "sequence" and any(j >= ds.n for j in seed):
-        raise ParamError(f"sequence names point {max(seed)}; the dataset has {ds.n} points (0-based)")
+        raise SequenceError(f"sequence names point {max(seed)}; the dataset has {ds.n} points (0-based)")
     if recorder is not None:
         recorder.begin(_header(ds, params, model, X))
     loop = _Loop(ds, params, var, model, recorder)
@@ -274,7 +275,7 @@ class _Loop:
             s = model.all_scores()
             mist = model.mistakes(s, y)
             if not mist[j]:
-                raise ParamError(f"sequence step {step}: point {j} is correctly classified (score {s[j]}, y = {int(y[j])}); "
+                raise SequenceError(f"sequence step {step}: point {j} is correctly classified (score {s[j]}, y = {int(y[j])}); "
                                  "the algorithm only updates on a misclassified point")
             self.epoch = step
             self.t += 1

@@ -141,7 +141,9 @@ def test_a_refuted_all_i_or_any_i_shows_the_point(tmp_path, scalar):
     path.write_text(HEAD + '[[claim]]\nid = "all.m"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
                     'variants = ["rosenblatt"]\nexpr = "all_i(y * dot(w, x) >= 5)"\nexpect = "holds"\n\n'
                     '[[claim]]\nid = "any.m"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
-                    'variants = ["rosenblatt"]\nexpr = "any_i(y * dot(w, x) >= 100)"\nexpect = "holds"\n')
+                    'variants = ["rosenblatt"]\nexpr = "any_i(y * dot(w, x) >= 100)"\nexpect = "holds"\n\n'
+                    '[[claim]]\nid = "and.m"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["rosenblatt"]\nexpr = "k >= 100 and any_i(y * dot(w, x) >= 1)"\nexpect = "holds"\n')
     trace, bad, tallies = _replayed(path, "worked-example", Params(order="cyclic"), scalar)
     w = [Fraction(v) for v in trace.end["w"]]
     ds = builtin("worked-example")
@@ -153,6 +155,8 @@ def test_a_refuted_all_i_or_any_i_shows_the_point(tmp_path, scalar):
     v = tallies["any.m"].violation
     assert v["fails_at_point"] == 0 and v["sides"] == [str(margins[0]), "100"], v
     assert sides_text(v, "any_i(y * dot(w, x) >= 100)").startswith("any_i holds at no point; at point 0: y * dot(w, x) = ")
+    v = tallies["and.m"].violation  # a part that is an aggregate shows its value, not one point's sides
+    assert v["parts"] == [f"{trace.end['updates']} >= 100 (false)", "true"], v
 
 
 def _run_printed(command: str):

@@ -122,7 +122,8 @@ def test_pytest_plugin(tmp_path):
 def test_pytest_plugin_reuses_each_claims_finding(tmp_path):
     """With pytest's cache, the plugin reads each claim's finding back where nothing it depends
     on changed (verify.corpus.cache): a finding doctored in the cache is what the next run reports
-    (so it was read, not re-audited), and editing that claim's expression evaluates it again."""
+    (so it was read, not re-audited; sealed as the cache seals its entries: an unsealed edit is
+    not read), and editing that claim's expression evaluates it again."""
     p = tmp_path / "claims_mine.toml"
     p.write_text(textwrap.dedent(FALSE_CLAIM.format(expect="refuted")))
     cmd = [sys.executable, "-m", "pytest", "--proof-audit", str(p), "-q", "-W", "ignore::DeprecationWarning",
@@ -132,9 +133,13 @@ def test_pytest_plugin_reuses_each_claims_finding(tmp_path):
     [cache] = list((tmp_path / ".pytest_cache").rglob("claims.json"))
     got = json.loads(cache.read_text())
     assert len(got["claims"]) == 2
-    for entry in got["claims"].values():
-        if entry["verdict"] == "refuted":
+    import hashlib
+
+    for key, entry in got["claims"].items():
+        if entry["verdict"] == "refuted":  # a forged finding, sealed as the cache seals its entries
             entry["verdict"], entry["evidence"] = "holds on evidence", {"evaluations": 1}
+            entry["seal"] = hashlib.sha256(json.dumps([key, [entry["verdict"], entry["evidence"], entry["tightness"]]],
+                                                      sort_keys=True).encode()).hexdigest()
     cache.write_text(json.dumps(got))
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 1 and "1 failed, 1 passed" in r.stdout, r.stdout + r.stderr

@@ -105,3 +105,47 @@ def test_an_edit_re_evaluates_only_that_claim_and_writes_a_cold_runs_bytes(tmp_p
                                                  'variants = ["rosenblatt", "sign"]\nassume = ["separable", "eta_one", "form_yx"]'))
     _, _, info3 = _run(tmp_path)  # another variant: another corpus plan, every claim evaluated
     assert info3["cache"].startswith("0 of 2"), info3
+
+
+def test_a_doctored_claims_cache_is_not_read_and_the_run_stays_whole(tmp_path):
+    """An entry of claims.json edited (its seal no longer matches: evidence that is not one) is
+    evaluated again, as is a corpus part edited; the run succeeds and writes the cache anew (it
+    was an internal error on every later run)."""
+    (tmp_path / "c.toml").write_text(TWO)
+    _run(tmp_path)
+    cache = tmp_path / "out" / ".cache"
+    got = json.loads((cache / "claims.json").read_text())
+    first = next(iter(got["claims"]))
+    got["claims"][first]["evidence"] = {"counterexample": 5}
+    got["corpus"] = {}
+    (cache / "claims.json").write_text(json.dumps(got))
+    (tmp_path / "c.toml").write_text(TWO.replace("grows by gamma", "grows"))  # the whole-run key misses
+    _, files, info = _run(tmp_path)
+    assert info["cache"].startswith("1 of 2"), info
+    _, files2, info2 = _run(tmp_path, "--no-cache")
+    assert files == files2
+
+
+def test_a_claim_file_named_by_another_path_is_evaluated_again(tmp_path):
+    """Replay commands quote the claim file's path as given: the same file named by another path
+    string keys other findings, so a warm run still writes a cold run's bytes."""
+    refuted = TWO.replace('expr = "mistakes <= R2/gamma**2"', 'expr = "mistakes <= 0"').replace(
+        'expect = "holds"', 'expect = "refuted"', 1)  # a refutation's replay command quotes the path
+    (tmp_path / "c.toml").write_text(refuted)
+    _run(tmp_path)
+    assert f"--claims {tmp_path / 'c.toml'}" in (tmp_path / "out" / "results.json").read_text()
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "c.toml", "--out", str(tmp_path / "out"),
+                        "--quiet", "--jobs", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    info = json.loads((tmp_path / "out" / "run_info.json").read_text())
+    assert info["cache"].startswith("0 of 2"), info
+    assert "--claims c.toml" in (tmp_path / "out" / "results.json").read_text()
+
+
+def test_an_id_given_in_two_claim_files_is_refused(tmp_path):
+    (tmp_path / "a.toml").write_text(CLAIMS)
+    (tmp_path / "b.toml").write_text(CLAIMS)
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "a.toml", "b.toml", "--out",
+                        str(tmp_path / "out"), "--quiet"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 2 and "b.toml:4:1" in r.stderr and "also given in a.toml:4" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

@@ -637,3 +637,81 @@ expect = "holds"
     assert r.returncode == 1 and "c.t: refuted" in r.stdout, r.stdout + r.stderr
     with pytest.raises(SearchError, match="runs the orders cyclic, random"):
         search(claims["c.t"], Domain(**{**dom.__dict__, "order": "first"}), timeout=60)
+
+
+REVIEW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "review")
+
+
+def _review_claims(name):
+    return {c.id: c for c in load_claims(os.path.join(REVIEW, name)).claims}
+
+
+def test_the_learner_run_search_keeps_runs_that_converge_at_the_update_bound():
+    """A run that converges with exactly max_updates updates is in D (the learner is run with one
+    update more, and a run past the bound is made again cut there): "at most one mistake" is
+    refuted by a two-update run with max_updates = 2, for a declared copy of the perceptron as
+    for rosenblatt itself, and for the kernel perceptron with any kernel."""
+    claims = _review_claims("converge_at_bound.toml")
+    dom = Domain(points=2, box=1, max_updates=2, sep_box=2)
+    for cid in ("p.end", "r.end"):
+        res = search(claims[cid], dom, timeout=120)
+        assert res.verdict == Verdict.REFUTED and res.counterexample["summary"]["updates"] == 2, (cid, res.to_json())
+        assert res.counterexample["summary"]["converged"], res.counterexample
+
+
+def test_runs_the_learner_refuses_leave_the_domain_uncovered():
+    """A declaration that reads R cannot run exactly where R is irrational: those candidates are
+    counted as not covered, so a search that meets them is unknown (it was "none in D", the
+    refuting dataset (1, 1) among the refused); a sequence the data cannot follow is no run."""
+    claims = _review_claims("irrational_r.toml")
+    res = search(claims["rs.first"], Domain(points=2, box=1, max_updates=2, sep_box=2), timeout=120)
+    assert res.verdict == Verdict.UNKNOWN and "could not be made exactly" in res.reason and "irrational" in res.reason, \
+        res.to_json()
+
+
+def test_a_declaration_that_always_runs_its_epochs_is_searched_with_each_number_of_them():
+    """stop = "epochs": the runs of 1 to max_updates + 1 epochs are all in D (the epochs are a
+    setting of the run, as eta is), and the domain text says so."""
+    res = search(_review_claims("epochs_stop.toml")["e.ep"], Domain(points=2, box=1, max_updates=3, sep_box=2),
+                 timeout=120)
+    assert res.verdict == Verdict.REFUTED and res.counterexample["summary"]["epochs"] < 4, res.to_json()
+    assert "runs of 1 to 4 epochs" in res.domain["text"]
+
+
+def test_dataset_claims_in_a_stated_order_are_confirmed_in_that_order():
+    """A dataset claim about a declared variant (or any kernel) that states an order is confirmed
+    with a run of that order (it was an internal error: the confirmation ran a sequence, which
+    the claim's orders do not cover)."""
+    claims = _review_claims("dataset_orders.toml")
+    for cid in ("d.nc", "k.n"):
+        res = search(claims[cid], Domain(points=2, box=1, max_updates=2, sep_box=2), timeout=120)
+        assert res.verdict == Verdict.REFUTED and res.counterexample["order"] == "cyclic", (cid, res.to_json())
+
+
+def test_a_quantity_the_variant_does_not_define_is_not_searched():
+    """kernel_degree read by a claim about rosenblatt is unknown wherever it is evaluated: the
+    search refuses it, saying why (it reported "none in D")."""
+    f = _claim_file_text('''[document]
+file = "k.md"
+[[claim]]
+id = "k.deg"
+section = "s"
+statement = "s"
+when = "end"
+variants = ["rosenblatt"]
+expr = "kernel_degree >= 5"
+expect = "holds"
+''')
+    with pytest.raises(SearchError, match="kernel_degree, which runs of rosenblatt do not define"):
+        search(f["k.deg"], Domain(points=2, box=1, max_updates=2, sep_box=2), timeout=60)
+
+
+def _claim_file_text(text):
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as fh:
+        fh.write(text)
+    try:
+        return {c.id: c for c in load_claims(fh.name).claims}
+    finally:
+        os.unlink(fh.name)

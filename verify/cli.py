@@ -202,9 +202,9 @@ def _claim_paths(args):
 
 
 def _load_all_claims(paths):
-    from verify.language.claims import load_claims
+    from verify.language.claims import claims_of, load_claims
 
-    return [c for p in paths for c in load_claims(p).claims]
+    return claims_of(load_claims(p) for p in paths)
 
 
 def cmd_lint(args) -> int:
@@ -402,7 +402,7 @@ def cmd_check(args) -> int:
 def cmd_run(args) -> int:
     from verify.corpus.audit import audit
     from verify.corpus.cache import audit_reusing, load, restore, run_key, store
-    from verify.language.claims import load_claims, with_notes_dir
+    from verify.language.claims import claims_of, load_claims, with_notes_dir
     from verify.report.results import (
         findings_of,
         print_table,
@@ -414,7 +414,7 @@ def cmd_run(args) -> int:
     cfg = _config()
     paths = _claim_paths(args)
     files = [load_claims(p) for p in paths]
-    claims = [c for f in files for c in f.claims]
+    claims = claims_of(files)
     drafts = [d for f in files for d in f.drafts]
     if args.notes:
         if not os.path.isdir(args.notes):

@@ -129,7 +129,8 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
     """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and
     domain; with pytest's ``cache``, each claim's finding is read back where nothing it depends
     on changed (as run does: verify.corpus.cache.audit_reusing), in a directory of the cache per
-    claim file."""
+    claim file and selection (the corpus's plan depends on the claims selected; under xdist each
+    worker's claim has its own)."""
     import hashlib
 
     from verify.corpus.audit import audit
@@ -148,8 +149,10 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
     if cache is None:
         findings, corpus, _ = audit([path], **kw)
     else:
-        where = str(cache.mkdir("proof-audit-" + hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:16]))
-        findings, corpus, _ = audit_reusing([path], list(claims.values()), where, {"domain": domain}, **kw)
+        which = json.dumps([os.path.abspath(path), sorted(claims)])
+        where = str(cache.mkdir("proof-audit-" + hashlib.sha256(which.encode()).hexdigest()[:16]))
+        findings, corpus, _ = audit_reusing([path], list(claims.values()), where, {"domain": domain}, figures=False,
+                                            **kw)
     data = json.loads(json.dumps(results_dict(findings, claims, corpus)))
     return {c["id"]: c for c in data["claims"]}
 

@@ -24,7 +24,7 @@ from verify.corpus.runs import (
     load_spec,
     needs_of,
 )
-from verify.language.claims import load_claims
+from verify.language.claims import claims_of, load_claims
 from verify.language.quantifiers import (
     RUN_WHENS,
     ranging,
@@ -217,8 +217,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     page's plots (a warm re-run has them)."""
     t0 = time.perf_counter()
     claim_files = list(claim_files)
-    files = [load_claims(p) for p in claim_files]
-    claims = [c for f in files for c in f.claims]
+    claims = claims_of(load_claims(p) for p in claim_files)
     if only is not None:
         only = set(only)
         missing = only - {c.id for c in claims}

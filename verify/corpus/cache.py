@@ -21,9 +21,11 @@ evaluate, the corpus's description is read back too and nothing is run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import tempfile
 
 from perceptron.errors import InputError
 
@@ -67,9 +69,10 @@ def run_key(claim_paths, data_dirs, settings: dict) -> str:
     h = hashlib.sha256()
     h.update(json.dumps({"version": package_version(), "source": _source_digest(), "settings": settings},
                         sort_keys=True, default=str).encode())
-    for p in claim_paths:
-        h.update(repo_path(p).encode() + b"\0" + _file_digest(p))
-    for d in data_dirs:
+    for p in claim_paths:  # the path as given too: replay commands quote it
+        h.update(p.encode() + b"\0" + repo_path(p).encode() + b"\0" + _file_digest(p))
+    for d in data_dirs:  # the directory as given: counterexamples name its files by it
+        h.update(b"\0data\0" + d.encode())
         for name in sorted(os.listdir(d)):
             full = os.path.join(d, name)
             if os.path.isfile(full):
@@ -110,17 +113,42 @@ def claim_key(plan: str, claim) -> str:
             v = None if v is None else v.source
         elif f.name == "symbolic" and v is not None:
             v = {k: [getattr(e, "source", e) for e in items] for k, items in v.items()}
-        elif f.name == "path":
-            v = repo_path(v)
+        elif f.name == "path":  # as given (replay commands quote it) and as results.json names it
+            v = [v, repo_path(v)]
         own[f.name] = v
     own["declarations"] = [getattr(variant_of(v), "sha256", "") for v in claim.variants]
     return hashlib.sha256(json.dumps([plan, own], sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _sealed(key: str, value) -> str:
+    """The digest that seals a cached value to its key: an entry edited or cut short (or moved
+    under another key) no longer matches it and is not read (a cache that is not one)."""
+    return hashlib.sha256(json.dumps([key, value], sort_keys=True).encode()).hexdigest()
+
+
+def _unsealed(got: dict) -> dict:
+    """The entries of a claims.json whose seals match, and its corpus part only when sealed."""
+    from verify.verdicts import Verdict
+
+    labels = {v.label for v in Verdict}
+    claims = {}
+    for k, e in got["claims"].items():
+        if (isinstance(e, dict) and e.get("seal") == _sealed(k, [e.get("verdict"), e.get("evidence"), e.get("tightness")])
+                and e.get("verdict") in labels and isinstance(e.get("evidence"), dict)
+                and (e.get("tightness") is None or isinstance(e["tightness"], dict))):
+            claims[k] = e
+    out = {"plan": got["plan"], "claims": claims}
+    rest = [got.get("corpus"), got.get("figures"), got.get("run_info")]
+    if got.get("seal") == _sealed(got["plan"], rest) and isinstance(rest[0], dict) and isinstance(rest[2], dict):
+        out.update({"corpus": rest[0], "figures": rest[1] if _figures_ok(rest[1]) else None, "run_info": rest[2]})
+    return out
+
+
 def load_claims_cache(cache_dir: str, plan: str) -> dict:
-    """{"claims": {claim key: {"verdict", "evidence", "tightness"}}, "corpus", "figures",
+    """{"claims": {claim key: {"verdict", "evidence", "tightness", "seal"}}, "corpus", "figures",
     "run_info"} of the last audit with this plan, or {} (none, another plan, or a file that is
-    not one: ignored and written again)."""
+    not one: ignored and written again); an entry whose seal does not match is left out (its
+    claim is evaluated again), as is a corpus part whose seal does not."""
     path = os.path.join(cache_dir, CLAIMS_FILE)
     try:
         if os.path.getsize(path) > MAX_CACHE_BYTES:
@@ -129,16 +157,9 @@ def load_claims_cache(cache_dir: str, plan: str) -> dict:
             got = json.load(fh)
     except (OSError, ValueError):
         return {}
-    from verify.verdicts import Verdict
-
-    labels = {v.label for v in Verdict}
-    if not isinstance(got, dict) or got.get("plan") != plan or not isinstance(got.get("claims"), dict) or not all(
-            isinstance(e, dict) and e.get("verdict") in labels and isinstance(e.get("evidence"), dict)
-            and (e.get("tightness") is None or isinstance(e["tightness"], dict)) for e in got["claims"].values()):
+    if not isinstance(got, dict) or got.get("plan") != plan or not isinstance(got.get("claims"), dict):
         return {}
-    if not _figures_ok(got.get("figures")):
-        got["figures"] = None
-    return got
+    return _unsealed(got)
 
 
 def _figures_ok(figures) -> bool:
@@ -148,17 +169,27 @@ def _figures_ok(figures) -> bool:
 
 
 def store_claims_cache(cache_dir: str, plan: str, entries: dict, corpus: dict, figures, run_info: dict) -> None:
-    _write(cache_dir, CLAIMS_FILE, {"plan": plan, "claims": entries, "corpus": corpus, "figures": figures,
-                                    "run_info": run_info})
+    """claims.json: each entry sealed to its key, the corpus part to the plan (JSON first, so
+    that the seal is of what is read back)."""
+    entries, rest = json.loads(json.dumps([entries, [corpus, figures, run_info]]))
+    for k, e in entries.items():
+        e["seal"] = _sealed(k, [e.get("verdict"), e.get("evidence"), e.get("tightness")])
+    _write(cache_dir, CLAIMS_FILE, {"plan": plan, "claims": entries, "corpus": rest[0], "figures": rest[1],
+                                    "run_info": rest[2], "seal": _sealed(plan, rest)})
 
 
 def _write(cache_dir: str, name: str, data: dict) -> None:
     try:
         os.makedirs(cache_dir, exist_ok=True)
-        tmp = os.path.join(cache_dir, name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, os.path.join(cache_dir, name))
+        fd, tmp = tempfile.mkstemp(prefix=name + ".", suffix=".tmp", dir=cache_dir)  # writers never share one
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, os.path.join(cache_dir, name))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     except OSError as e:
         raise InputError(cache_dir, f"cannot write the cache: {e.strerror or e}") from None
 
@@ -206,11 +237,13 @@ def restore(hit: dict, out_dir: str) -> tuple[str, dict, list | None]:
     return path, json.loads(hit["results_text"])["corpus"], figures
 
 
-def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, **audit_kw):
+def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=True, **audit_kw):
     """audit() of the claim files, re-using each claim's finding from the last audit with the
     same plan where its key matches (claims.json); the claims whose key missed are evaluated on
     every run of the plan.  Returns (findings, corpus, run_info) as audit does, run_info saying
-    how many findings were read back; stores the new entries."""
+    how many findings were read back; stores the new entries.  ``figures``: whether the page's
+    plots are wanted (rendered once, kept with the plan)."""
+    want_figures = figures
     from verify.corpus.audit import audit
     from verify.verdicts import Finding, Verdict
 
@@ -219,15 +252,16 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, **audit_k
     keys = {c.id: claim_key(plan, c) for c in claims}
     entries = got.get("claims", {})
     todo = {c.id for c in claims if keys[c.id] not in entries}
-    if todo or not isinstance(got.get("corpus"), dict):
+    if todo or "corpus" not in got:
         # the page's figures depend on the plan alone (the corpus's plots, the documents' names)
         figures = got.get("figures")
-        findings, corpus, run_info = audit(claim_paths, evaluate=todo, figures=figures is None, **audit_kw)
+        findings, corpus, run_info = audit(claim_paths, evaluate=todo, figures=figures is None and want_figures,
+                                           **audit_kw)
         figures = run_info.get("figures", figures)
     else:  # every finding read back: the corpus's description too (nothing is run)
         findings, corpus, run_info = [], got["corpus"], dict(got.get("run_info") or {})
         figures = got.get("figures")
-    if figures is None:  # rendered here once (a pool renders them beside the searches), kept for the next run
+    if figures is None and want_figures:  # rendered here once (a pool renders them beside the searches), kept
         from verify.report.artefacts import figures_of
 
         figures = figures_of(corpus.get("plots") or {}, sorted({c.document for c in claims}))
@@ -252,5 +286,6 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, **audit_k
                          f"({len(todo)} evaluated)"}
     store_claims_cache(cache_dir, plan, store, {k: v for k, v in corpus.items() if k != "tightness"}, figures,
                        run_info)
-    run_info["figures"] = [tuple(f) for f in figures]
+    if figures is not None:
+        run_info["figures"] = [tuple(f) for f in figures]
     return out, corpus, run_info

@@ -61,7 +61,7 @@ from perceptron.variants import VARIANTS
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import SWEEP_QUANTITIES, TYPES
 
-__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "claims_of", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
 #: Most claims in one file.
 MAX_CLAIMS = 2000
@@ -219,6 +219,21 @@ def _locate(text: str):
             target = cur if cur is not None else doc_keys
             target.setdefault(m.group(1), (ln, m.end() + 1))
     return blocks, doc_keys
+
+
+def claims_of(files) -> list:
+    """The claims of several loaded claim files, in order; an id given twice across them is a
+    ClaimError at its second place (results, caches and --only name a claim by its id)."""
+    seen: dict = {}
+    out = []
+    for f in files:
+        for c in f.claims:
+            if c.id in seen:
+                raise ClaimError(c.path, c.line, 1, f"claim id {c.id!r} is also given in {seen[c.id]}: ids must be "
+                                                   "unique across the claim files audited together")
+            seen[c.id] = f"{c.path}:{c.line}"
+            out.append(c)
+    return out
 
 
 def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:

@@ -137,7 +137,7 @@ def sides(tree, env) -> dict:
                 value = "true" if evaluate(item, env) else "false"
             except Exception:  # noqa: BLE001 - only for display
                 value = "undefined here"
-            inner = sides(item, env)
+            inner = sides(item, env) if item[0] == "cmp" else {}  # an aggregate's value alone (no one point is it)
             shown = " ".join(f"{s} {o}" for s, o in zip(inner["sides"], inner["ops"])) + " " + inner["sides"][-1] \
                 if "sides" in inner else ""
             parts.append(f"{shown} ({value})" if shown else value)

@@ -11,8 +11,15 @@ def sides_text(v, expr=None) -> str:
     """Where a claim fails, in words: each side of its comparison named by its text in ``expr``
     (the claim's expression, already checked by its parser: a pair claim's partner run is then
     named too) with its value, or for A or B (A and B) each part's value; "" when the violation
-    has neither.  all_i(c) is shown at the first point where c fails, any_i(c) at its first point."""
+    has neither.  all_i(c) is shown at the first point where c fails, any_i(c) at its first point.
+    A claim read as an implication (a top-level A or B) is evaluated as B where A is false: its
+    sides are B's."""
     where = ""
+    if "parts" not in v and expr:
+        from verify.language.claims import split_implication
+
+        implied = split_implication(expr)
+        expr = implied[1] if implied else expr
     if "fails_at_point" in v:
         j = v["fails_at_point"]
         where = (f"{v.get('quantifier')} fails at point {j}: " if v.get("quantifier") == "all_i" else

@@ -151,10 +151,21 @@ def _search_pair(claim, dom, timeout, out_dir, max_candidates):
     return SearchResult(claim.id, verdict, "pair runs", **got)
 
 
+#: Quantities only some variants' runs define: a claim about another variant that reads one
+#: is unknown wherever it is evaluated, so no search can cover it.
+_VARIANT_NAMES = {"kernel_degree": "kernel", "kernel_offset": "kernel", "w_pocket": "pocket", "pocket_errors": "pocket",
+                  "min_visited_errors": "pocket"}
+
+
 def _check_engine(claim, engine, variant):
     """Refuse what an engine cannot search.  The enumeration follows the learner's runs (a
     declared variant's in a deterministic order are the learner's own, so Hypothesis's samples of
     them are too); z3 unrolls updates, and Hypothesis samples the built-in variants' update paths."""
+    if not is_declared(variant):
+        bad = sorted(n for n in claim_names(claim) - set(claim.free or ()) if _VARIANT_NAMES.get(n, variant) != variant)
+        if bad:
+            raise SearchError(f"claim {claim.id} reads {', '.join(bad)}, which runs of {variant} do not define (only "
+                              f"{' and '.join(sorted({_VARIANT_NAMES[n] for n in bad}))} runs do)")
     if engine == "z3" or (engine == "hypothesis" and not is_declared(variant)):
         why = next((w for w, bad in (
             (f"reads {', '.join(sorted(order_names(claim)))}: visits, sweeps and epochs are counted as the learner "
@@ -176,13 +187,18 @@ def _check_scheduler():
         raise SearchError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'")
 
 
-def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
+def _one_worker(res: SearchResult, jobs, scheduler, what) -> SearchResult:
+    """A search made by one worker in this process whatever --jobs or --scheduler asked: it says so."""
     if jobs > 1 or scheduler:
-        raise SearchError("a declared variant is searched by one worker (--jobs 1, no --scheduler)")
+        res.workers = f"1 worker ({what} are searched by one, in this process; --jobs and --scheduler are not used)"
+    return res
+
+
+def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
     # no interval screen there: every candidate is evaluated exactly, so both budgets bound the same count
     budget = max_candidates if max_candidates is not None else max_exact
-    return SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine, timeout,
-                                          out_dir, widen, budget))
+    return _one_worker(SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine,
+                                                      timeout, out_dir, widen, budget)), jobs, scheduler, "declared variants")
 
 
 def any_kernel(claim, variant) -> bool:
@@ -195,15 +211,14 @@ def any_kernel(claim, variant) -> bool:
 def _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
     from verify.searching.learner_runs import search_kernels
 
-    if jobs > 1 or scheduler:
-        raise SearchError("the kernel perceptron with any kernel is searched by one worker (--jobs 1, no --scheduler)")
     dom = Domain(**{**asdict(dom), "variant": "kernel"})
     if widen:
         dom = domain_for(claim, dom)
     dom = Domain(**{**asdict(dom), "w0_box": 0})  # the kernel perceptron starts from alpha = 0
     check_limits(dom, timeout)
     budget = max_candidates if max_candidates is not None else max_exact
-    return SearchResult(**search_kernels(claim, dom, engine, timeout, out_dir, budget))
+    return _one_worker(SearchResult(**search_kernels(claim, dom, engine, timeout, out_dir, budget)), jobs, scheduler,
+                       "claims about any kernel")
 
 
 def _states(claim, dom, enumerators) -> int:
@@ -373,9 +388,9 @@ def _split(claim, dom, kw) -> SearchResult | None:
         variant = None  # the search below says why
     pocket = VARIANTS.get(variant) is VARIANTS["pocket"]
     decl = variant_of(variant) if variant is not None and is_declared(variant) else None
-    # a declaration that does not run every sequence of updates (or always runs its epochs)
-    # is searched in the orders it runs, not under 'any'
-    narrow = (decl is not None and ("sequence" not in decl.orders or decl.stop == "epochs")) or any_kernel(claim, variant)
+    # a declaration that does not run every sequence of updates (one that always runs its epochs
+    # does not) is searched in the orders it runs, not under 'any'
+    narrow = (decl is not None and "sequence" not in decl.orders) or any_kernel(claim, variant)
     if not claim.orders and dom.order == "any" and kw["widen"] and claim.when in ("visit", "update", "end") \
             and claim.compiled is not None and (claim.when == "visit" or order_names(claim) or late_names(claim) or pocket
                                                 or narrow):

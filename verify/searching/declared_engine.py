@@ -80,7 +80,12 @@ def describe(dom, decl, settings, engine, claim) -> dict:
         "runs": f"the declared variant {decl.name} (sha256 {decl.sha256[:16]}) with eta in {{{etas}}}, w0 = {w0}"
                 + (f", {params}" if params else "") + (f", sign(0) in {{{', '.join(map(str, dom.sign0s))}}}" if decl.sign0 is None else "")
                 + f", at most {dom.max_updates} updates, order {dom.order}"
-                + (" (any point the mistake condition selects may be taken at each step)" if dom.order == "any" else ""),
+                + (" (any point the mistake condition selects may be taken at each step)" if dom.order == "any" else "")
+                + (f"; the declaration always runs its epochs: runs of 1 to {dom.max_updates + 1} epochs"
+                   if decl.stop == "epochs" else "")
+                + ("; each candidate the learner's run in that order, replayed with the claim; a run the update bound "
+                   "cuts is stopped by budget (an end claim sees it only if it reads stopped_by_budget)"
+                   if dom.order != "any" else ""),
         "separators": f"integer v in [-{dom.sep_box}, {dom.sep_box}]^{dom.dim}" + (" and bias c in the same range" if decl.bias else "")
                       + f", w_opt = v/|v|; {'the widest-margin one per dataset' if dom.separators == 'best' else 'every one that separates'}",
         "engine": engine, "settings": len(settings),
@@ -157,7 +162,11 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
                       "z3: " + why.removeprefix("limit reached: "))
     if eng not in ("enumerate", "hypothesis"):
         raise SearchError(f"unknown engine {eng!r}")
-    walker = DeclaredWalker(claim, dom, decl.name, [{"eta": eta, "sign0": s0, "declared": vals} for eta, s0, vals in settings],
+    # a declaration that always runs its epochs: its runs of 1 to max_updates + 1 epochs (the epochs
+    # are a setting of the run, as eta is)
+    epochs = [{"max_epochs": e} for e in range(1, dom.max_updates + 2)] if decl.stop == "epochs" else [{}]
+    walker = DeclaredWalker(claim, dom, decl.name, [{"eta": eta, "sign0": s0, "declared": vals, **ep}
+                                                    for eta, s0, vals in settings for ep in epochs],
                             deadline, checked, max_exact, bias=decl.bias is not None, stop=decl.stop)
     return walker.search(eng, result, out_dir)
 

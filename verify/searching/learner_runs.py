@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 
 from perceptron import MemoryTrace, ParamError, Params, from_rows, train
+from perceptron.params import SequenceError
 from verify.numbers import exact as X
 from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims, replay_run
 from verify.searching.domain import (
@@ -59,12 +61,10 @@ class Walker:
         r = range(-dom.w0_box, dom.w0_box + 1)
         self.W0 = [None] if dom.w0_box == 0 else [w for w in itertools.product(r, repeat=dom.dim)]
         self.B0 = [None] if dom.w0_box == 0 or not self.bias else list(r)
-        # the learner's runs in a deterministic order (cut at the domain's update bound; a
-        # declaration that always runs its epochs runs max_updates + 1 of them), or the walk's
+        # the learner's runs in a deterministic order, cut at the domain's update bound (a
+        # declaration that always runs its epochs gets them in its settings), or the walk's
         self.learner = dom.order != "any"
-        self.run_order = {"order": "cyclic"} if not self.learner else {
-            "order": dom.order, "max_updates": dom.max_updates,
-            **({"max_epochs": dom.max_updates + 1} if stop == "epochs" else {})}
+        self.run_order = {"order": "cyclic" if not self.learner else dom.order}
         self.budget_stops = "stopped_by_budget" in claim_names(claim)
 
     def search(self, eng, result, out_dir) -> dict:
@@ -196,28 +196,37 @@ class Walker:
                 tallies: dict = {}
                 evaluate_dataset_claims([claim], ctx, "candidate", tallies)
                 self.checked[0] += 1
-                if tallies.get(claim.id) and tallies[claim.id].violation:
-                    self.found(pts, labels, [], params, sep)
+                if tallies.get(claim.id) and tallies[claim.id].violation:  # confirmed in the run's own order
+                    self.found(pts, labels, [], params, sep, learner={"order": params.order} if self.learner else None)
             return
         self.run(ctxs, pts, labels, params)
 
     def run(self, ctxs, pts, labels, params):
         """The learner's run in the domain's order, replayed with the claim for each separator
-        (as check replays a trace).  A run the update bound cuts has not ended: an end claim sees
-        it only when it reads stopped_by_budget; a sequence its dataset cannot follow is no run."""
-        rec = MemoryTrace()
+        (as check replays a trace).  The run is made with one update more than the domain's bound,
+        so that a run converging at the bound is seen to converge; one that goes past it is made
+        again cut at the bound (stopped by budget, as --max-updates stops the learner).  A cut run
+        has not ended: an end claim sees it only when it reads stopped_by_budget.  A sequence its
+        dataset cannot follow is no run; any other run the learner refuses is a part of D not
+        covered (never "none in D")."""
         where = f"dataset {pts}, {labels}"
+        bound = self.dom.max_updates
         try:
-            res = train(ctxs[0][0].ds, params, rec)
-        except ParamError:
-            return None  # e.g. a sequence naming a point that is not misclassified in its turn
-        except (X.ExactError, ArithmeticError) as e:
+            rec, made = MemoryTrace(), replace(params, max_updates=bound + 1)
+            res = train(ctxs[0][0].ds, made, rec)
+            if res.updates > bound:
+                rec, made = MemoryTrace(), replace(params, max_updates=bound)
+                res = train(ctxs[0][0].ds, made, rec)
+        except SequenceError:
+            return None  # a sequence naming a point that is not there, or not misclassified in its turn
+        except (ParamError, X.ExactError, ArithmeticError) as e:
             return self._skip(e, where)
-        if self.claim.when == "end" and res.stop == "max_updates" and not self.budget_stops:
+        cut = res.stop == "max_updates"
+        if self.claim.when == "end" and cut and not self.budget_stops:
             return None
         for ctx, sep in ctxs:
             try:
-                _, bad, tallies = replay_run(ctx, rec.trace, [self.claim], "candidate", dataset_claims=False)
+                _, bad, tallies = replay_run(ctx.derived(made), rec.trace, [self.claim], "candidate", dataset_claims=False)
             except (X.ExactError, ArithmeticError) as e:
                 self._skip(e, where)
                 continue
@@ -228,8 +237,8 @@ class Walker:
             if tally.violation:
                 tr = rec.trace
                 self.found(pts, labels, [int(v) for v in tr.i[np.searchsorted(tr.t, tr.upd_t)]], params, sep,
-                           learner={"order": params.order, "max_updates": params.max_updates if res.stop == "max_updates"
-                                    else None, "max_epochs": params.max_epochs if self.stop == "epochs" else None})
+                           learner={"order": params.order, "max_updates": bound if cut else None,
+                                    "max_epochs": params.max_epochs if self.stop == "epochs" else None})
             if tally.unknown:
                 self._skip(tally.unknown, where)
         return None
@@ -286,7 +295,8 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
         "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1",
         "runs": f"kernel with kernels {{{kernels}}} (rbf not searched: exp is irrational, its runs are float), eta in "
                 f"{{{', '.join(dom.etas)}}}, sign(0) in {{{', '.join(map(str, sign0s))}}}, alpha = 0 at the start, at most "
-                f"{dom.max_updates} updates, order {dom.order}; each candidate the learner's run, replayed with the claim",
+                f"{dom.max_updates} updates, order {dom.order}; each candidate the learner's run, replayed with the claim (a run "
+                f"the update bound cuts is stopped by budget: an end claim sees it only if it reads stopped_by_budget)",
         "separators": f"integer v in [-{dom.sep_box}, {dom.sep_box}]^{dom.dim}, w_opt = v/|v|; "
                       f"{'the widest-margin one per dataset' if dom.separators == 'best' else 'every one that separates'}",
         "engine": eng, "settings": len(settings)})
