@@ -233,3 +233,15 @@ def test_junit_and_sarif_validate_against_their_schemas(tmp_path):
 
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+def test_a_refutation_by_the_search_names_its_domain_once():
+    """What a claim refuted by the search covered names the domain once (it was given again as
+    "search: refuted in ..."); a claim the corpus refuted still says what the search did."""
+    from verify.report.claim_text import coverage_text
+
+    by_search = {"verdict": "refuted", "evidence": {"search": {"verdict": "refuted", "domain_text": "DOMAIN"}}}
+    assert coverage_text(by_search).count("DOMAIN") == 1, coverage_text(by_search)
+    by_corpus = {"verdict": "refuted", "evidence": {"search": {"not searched": "already refuted by a replayed corpus run"}}}
+    assert coverage_text(by_corpus) == ("refuted by a replayed counterexample in the corpus. search: not searched "
+                                        "(already refuted by a replayed corpus run)")

@@ -90,8 +90,9 @@ def coverage_text(c) -> str:
     """What a verdict covered, in one paragraph, and what the search did."""
     text = _coverage(c)
     search = search_text(c["evidence"])
-    if search and (c["verdict"] != "no counterexample in domain" or "not searched" in search):
-        text += f". {search}"
+    refuted_there = c["verdict"] == "refuted" and (c["evidence"].get("search") or {}).get("verdict") == "refuted"
+    if search and not refuted_there and (c["verdict"] != "no counterexample in domain" or "not searched" in search):
+        text += f". {search}"  # (a refutation by the search names its domain already)
     return text
 
 
