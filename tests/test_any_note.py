@@ -1380,3 +1380,33 @@ def test_a_sequence_order_is_searched_over_the_runs_that_make_the_whole_sequence
         assert res.counterexample["order"] == order
         rc, out = _run_printed(res.files["replay"])
         assert rc == 1 and f"{cid}: refuted" in out, out
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+@pytest.mark.parametrize("order", ["cyclic", "random:2", "first"])
+def test_last_sweep_mistakes_is_the_previous_sweeps_count(tmp_path, scalar, order):
+    """last_sweep_mistakes is the number of updates of the sweep before a step's (a claim does
+    not speak of the first sweep's steps): "the mistakes per sweep never go up", read at each
+    visit as sweep_mistakes <= last_sweep_mistakes, fails first where a direct count of the trace
+    says, and is evaluated exactly at the visits of the later sweeps; both evaluators alike."""
+    path = tmp_path / "claims_last.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "l.up"\nsection = "s"\nstatement = "s"\nwhen = "visit"\n'
+                    'variants = ["rosenblatt"]\nexpr = "sweep_mistakes <= last_sweep_mistakes"\nexpect = "holds"\n\n'
+                    '[[claim]]\nid = "l.count"\nsection = "s"\nstatement = "s"\nwhen = "visit"\n'
+                    'variants = ["rosenblatt"]\nexpr = "last_sweep_mistakes >= 0"\nexpect = "holds"\n')
+    for name in ("separable-d3-g1_10", "and-3", "worked-example"):
+        trace, bad, tallies = _replayed(path, name, Params(order=order, augment="first", max_epochs=60), scalar)
+        ep, mist = list(map(int, trace.epoch)), list(map(bool, trace.mistake))
+        per = {}
+        for e, m in zip(ep, mist):
+            per[e] = per.get(e, 0) + m
+        first_bad, so_far, later = None, {}, 0
+        for t, (e, m) in enumerate(zip(ep, mist), start=1):
+            so_far[e] = so_far.get(e, 0) + m
+            if e > min(ep):
+                later += 1
+                if first_bad is None and so_far[e] > per[e - 1]:
+                    first_bad = t
+        assert bad is None and tallies["l.count"].evaluations == later and tallies["l.count"].violation is None, name
+        v = tallies["l.up"].violation
+        assert (v or {}).get("t") == first_bad, (name, order, v, first_bad)

@@ -59,7 +59,7 @@ from perceptron.errors import InputError
 from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes
 from perceptron.variants import VARIANTS
 from verify.language.expr import Compiled, ExprError, compile_expr
-from verify.language.quantities import SWEEP_QUANTITIES, TYPES
+from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES, TYPES
 
 __all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "claims_of", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
@@ -124,7 +124,7 @@ _ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
 
 #: Quantities that exist only at some evaluation points.
 _STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
-_SWEEP_NAMES = set(SWEEP_QUANTITIES)
+_SWEEP_NAMES = set(SWEEP_QUANTITIES) | set(PREVIOUS_SWEEP)
 #: What only the end of a run has (the pocket's weights and errors).
 _END_NAMES = {"w_pocket", "pocket_errors", "min_visited_errors"}
 _RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0", "alpha",

@@ -38,7 +38,7 @@ from verify.language.column_values import (
     col_vscale,
 )
 from verify.language.expr import call_scalar, scalar_bin, scalar_pow
-from verify.language.quantities import SWEEP_QUANTITIES
+from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES
 from verify.language.scalar import ALPHA_COUNTS
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, as_object, maxabs, narrow_ints
@@ -128,10 +128,15 @@ class ColumnEnv:
             return Rat(yv, np.ones(R, dtype=np.int64))
         if name in f.end_vals:
             return self.const(f.end_vals[name])
-        if name in SWEEP_QUANTITIES and f.kind in ("visit", "update"):
+        if (name in SWEEP_QUANTITIES or name in PREVIOUS_SWEEP) and f.kind in ("visit", "update"):
             if self.shift:  # prev(): a sweep is no state the run goes back to
                 raise ColumnUnavailable(name)
             s, ones = f.steps, np.ones(R, dtype=np.int64)
+            if name == "last_sweep_mistakes":  # the first sweep's steps: none before it (skipped, as prev() is)
+                last = np.asarray(s["sweep_last"][self.rows], dtype=np.int64)
+                col = Rat(np.maximum(last, 0), ones)
+                col.bad = {r: SKIP for r in np.flatnonzero(last < 0).tolist()}
+                return col
             if name == "sweep":
                 return Rat(s["sweep"][self.rows], ones)
             if name == "sweep_visits":

@@ -260,7 +260,7 @@ class StepLog:
 
 
 #: A step's sweep: its number, the visits made before it, its mistakes up to this visit.
-SWEEP_COLUMNS = ("sweep", "sweep_t0", "sweep_mistakes")
+SWEEP_COLUMNS = ("sweep", "sweep_t0", "sweep_mistakes", "sweep_last")
 
 
 def _new_steps() -> dict:

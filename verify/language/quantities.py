@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from perceptron.expression import RESERVED_NAMES, RUN_QUANTITIES
 
-__all__ = ["QUANTITIES", "PROOF_QUANTITIES", "POINT_QUANTITIES", "SWEEP_QUANTITIES", "TYPES", "sweep_values"]
+__all__ = ["QUANTITIES", "PROOF_QUANTITIES", "POINT_QUANTITIES", "SWEEP_QUANTITIES", "PREVIOUS_SWEEP", "TYPES", "sweep_values"]
 
 S, V = "scalar", "vector"
 
@@ -39,9 +39,16 @@ SWEEP_QUANTITIES: dict[str, tuple[str, str]] = {
     "sweep_mistakes": (S, "mistakes (updates) made so far in the current sweep, this visit's included"),
 }
 
+#: name -> (type, meaning): the sweep before the current one, read at a visit or update of a
+#: later sweep (a claim does not speak of the first sweep's steps, as prev() before the first
+#: update).  Not a quantity the search's enumeration keeps: its verdict rests on the corpus.
+PREVIOUS_SWEEP: dict[str, tuple[str, str]] = {
+    "last_sweep_mistakes": (S, "mistakes (updates) made in the previous sweep (epoch), all of them"),
+}
+
 #: Every name a claim may use: name -> (type, meaning).
 QUANTITIES: dict[str, tuple[str, str]] = {**RUN_QUANTITIES, **PROOF_QUANTITIES, **POINT_QUANTITIES,
-                                          **SWEEP_QUANTITIES}
+                                          **SWEEP_QUANTITIES, **PREVIOUS_SWEEP}
 
 #: name -> type, the table compile_expr checks claims against.
 TYPES: dict[str, str] = {k: v[0] for k, v in QUANTITIES.items()}
@@ -51,8 +58,12 @@ assert set(PROOF_QUANTITIES) == RESERVED_NAMES, "the names perceptron reserves a
 
 def sweep_values(t: int, sweep: tuple) -> dict:
     """The sweep quantities at visit t, whose ``sweep`` is (its number, the visits made before
-    it, the mistakes made in it up to and including visit t)."""
+    it, the mistakes made in it up to and including visit t, the mistakes of the sweep before
+    it or -1 in the first)."""
     from fractions import Fraction
 
-    epoch, t0, m = sweep
-    return {"sweep": Fraction(epoch), "sweep_visits": Fraction(t - t0), "sweep_mistakes": Fraction(m)}
+    epoch, t0, m, last = sweep
+    out = {"sweep": Fraction(epoch), "sweep_visits": Fraction(t - t0), "sweep_mistakes": Fraction(m)}
+    if last >= 0:
+        out["last_sweep_mistakes"] = Fraction(last)
+    return out

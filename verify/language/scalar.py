@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from perceptron._numbers import format_rational
 from verify.language.expr import evaluate
-from verify.language.quantities import SWEEP_QUANTITIES
+from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES
 from verify.numbers import exact as X
 
 __all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value", "sides", "ALPHA_COUNTS"]
@@ -73,6 +73,8 @@ class Env:
             v = X.vconcat(self.get("x"), [self.ctx.R])
         elif name in self.ctx.consts:
             v = self.ctx.consts[name]
+        elif name in PREVIOUS_SWEEP and "sweep" in self.vals:
+            raise _NotHere(name)  # a step of the first sweep: there is no sweep before it
         else:
             raise _Unavailable(name)
         self.vals[name] = v
@@ -85,7 +87,7 @@ class Env:
             raise _NotHere(f"prev(..., {j})")
         entry = self.history[-j]
         vals = dict(self.vals)
-        for key in ("w_hat", ALPHA_COUNTS, *SWEEP_QUANTITIES):  # counts of the run so far: no state it goes back to
+        for key in ("w_hat", ALPHA_COUNTS, *SWEEP_QUANTITIES, *PREVIOUS_SWEEP):  # counts of the run so far: no state it goes back to
             vals.pop(key, None)
         if isinstance(entry, dict):  # a declared variant's whole state before the update (w, b, k, sumsq, ...)
             vals.update(entry)

@@ -213,7 +213,14 @@ class _Blocks:
                                                np.arange(len(ep)), 0))
         done = np.asarray(self.before, dtype=np.int64) + np.asarray(self.rm, dtype=np.int64) - np.asarray(self.before)[first]
         rows = np.arange(self.V) if visit_claims else np.flatnonzero(self.rm)  # the visits claims are stepped at
-        sweeps = zip(ep[rows].tolist(), (np.asarray(self.rt)[first[rows]] - 1).tolist(), done[rows].tolist())
+        # the mistakes of the sweep before each visit's: updates before its sweep's first visit minus
+        # those before the previous sweep's first visit (-1 in the first sweep)
+        before = np.asarray(self.before, dtype=np.int64)
+        fs = first[rows]
+        prev_first = first[np.maximum(fs - 1, 0)]
+        last = np.where(fs > 0, before[fs] - before[prev_first], -1) if len(rows) else np.zeros(0, dtype=np.int64)
+        sweeps = zip(ep[rows].tolist(), (np.asarray(self.rt)[first[rows]] - 1).tolist(), done[rows].tolist(),
+                     last.tolist())
         for jv, sweep in zip(rows.tolist(), sweeps):
             i = i_list[jv]
             sn = int(self.scores[jv])

@@ -185,10 +185,11 @@ class _Run:
         t = self.upd_t[u0:u1]
         ep = (t - 1) // n + 1
         first = np.searchsorted(self.upd_t, (ep - 1) * n + 1)  # the updates made before each one's epoch
+        last = np.where(ep > 1, first - np.searchsorted(self.upd_t, (ep - 2) * n + 1), -1)  # the epoch before's
         k = np.arange(u0 + 1, u1 + 1, dtype=np.int64)
         cols = {"t": t.tolist(), "i": ui.tolist(), "state": k.tolist(), "out": np.asarray(out).tolist(),
                 "score": [(int(v), self.den) for v in np.asarray(scores).tolist()], "sweep": ep.tolist(),
-                "sweep_t0": ((ep - 1) * n).tolist(), "sweep_mistakes": (k - first).tolist()}
+                "sweep_t0": ((ep - 1) * n).tolist(), "sweep_mistakes": (k - first).tolist(), "sweep_last": last.tolist()}
         for a in range(0, u1 - u0, FEED_PIECE):
             b = min(u1 - u0, a + FEED_PIECE)
             log.extend([(X.Vec(states[j + 1], self.S), b0, Fraction(sqs[j], D2)) for j in range(a, b)], cols["i"][a:b],

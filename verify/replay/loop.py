@@ -39,13 +39,16 @@ class Sweep:
 
     def __init__(self):
         self.epoch = self.t0 = self.k0 = 0
+        self.last = -1
 
     def at(self, t: int, epoch: int, k: int, mistake: bool) -> tuple:
         """(the sweep's number, the visits made before it, the mistakes made in it up to and
-        including visit t) for visit t of ``epoch``, k updates made before the visit."""
+        including visit t, the mistakes of the sweep before it or -1 in the first) for visit t
+        of ``epoch``, k updates made before the visit."""
         if epoch != self.epoch:
+            self.last = k - self.k0 if self.epoch else -1
             self.epoch, self.t0, self.k0 = epoch, t - 1, k
-        return epoch, self.t0, k + mistake - self.k0
+        return epoch, self.t0, k + mistake - self.k0, self.last
 
 
 @dataclass

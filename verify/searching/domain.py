@@ -30,7 +30,7 @@ __all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_or
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
-UNSUPPORTED_NAMES = {"gamma_lo", "gamma_hi"}
+UNSUPPORTED_NAMES = {"gamma_lo", "gamma_hi", "last_sweep_mistakes"}
 #: What a deterministic order's runs define: where a visit is in its sweep and in the run, and the epochs.
 ORDER_NAMES = {"t", "epochs"} | set(SWEEP_QUANTITIES)
 
