@@ -22,6 +22,7 @@ evaluate, the corpus's description is read back too and nothing is run.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -38,8 +39,10 @@ CLAIMS_FILE = "claims.json"
 MAX_CACHE_BYTES = 256 << 20
 
 
+@functools.lru_cache(maxsize=1)
 def _source_digest() -> str:
-    """A hash of the package's own source files (perceptron/ and verify/)."""
+    """A hash of the package's own source files (perceptron/ and verify/): once a process (the
+    run's key and its plan's both read it)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     h = hashlib.sha256()
     for pkg in ("perceptron", "verify"):
@@ -55,6 +58,13 @@ def _source_digest() -> str:
 
 
 def _file_digest(path: str) -> bytes:
+    st = os.stat(path)
+    return _digest_of(path, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _digest_of(path: str, size: int, mtime_ns: int) -> bytes:
+    """A file's hash, once a process for its size and time (a --data file is keyed twice)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

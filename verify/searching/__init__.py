@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
@@ -52,6 +51,7 @@ from verify.searching.domain import (
     order_names,
     searchable_order,
     sequence_of,
+    widened_etas,
 )
 from verify.verdicts import Verdict
 
@@ -258,12 +258,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     check_jobs(jobs, "jobs =")
     if claim.when == "pair":
         if widen:  # the rates the claim ranges over (its other settings: the domain's, each run being a real one)
-            from verify.language.quantifiers import eta_le_one, ranging
-
-            if "eta" in ranging(claim) and "eta_one" not in claim.assume:
-                le_one = eta_le_one(claim)
-                etas = [e for e in dom.etas if not le_one or Fraction(e) <= 1] + ["1/2", "1"] + ([] if le_one else ["2"])
-                dom = Domain(**{**asdict(dom), "etas": tuple(dict.fromkeys(etas))})
+            dom = Domain(**{**asdict(dom), "etas": widened_etas(claim, dom.etas)})
         return _search_pair(claim, dom, timeout, out_dir, max_candidates)
     split = _split(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact, widen=widen,
                                     max_candidates=max_candidates, jobs=jobs, scheduler=scheduler,

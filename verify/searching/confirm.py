@@ -94,19 +94,26 @@ def confirm_as(claim, ce) -> dict | None:
     """The counterexample ``ce`` (of a search for another form of ``claim``: its premise read as
     an implication) replayed with ``claim`` itself, so that what it shows is the claim's own
     violation (its sides, not the implication's parts); None when it does not replay so."""
-    pr = ce.get("params") or {}
     sep = ce.get("separator")
     try:
         return confirm(claim, ce["variant"], ce["points"], ce["labels"], ce["updates"],
-                       None if sep is None else (sep["v"], Fraction(sep["b"])), pr.get("sign0", 0),
-                       eta=Fraction(pr.get("eta", "1")), w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
-                       b0=None if pr.get("b0") is None else Fraction(pr["b0"]), form=pr.get("form", "yx"),
-                       declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items())),
-                       order=ce["order"], max_updates=pr.get("max_updates"), ratchet=bool(pr.get("ratchet")),
-                       max_epochs=pr.get("max_epochs"), kernel=pr.get("kernel", "linear"), degree=pr.get("degree", 2),
-                       offset=Fraction(pr.get("offset", "0")))
+                       None if sep is None else (sep["v"], Fraction(sep["b"])), order=ce["order"], **_settings_of(ce))
     except (AssertionError, KeyError, TypeError, ValueError):
         return None
+
+
+def _settings_of(ce) -> dict:
+    """A counterexample's run setting (its "params", as confirm writes them) as keyword
+    arguments of Params (and of confirm): what is not recorded takes the default."""
+    pr = ce.get("params") or {}
+    out = {"eta": Fraction(pr.get("eta", "1")), "w0": None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
+           "b0": None if pr.get("b0") is None else Fraction(pr["b0"]), "sign0": pr.get("sign0", 0),
+           "form": pr.get("form", "yx"), "ratchet": bool(pr.get("ratchet", False)),
+           "declared": tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))}
+    out.update({k: pr[k] for k in ("max_updates", "max_epochs") if pr.get(k) is not None})
+    if "kernel" in pr:
+        out.update({"kernel": pr["kernel"], "degree": pr["degree"], "offset": Fraction(pr["offset"])})
+    return out
 
 
 def save_counterexample(claim, ce, out_dir) -> dict:
@@ -118,17 +125,7 @@ def save_counterexample(claim, ce, out_dir) -> dict:
     data = base + ".csv"
     write_csv(ds, data)
     trace = base + ".trace.jsonl"
-    pr = ce.get("params") or {}
-    train(ds, Params(variant=ce["variant"], order=ce["order"], eta=Fraction(pr.get("eta", "1")),
-                     w0=None if pr.get("w0") is None else tuple(Fraction(v) for v in pr["w0"]),
-                     b0=None if pr.get("b0") is None else Fraction(pr["b0"]), sign0=pr.get("sign0", 0),
-                     form=pr.get("form", "yx"), ratchet=bool(pr.get("ratchet", False)),
-                     **({"max_updates": pr["max_updates"]} if "max_updates" in pr else {}),
-                     **({"max_epochs": pr["max_epochs"]} if "max_epochs" in pr else {}),
-                     **({"kernel": pr["kernel"], "degree": pr["degree"], "offset": Fraction(pr["offset"])} if "kernel" in pr
-                        else {}),
-                     declared=tuple((k, Fraction(v)) for k, v in sorted((pr.get("declared") or {}).items()))),
-          open_writer(trace))
+    train(ds, Params(variant=ce["variant"], order=ce["order"], **_settings_of(ce)), open_writer(trace))
     sep = ""
     if ce["separator"]:
         sep = " --separator=" + ",".join(map(str, ce["separator"]["v"]))

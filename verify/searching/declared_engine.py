@@ -165,6 +165,9 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
     # a declaration that always runs its epochs: its runs of 1 to max_updates + 1 epochs (the epochs
     # are a setting of the run, as eta is)
     epochs = [{"max_epochs": e} for e in range(1, dom.max_updates + 2)] if decl.stop == "epochs" else [{}]
+    if len(settings) * len(epochs) > MAX_SETTINGS:
+        raise SearchError(f"{len(settings) * len(epochs)} run settings (eta x sign(0) x the declared parameters x "
+                          f"{len(epochs)} numbers of epochs); a search takes at most {MAX_SETTINGS}")
     walker = DeclaredWalker(claim, dom, decl.name, [{"eta": eta, "sign0": s0, "declared": vals, **ep}
                                                     for eta, s0, vals in settings for ep in epochs],
                             deadline, checked, max_exact, bias=decl.bias is not None, stop=decl.stop)

@@ -26,7 +26,7 @@ from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 
-__all__ = ["Domain", "SearchError", "domain_for", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
+__all__ = ["Domain", "SearchError", "domain_for", "widened_etas", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
@@ -182,21 +182,29 @@ def check_limits(dom: Domain, timeout: float | None = None) -> None:
         raise SearchError(f"--timeout {timeout}: choose a number of seconds in (0, {MAX_SECONDS:.0f}]")
 
 
+def widened_etas(claim, etas) -> tuple:
+    """The rates a search of ``claim`` runs: 1 under eta_one; where the claim ranges over eta,
+    the given ones in its range and 1/2, 1 (and 2 unless eta stays in (0, 1]); else those given."""
+    from verify.language.quantifiers import eta_le_one, ranging
+
+    if "eta_one" in claim.assume:
+        return ("1",)
+    if "eta" not in ranging(claim):
+        return tuple(etas)
+    le_one = eta_le_one(claim)
+    mine = [e for e in etas if not le_one or Fraction(e) <= 1]
+    return tuple(dict.fromkeys(mine + (["1/2", "1"] if le_one else ["1/2", "1", "2"])))
+
+
 def domain_for(claim, base: Domain) -> Domain:
     """The domain of ``base`` widened over every quantity the claim ranges over (eta below and
     above 1 unless eta_one / eta_le_one, w0 in a box unless w0_zero, every sign(0) and update
     form the assumptions leave, every separator unless separator = "max-margin")."""
-    from verify.language.quantifiers import eta_le_one, ranging
+    from verify.language.quantifiers import ranging
 
     r = set(ranging(claim))
     a = set(claim.assume)
-    kw = {}
-    if "eta_one" in a:
-        kw["etas"] = ("1",)
-    elif "eta" in r:  # the caller's rates (those in the claim's range) and the defaults
-        le_one = eta_le_one(claim)
-        mine = [e for e in base.etas if not le_one or Fraction(e) <= 1]
-        kw["etas"] = tuple(dict.fromkeys(mine + (["1/2", "1"] if le_one else ["1/2", "1", "2"])))
+    kw = {"etas": widened_etas(claim, base.etas)}
     if "w0_zero" in a:
         kw["w0_box"] = 0
     elif "w0" in r:

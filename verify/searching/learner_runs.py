@@ -14,21 +14,30 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from fractions import Fraction
 
 import numpy as np
 
 from perceptron import MemoryTrace, ParamError, Params, from_rows, train
 from perceptron.params import SequenceError
+from perceptron.variants import VARIANTS
 from verify.numbers import exact as X
-from verify.replay.dispatch import RunContext, applicable, evaluate_dataset_claims, replay_run
+from verify.replay.dispatch import (
+    RunContext,
+    applicable,
+    evaluate_dataset_claims,
+    replay_run,
+)
+from verify.searching.confirm import NotRunnable, confirm, save_counterexample
 from verify.searching.domain import (
+    SearchError,
     best_separator,
     choose_separators,
     claim_names,
     needs_separator,
     point_list,
+    searchable_order,
     separators,
 )
 from verify.verdicts import Verdict
@@ -71,8 +80,6 @@ class Walker:
         """Walk D with ``eng`` (enumerate or hypothesis); ``result(verdict, **fields)`` makes the
         search's result.  "No counterexample in D" needs the enumeration complete, every run of D
         made and evaluated exactly, and at least one evaluation."""
-        from verify.searching.confirm import save_counterexample
-
         try:
             complete = self.enumerate() if eng == "enumerate" else self.sample()
         except Found as f:
@@ -244,8 +251,6 @@ class Walker:
         return None
 
     def found(self, pts, labels, path, params, sep, learner=None):
-        from verify.searching.confirm import NotRunnable, confirm
-
         separator = None if sep is None else (sep[0], sep[1])
         kernel = {"kernel": params.kernel, "degree": params.degree, "offset": params.offset} \
             if params.kernel != "linear" else {}
@@ -270,18 +275,12 @@ KERNELS = (("linear", 2, Fraction(0)), ("poly", 2, Fraction(0)), ("poly", 2, Fra
 def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) -> dict:
     """A claim about the kernel perceptron with any kernel, over D with each of KERNELS: every
     candidate the learner's own run in the domain's (deterministic) order from alpha = 0."""
-    from dataclasses import asdict
-
-    from verify.searching.domain import SearchError, searchable_order
-
     if engine == "z3":
         raise SearchError(f"claim {claim.id} is about the kernel perceptron with any kernel: its runs are searched by "
                           "the enumeration (--engine enumerate)")
     if dom.order == "any" or not searchable_order(dom.order):
         raise SearchError(f"claim {claim.id} is about the kernel perceptron with any kernel: it is searched in a "
                           "deterministic order (first, cyclic, max-violation, random:SEED), each candidate the learner's run")
-    from perceptron.variants import VARIANTS
-
     tie = VARIANTS["kernel"].tie
     sign0s = dom.sign0s if tie is None else (tie,)
     settings = [{"eta": Fraction(e), "sign0": s0, "kernel": k, "degree": deg, "offset": off}
