@@ -149,3 +149,92 @@ def test_an_id_given_in_two_claim_files_is_refused(tmp_path):
                         str(tmp_path / "out"), "--quiet"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert r.returncode == 2 and "b.toml:4:1" in r.stderr and "also given in a.toml:4" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+MIXED = TWO + '''
+[[claim]]
+id = "c.sign-update"
+section = "s"
+statement = "the sign variant's w . w_opt grows at each update"
+expr = "dot(w, w_opt) > dot(prev(w), w_opt)"
+variants = ["sign"]
+assume = ["separable", "form_yx"]
+when = "update"
+expect = "holds"
+
+[[claim]]
+id = "c.labels"
+section = "s"
+statement = "w_opt classifies every point"
+expr = "all_i(y*dot(w_opt, x) > 0)"
+variants = ["sign"]
+assume = ["separable"]
+when = "dataset"
+expect = "holds"
+
+[[claim]]
+id = "c.eta-pair"
+section = "s"
+statement = "from w = 0 the mistakes do not depend on eta"
+variants = ["sign"]
+assume = ["w0_zero"]
+when = "pair"
+pair = "eta"
+relation = "same_mistakes"
+expect = "holds"
+'''
+
+
+def test_an_edit_makes_only_the_runs_its_claim_is_about(tmp_path, monkeypatch):
+    """After an edit, the runs of variants the edited claims are not about are counted, not made
+    (each claim finds them not applicable, as a replay would), and the certificates and second
+    separators are the cache's (no program solved again, but for a pair claim's partner runs);
+    the findings, for claims of every kind
+    (run, update, dataset, pair, separator), are a cold run's byte for byte."""
+    import verify.corpus.audit as audit_mod
+    import verify.replay.dispatch as dispatch
+    from verify.corpus.cache import audit_reusing
+    from verify.language.claims import load_claims
+    from verify.report.results import results_dict
+
+    path = tmp_path / "c.toml"
+
+    def run(text, cache=True):
+        path.write_text(text)
+        claims = load_claims(str(path)).claims
+        if not cache:
+            got = audit_mod.audit([str(path)], jobs=1, quiet=True, figures=False)
+        else:
+            got = audit_reusing([str(path)], claims, str(tmp_path / "cache"), {}, figures=False, jobs=1, quiet=True)
+        findings, corpus, _ = got
+        return json.dumps(results_dict(findings, {c.id: c for c in claims}, corpus), sort_keys=True)
+
+    made = []
+    train = audit_mod.train
+    monkeypatch.setattr(audit_mod, "train", lambda ds, params, rec=None: made.append(params.variant) or train(ds, params, rec))
+    run(MIXED)
+    cold_runs = len(made)
+    assert {"rosenblatt", "sign"} <= set(made)
+    solved = []
+    for mod, name in ((dispatch, "certify"), (audit_mod, "alternative_separator")):
+        fn = getattr(mod, name)
+        monkeypatch.setattr(mod, name, lambda *a, _fn=fn, _n=name, **k: solved.append(_n) or _fn(*a, **k))
+    edits = [[("2*R2", "R2")],
+             [("dot(prev(w), w_opt)\"", "dot(prev(w), w_opt) + 0\""), ("y*dot(w_opt, x) > 0", "y*dot(w_opt, x) >= 0")],
+             [('relation = "same_mistakes"', 'relation = "same_decisions"')]]
+    for edit in edits:
+        text = MIXED.replace("R2/gamma**2", "2*R2/gamma**2")
+        path.write_text(text)
+        run(text)  # the cache of this text
+        made.clear()
+        solved.clear()
+        dispatch._CERTIFICATES.clear()  # (what this process remembers: a warm re-run is a new process)
+        edited = text
+        for old, new in edit:
+            assert old in edited
+            edited = edited.replace(old, new, 1)
+        warm = run(edited)
+        assert 0 < len(made) < cold_runs, (edit, len(made), cold_runs)
+        assert not solved or "relation" in edit[0][0], solved  # (a pair claim's partner runs certify their data)
+        assert warm == run(edited, cache=False), edit
+        assert {"certify", "alternative_separator"} <= set(solved)  # (a cold run solves them: the test sees it)

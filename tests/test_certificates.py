@@ -2,6 +2,7 @@
 maximum margin on every built-in set and every CoqPerceptron file."""
 
 import glob
+import json
 import os
 from fractions import Fraction
 
@@ -136,3 +137,28 @@ def test_int_matvec_is_exact(data):
                  dtype=np.int64).reshape(m, n)
     v = data.draw(_st.lists(_st.integers(-2**300, 2**300), min_size=n, max_size=n))
     assert int_matvec(M, v) == [sum(int(a) * b for a, b in zip(row, v)) for row in M.tolist()]
+
+
+@pytest.mark.parametrize("name, variant", [("separable-d3-bias", "novikoff"), ("unit-d3-g1_5", "unit"),
+                                           ("separable-d2-g1_5", "rosenblatt"), ("xor-2", "rosenblatt")])
+def test_a_certificate_is_kept_exactly(name, variant):
+    """state() / from_state(): every exact field back (v, c, m, the surd gamma_hi, the unit form,
+    Gordan's lambda), so a warm re-run's cached certificate is the one computed; the second
+    separator too; anything that is not a state is refused with ValueError."""
+    from verify.certify.certificates import alternative_separator
+    from verify.replay.dispatch import RunContext
+
+    ctx = RunContext(builtin(name), Params(variant=variant))
+    for cert in (ctx.cert, alternative_separator(ctx.cert, ctx.Xn, ctx.D, ctx.y)):
+        if cert is None:
+            continue
+        back = Certificate.from_state(json.loads(json.dumps(cert.state())))
+        assert back.state() == cert.state() and back.to_json() == cert.to_json()
+        assert (back.v, back.c, back.m, back.lam, back.unit, back.kind) == (cert.v, cert.c, cert.m, cert.lam, cert.unit, cert.kind)
+        if cert.gamma_hi is not None:
+            assert repr(back.gamma_hi) == repr(cert.gamma_hi) and back.ratio() == cert.ratio()
+    assert ctx.cert.kind == ("nonseparable" if name == "xor-2" else "separable")
+    for bad in ({}, {**ctx.cert.state(), "kind": "maybe"}, {**ctx.cert.state(), "m": 3},
+                {**ctx.cert.state(), "gamma_hi": [[2, "1/0"]]}):
+        with pytest.raises(ValueError):
+            Certificate.from_state(bad)

@@ -120,6 +120,49 @@ class Certificate:
         return out
 
 
+    def state(self) -> dict:
+        """The certificate's exact fields as JSON (every number a "p/q" string): from_state
+        makes an equal certificate of it, so a cached one is the one computed."""
+        def q(v):
+            return None if v is None else str(Fraction(v))
+
+        g = self.gamma_hi
+        return {"kind": self.kind, "bias": self.bias, "method": self.method, "reason": self.reason,
+                "v": None if self.v is None else [q(a) for a in self.v], "c": q(self.c), "m": q(self.m),
+                "unit": bool(self.unit), "lam": None if self.lam is None else [q(a) for a in self.lam],
+                "gamma_hi": None if g is None else [[m, q(c)] for m, c in sorted(g.terms.items())]
+                if isinstance(g, X.Surd) else [[1, q(g)]]}
+
+    @classmethod
+    def from_state(cls, st: dict) -> "Certificate":
+        """The certificate of ``state()``; ValueError for anything that is not one."""
+        try:
+            def q(v):
+                if not isinstance(v, str) or len(v) > 100_000:
+                    raise ValueError("not an exact number")
+                return Fraction(v)
+
+            def qs(vs):
+                if vs is None:
+                    return None
+                if not isinstance(vs, list):
+                    raise ValueError("not a list")
+                return [q(a) for a in vs]
+
+            if st["kind"] not in ("separable", "nonseparable", "unknown") or not isinstance(st["bias"], bool):
+                raise ValueError("not a certificate")
+            g = st["gamma_hi"]
+            gamma_hi = None if g is None else X.Surd.make({int(m): q(c) for m, c in g})
+            v = qs(st["v"])
+            return cls(st["kind"], st["bias"], v=None if v is None else [int(a) if a.denominator == 1 and not st["unit"]
+                                                                          else a for a in v],
+                       c=None if st["c"] is None else q(st["c"]), m=None if st["m"] is None else q(st["m"]),
+                       gamma_hi=gamma_hi, unit=True if st["unit"] else None, method=str(st["method"]), lam=qs(st["lam"]),
+                       reason=str(st["reason"]))
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
+            raise ValueError(f"not a certificate's state: {e}") from None
+
+
 # --------------------------------------------------------------------------- exact helpers
 
 def _exact_text(v) -> str:

@@ -31,7 +31,7 @@ from verify.language.quantifiers import (
     uses_separator,
 )
 from verify.numbers import exact as X
-from verify.replay.dispatch import replay
+from verify.replay.dispatch import applicable, replay
 from verify.report.progress import Progress
 from verify.verdicts import Finding, Verdict
 
@@ -47,11 +47,17 @@ RESULTS_VERSION = 1
 DATASET_SECONDS = 900.0
 
 
-def audit_dataset(claims, name, ds, coq, needs, plan=None) -> dict:
+def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=None) -> dict:
     """Every run of one corpus dataset, replayed and evaluated: an aggregate per claim, the
     certificates, plots and problems.  Independent of every other dataset.  ``plan``: the claims
     whose needs decide which runs are made (default ``claims``; a warm re-run evaluates a few
-    claims on the runs every claim of the audit makes, so that their evidence is a cold run's)."""
+    claims on the runs every claim of the audit makes, so that their evidence is a cold run's).
+    ``counted``: the runs none of ``claims`` is about are counted, not made (each claim finds
+    them not applicable, as their replay would say); the certificates, plots and problems
+    returned are then of the runs made only (a warm re-run keeps its plan's: verify.corpus.cache).
+    ``known``: {"certs": {key: Certificate}, "alts": {key: Certificate or None}}, the inputs'
+    certificates and second separators an earlier audit computed (a warm re-run's cache), used
+    instead of solving their programs again; the part returned names those it used or made."""
     agg = new_evidence(claims)
     plan = claims if plan is None else plan
     sep_claims = [c for c in claims if c.when in RUN_WHENS + ("dataset",) and uses_separator(c) and c.separator == "any"]
@@ -60,11 +66,16 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None) -> dict:
     plan_by_quantity = {q: [c for c in plan if q in ranging(c)] for q in ("eta", "w0", "sign0")}
     certs: dict = {}
     alts: dict = {}
+    known_certs, known_alts = (known or {}).get("certs", {}), (known or {}).get("alts", {})
     seen_dataset_ctx: set = set()
     runs_done = 0
     inconsistent = []
     plots: dict = {"series": [], "bounds": [], "other": []}
     t_start = time.monotonic()
+
+    def dkey_of(params):  # the runs whose first replay evaluates the dataset claims
+        return ds.sha256, params.variant, params.augment
+
     for params, varied in configs(name, coq, needs, ds.d, ds.n):
         if time.monotonic() - t_start > DATASET_SECONDS:
             why = (f"limit reached: the audit of dataset {name} ran past {DATASET_SECONDS:.0f} s "
@@ -83,6 +94,23 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None) -> dict:
             if not mine or (known is not None and known.kind != "separable"
                             and all("separable" in c.assume for c in mine)):
                 continue  # nothing it could be evidence for (no claim of this variant applies)
+        if counted and _unused(params, run_claims) \
+                and not (sep_claims and varied is None and dkey_of(params) not in seen_dataset_ctx):
+            # a re-run evaluating a few claims: a run none of them is about is counted, not made
+            ctx = _counted(ds, params, certs.get(key, known_certs.get(key)))
+            if ctx is None:
+                continue  # train refuses it too (a built-in variant refuses before it runs)
+            runs_done += 1
+            certs.setdefault(key, ctx.cert)
+            first_of_dkey = dkey_of(params) not in seen_dataset_ctx
+            seen_dataset_ctx.add(dkey_of(params))
+            pairs = () if ds.n > VARY_MAX_POINTS else pair_claims if varied is None else \
+                [c for c in pair_claims if c in run_claims]
+            for c in run_claims:
+                if (c.when in ("visit", "update", "end") and c.compiled is not None) or c in pairs \
+                        or (c.when == "dataset" and first_of_dkey):
+                    agg[c.id].not_applying(applicable(c, ctx, None, name))
+            continue
         rec = MemoryTrace()
         try:
             result = train(ds, params, rec)
@@ -93,9 +121,9 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None) -> dict:
                         agg[c.id].not_applying(f"the run {Run(name, params).describe()} was refused: {e}")
             continue
         runs_done += 1
-        dkey = (ds.sha256, params.variant, params.augment)
+        dkey = dkey_of(params)
         # the first replay of a key certifies the inputs; later ones reuse that certificate
-        ctx, bad, tallies = replay(ds, rec.trace, run_claims, dataset_name=name, cert=certs.get(key),
+        ctx, bad, tallies = replay(ds, rec.trace, run_claims, dataset_name=name, cert=certs.get(key, known_certs.get(key)),
                                    dataset_claims=dkey not in seen_dataset_ctx)
         if ctx is not None:
             certs.setdefault(key, ctx.cert)
@@ -110,7 +138,8 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None) -> dict:
         # claims that range over every separator: also at a second, different one
         if sep_claims and first_of_dkey and varied is None and ctx.kind == "separable" and ctx.cert is not None:
             if key not in alts:
-                alts[key] = alternative_separator(ctx.cert, ctx.Xn, ctx.D, ctx.y)
+                alts[key] = known_alts[key] if key in known_alts else \
+                    alternative_separator(ctx.cert, ctx.Xn, ctx.D, ctx.y)
             alt = alts[key]
             if alt is not None:
                 actx, abad, atallies = replay(ds, rec.trace, sep_claims, dataset_name=name, cert=ctx.cert,
@@ -130,7 +159,31 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None) -> dict:
             _plot_other(plots, name, params, ctx, rec.trace)
     info = {"name": name, "n": ds.n, "d": ds.d, "sha256": ds.sha256,
             "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name}
-    return {"agg": agg, "certs": certs, "runs": runs_done, "inconsistent": inconsistent, "plots": plots, "info": info}
+    return {"agg": agg, "certs": certs, "alts": alts, "runs": runs_done, "inconsistent": inconsistent, "plots": plots, "info": info}
+
+
+def _unused(params, claims) -> bool:
+    """Whether a run can be counted without being made: an exact run of a built-in variant that
+    none of ``claims`` is about (each names other variants), so that each finds it not
+    applicable, for its variant, as its replay would.  (The caller also makes the first run of
+    each inputs when a claim ranges over separators: its second replay depends on the data.)"""
+    if params.arithmetic != "exact" or getattr(variant_of(params.variant), "declared", False):
+        return False
+    return all(c.variants and params.variant not in c.variants for c in claims if c.when in RUN_WHENS + ("dataset", "pair"))
+
+
+def _counted(ds, params, cert):
+    """The context of a run counted without being made (its certificate and the reason each
+    claim gives), or None where train refuses the run (check_params and the inputs it prepares:
+    all a built-in variant refuses, before its first visit)."""
+    from perceptron.params import check_params
+    from verify.replay.dispatch import RunContext
+
+    try:
+        check_params(params, variant_of(params.variant))
+        return RunContext(ds, params, cert)
+    except ParamError:
+        return None
 
 
 #: Worker processes of the audit (datasets, then searches, are independent units of work).
@@ -179,9 +232,10 @@ def cluster_task(fn, setup, *args):
     return fn(*args)
 
 
-def _worker_dataset(task):
+def _worker_dataset(task, counted=False, known=None):
     name, spec, coq = task
-    return audit_dataset(_WORKER["claims"], name, load_spec(spec), coq, _WORKER["needs"], _WORKER["plan"])
+    return audit_dataset(_WORKER["claims"], name, load_spec(spec), coq, _WORKER["needs"], _WORKER["plan"], counted,
+                         known)
 
 
 def _worker_figures(plots, documents):
@@ -203,7 +257,7 @@ def _worker_search(task):
 
 
 def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False, scheduler=None,
-          evaluate=None, figures=True):
+          evaluate=None, figures=True, corpus=True, claims=None, known=None):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
     (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same.
@@ -214,10 +268,15 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     ``evaluate``: the ids of the claims to evaluate and search (default: all of them); the corpus
     still makes every run the audited claims need, so each finding is the one a full audit gives
     (a warm re-run after an edit: verify.corpus.cache); ``figures``: whether a worker renders the
-    page's plots (a warm re-run has them)."""
+    page's plots (a warm re-run has them); ``corpus=False``: the corpus's description is not
+    wanted (the caller keeps the plan's): the runs none of the evaluated claims is about are
+    counted, not made, and the corpus information returned is of the runs made; ``claims``: the
+    claims of ``claim_files`` where the caller has loaded them (a file is then read once here);
+    ``known``: certificates an earlier audit computed (audit_dataset's), the run information
+    returning those it used or made under "certificates"."""
     t0 = time.perf_counter()
     claim_files = list(claim_files)
-    claims = claims_of(load_claims(p) for p in claim_files)
+    claims = claims_of(load_claims(p) for p in claim_files) if claims is None else list(claims)
     if only is not None:
         only = set(only)
         missing = only - {c.id for c in claims}
@@ -225,6 +284,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             raise ValueError(f"no claim {sorted(missing)[0]!r} in {', '.join(claim_files)}")
         claims = [c for c in claims if c.id in only]
     plan, claims = claims, [c for c in claims if evaluate is None or c.id in evaluate]
+    counted = not corpus and len(claims) < len(plan)
     datasets = corpus_datasets(data_dirs)
     for _, spec, external in datasets:
         if external:
@@ -247,22 +307,24 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
                                    initializer=_worker_init, initargs=(claim_files, only, evaluate))
     try:
         symbolic_done: dict = {}
         if pool is not None:
             # the larger datasets come last in the corpus: start them first (merged in order); the
             # proof steps need no corpus: they are checked beside it, by whichever worker is free
-            futures = {i: pool.submit(_worker_dataset, datasets[i]) for i in reversed(range(len(datasets)))}
+            futures = {i: pool.submit(_worker_dataset, datasets[i], counted, known)
+                       for i in reversed(range(len(datasets)))}
             # (on a cluster they are checked here: each runs in a child process with a hard time
             # limit, which a Dask worker, a daemon, may not start)
             symbolic_done = {c.id: pool.submit(_worker_symbolic, c.id) for c in claims
                              if c.when == "symbolic" and not scheduler}
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
-            parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan) for name, spec, coq in datasets)
-        corpus_info, certs, inconsistent, runs_done = [], {}, [], 0
+            parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan, counted, known)
+                     for name, spec, coq in datasets)
+        corpus_info, certs, alts, inconsistent, runs_done = [], {}, {}, [], 0
         plots: dict = {"series": [], "bounds": [], "other": []}
         for (name, _, _), part in zip(datasets, parts):
             progress.step(f"{name} ({runs_done + part['runs']} runs)")
@@ -270,6 +332,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                 agg[cid].absorb(later)
             corpus_info.append(part["info"])
             certs.update(part["certs"])
+            alts.update(part["alts"])
             inconsistent += part["inconsistent"]
             runs_done += part["runs"]
             for k in plots:
@@ -314,6 +377,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done, "jobs": jobs}
     if figures is not None:
         run_info["figures"] = figures  # for the HTML page (not written to run_info.json)
+    run_info["certificates"] = {"certs": certs, "alts": alts}  # for the cache (not written to run_info.json)
     return findings, info, run_info
 
 

@@ -148,10 +148,36 @@ def _unsealed(got: dict) -> dict:
                 and (e.get("tightness") is None or isinstance(e["tightness"], dict))):
             claims[k] = e
     out = {"plan": got["plan"], "claims": claims}
-    rest = [got.get("corpus"), got.get("figures"), got.get("run_info")]
+    rest = [got.get("corpus"), got.get("figures"), got.get("run_info"), got.get("certificates")]
     if got.get("seal") == _sealed(got["plan"], rest) and isinstance(rest[0], dict) and isinstance(rest[2], dict):
-        out.update({"corpus": rest[0], "figures": rest[1] if _figures_ok(rest[1]) else None, "run_info": rest[2]})
+        out.update({"corpus": rest[0], "figures": rest[1] if _figures_ok(rest[1]) else None, "run_info": rest[2],
+                    "certificates": _certificates_of(rest[3])})
     return out
+
+
+def _certificates_state(known: dict) -> dict:
+    """The corpus's certificates and second separators (audit_dataset's ``known``) as JSON."""
+    return {"certs": [[list(k), c.state()] for k, c in known["certs"].items()],
+            "alts": [[list(k), None if a is None else a.state()] for k, a in known["alts"].items()]}
+
+
+def _certificates_of(got) -> dict | None:
+    """_certificates_state read back, or None for anything that is not one (they are then
+    computed again)."""
+    from verify.certify.certificates import Certificate
+
+    try:
+        def key(k):
+            sha, bias, aug, unit = k
+            if not (isinstance(sha, str) and isinstance(bias, bool) and aug in (None, "first", "last")
+                    and isinstance(unit, bool)):
+                raise ValueError("not a certificate's key")
+            return sha, bias, aug, unit
+
+        return {"certs": {key(k): Certificate.from_state(st) for k, st in got["certs"]},
+                "alts": {key(k): None if st is None else Certificate.from_state(st) for k, st in got["alts"]}}
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def load_claims_cache(cache_dir: str, plan: str) -> dict:
@@ -178,14 +204,15 @@ def _figures_ok(figures) -> bool:
                                              for f in figures)
 
 
-def store_claims_cache(cache_dir: str, plan: str, entries: dict, corpus: dict, figures, run_info: dict) -> None:
-    """claims.json: each entry sealed to its key, the corpus part to the plan (JSON first, so
-    that the seal is of what is read back)."""
-    entries, rest = json.loads(json.dumps([entries, [corpus, figures, run_info]]))
+def store_claims_cache(cache_dir: str, plan: str, entries: dict, corpus: dict, figures, run_info: dict,
+                       certificates: dict) -> None:
+    """claims.json: each entry sealed to its key, the corpus part (with its certificates) to the
+    plan (JSON first, so that the seal is of what is read back)."""
+    entries, rest = json.loads(json.dumps([entries, [corpus, figures, run_info, _certificates_state(certificates)]]))
     for k, e in entries.items():
         e["seal"] = _sealed(k, [e.get("verdict"), e.get("evidence"), e.get("tightness")])
     _write(cache_dir, CLAIMS_FILE, {"plan": plan, "claims": entries, "corpus": rest[0], "figures": rest[1],
-                                    "run_info": rest[2], "seal": _sealed(plan, rest)})
+                                    "run_info": rest[2], "certificates": rest[3], "seal": _sealed(plan, rest)})
 
 
 def _write(cache_dir: str, name: str, data: dict) -> None:
@@ -262,15 +289,23 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=T
     keys = {c.id: claim_key(plan, c) for c in claims}
     entries = got.get("claims", {})
     todo = {c.id for c in claims if keys[c.id] not in entries}
-    if todo or "corpus" not in got:
-        # the page's figures depend on the plan alone (the corpus's plots, the documents' names)
-        figures = got.get("figures")
+    kept = "corpus" in got and not got["corpus"].get("inconsistent_traces")  # (a replay failed: make every run)
+    if todo or not kept:
+        # the claims whose key missed; with the plan's corpus kept, on the runs they are about only
+        # (the others counted); the page's figures depend on the plan alone (the corpus's plots,
+        # the documents' names)
+        figures = got.get("figures") if kept else None
+        known = got.get("certificates") if kept else None
         findings, corpus, run_info = audit(claim_paths, evaluate=todo, figures=figures is None and want_figures,
-                                           **audit_kw)
+                                           corpus=not kept, claims=claims, known=known, **audit_kw)
         figures = run_info.get("figures", figures)
-    else:  # every finding read back: the corpus's description too (nothing is run)
+        made = run_info.pop("certificates")
+        certificates = {k: {**(known or {}).get(k, {}), **made[k]} for k in ("certs", "alts")}
+        if kept:
+            corpus = {**got["corpus"], "tightness": corpus.get("tightness")}
+    else:  # every finding read back, and the corpus's description (nothing is run)
         findings, corpus, run_info = [], got["corpus"], dict(got.get("run_info") or {})
-        figures = got.get("figures")
+        figures, certificates = got.get("figures"), got.get("certificates") or {"certs": {}, "alts": {}}
     if figures is None and want_figures:  # rendered here once (a pool renders them beside the searches), kept
         from verify.report.artefacts import figures_of
 
@@ -295,7 +330,7 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=T
                 "cache": f"{len(claims) - len(todo)} of {len(claims)} claims' findings read back "
                          f"({len(todo)} evaluated)"}
     store_claims_cache(cache_dir, plan, store, {k: v for k, v in corpus.items() if k != "tightness"}, figures,
-                       run_info)
+                       run_info, certificates)
     if figures is not None:
         run_info["figures"] = [tuple(f) for f in figures]
     return out, corpus, run_info

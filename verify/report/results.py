@@ -179,20 +179,25 @@ def write_results(out_dir, findings, claims_by_id, corpus, run_info, drafts=()) 
         fh.write("\n")
     info = dict(run_info)
     info.update({"python": sys.version.split()[0], "platform": platform.platform()})
-    try:
-        import numpy  # noqa: E401
-        import scipy
-        import sympy
-        import z3
-
-        info["versions"] = {"numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
-                            "z3": z3.get_version_string()}
-    except ImportError:  # pragma: no cover
-        pass
+    info["versions"] = _versions()
     with open(os.path.join(out_dir, "run_info.json"), "w", encoding="utf-8") as fh:
         json.dump(info, fh, indent=1, sort_keys=True)
         fh.write("\n")
     return path
+
+
+def _versions() -> dict:
+    """The solvers' and libraries' versions, read from their installed metadata (importing sympy,
+    scipy and z3 only to ask would cost a warm re-run half a second)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name, dist in (("numpy", "numpy"), ("scipy", "scipy"), ("sympy", "sympy"), ("z3", "z3-solver")):
+        try:
+            out[name] = version(dist)
+        except PackageNotFoundError:  # pragma: no cover
+            out[name] = "not installed"
+    return out
 
 
 _MARK = {True: "ok", False: "UNEXPECTED"}
