@@ -29,11 +29,12 @@ Checkpoints (``record`` = "checkpoints", NPZ only)
     A run too long to record visit by visit: no visit records; the columns ``upd_t`` (the
     visit number of each update) and ``upd_i`` (its point), and ``checkpoint_w_num``: the
     weights (numerators over scale.w) after every ``checkpoint_every`` updates (the header says
-    how many); the end record holds the final weights.  The replay re-runs every visit from the
-    data (verify.replay.checkpoints), checks each against the updates and each checkpoint, in
-    memory bounded independently of the run's length.  Written for exact primal runs without a
-    bias of their own, in the cyclic or random order, with the eta y x update
-    (CHECKPOINT_RUNS says why each other run is refused).
+    how many), with ``checkpoint_b_num`` (over scale.b) for a variant with a bias of its own;
+    the end record holds the final weights.  The replay re-runs every visit from the data
+    (verify.replay.checkpoints), checks each against the updates and each checkpoint, in memory
+    bounded independently of the run's length.  Written for exact runs of the built-in primal
+    variants without a pocket, in the cyclic or random order, with the eta y x update
+    (checkpoint_refusal says why each other run is refused).
 
 Encodings
     JSON Lines (``.jsonl``): one object per line with ``"type"`` = header/visit/end; exact
@@ -89,15 +90,15 @@ MAX_CHECKPOINT_EVERY = 1 << 40
 
 def checkpoint_refusal(header: dict) -> str | None:
     """Why a run cannot be recorded as a checkpoint trace (None when it can): its replay
-    re-derives every visit from the updates, which needs a primal run without a bias of its
-    own (the augmented coordinate is fine), in the cyclic or random order, eta y x, exact."""
+    re-derives every visit from the updates, which needs a built-in primal run without a pocket
+    (with or without a bias of its own), in the cyclic or random order, eta y x, exact."""
     p = header["params"]
     var = variant_of(p.get("variant", ""))
     if header["arithmetic"] != "exact":
         return "a checkpoint trace is of an exact run (--exact)"
-    if var is None or getattr(var, "declared", False) or var.dual or var.pocket or var.bias is not None or var.unit:
-        return (f"a checkpoint trace is of a primal variant without a bias of its own (rosenblatt, sign, slides), "
-                f"not {p.get('variant')}")
+    if var is None or getattr(var, "declared", False) or var.dual or var.pocket:
+        return (f"a checkpoint trace is of a built-in primal variant without a pocket (rosenblatt, novikoff, sign, "
+                f"slides, unit, sklearn), not {p.get('variant')}")
     order = str(p.get("order", ""))
     if not (order == "cyclic" or order.startswith("random:")):
         return f"a checkpoint trace is of a run in the cyclic or a random order, not {order}"
@@ -573,6 +574,8 @@ class NpzWriter(_Base):
                      "upd_i": _Column(os.path.join(self.tmp, "upd_i"),
                                       np.int32 if self.header["dataset"]["n"] < 2**31 else np.int64),
                      "checkpoint_w_num": _Column(os.path.join(self.tmp, "w"), np.int64, self.header["model_dim"])}
+        if variant_of(self.header["variant"]).bias is not None:
+            self.cols["checkpoint_b_num"] = _Column(os.path.join(self.tmp, "b"), np.int64)
         self.updates = 0
         self._header_within()
 
@@ -583,15 +586,18 @@ class NpzWriter(_Base):
         self.updates += 1
         keep = self.updates % CHECKPOINT_EVERY == 0
         w = np.asarray(upd[0])
-        if keep and w.dtype == object:
-            self._numbers(self.path, [str(int(v)) for v in w.ravel()])
+        b = "checkpoint_b_num" in c
+        if keep and (w.dtype == object or b):
+            self._numbers(self.path, [str(int(v)) for v in w.ravel()] + ([str(int(upd[1]))] if b else []))
         rows = c["checkpoint_w_num"].rows + c["checkpoint_w_num"].nbuf
-        self._within(self.path, nbytes=12 + (8 * w.size if keep else 0),
+        self._within(self.path, nbytes=12 + (8 * (w.size + b) if keep else 0),
                      cells=("checkpoint_w_num", (rows + 1) * w.size) if keep else ("upd_t", self.updates))
         c["upd_t"].append((t0 + len(idx) - 1,))
         c["upd_i"].append((int(idx[-1]),))
         if keep:
             c["checkpoint_w_num"].append(w.reshape(1, -1))
+            if b:
+                c["checkpoint_b_num"].append(np.array([upd[1]], dtype=object))
 
     def visits(self, t0, epoch, idx, y, s, mist, k0, upd, pocket):
         if self.record == "checkpoints":

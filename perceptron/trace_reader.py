@@ -501,7 +501,7 @@ def _read_checkpoints(path, data, h, end) -> Trace:
         a = data.get(name)
         if a is None:
             raise InputError(path, f"column {name!r} is missing")
-        if a.dtype.kind not in ("iuU" if name == "checkpoint_w_num" else "i") or a.ndim != ndim:
+        if a.dtype.kind not in ("iuU" if name.startswith("checkpoint_") else "i") or a.ndim != ndim:
             raise InputError(path, f"column {name!r} must be a {ndim}-D integer array, not {a.dtype} of shape {a.shape}")
         if a.dtype.kind == "U":
             if any(len(v) > MAX_NUMBER_CHARS or not _INT_TEXT.fullmatch(v) for v in a.ravel()):
@@ -510,9 +510,11 @@ def _read_checkpoints(path, data, h, end) -> Trace:
             return np.array([int(v) for v in a.ravel()], dtype=object).reshape(a.shape)
         return a
 
-    extra = sorted(set(data) - {"header", "end", "upd_t", "upd_i", "checkpoint_w_num"})
+    bias = variant_of(h["variant"]).bias is not None  # (checkpoint_refusal has named a built-in variant)
+    extra = sorted(set(data) - {"header", "end", "upd_t", "upd_i", "checkpoint_w_num"} - ({"checkpoint_b_num"} if bias else set()))
     if extra:
-        raise InputError(path, f"a checkpoint trace has no column {extra[0][:40]!r}")
+        raise InputError(path, f"a checkpoint trace {'of a variant without a bias ' if extra[0] == 'checkpoint_b_num' else ''}"
+                               f"has no column {extra[0][:40]!r}")
     upd_t, upd_i = column("upd_t", 1).astype(np.int64), column("upd_i", 1).astype(np.int64)
     ck = column("checkpoint_w_num", 2)
     U, n, every = end["updates"], h["dataset"]["n"], h["checkpoint_every"]
@@ -525,8 +527,11 @@ def _read_checkpoints(path, data, h, end) -> Trace:
     if ck.shape != (U // every, h["model_dim"]):
         raise InputError(path, f"checkpoint_w_num must have shape ({U // every}, {h['model_dim']}): one weight vector "
                                f"every {every} updates")
+    ckb = column("checkpoint_b_num", 1) if bias else None
+    if bias and ckb.shape != (U // every,):
+        raise InputError(path, f"checkpoint_b_num must have shape ({U // every},): one bias every {every} updates")
     empty = np.zeros(0, dtype=np.int64)
-    return Trace(h, empty, empty, empty, empty.astype(np.int8), empty.astype(bool), empty, empty, upd_t, ck, None, empty,
+    return Trace(h, empty, empty, empty, empty.astype(np.int8), empty.astype(bool), empty, empty, upd_t, ck, ckb, empty,
                  end, upd_i=upd_i)
 
 

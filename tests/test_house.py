@@ -166,3 +166,30 @@ def test_the_readme_lists_every_quantity():
     readme = _read(os.path.join(ROOT, "README.md"))
     missing = [name for name in QUANTITIES if f"| `{name}` |" not in readme]
     assert not missing, missing
+
+
+#: What train and check of a separable dataset must not import (each costs 0.1 to 0.5 s of
+#: start-up; they are imported where a program needs them: the Gordan LP, the searches, plots).
+_HEAVY = ("scipy", "sympy", "z3", "matplotlib", "hypothesis", "dask")
+
+
+def test_train_and_check_import_no_solver_they_do_not_need(tmp_path):
+    """train and check start light: on separable data neither imports scipy, sympy, z3,
+    matplotlib, Hypothesis or Dask (check imports clarabel, its certificate's QP); on
+    non-separable data check imports scipy and sympy for its Gordan certificate, and only then."""
+    import subprocess
+    import sys
+
+    probe = ("import runpy, sys\nsys.argv = ['proof-audit'] + sys.argv[1:]\ntry:\n"
+             "    runpy.run_module('verify', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+             f"print(sorted(m for m in {_HEAVY + ('clarabel',)!r} if m in sys.modules))")
+
+    def imported(*args):
+        r = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return set(ast.literal_eval(r.stdout.strip().splitlines()[-1]))
+
+    for name, heavy in (("separable-d2-g1_5", set()), ("xor-2", {"scipy", "sympy"})):
+        trace = str(tmp_path / f"{name}.npz")
+        assert imported("train", "--data", f"builtin:{name}", "--trace", trace) == set()
+        assert imported("check", "--data", f"builtin:{name}", "--trace", trace) == heavy | {"clarabel"}

@@ -6,7 +6,8 @@ and point and the weights every ``checkpoint_every`` updates.  Nothing in it is 
 replay re-derives every visit of the run from the data and the order (the cyclic order's
 points, or the random order's permutation for each epoch, drawn as the learner draws them),
 the weights of every state from w0 and the updates (w_u = w_{u-1} + eta y x_i, in integers
-over one denominator), and then checks, streaming the run in chunks of visits so that memory
+over one denominator; with a bias of the variant's own, b_u = b_{u-1} + eta y R^2 or eta y),
+and then checks, streaming the run in chunks of visits so that memory
 does not grow with its length:
 
 * the stopping rule: every epoch up to the last update's holds an update (a clean one would
@@ -14,7 +15,7 @@ does not grow with its length:
   a budget), as the end record must state;
 * every visit: its score recomputed from the data and the weights it saw is a mistake exactly
   where the trace records an update, and on the point the order visits there;
-* every checkpoint and the final weights: equal to the re-derived ones.
+* every checkpoint and the final weights (and biases): equal to the re-derived ones.
 
 The update and end claims are then evaluated at every update (verify.language.columns, fed in
 order); visit claims are not (a checkpoint trace is for runs of tens of millions of visits:
@@ -71,14 +72,20 @@ class _Run:
         self.upd_i = np.asarray(tr.upd_i, dtype=np.int64)
         self.U = len(self.upd_t)
         self.y = np.asarray(ctx.y, dtype=np.int64)
-        eta = ctx.eta
-        self.S = S = math.lcm(ctx.w0.den, ctx.D * eta.denominator)  # w = W / S
+        eta, b0 = ctx.eta, Fraction(ctx.b0)
+        self.bias = ctx.var.bias  # None, or b += eta y R^2 ("R2") or eta y ("one")
+        self.S = S = math.lcm(ctx.w0.den, ctx.D * eta.denominator, b0.denominator if self.bias else 1)  # w = W / S
         self.step = (S // (ctx.D * eta.denominator)) * eta.numerator  # W += step y Xn_i
-        self.den = ctx.D * S  # score = Xn.W / den
+        self.den = ctx.D * S  # score = (Xn.W + B) / den, b = B / den
         self.W0 = np.asarray(ctx.w0.num, dtype=object) * (S // ctx.w0.den)
-        # int64 throughout when |W| <= |W0| + U step |Xn| bounds every state and d |Xn| |W| every score
+        # B += b_step y: eta y R^2 or eta y over den (R^2 D^2 = the largest |Xn_i|^2)
+        self.b_step = 0 if not self.bias else self.step * (max(ctx.norms2) if self.bias == "R2" else ctx.D * ctx.D)
+        self.B0 = int(b0 * self.den) if self.bias else 0
+        # int64 throughout when |W| <= |W0| + U step |Xn| bounds every state, |B| <= |B0| + U b_step
+        # its bias, and d |Xn| |W| + |B| every score
         bound = maxabs(self.W0) + self.U * abs(self.step) * maxabs(ctx.Xn)
-        self.small = ctx.Xn.dtype != object and bound * maxabs(ctx.Xn) * max(1, self.d) < INT64_SAFE
+        self.bmax = abs(self.B0) + self.U * abs(self.b_step)
+        self.small = ctx.Xn.dtype != object and bound * maxabs(ctx.Xn) * max(1, self.d) + self.bmax < INT64_SAFE
         self.dt = np.int64 if self.small else object
         self.Xn = ctx.Xn.astype(self.dt)
         self.W0 = self.W0.astype(self.dt)
@@ -129,11 +136,11 @@ class _Run:
         ctx, tr, n = self.ctx, self.tr, self.n
         if self.p.order.startswith("random:"):
             self._perms = epoch_permutations(int(self.p.order.split(":")[1]), n)
-        every, ckpt = int(tr.header["checkpoint_every"]), tr.w
-        wden = tr.den("w")
+        every, ckpt, ckpt_b = int(tr.header["checkpoint_every"]), tr.w, tr.b
+        wden, bden = tr.den("w"), tr.den("b")
         chunk = max(n, BLOCK_CELLS // max(1, self.d))
         chunk -= chunk % n  # whole epochs
-        W, u, sq = self.W0, 0, 0  # the state before the chunk, the updates made, their sum of |x|^2 (over D^2)
+        W, B, u, sq = self.W0, self.B0, 0, 0  # the state before the chunk, the updates made, their sum of |x|^2 (over D^2)
         norms2 = np.asarray(ctx.norms2, dtype=object)
         for lo in range(0, self.V, chunk):
             hi = min(self.V, lo + chunk)
@@ -148,8 +155,9 @@ class _Run:
                                          f"{int(pts[tj - lo - 1])} there")
             inc = (self.y[ui].astype(self.dt) * self.step)[:, None] * self.Xn[ui]
             states = np.concatenate([W[None, :], W[None, :] + np.cumsum(inc, axis=0)]) if len(ui) else W[None, :]
+            bs = np.concatenate([[B], B + np.cumsum(self.y[ui].astype(self.dt) * self.b_step)]).astype(self.dt)
             seen = np.searchsorted(self.upd_t, t, side="left") - u  # the state each visit sees (updates before it)
-            prod = (self.Xn[pts] * states[seen]).sum(axis=1)
+            prod = (self.Xn[pts] * states[seen]).sum(axis=1) + bs[seen]
             sg = np.sign(prod).astype(np.int64) if prod.dtype != object else \
                 np.array([(v > 0) - (v < 0) for v in prod.tolist()], dtype=np.int64)
             out = np.where(sg != 0, sg, ctx.tie)
@@ -169,17 +177,22 @@ class _Run:
                     return Inconsistency(int(self.upd_t[k - 1]), f"checkpoint {k // every} (after update {k}): the "
                                          f"re-run's w is {short_vector(Fraction(int(a), self.S) for a in got)}; the "
                                          f"trace has {short_vector(Fraction(int(b), wden) for b in rec)}")
+                if self.bias and int(bs[k - u]) * bden != int(ckpt_b[k // every - 1]) * self.den:
+                    return Inconsistency(int(self.upd_t[k - 1]), f"checkpoint {k // every} (after update {k}): the "
+                                         f"re-run's b is {format_value(Fraction(int(bs[k - u]), self.den))}; the trace "
+                                         f"has {format_value(Fraction(int(ckpt_b[k // every - 1]), bden))}")
             if log is not None:
                 at = self.upd_t[u:u_hi] - lo - 1
-                sq = self._feed(log, states, u, u_hi, prod[at], out[at], norms2, sq)
-            W, u = states[-1], u_hi
-        self.W_final = W
+                sq = self._feed(log, states, bs, u, u_hi, prod[at], out[at], norms2, sq)
+            W, B, u = states[-1], bs[-1], u_hi
+        self.W_final, self.B_final = W, B
         self.sumsq = sq if log is not None else int(norms2[self.upd_i].sum()) if self.U else 0
         return None
 
-    def _feed(self, log, states, u0, u1, scores, out, norms2, sq):
-        """Updates u0+1 .. u1 to the claims, in pieces: the state after each, and the step."""
-        n, D2, b0 = self.n, self.ctx.D * self.ctx.D, Fraction(self.ctx.b0)  # no bias of its own: b stays b0
+    def _feed(self, log, states, bs, u0, u1, scores, out, norms2, sq):
+        """Updates u0+1 .. u1 to the claims, in pieces: the state after each (w, and b: b0 where
+        the variant has no bias of its own), and the step."""
+        n, D2 = self.n, self.ctx.D * self.ctx.D
         ui = self.upd_i[u0:u1]
         sqs = np.cumsum(np.concatenate([[sq], norms2[ui]]).astype(object))[1:].tolist()
         t = self.upd_t[u0:u1]
@@ -192,16 +205,21 @@ class _Run:
                 "sweep_t0": ((ep - 1) * n).tolist(), "sweep_mistakes": (k - first).tolist(), "sweep_last": last.tolist()}
         for a in range(0, u1 - u0, FEED_PIECE):
             b = min(u1 - u0, a + FEED_PIECE)
-            log.extend([(X.Vec(states[j + 1], self.S), b0, Fraction(sqs[j], D2)) for j in range(a, b)], cols["i"][a:b],
+            log.extend([(X.Vec(states[j + 1], self.S), self._b(bs[j + 1]), Fraction(sqs[j], D2)) for j in range(a, b)],
+                       cols["i"][a:b],
                        "update" if log.update_claims else None, {key: v[a:b] for key, v in cols.items()})
         return sqs[-1] if sqs else sq
+
+    def _b(self, B):
+        """The bias of a state: B over den with a bias of its own, else b0 throughout."""
+        return Fraction(int(B), self.den) if self.bias else Fraction(self.ctx.b0)
 
     # ---- the end
     def end_check(self):
         final = [Fraction(int(v), self.S) for v in self.W_final.tolist()]
         self.final = final
         got = {"updates": self.U, "epochs": self.epochs, "visits": self.V, "converged": self.stop == "converged",
-               "stop": self.stop, "w": final, "b": augmented_bias(self.p, final)}
+               "stop": self.stop, "w": final, "b": self._b(self.B_final) if self.bias else augmented_bias(self.p, final)}
         return end_mismatch(self.tr.end, got, exact=True)
 
     def end_claims(self, log, end_claims):
@@ -210,7 +228,7 @@ class _Run:
         ctx = self.ctx
         end_claims = [c for c in end_claims if self.stop == "converged" or "converged" not in c.assume]
         log.end(end_claims, {
-            "w": X.Vec(np.asarray(self.W_final), self.S), "b": Fraction(ctx.b0), "k": Fraction(self.U),
+            "w": X.Vec(np.asarray(self.W_final), self.S), "b": self._b(self.B_final), "k": Fraction(self.U),
             "mistakes": Fraction(self.U), "epochs": Fraction(self.epochs),
             "converged": Fraction(int(self.stop == "converged")), "sumsq": Fraction(self.sumsq, ctx.D * ctx.D),
             "stopped_by_budget": Fraction(int(self.stop != "converged")),
