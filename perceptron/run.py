@@ -37,7 +37,7 @@ from .params import (
     prepare_inputs,
 )
 
-__all__ = ["Result", "train"]
+__all__ = ["Result", "train", "built_in_model"]
 
 #: Largest block of points scored by one product; bounds temporary memory to BLOCK_MAX rows.
 BLOCK_MAX = 16384
@@ -113,15 +113,14 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
     """Run ``params.variant`` on ``ds``.  ``recorder`` (see perceptron.trace) receives every
     visit; with none, nothing is recorded."""
     var = variant_of(params.variant)
-    check_params(params, var)
-    X, D = prepare_inputs(ds, params)
-    declared = getattr(var, "declared", False)
-    if not declared:
-        model = Dual(ds, params, X, D) if var.dual else Primal(ds, params, X, D)
+    if not getattr(var, "declared", False):
+        model, X = built_in_model(ds, params)
         if params.arithmetic == "exact":
             return _loop(ds, params, var, model, X, recorder)
         with np.errstate(over="ignore", invalid="ignore"):  # a float overflow is the model's error, not a warning
             return _loop(ds, params, var, model, X, recorder)
+    check_params(params, var)
+    X, D = prepare_inputs(ds, params)
     from .models.declared import DeclaredError, DeclaredModel
 
     # a fault of the declaration is its own error, naming where it was declared and the expression
@@ -132,6 +131,16 @@ def train(ds: Dataset, params: Params, recorder=None) -> Result:
             return _loop(ds, params, var, model, X, recorder)
     except (DeclaredError, DeclarationError) as e:
         raise ParamError(f"{origin(var.name)}: {e.message if isinstance(e, DeclarationError) else e}") from None
+
+
+def built_in_model(ds: Dataset, params: Params):
+    """(model, inputs) of a run of a built-in variant, before its first visit: whatever train
+    refuses of such a run (ParamError) it refuses here (the audit counts a run it need not make
+    by asking this)."""
+    var = variant_of(params.variant)
+    check_params(params, var)
+    X, D = prepare_inputs(ds, params)
+    return (Dual(ds, params, X, D) if var.dual else Primal(ds, params, X, D)), X
 
 
 def _loop(ds: Dataset, params: Params, var, model, X, recorder) -> Result:

@@ -3,6 +3,7 @@ nothing run; after an edit, only the claims whose key changed are evaluated, and
 is a cold run's byte for byte; a cache that is not one is ignored."""
 
 import json
+from fractions import Fraction
 import os
 import subprocess
 import sys
@@ -238,3 +239,55 @@ def test_an_edit_makes_only_the_runs_its_claim_is_about(tmp_path, monkeypatch):
         assert not solved or "relation" in edit[0][0], solved  # (a pair claim's partner runs certify their data)
         assert warm == run(edited, cache=False), edit
         assert {"certify", "alternative_separator"} <= set(solved)  # (a cold run solves them: the test sees it)
+
+
+def test_a_forged_certificate_in_the_cache_is_verified_and_solved_again(tmp_path):
+    """claims.json's certificates forged and sealed again (the seal is a digest anyone can
+    recompute): a separator's margin, a gamma_hi without the hull it came from, a separable one
+    without its separator.  Each cached certificate is verified exactly against its data
+    before use, so the re-run after an edit solves the forged ones again and its findings are a
+    cold run's; one that is not a certificate at all makes every run again."""
+    import hashlib
+
+    from verify.corpus.audit import audit
+    from verify.corpus.cache import audit_reusing
+    from verify.language.claims import load_claims
+    from verify.report.results import results_dict
+
+    path = tmp_path / "c.toml"
+    cache = tmp_path / "cache"
+
+    def run(text, cached=True):
+        path.write_text(text)
+        claims = load_claims(str(path)).claims
+        got = audit_reusing([str(path)], claims, str(cache), {}, figures=False, jobs=1, quiet=True) if cached else \
+            audit([str(path)], jobs=1, quiet=True, figures=False)
+        return json.dumps(results_dict(got[0], {c.id: c for c in claims}, got[1]), sort_keys=True)
+
+    def forge(fn):
+        data = json.loads((cache / "claims.json").read_text())
+        fn(data["certificates"]["certs"])
+        rest = [data["corpus"], data["figures"], data["run_info"], data["certificates"]]
+        data["seal"] = hashlib.sha256(json.dumps([data["plan"], rest], sort_keys=True).encode()).hexdigest()
+        (cache / "claims.json").write_text(json.dumps(data))
+
+    def separable(certs):
+        return [st for _, st in certs if st["kind"] == "separable" and st["hull_weights"]]
+
+    def margin(certs):
+        st = separable(certs)[0]
+        st["m"] = str(2 * Fraction(st["m"]))  # a wider margin than the separator has
+
+    def gamma_hi(certs):
+        for st in separable(certs):
+            st["gamma_hi"] = [[1, "1000"]]  # gamma* <= 1000: true, but not the hull's |z|
+
+    def no_separator(certs):
+        separable(certs)[0]["v"] = None
+
+    edited = TWO.replace("R2/gamma**2", "2*R2/gamma**2")
+    cold = run(edited, cached=False)
+    for doctor in (margin, gamma_hi, no_separator):
+        run(TWO)
+        forge(doctor)
+        assert run(edited) == cold, doctor.__name__

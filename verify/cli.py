@@ -449,7 +449,6 @@ def cmd_run(args) -> int:
         findings, corpus, run_info = audit(paths, claims=claims, **kw) if args.no_cache else \
             audit_reusing(paths, claims, cache_dir, {"domain": domain, "notes": args.notes}, **kw)
         figures = run_info.pop("figures", None)  # rendered by a worker during the search
-        run_info.pop("certificates", None)  # the cache's
         path = write_results(args.out, findings, by_id, corpus, run_info, drafts)
         if key:
             with open(path, encoding="utf-8") as fh:

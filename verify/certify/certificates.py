@@ -31,7 +31,7 @@ import numpy as np
 
 from verify.numbers import exact as X
 
-__all__ = ["Certificate", "certify", "certify_points", "alternative_separator"]
+__all__ = ["Certificate", "certify", "certify_points", "alternative_separator", "verify"]
 
 #: Most points whose n x n Gram matrix the dual QP builds (n^2 doubles: 200 MB at the limit).
 #: Above it the certificate is "unknown: limit reached" rather than an unbounded allocation.
@@ -131,7 +131,8 @@ class Certificate:
                 "v": None if self.v is None else [q(a) for a in self.v], "c": q(self.c), "m": q(self.m),
                 "unit": bool(self.unit), "lam": None if self.lam is None else [q(a) for a in self.lam],
                 "gamma_hi": None if g is None else [[m, q(c)] for m, c in sorted(g.terms.items())]
-                if isinstance(g, X.Surd) else [[1, q(g)]]}
+                if isinstance(g, X.Surd) else [[1, q(g)]],
+                "hull_weights": [str(v) for v in self.extra.get("hull_weights", [])] or None}
 
     @classmethod
     def from_state(cls, st: dict) -> "Certificate":
@@ -151,6 +152,12 @@ class Certificate:
 
             if st["kind"] not in ("separable", "nonseparable", "unknown") or not isinstance(st["bias"], bool):
                 raise ValueError("not a certificate")
+            if (st["kind"] == "separable" and None in (st["v"], st["c"], st["m"])) or \
+                    (st["kind"] == "nonseparable" and st["lam"] is None):
+                raise ValueError(f"a {st['kind']} certificate without its {'separator' if st['lam'] else 'multipliers'}")
+            hull = st["hull_weights"]
+            if hull is not None and (not isinstance(hull, list) or not all(isinstance(v, str) and v.isdigit() for v in hull)):
+                raise ValueError("hull weights are non-negative integers")
             g = st["gamma_hi"]
             gamma_hi = None if g is None else X.Surd.make({int(m): q(c) for m, c in g})
             v = qs(st["v"])
@@ -158,7 +165,7 @@ class Certificate:
                                                                           else a for a in v],
                        c=None if st["c"] is None else q(st["c"]), m=None if st["m"] is None else q(st["m"]),
                        gamma_hi=gamma_hi, unit=True if st["unit"] else None, method=str(st["method"]), lam=qs(st["lam"]),
-                       reason=str(st["reason"]))
+                       reason=str(st["reason"]), extra={} if hull is None else {"hull_weights": [int(v) for v in hull]})
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
             raise ValueError(f"not a certificate's state: {e}") from None
 
@@ -389,20 +396,18 @@ def _dual_qp(Xn, D, y, bias):
     return np.maximum(np.array(sol.x), 0.0), status
 
 
-def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
-    n, d = Xn.shape
+def _hull_point(Xn, D, y, bias, l):
+    """The point z of the hull(s) that the integer weights l_i >= 0 make, normalised exactly
+    per hull (lambda_i = l_i / L_g; with a bias, the positives' point minus the negatives'):
+    (z's numerators over Lall D, |z|^2 (halved with a bias: gamma* <= |z|), the number of
+    hulls), or None where a hull's weights are all 0."""
+    n = len(y)
     yi = np.array(y)
     groups = [yi > 0, yi < 0] if bias else [np.ones(n, dtype=bool)]
     groups = [g for g in groups if g.any()]
-    # lambda rounded: integer weights l_i, normalised exactly per group: lambda_i = l_i / L_g
-    top = float(lam_f.max()) or 1.0
-    l = [int(round(v / top * 2**LAMBDA_BITS)) for v in lam_f]
-    sums = []
-    for g in groups:
-        L = sum(l[i] for i in range(n) if g[i])
-        if L == 0:
-            return None
-        sums.append(L)
+    sums = [sum(l[i] for i in np.nonzero(g)[0]) for g in groups]
+    if any(L == 0 for L in sums):
+        return None
     # z = sum_g sign_g * (1/L_g) sum_{i in g} l_i x_i  (with a bias: positives minus negatives)
     Lall = math.prod(sums)
     coef = np.zeros(n, dtype=object)
@@ -413,8 +418,20 @@ def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
     z2 = Fraction(sum(int(a) * int(a) for a in znum), (Lall * D) ** 2)
     if bias and len(groups) == 2:
         z2 /= 4
+    return znum, z2, len(groups)
+
+
+def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
+    d = Xn.shape[1]
+    # lambda rounded: integer weights l_i, normalised exactly per group: lambda_i = l_i / L_g
+    top = float(lam_f.max()) or 1.0
+    l = [int(round(v / top * 2**LAMBDA_BITS)) for v in lam_f]
+    hull = _hull_point(Xn, D, y, bias, l)
+    if hull is None:
+        return None
+    znum, z2, hulls = hull
     # with a bias and one class only, the margin is unbounded: no upper bound
-    gamma_hi = X.sqrt(z2) if (not bias or len(groups) == 2) else None
+    gamma_hi = X.sqrt(z2) if (not bias or hulls == 2) else None
     zf = _floats(np.array(list(znum), dtype=object).reshape(1, -1), 1)[0]
     zmax = float(np.abs(zf).max())
     if zmax == 0:
@@ -431,7 +448,8 @@ def _separable_from_dual(Xn, D, y, bias, lam_f) -> Certificate | None:
         if m <= 0:
             continue
         cert = Certificate("separable", bias, v=v, c=c, m=m, gamma_hi=gamma_hi,
-                           method="max-margin dual QP (clarabel), rounded and verified exactly")
+                           method="max-margin dual QP (clarabel), rounded and verified exactly",
+                           extra={"hull_weights": l} if gamma_hi is not None else {})
         best = cert
         r = cert.ratio()
         if r is None or r >= TARGET_RATIO:
@@ -471,7 +489,7 @@ def _rational_unit(cert, Xn, D, y, bias):
         if m <= 0:
             continue
         out = Certificate("separable", bias, v=w, c=c, m=m, gamma_hi=cert.gamma_hi, unit=True,
-                          method=cert.method + "; separator as an exactly unit-norm rational vector")
+                          method=cert.method + "; separator as an exactly unit-norm rational vector", extra=cert.extra)
         if out.gamma_hi is None or out.ratio() >= TARGET_RATIO:
             return out
     return None
@@ -571,6 +589,18 @@ def _exact_null_combination(rows, y, bias, support, lam_f):
     return None
 
 
+def _gamma_hi_ok(cert, Xn, D, y) -> bool:
+    """gamma_hi is |z| for the hull point of its weights (none to check where there is none)."""
+    if cert.gamma_hi is None:
+        return True
+    l = cert.extra.get("hull_weights")
+    if not (isinstance(l, list) and len(l) == len(y) and all(type(v) is int and v >= 0 for v in l)):
+        return False
+    hull = _hull_point(Xn, D, [int(v) for v in y], cert.bias, l)
+    return hull is not None and (not cert.bias or hull[2] == 2) and X.sign(cert.gamma_hi) > 0 \
+        and X.compare(X.mul(cert.gamma_hi, cert.gamma_hi), hull[1]) == 0
+
+
 def _verify_gordan(rows, y, bias, lam) -> bool:
     if any(v < 0 for v in lam) or not any(lam):
         return False
@@ -584,13 +614,17 @@ def _verify_gordan(rows, y, bias, lam) -> bool:
 
 
 def verify(cert: Certificate, Xn, D, y) -> bool:
-    """Re-check a certificate exactly against the points (used before any claim relies on it)."""
+    """Re-check a certificate exactly against the points: a separator's margin, gamma_hi from
+    the hull weights it was made of, Gordan's multipliers (a certificate kept from an earlier
+    audit is used only if it passes)."""
     if cert.kind == "separable":
+        if len(cert.v) != Xn.shape[1] or len(y) != Xn.shape[0]:
+            return False
         den = math.lcm(*[Fraction(a).denominator for a in cert.v])
         s = products(Xn, [int(Fraction(a) * den) for a in cert.v])
         real = min(int(yi) * (Fraction(si, D * den) + cert.c) for yi, si in zip(y, s))
         unit_ok = not cert.unit or sum(Fraction(a) ** 2 for a in cert.v) == 1
-        return any(cert.v) and unit_ok and real == cert.m and real > 0
+        return any(cert.v) and unit_ok and real == cert.m and real > 0 and _gamma_hi_ok(cert, Xn, D, y)
     if cert.kind == "nonseparable":
         rows = [[Fraction(int(a), D) for a in r] for r in Xn]
         return _verify_gordan(rows, [int(v) for v in y], cert.bias, cert.lam)

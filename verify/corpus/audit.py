@@ -53,29 +53,23 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
     whose needs decide which runs are made (default ``claims``; a warm re-run evaluates a few
     claims on the runs every claim of the audit makes, so that their evidence is a cold run's).
     ``counted``: the runs none of ``claims`` is about are counted, not made (each claim finds
-    them not applicable, as their replay would say); the certificates, plots and problems
-    returned are then of the runs made only (a warm re-run keeps its plan's: verify.corpus.cache).
-    ``known``: {"certs": {key: Certificate}, "alts": {key: Certificate or None}}, the inputs'
-    certificates and second separators an earlier audit computed (a warm re-run's cache), used
-    instead of solving their programs again; the part returned names those it used or made."""
+    them not applicable, as their replay would say); the plots and problems returned are then
+    those of the runs made (a warm re-run keeps its plan's: verify.corpus.cache).  ``known``:
+    {"certs": {key: Certificate}, "alts": {key: Certificate or None}}, the inputs' certificates
+    and second separators an earlier audit solved (a warm re-run's cache), used, once verified
+    exactly, instead of solving their programs again; the part returned names every one used."""
     agg = new_evidence(claims)
     plan = claims if plan is None else plan
     sep_claims = [c for c in claims if c.when in RUN_WHENS + ("dataset",) and uses_separator(c) and c.separator == "any"]
-    pair_claims = [c for c in claims if c.when == "pair"]
     by_quantity = {q: [c for c in claims if q in ranging(c)] for q in ("eta", "w0", "sign0")}
     plan_by_quantity = {q: [c for c in plan if q in ranging(c)] for q in ("eta", "w0", "sign0")}
-    certs: dict = {}
-    alts: dict = {}
-    known_certs, known_alts = (known or {}).get("certs", {}), (known or {}).get("alts", {})
+    solved = _Solved(ds, known)
     seen_dataset_ctx: set = set()
     runs_done = 0
     inconsistent = []
     plots: dict = {"series": [], "bounds": [], "other": []}
     t_start = time.monotonic()
-
-    def dkey_of(params):  # the runs whose first replay evaluates the dataset claims
-        return ds.sha256, params.variant, params.augment
-
+    cut = False
     for params, varied in configs(name, coq, needs, ds.d, ds.n):
         if time.monotonic() - t_start > DATASET_SECONDS:
             why = (f"limit reached: the audit of dataset {name} ran past {DATASET_SECONDS:.0f} s "
@@ -83,32 +77,30 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
             for a in agg.values():
                 if a.violation is None and a.unknown is None:
                     a.unknown = why  # never "holds" on a corpus cut short
+            cut = True
             break
         # a run added to vary one quantity is evaluated for the claims that range over it
         run_claims = claims if varied is None else by_quantity[varied]
-        var_bias = variant_of(params.variant).bias is not None
-        key = (ds.sha256, var_bias, params.augment, params.variant == "unit")
+        key = (ds.sha256, variant_of(params.variant).bias is not None, params.augment, params.variant == "unit")
+        dkey = (ds.sha256, params.variant, params.augment)  # the runs whose first replay evaluates dataset claims
         if varied is not None:
             mine = [c for c in plan_by_quantity[varied] if params.variant in c.variants]
-            known = certs.get(key)
-            if not mine or (known is not None and known.kind != "separable"
+            made = solved.certs.get(key)
+            if not mine or (made is not None and made.kind != "separable"
                             and all("separable" in c.assume for c in mine)):
                 continue  # nothing it could be evidence for (no claim of this variant applies)
-        if counted and _unused(params, run_claims) \
-                and not (sep_claims and varied is None and dkey_of(params) not in seen_dataset_ctx):
+        pairs = () if ds.n > VARY_MAX_POINTS else [c for c in run_claims if c.when == "pair"]
+        if counted and _unused(params, run_claims) and not (sep_claims and varied is None and dkey not in seen_dataset_ctx):
             # a re-run evaluating a few claims: a run none of them is about is counted, not made
-            ctx = _counted(ds, params, certs.get(key, known_certs.get(key)))
+            ctx = _counted(ds, params, solved.cert(key, params))
             if ctx is None:
-                continue  # train refuses it too (a built-in variant refuses before it runs)
+                continue  # train refuses it too
             runs_done += 1
-            certs.setdefault(key, ctx.cert)
-            first_of_dkey = dkey_of(params) not in seen_dataset_ctx
-            seen_dataset_ctx.add(dkey_of(params))
-            pairs = () if ds.n > VARY_MAX_POINTS else pair_claims if varied is None else \
-                [c for c in pair_claims if c in run_claims]
+            solved.certs.setdefault(key, ctx.cert)
+            first_of_dkey = dkey not in seen_dataset_ctx
+            seen_dataset_ctx.add(dkey)
             for c in run_claims:
-                if (c.when in ("visit", "update", "end") and c.compiled is not None) or c in pairs \
-                        or (c.when == "dataset" and first_of_dkey):
+                if (c.when in RUN_WHENS and c.compiled is not None) or c in pairs or (c.when == "dataset" and first_of_dkey):
                     agg[c.id].not_applying(applicable(c, ctx, None, name))
             continue
         rec = MemoryTrace()
@@ -121,12 +113,11 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
                         agg[c.id].not_applying(f"the run {Run(name, params).describe()} was refused: {e}")
             continue
         runs_done += 1
-        dkey = dkey_of(params)
         # the first replay of a key certifies the inputs; later ones reuse that certificate
-        ctx, bad, tallies = replay(ds, rec.trace, run_claims, dataset_name=name, cert=certs.get(key, known_certs.get(key)),
+        ctx, bad, tallies = replay(ds, rec.trace, run_claims, dataset_name=name, cert=solved.cert(key, params),
                                    dataset_claims=dkey not in seen_dataset_ctx)
         if ctx is not None:
-            certs.setdefault(key, ctx.cert)
+            solved.certs.setdefault(key, ctx.cert)
         first_of_dkey = dkey not in seen_dataset_ctx
         seen_dataset_ctx.add(dkey)
         if bad is not None:
@@ -137,29 +128,64 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
             agg[cid].add_tally(tally, run, ctx, "max-margin (certified)")
         # claims that range over every separator: also at a second, different one
         if sep_claims and first_of_dkey and varied is None and ctx.kind == "separable" and ctx.cert is not None:
-            if key not in alts:
-                alts[key] = known_alts[key] if key in known_alts else \
-                    alternative_separator(ctx.cert, ctx.Xn, ctx.D, ctx.y)
-            alt = alts[key]
+            alt = solved.alt(key, ctx)
             if alt is not None:
                 actx, abad, atallies = replay(ds, rec.trace, sep_claims, dataset_name=name, cert=ctx.cert,
                                               separator=(alt.v, alt.c))
                 if abad is None:
                     for cid, tally in atallies.items():
                         agg[cid].add_tally(tally, run, actx, "another separator (LP vertex)", separator=(alt.v, alt.c))
-        # pair claims (two runs each) on the datasets the varying runs use
-        for c in (() if ds.n > VARY_MAX_POINTS else pair_claims if varied is None else [c for c in pair_claims if c in run_claims]):
+        for c in pairs:  # pair claims (two runs each) on the datasets the varying runs use
             _pair(c, agg[c.id], ds, run, ctx, rec.trace, result)
-        if params.variant == "rosenblatt" and ctx.kind == "separable" and params.order == "cyclic" \
-                and params.eta == 1 and params.w0 is None:
-            _plot_data(plots, name, params, ctx, rec.trace)
-        elif (params.variant, name, params.order, params.eta, params.w0) in (
-                ("novikoff", "separable-d3-bias", "cyclic", 1, None), ("unit", "unit-d3-g1_5", "cyclic", 1, None)) \
-                and ctx.kind == "separable":
-            _plot_other(plots, name, params, ctx, rec.trace)
+        _plot(plots, name, params, ctx, rec.trace)
     info = {"name": name, "n": ds.n, "d": ds.d, "sha256": ds.sha256,
             "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name}
-    return {"agg": agg, "certs": certs, "alts": alts, "runs": runs_done, "inconsistent": inconsistent, "plots": plots, "info": info}
+    return {"agg": agg, "certs": solved.certs, "alts": solved.alts, "runs": runs_done, "inconsistent": inconsistent,
+            "plots": plots, "info": info, "cut": cut}
+
+
+class _Solved:
+    """The certificates and second separators of one dataset's inputs, by key: those this audit
+    used (``certs``, ``alts``), and those an earlier one solved (``known``), each verified
+    exactly against the data before it is used (a cached certificate is trusted no more than a
+    trace: verify.certify.certificates.verify; a second separator is re-checked by its replay)."""
+
+    def __init__(self, ds, known):
+        self.ds, self.certs, self.alts = ds, {}, {}
+        self.known = known or {"certs": {}, "alts": {}}
+        self.checked: dict = {}
+
+    def cert(self, key, params):
+        """The certificate of these inputs to hand a replay (None: the replay solves it)."""
+        if key in self.certs:
+            return self.certs[key]
+        c = self.known["certs"].get(key)
+        if c is not None and key not in self.checked:
+            from dataclasses import replace
+
+            from perceptron.params import prepare_inputs
+            from verify.certify.certificates import verify
+
+            Xn, D = prepare_inputs(self.ds, replace(params, arithmetic="exact"))
+            self.checked[key] = verify(c, Xn, D, [int(v) for v in self.ds.y])
+        return c if c is not None and self.checked[key] else None
+
+    def alt(self, key, ctx):
+        if key not in self.alts:
+            self.alts[key] = self.known["alts"][key] if key in self.known["alts"] else \
+                alternative_separator(ctx.cert, ctx.Xn, ctx.D, ctx.y)
+        return self.alts[key]
+
+
+def _plot(plots, name, params, ctx, trace):
+    """A run the page plots: Rosenblatt's mistakes against the bound, and two other variants."""
+    if params.variant == "rosenblatt" and ctx.kind == "separable" and params.order == "cyclic" \
+            and params.eta == 1 and params.w0 is None:
+        _plot_data(plots, name, params, ctx, trace)
+    elif (params.variant, name, params.order, params.eta, params.w0) in (
+            ("novikoff", "separable-d3-bias", "cyclic", 1, None), ("unit", "unit-d3-g1_5", "cyclic", 1, None)) \
+            and ctx.kind == "separable":
+        _plot_other(plots, name, params, ctx, trace)
 
 
 def _unused(params, claims) -> bool:
@@ -174,13 +200,13 @@ def _unused(params, claims) -> bool:
 
 def _counted(ds, params, cert):
     """The context of a run counted without being made (its certificate and the reason each
-    claim gives), or None where train refuses the run (check_params and the inputs it prepares:
-    all a built-in variant refuses, before its first visit)."""
-    from perceptron.params import check_params
+    claim gives), or None where train refuses the run (perceptron.run.built_in_model: all a
+    built-in variant refuses, before its first visit)."""
+    from perceptron.run import built_in_model
     from verify.replay.dispatch import RunContext
 
     try:
-        check_params(params, variant_of(params.variant))
+        built_in_model(ds, params)
         return RunContext(ds, params, cert)
     except ParamError:
         return None
@@ -257,7 +283,7 @@ def _worker_search(task):
 
 
 def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False, scheduler=None,
-          evaluate=None, figures=True, corpus=True, claims=None, known=None):
+          evaluate=None, figures=True, corpus=True, claims=None, solved=None):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
     (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same.
@@ -266,14 +292,16 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     ``domain``: the search domain of each searchable claim (default AUDIT_DOMAIN); ``scheduler``:
     the address of a Dask scheduler whose workers do the work instead (verify.corpus.cluster).
     ``evaluate``: the ids of the claims to evaluate and search (default: all of them); the corpus
-    still makes every run the audited claims need, so each finding is the one a full audit gives
-    (a warm re-run after an edit: verify.corpus.cache); ``figures``: whether a worker renders the
-    page's plots (a warm re-run has them); ``corpus=False``: the corpus's description is not
-    wanted (the caller keeps the plan's): the runs none of the evaluated claims is about are
-    counted, not made, and the corpus information returned is of the runs made; ``claims``: the
-    claims of ``claim_files`` where the caller has loaded them (a file is then read once here);
-    ``known``: certificates an earlier audit computed (audit_dataset's), the run information
-    returning those it used or made under "certificates"."""
+    still takes every run the audited claims need into account, so each finding is the one a
+    full audit gives (a warm re-run after an edit: verify.corpus.cache); ``figures``: whether a
+    worker renders the page's plots (a warm re-run has them); ``corpus=False``: the corpus's
+    description is not wanted (the caller keeps the plan's): the runs none of the evaluated
+    claims is about are counted, not made, and the plots and problems returned are those of the
+    runs made; ``claims``: the claims of ``claim_files`` where the caller has loaded them (a
+    file is then read once here); ``solved``: a dict the audit fills for a cache: "certs" and
+    "alts", the inputs' certificates and second separators (on entry, an earlier audit's: used
+    once verified, audit_dataset's ``known``), and "cut_short", the datasets whose audit reached
+    DATASET_SECONDS."""
     t0 = time.perf_counter()
     claim_files = list(claim_files)
     claims = claims_of(load_claims(p) for p in claim_files) if claims is None else list(claims)
@@ -307,14 +335,14 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_worker_init, initargs=(claim_files, only, evaluate))
     try:
         symbolic_done: dict = {}
         if pool is not None:
             # the larger datasets come last in the corpus: start them first (merged in order); the
             # proof steps need no corpus: they are checked beside it, by whichever worker is free
-            futures = {i: pool.submit(_worker_dataset, datasets[i], counted, known)
+            futures = {i: pool.submit(_worker_dataset, datasets[i], counted, solved)
                        for i in reversed(range(len(datasets)))}
             # (on a cluster they are checked here: each runs in a child process with a hard time
             # limit, which a Dask worker, a daemon, may not start)
@@ -322,23 +350,9 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                              if c.when == "symbolic" and not scheduler}
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
-            parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan, counted, known)
+            parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan, counted, solved)
                      for name, spec, coq in datasets)
-        corpus_info, certs, alts, inconsistent, runs_done = [], {}, {}, [], 0
-        plots: dict = {"series": [], "bounds": [], "other": []}
-        for (name, _, _), part in zip(datasets, parts):
-            progress.step(f"{name} ({runs_done + part['runs']} runs)")
-            for cid, later in part["agg"].items():
-                agg[cid].absorb(later)
-            corpus_info.append(part["info"])
-            certs.update(part["certs"])
-            alts.update(part["alts"])
-            inconsistent += part["inconsistent"]
-            runs_done += part["runs"]
-            for k in plots:
-                plots[k] += part["plots"].get(k, [])
-        if not plots["other"]:
-            del plots["other"]
+        corpus_info, certs, alts, inconsistent, runs_done, cut_short, plots = _merged(datasets, parts, agg, progress)
         want_figures, figures = figures, None
         if pool is not None and want_figures:  # the page's plots need only the corpus: a worker renders them beside the searches
             figures = pool.submit(_worker_figures, plots, sorted({c.document for c in plan}))
@@ -363,13 +377,11 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         if pool is not None:
             pool.shutdown()
     progress.close()
-    cert_info = {}
-    for (sha, bias, aug, unit), cert in sorted(certs.items(), key=lambda kv: (kv[0][0], kv[0][1], str(kv[0][2]), kv[0][3])):
-        name = next(d["name"] for d in corpus_info if d["sha256"] == sha)
-        form = ("bias" if bias else "homogeneous") + (f", augmented {aug}" if aug else "") + (", unit-normalised" if unit else "")
-        cert_info.setdefault(name, []).append({"inputs": form, **cert.to_json()})
-    for d in corpus_info:
-        d["certificates"] = cert_info.get(d["name"], [])
+    _describe_certificates(corpus_info, certs)
+    if solved is not None:
+        solved.setdefault("certs", {}).update(certs)
+        solved.setdefault("alts", {}).update(alts)
+        solved["cut_short"] = cut_short
     info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent, "tightness": tightness,
             "plots": plots,
             "search_domain": "per claim: see each claim's evidence.search.domain_text",
@@ -377,13 +389,44 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done, "jobs": jobs}
     if figures is not None:
         run_info["figures"] = figures  # for the HTML page (not written to run_info.json)
-    run_info["certificates"] = {"certs": certs, "alts": alts}  # for the cache (not written to run_info.json)
     return findings, info, run_info
+
+
+def _merged(datasets, parts, agg, progress):
+    """The datasets' parts folded in corpus order: the evidence into ``agg``; (their
+    descriptions, certificates, second separators, problems, runs, the datasets cut short, plots)."""
+    corpus_info, certs, alts, inconsistent, runs_done, cut_short = [], {}, {}, [], 0, []
+    plots: dict = {"series": [], "bounds": [], "other": []}
+    for (name, _, _), part in zip(datasets, parts):
+        progress.step(f"{name} ({runs_done + part['runs']} runs)")
+        for cid, later in part["agg"].items():
+            agg[cid].absorb(later)
+        corpus_info.append(part["info"])
+        certs.update(part["certs"])
+        alts.update(part["alts"])
+        inconsistent += part["inconsistent"]
+        runs_done += part["runs"]
+        cut_short += [name] if part["cut"] else []
+        for k in plots:
+            plots[k] += part["plots"].get(k, [])
+    if not plots["other"]:
+        del plots["other"]
+    return corpus_info, certs, alts, inconsistent, runs_done, cut_short, plots
+
+
+def _describe_certificates(corpus_info, certs):
+    """Each dataset's certificates, by the form of its inputs, in its description."""
+    described: dict = {}
+    for (sha, bias, aug, unit), cert in sorted(certs.items(), key=lambda kv: (kv[0][0], kv[0][1], str(kv[0][2]), kv[0][3])):
+        name = next(d["name"] for d in corpus_info if d["sha256"] == sha)
+        form = ("bias" if bias else "homogeneous") + (f", augmented {aug}" if aug else "") + (", unit-normalised" if unit else "")
+        described.setdefault(name, []).append({"inputs": form, **cert.to_json()})
+    for d in corpus_info:
+        d["certificates"] = described.get(d["name"], [])
 
 
 def _pair(c, a, ds, run, ctx, trace, result):
     """Evaluate a pair claim on one corpus run (if it applies)."""
-    from verify.replay.dispatch import applicable
     from verify.replay.pairs import compare_runs
 
     why = applicable(c, ctx, result.converged, run.dataset)

@@ -14,9 +14,16 @@ orders, ... and the declarations of its variants, but not its line, statement or
 are shown from the file as it is now) and the audit's plan: the code, the datasets, the
 settings and what of every claim decides which corpus runs are made (verify.corpus.runs.plan_of).
 A claim's evidence counts the corpus runs it does not apply to, so the claims whose key missed
-are evaluated on every run the audit makes (verify.corpus.audit.audit(evaluate=...)): their
-findings are a cold run's, and results.json is byte for byte a cold run's.  With no claim to
-evaluate, the corpus's description is read back too and nothing is run.
+are evaluated over every run the audit's plan holds (verify.corpus.audit.audit(evaluate=...)):
+the runs they are about are made, the others counted (each of these claims finds them not
+applicable for their variant, as a replay would), and the corpus's description, its
+certificates and second separators are the plan's, kept beside the entries (each certificate
+verified exactly against its data before it is used).  Their findings are a cold run's, and
+results.json is byte for byte a cold run's.  With no claim to evaluate, the corpus's
+description is read back too and nothing is run.
+
+The seals are digests, not signatures: they keep out a cache cut short, edited by mistake or
+moved under another key, not a forger with the code (who could as well write the verdicts).
 """
 
 from __future__ import annotations
@@ -158,7 +165,8 @@ def _unsealed(got: dict) -> dict:
 def _certificates_state(known: dict) -> dict:
     """The corpus's certificates and second separators (audit_dataset's ``known``) as JSON."""
     return {"certs": [[list(k), c.state()] for k, c in known["certs"].items()],
-            "alts": [[list(k), None if a is None else a.state()] for k, a in known["alts"].items()]}
+            "alts": [[list(k), None if a is None else a.state()] for k, a in known["alts"].items()],
+            "cut_short": list(known["cut_short"])}
 
 
 def _certificates_of(got) -> dict | None:
@@ -174,17 +182,22 @@ def _certificates_of(got) -> dict | None:
                 raise ValueError("not a certificate's key")
             return sha, bias, aug, unit
 
+        cut = got["cut_short"]
+        if not (isinstance(cut, list) and all(isinstance(name, str) for name in cut)):
+            raise ValueError("cut_short names datasets")
         return {"certs": {key(k): Certificate.from_state(st) for k, st in got["certs"]},
-                "alts": {key(k): None if st is None else Certificate.from_state(st) for k, st in got["alts"]}}
+                "alts": {key(k): None if st is None else Certificate.from_state(st) for k, st in got["alts"]},
+                "cut_short": cut}
     except (KeyError, TypeError, ValueError):
         return None
 
 
 def load_claims_cache(cache_dir: str, plan: str) -> dict:
     """{"claims": {claim key: {"verdict", "evidence", "tightness", "seal"}}, "corpus", "figures",
-    "run_info"} of the last audit with this plan, or {} (none, another plan, or a file that is
-    not one: ignored and written again); an entry whose seal does not match is left out (its
-    claim is evaluated again), as is a corpus part whose seal does not."""
+    "run_info", "certificates"} of the last audit with this plan, or {} (none, another plan, or
+    a file that is not one: ignored and written again); an entry whose seal does not match is
+    left out (its claim is evaluated again), as is a corpus part whose seal does not
+    ("certificates" is None where they are not readable: they are then solved again)."""
     path = os.path.join(cache_dir, CLAIMS_FILE)
     try:
         if os.path.getsize(path) > MAX_CACHE_BYTES:
@@ -276,8 +289,8 @@ def restore(hit: dict, out_dir: str) -> tuple[str, dict, list | None]:
 
 def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=True, **audit_kw):
     """audit() of the claim files, re-using each claim's finding from the last audit with the
-    same plan where its key matches (claims.json); the claims whose key missed are evaluated on
-    every run of the plan.  Returns (findings, corpus, run_info) as audit does, run_info saying
+    same plan where its key matches (claims.json); the claims whose key missed are evaluated over
+    every run of the plan (made, or counted where they are not about it).  Returns (findings, corpus, run_info) as audit does, run_info saying
     how many findings were read back; stores the new entries.  ``figures``: whether the page's
     plots are wanted (rendered once, kept with the plan)."""
     want_figures = figures
@@ -289,23 +302,23 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=T
     keys = {c.id: claim_key(plan, c) for c in claims}
     entries = got.get("claims", {})
     todo = {c.id for c in claims if keys[c.id] not in entries}
-    kept = "corpus" in got and not got["corpus"].get("inconsistent_traces")  # (a replay failed: make every run)
+    # the plan's corpus is kept unless a replay failed or a dataset's audit was cut short (make every run)
+    kept = "corpus" in got and not got["corpus"].get("inconsistent_traces") and got.get("certificates") is not None \
+        and not got["certificates"]["cut_short"]
     if todo or not kept:
         # the claims whose key missed; with the plan's corpus kept, on the runs they are about only
         # (the others counted); the page's figures depend on the plan alone (the corpus's plots,
         # the documents' names)
         figures = got.get("figures") if kept else None
-        known = got.get("certificates") if kept else None
+        certificates = dict(got.get("certificates") or {}) if kept else {}
         findings, corpus, run_info = audit(claim_paths, evaluate=todo, figures=figures is None and want_figures,
-                                           corpus=not kept, claims=claims, known=known, **audit_kw)
+                                           corpus=not kept, claims=claims, solved=certificates, **audit_kw)
         figures = run_info.get("figures", figures)
-        made = run_info.pop("certificates")
-        certificates = {k: {**(known or {}).get(k, {}), **made[k]} for k in ("certs", "alts")}
         if kept:
             corpus = {**got["corpus"], "tightness": corpus.get("tightness")}
     else:  # every finding read back, and the corpus's description (nothing is run)
         findings, corpus, run_info = [], got["corpus"], dict(got.get("run_info") or {})
-        figures, certificates = got.get("figures"), got.get("certificates") or {"certs": {}, "alts": {}}
+        figures, certificates = got.get("figures"), got["certificates"]
     if figures is None and want_figures:  # rendered here once (a pool renders them beside the searches), kept
         from verify.report.artefacts import figures_of
 
