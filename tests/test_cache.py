@@ -221,8 +221,8 @@ def test_an_edit_makes_only_the_runs_its_claim_is_about(tmp_path, monkeypatch):
         fn = getattr(mod, name)
         monkeypatch.setattr(mod, name, lambda *a, _fn=fn, _n=name, **k: solved.append(_n) or _fn(*a, **k))
     edits = [[("2*R2", "R2")],
-             [("dot(prev(w), w_opt)\"", "dot(prev(w), w_opt) + 0\""), ("y*dot(w_opt, x) > 0", "y*dot(w_opt, x) >= 0")],
-             [('relation = "same_mistakes"', 'relation = "same_decisions"')]]
+             [('relation = "same_mistakes"', 'relation = "same_decisions"'),
+              ("dot(prev(w), w_opt)\"", "dot(prev(w), w_opt) + 0\""), ("y*dot(w_opt, x) > 0", "y*dot(w_opt, x) >= 0")]]
     for edit in edits:
         text = MIXED.replace("R2/gamma**2", "2*R2/gamma**2")
         path.write_text(text)
