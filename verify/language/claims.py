@@ -122,7 +122,8 @@ _REQUIRED = ("id", "section", "statement", "when", "expect")
 _ID = re.compile(r"[A-Za-z0-9_.:\-]{1,120}")
 _ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
 
-#: Quantities that exist only at some evaluation points.
+#: Quantities that exist only at some evaluation points (a visit or update is about its point,
+#: label, score, number: prev() cannot go back to them).
 _STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
 _SWEEP_NAMES = set(SWEEP_QUANTITIES) | set(PREVIOUS_SWEEP)
 #: What only the end of a run has (the pocket's weights and errors).
@@ -690,10 +691,6 @@ def _compile_symbolic(c, lists, where, problem):
 def _declares_alpha(variants) -> bool:
     """Whether one of the claim's declared variants names its own alpha (which then shadows ours)."""
     return any("alpha" in getattr(variant_of(v), "types", {}) for v in variants if getattr(variant_of(v), "declared", False))
-
-
-#: What a visit or update is about (its point, label, score, number): prev() cannot go back to them.
-_STEP_NAMES = {"x", "y", "i", "t", "score", "out", "x_hat"}
 
 
 def _names_under_prev(tree) -> set:
