@@ -291,3 +291,31 @@ def test_a_forged_certificate_in_the_cache_is_verified_and_solved_again(tmp_path
         run(TWO)
         forge(doctor)
         assert run(edited) == cold, doctor.__name__
+
+
+def test_a_cache_file_edited_a_fifo_or_a_device_is_ignored_and_report_refuses_them(tmp_path):
+    """run.json edited without its seal (a finding rewritten) is not read; a FIFO (which blocks
+    a reader forever) or a link to /dev/zero (which never ends) in place of either cache file is
+    ignored, never read, and the run is whole; ``report`` refuses a results.json that is one, in
+    one line (the newcomer's hang and MemoryError)."""
+    (tmp_path / "c.toml").write_text(CLAIMS)
+    _, files, _ = _run(tmp_path)
+    cache = tmp_path / "out" / ".cache"
+    got = json.loads((cache / "run.json").read_text())
+    got["results_text"] = got["results_text"].replace("mistakes <= R^2/gamma^2", "forged")
+    (cache / "run.json").write_text(json.dumps(got))
+    out, files2, info = _run(tmp_path)
+    assert not info["cache"].startswith("hit") and files2 == files and "forged" not in out
+    for make in (os.mkfifo, lambda p: os.symlink("/dev/zero", p)):
+        for name in ("run.json", "claims.json"):
+            (cache / name).unlink()
+            make(cache / name)
+        _, files3, info3 = _run(tmp_path)  # (_run's timeout would end a hang)
+        assert info3["cache"].startswith("0 of 1") and files3 == files
+    results = tmp_path / "out" / "results.json"
+    results.unlink()
+    os.mkfifo(results)
+    r = subprocess.run([sys.executable, "-m", "verify", "report", "--out", str(tmp_path / "out")], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "is a FIFO, not a regular results file" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr

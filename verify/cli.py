@@ -479,16 +479,21 @@ def cmd_run(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from perceptron.limits import read_bytes
     from verify.report.artefacts import write_artefacts
+    from verify.report.results import MAX_RESULTS_BYTES
 
     path = os.path.join(args.out, "results.json")
+    if not os.path.lexists(path):
+        raise InputError(path, "no such file (run proof-audit run first)")
     try:
-        with open(path, encoding="utf-8") as fh:
-            results = json.load(fh)
-    except OSError as e:
-        raise InputError(path, f"cannot read: {e.strerror or e} (run proof-audit run first)") from None
+        results = json.loads(read_bytes(path, MAX_RESULTS_BYTES, "results").decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise InputError(path, f"not JSON: {e.msg}", e.lineno, e.colno) from None
+    except RecursionError:
+        raise InputError(path, "not JSON: nested too deeply") from None
     if not isinstance(results, dict) or results.get("schema") != "proof-audit/results" or results.get("version") != 1:
         raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
     from verify.report.results import validate_results

@@ -198,14 +198,7 @@ def load_claims_cache(cache_dir: str, plan: str) -> dict:
     a file that is not one: ignored and written again); an entry whose seal does not match is
     left out (its claim is evaluated again), as is a corpus part whose seal does not
     ("certificates" is None where they are not readable: they are then solved again)."""
-    path = os.path.join(cache_dir, CLAIMS_FILE)
-    try:
-        if os.path.getsize(path) > MAX_CACHE_BYTES:
-            return {}
-        with open(path, encoding="utf-8") as fh:
-            got = json.load(fh)
-    except (OSError, ValueError):
-        return {}
+    got = _read(os.path.join(cache_dir, CLAIMS_FILE))
     if not isinstance(got, dict) or got.get("plan") != plan or not isinstance(got.get("claims"), dict):
         return {}
     return _unsealed(got)
@@ -247,15 +240,9 @@ def _write(cache_dir: str, name: str, data: dict) -> None:
 def load(cache_dir: str, key: str) -> dict | None:
     """The cached run for ``key``, or None (no cache, another key, or a cache file that is not
     one: it is ignored and written again, never trusted)."""
-    path = os.path.join(cache_dir, CACHE_FILE)
-    try:
-        if os.path.getsize(path) > MAX_CACHE_BYTES:
-            return None
-        with open(path, encoding="utf-8") as fh:
-            got = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(got, dict) or got.get("key") != key or not isinstance(got.get("results_text"), str):
+    got = _read(os.path.join(cache_dir, CACHE_FILE))
+    if not isinstance(got, dict) or got.get("key") != key or not isinstance(got.get("results_text"), str) \
+            or got.get("seal") != _sealed(key, [got["results_text"], got.get("run_info"), got.get("figures")]):
         return None
     from verify.report.results import validate_results
 
@@ -270,7 +257,23 @@ def load(cache_dir: str, key: str) -> dict | None:
 
 
 def store(cache_dir: str, key: str, results_text: str, run_info: dict, figures) -> None:
-    _write(cache_dir, CACHE_FILE, {"key": key, "results_text": results_text, "run_info": run_info, "figures": figures})
+    """run.json: the run's results text, information and plots, sealed to its key (JSON first,
+    so that the seal is of what is read back)."""
+    run_info, figures = json.loads(json.dumps([run_info, figures]))
+    _write(cache_dir, CACHE_FILE, {"key": key, "results_text": results_text, "run_info": run_info, "figures": figures,
+                                   "seal": _sealed(key, [results_text, run_info, figures])})
+
+
+def _read(path: str):
+    """A cache file's JSON, or None where there is none or it is not one: a file that is not a
+    regular file (a FIFO would block, /dev/zero never end), is over MAX_CACHE_BYTES, or is not
+    JSON is ignored, never trusted, and written again."""
+    from perceptron.limits import read_bytes
+
+    try:
+        return json.loads(read_bytes(path, MAX_CACHE_BYTES, "cache").decode("utf-8"))
+    except (InputError, ValueError, RecursionError):
+        return None
 
 
 def restore(hit: dict, out_dir: str) -> tuple[str, dict, list | None]:

@@ -29,10 +29,14 @@ import os
 import platform
 import sys
 
-__all__ = ["write_results", "print_table", "results_dict", "validate_results", "findings_of"]
+__all__ = ["write_results", "print_table", "results_dict", "validate_results", "findings_of", "MAX_RESULTS_BYTES"]
 
 _CLAIM_FIELDS = {"id": str, "document": str, "citation": str, "statement": str, "when": str, "expect": str,
                  "verdict": str, "as_expected": bool, "evidence": dict, "file": str}
+
+#: Bytes of a results.json read back (``report``): the five notes' is 0.5 MB; a course's many
+#: notes stay far below it, and a file past it is refused rather than read into memory.
+MAX_RESULTS_BYTES = 256 << 20
 
 
 def validate_results(results: dict) -> str | None:
