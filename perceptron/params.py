@@ -23,7 +23,7 @@ from .limits import MAX_NUMBER_CHARS
 from .declared import variant_of
 from .variants import VARIANTS
 
-__all__ = ["Params", "ParamError", "SequenceError", "prepare_inputs", "exact_inputs", "check_params", "declared_constants",
+__all__ = ["Params", "ParamError", "DataParamError", "SequenceError", "prepare_inputs", "exact_inputs", "check_params", "declared_constants",
            "names_used", "parse_order", "epoch_permutations", "MAX_KERNEL_POINTS", "MAX_DEGREE"]
 
 
@@ -157,7 +157,12 @@ class ParamError(OptionError):
     """A parameter combination that the variant does not allow."""
 
 
-class SequenceError(ParamError):
+class DataParamError(ParamError):
+    """Parameters these data do not allow (the unit variant's zero vector or irrational norm, a
+    sequence naming a point the data lack): said naming the data file."""
+
+
+class SequenceError(DataParamError):
     """A ``sequence:`` order the data does not allow: a point it names is not in the dataset, or
     is correctly classified when its turn comes (the run is no run of that sequence)."""
 
@@ -183,7 +188,7 @@ def prepare_inputs(ds: Dataset, params: Params):
     if var.unit:
         norms = np.sqrt(np.cumsum(X * X, axis=1)[:, -1])
         if (norms == 0).any():
-            raise ParamError(f"the unit variant cannot scale the zero vector (point {int(np.argmax(norms == 0))})")
+            raise DataParamError(f"the unit variant cannot scale the zero vector (point {int(np.argmax(norms == 0))})")
         X = X / norms[:, None]
     return np.ascontiguousarray(X), 1
 
@@ -204,9 +209,9 @@ def _unit_rows_exact(X, D):
         sq = sum(int(v) * int(v) for v in row)
         r = math.isqrt(sq)
         if sq == 0:
-            raise ParamError(f"the unit variant cannot scale the zero vector (point {i})")
+            raise DataParamError(f"the unit variant cannot scale the zero vector (point {i})")
         if r * r != sq:
-            raise ParamError(
+            raise DataParamError(
                 f"point {i} has |x|^2 = {format_rational(Fraction(sq, D * D))}, not the square of a rational, "
                 "so x/|x| is irrational: run the unit variant with --float, or give unit-norm data")
         rows.append([Fraction(int(v), r) for v in row])

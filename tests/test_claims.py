@@ -152,3 +152,12 @@ def test_huge_exponent_in_file(tmp_path):
     with pytest.raises(ClaimError) as ei:
         load_claims(p)
     assert ei.value.line == 9 and "exponent" in ei.value.message
+
+
+def test_a_document_table_without_its_file_says_so(tmp_path):
+    path = tmp_path / "c.toml"
+    for doc, says in (('title = "x"', "[document] needs file"), ("file = 3", "[document] file must be a string")):
+        path.write_text(f'[document]\n{doc}\n\n[[claim]]\nid = "a"\nsection = "s"\nstatement = "s"\nwhen = "once"\n'
+                        'expr = "1 == 1"\nexpect = "holds"\n')
+        problems = lint([str(path)])
+        assert len(problems) == 1 and says in str(problems[0]), problems

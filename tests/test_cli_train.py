@@ -34,3 +34,14 @@ def test_bad_parameters_exit_2(capsys):
     assert "eta in (0, 1]" in capsys.readouterr().err
     assert main(["train", "--data", "builtin:worked-example", "--order", "sideways"]) == 2
     assert main(["train", "--data", "builtin:nope"]) == 2
+
+
+def test_a_run_the_data_do_not_allow_is_one_line_naming_the_data(tmp_path, capsys):
+    """The unit variant on points of irrational norm, a sequence naming a point the data lack:
+    the data's fault, said in one line that names the data file (it named no file)."""
+    data = tmp_path / "d.txt"
+    data.write_text("1 2 +1\n3 4 -1\n")
+    for opts, says in ((["--variant", "unit"], "not the square of a rational"), (["--order", "sequence:5"], "names point 5")):
+        assert main(["train", "--data", str(data), *opts]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"proof-audit: {data}: ") and says in err and len(err.splitlines()) == 1, err

@@ -18,6 +18,7 @@ from perceptron._numbers import NumberError, format_rational, parse_rational
 from perceptron.declared import variant_of
 from perceptron.errors import OptionError
 from perceptron.limits import allow_long_numbers
+from perceptron.params import DataParamError
 from perceptron.variants import VARIANTS
 from verify.report.command_line import EXIT_CODES, Formatter, Parser, Unused, Version, say
 from verify.config import check_jobs, check_out_dir
@@ -86,7 +87,8 @@ def _add_run_args(p):
     p.add_argument("--set", action="append", metavar="NAME=P/Q", dest="set_values",
                    help="a declared variant's parameter, e.g. --set tau=1/2 (repeatable; default: the declaration's)")
     p.add_argument("--eta", type=_rational_arg, default=Fraction(1), help="learning rate (exact rational; default 1)")
-    p.add_argument("--order", default="cyclic", help="first | cyclic | random:SEED | max-violation (default cyclic)")
+    p.add_argument("--order", default="cyclic", help="first | cyclic | random:SEED | max-violation | sequence:I,J,... "
+                                                    "(default cyclic)")
     p.add_argument("--augment", choices=["first", "last"], help="add the constant-1 coordinate first or last")
     p.add_argument("--sign0", type=int, default=0, choices=[-1, 0, 1], help="value of sign(0) for the sign and unit variants")
     p.add_argument("--form", choices=["yx", "half"], default="yx", help="sign variant: eta y x, or 1/2 eta (y - out) x")
@@ -152,6 +154,8 @@ def cmd_train(args) -> int:
             writer.abort()
         if isinstance(e, OSError):
             raise InputError(args.trace, f"cannot write the trace: {e.strerror or e}") from None
+        if isinstance(e, DataParamError):  # the data's fault: said naming the data
+            raise InputError(args.data, str(e)) from None
         raise
     summary = res.summary()
     summary["dataset"] = ds.name

@@ -301,7 +301,9 @@ def _document(data: dict, doc_keys: dict, problem):
     """The [document] table, the note's path (or None) and the [[claim]] tables, checked."""
     doc = data.get("document")
     if not isinstance(doc, dict) or not isinstance(doc.get("file"), str):
-        problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)")
+        problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)"
+                if not isinstance(doc, dict) else "[document] needs file = \"...\" (the source note's file name)"
+                if "file" not in doc else "[document] file must be a string (the source note's file name)")
         doc = {"file": "?", "title": ""}
     for key in data:
         if key not in ("document", "claim", "variants", "notation"):
