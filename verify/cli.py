@@ -492,12 +492,10 @@ def cmd_report(args) -> int:
         raise InputError(path, "no such file (run proof-audit run first)")
     try:
         results = json.loads(read_bytes(path, MAX_RESULTS_BYTES, "results").decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise InputError(path, f"not JSON: {e.msg}", e.lineno, e.colno) from None
-    except RecursionError:
-        raise InputError(path, "not JSON: nested too deeply") from None
+    except (UnicodeDecodeError, RecursionError):
+        raise InputError(path, "not JSON: not UTF-8 text, or nested too deeply") from None
     if not isinstance(results, dict) or results.get("schema") != "proof-audit/results" or results.get("version") != 1:
         raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
     from verify.report.results import validate_results
