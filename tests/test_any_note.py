@@ -1088,6 +1088,30 @@ expect = "holds"
     assert by_id["k.poly-bound"].verdict == verify.Verdict.REFUTED
 
 
+def test_a_linear_kernel_claim_that_names_its_kernel_is_searched_on_the_linear_kernel_only(tmp_path):
+    """A claim assuming the linear kernel that reads kernel_degree is searched with the learner's
+    kernel runs, but only the linear kernel's: its domain names no kernel it was not evaluated on."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "k.toml"
+    path.write_text(HEAD + '''[[claim]]
+id = "k.linear-degree"
+section = "s"
+statement = "the linear kernel is of degree 1"
+when = "update"
+variants = ["kernel"]
+assume = ["kernel_linear"]
+orders = ["cyclic"]
+expr = "kernel_degree == 1 and sum_i(alpha) == k"
+expect = "holds"
+''')
+    (claim,) = load_claims(str(path)).claims
+    res = search(claim, Domain(points=2, dim=2, box=1, max_updates=3, order="cyclic"), engine="enumerate", timeout=300)
+    text = res.domain["runs"]
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res
+    assert "kernels {linear}" in text and "poly" not in text.split("rbf")[0], text
+
+
 @pytest.mark.parametrize("order", ["cyclic", "first", "random:4"])
 def test_sweeps_are_searched_in_a_deterministic_order(tmp_path, order):
     """The search follows each run's sweeps (epoch, its visits, its mistakes so far): identities

@@ -283,12 +283,15 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
                           "deterministic order (first, cyclic, max-violation, random:SEED), each candidate the learner's run")
     tie = VARIANTS["kernel"].tie
     sign0s = dom.sign0s if tie is None else (tie,)
+    # a claim assuming the linear kernel (it reads kernel_degree, so it is searched here) is
+    # about the linear kernel's runs only: the others are not evaluated, and not named
+    kernels_run = KERNELS[:1] if "kernel_linear" in claim.assume else KERNELS
     settings = [{"eta": Fraction(e), "sign0": s0, "kernel": k, "degree": deg, "offset": off}
-                for e in dom.etas for s0 in sign0s for k, deg, off in KERNELS]
+                for e in dom.etas for s0 in sign0s for k, deg, off in kernels_run]
     t0 = time.monotonic()
     checked = [0]
     eng = "enumerate" if engine == "auto" else engine
-    kernels = ", ".join("linear" if k == "linear" else f"poly (x.z + {off})^{deg}" for k, deg, off in KERNELS)
+    kernels = ", ".join("linear" if k == "linear" else f"poly (x.z + {off})^{deg}" for k, deg, off in kernels_run)
     d = asdict(dom)
     d.update({
         "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1",
