@@ -222,6 +222,8 @@ class Walker:
             rec, made = MemoryTrace(), replace(params, max_updates=bound + 1)
             res = train(ctxs[0][0].ds, made, rec)
             if res.updates > bound:
+                if self.claim.when == "end" and not self.budget_stops:
+                    return None  # the cut run has not ended: nothing for this end claim (not made again)
                 rec, made = MemoryTrace(), replace(params, max_updates=bound)
                 res = train(ctxs[0][0].ds, made, rec)
         except SequenceError:
