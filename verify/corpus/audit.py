@@ -31,7 +31,7 @@ from verify.language.quantifiers import (
     uses_separator,
 )
 from verify.numbers import exact as X
-from verify.replay.dispatch import applicable, replay
+from verify.replay.dispatch import applicable, replay, tallied
 from verify.report.progress import Progress
 from verify.verdicts import Finding, Verdict
 
@@ -99,9 +99,8 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
             solved.certs.setdefault(key, ctx.cert)
             first_of_dkey = dkey not in seen_dataset_ctx
             seen_dataset_ctx.add(dkey)
-            for c in run_claims:
-                if (c.when in RUN_WHENS and c.compiled is not None) or c in pairs or (c.when == "dataset" and first_of_dkey):
-                    agg[c.id].not_applying(applicable(c, ctx, None, name))
+            for c in tallied(run_claims, dataset_claims=first_of_dkey) + list(pairs):  # as its replay and _pair would
+                agg[c.id].not_applying(applicable(c, ctx, None, name))
             continue
         rec = MemoryTrace()
         try:

@@ -293,11 +293,18 @@ def replay(ds, trace, claims=(), *, dataset_name=None, cert=None, dataset_claims
     return replay_run(RunContext(ds, params, cert, separator), trace, claims, name, dataset_claims)
 
 
+def tallied(claims, dataset_claims=True) -> list:
+    """The claims a replay of a run tallies (each evaluated, or found not applicable): those
+    evaluated at its steps or end, and with ``dataset_claims`` those about its dataset."""
+    return [c for c in claims if (c.when in ("visit", "update", "end") and c.compiled is not None)
+            or (dataset_claims and c.when == "dataset")]
+
+
 def replay_run(ctx, trace, claims, name, dataset_claims=True):
     """replay() past the header: the trace of ``ctx``'s run compared with the re-run, the claims
     evaluated on it.  The search calls it with a context it derived once per dataset."""
     tallies: dict = {}
-    step_claims = [c for c in claims if c.when in ("visit", "update", "end") and c.compiled is not None]
+    step_claims = tallied(claims, dataset_claims=False)
     live = []
     for c in step_claims:
         why = applicable(c, ctx, None, name)
