@@ -442,7 +442,8 @@ def cmd_run(args) -> int:
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
     cache_dir = cfg.cache or os.path.join(args.out, ".cache")
-    key = None if args.no_cache else run_key(paths, data, {"domain": domain, "notes": args.notes})
+    settings = {"domain": domain, "notes": args.notes}  # what the result depends on beside the files
+    key = None if args.no_cache else run_key(paths, data, settings)
     hit = key and load(cache_dir, key)
     by_id = {c.id: c for c in claims}
     if hit:  # nothing changed: the last result, byte for byte, and the reports rebuilt from it
@@ -451,7 +452,7 @@ def cmd_run(args) -> int:
         kw = dict(data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
                   colour=use_colour(args.color, sys.stderr), scheduler=args.scheduler)
         findings, corpus, run_info = audit(paths, claims=claims, **kw) if args.no_cache else \
-            audit_reusing(paths, claims, cache_dir, {"domain": domain, "notes": args.notes}, **kw)
+            audit_reusing(paths, claims, cache_dir, settings, **kw)
         figures = run_info.pop("figures", None)  # rendered by a worker during the search
         path = write_results(args.out, findings, by_id, corpus, run_info, drafts)
         if key:

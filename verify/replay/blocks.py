@@ -211,11 +211,11 @@ class _Blocks:
         ep = np.asarray(self.rep, dtype=np.int64)
         first = np.maximum.accumulate(np.where(np.r_[True, ep[1:] != ep[:-1]] if len(ep) else np.zeros(0, bool),
                                                np.arange(len(ep)), 0))
-        done = np.asarray(self.before, dtype=np.int64) + np.asarray(self.rm, dtype=np.int64) - np.asarray(self.before)[first]
+        before = np.asarray(self.before, dtype=np.int64)
+        done = before + np.asarray(self.rm, dtype=np.int64) - before[first]
         rows = np.arange(self.V) if visit_claims else np.flatnonzero(self.rm)  # the visits claims are stepped at
         # the mistakes of the sweep before each visit's: updates before its sweep's first visit minus
         # those before the previous sweep's first visit (-1 in the first sweep)
-        before = np.asarray(self.before, dtype=np.int64)
         fs = first[rows]
         prev_first = first[np.maximum(fs - 1, 0)]
         last = np.where(fs > 0, before[fs] - before[prev_first], -1) if len(rows) else np.zeros(0, dtype=np.int64)

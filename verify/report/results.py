@@ -113,11 +113,12 @@ def findings_of(results: dict) -> list:
                     c["file"], c.get("line") or 0) for c in results["claims"]]
 
 
-def package_version() -> str:
+def package_version(dist: str = "proof-audit") -> str:
+    """The installed version of a distribution, read from its metadata (nothing imported)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("proof-audit")
+        return version(dist)
     except PackageNotFoundError:  # run from a source tree that was not installed
         return "unknown (not installed)"
 
@@ -191,17 +192,10 @@ def write_results(out_dir, findings, claims_by_id, corpus, run_info, drafts=()) 
 
 
 def _versions() -> dict:
-    """The solvers' and libraries' versions, read from their installed metadata (importing sympy,
-    scipy and z3 only to ask would cost a warm re-run half a second)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for name, dist in (("numpy", "numpy"), ("scipy", "scipy"), ("sympy", "sympy"), ("z3", "z3-solver")):
-        try:
-            out[name] = version(dist)
-        except PackageNotFoundError:  # pragma: no cover
-            out[name] = "not installed"
-    return out
+    """The solvers' and libraries' versions (importing sympy, scipy and z3 only to ask would cost
+    a warm re-run half a second)."""
+    return {name: package_version(dist) for name, dist in (("numpy", "numpy"), ("scipy", "scipy"), ("sympy", "sympy"),
+                                                            ("z3", "z3-solver"))}
 
 
 _MARK = {True: "ok", False: "UNEXPECTED"}
