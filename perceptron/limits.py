@@ -17,7 +17,7 @@ from .errors import InputError
 
 __all__ = ["MAX_DATA_BYTES", "MAX_TRACE_BYTES", "MAX_CLAIM_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "parse_toml",
            "MAX_DENOMINATOR_BITS", "MAX_CELLS", "MAX_DIM", "MAX_POINTS", "MAX_TRACE_LINE",
-           "MAX_TRACE_RECORDS", "check_regular_file", "read_bytes", "allow_long_numbers"]
+           "MAX_TRACE_RECORDS", "MAX_NPZ_MEMBERS", "MAX_NPZ_UNPACKED", "check_regular_file", "read_bytes", "allow_long_numbers"]
 
 #: A dataset file is read whole and parsed into exact rationals (a Fraction costs about 100
 #: bytes against a few bytes of text): 256 MiB of text is some GiB of numbers.
@@ -45,6 +45,13 @@ MAX_POINTS = 10_000_000
 MAX_TRACE_LINE = 64 << 20
 #: Visit records of one trace held in memory.
 MAX_TRACE_RECORDS = 50_000_000
+#: Members of one NPZ archive (a trace has about a dozen columns, a dataset two arrays).
+MAX_NPZ_MEMBERS = 64
+#: Bytes of all the members of one NPZ archive once decompressed, summed (each is also held to
+#: MAX_CELLS): every member is held in memory at once, and a small compressed file can unpack to
+#: GiB.  A trace is written stored (uncompressed) under MAX_TRACE_BYTES, and a dataset of
+#: MAX_CELLS float64 values takes 400 MB, so both fit.
+MAX_NPZ_UNPACKED = 1 << 30
 
 
 def check_regular_file(path: str, limit: int, what: str) -> int:
