@@ -29,13 +29,9 @@ class ClusterPool:
     def __init__(self, address: str, task, setup: tuple):
         if importlib.util.find_spec("distributed") is None:
             raise OptionError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'")
-        from distributed import Client
+        from verify.searching.scheduler import connect
 
-        try:
-            self.client = Client(address, timeout=f"{CONNECT_SECONDS}s")  # read at call time (tests lower it)
-        except (OSError, TimeoutError, ValueError) as e:
-            raise OptionError(f"--scheduler {address}: cannot reach a Dask scheduler there "
-                              f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'no answer'})") from None
+        self.client = connect(address, CONNECT_SECONDS)  # read at call time (tests lower it)
         self.task, self.setup = task, setup
         self._held: list = []  # the cluster's futures, kept until shutdown (a dropped one is cancelled)
 

@@ -200,13 +200,11 @@ def _run_pool(claim, dom, shards, deadline, max_rows, jobs, merge, report):
 
 
 def _run_dask(claim, dom, shards, deadline, max_rows, scheduler, merge, report):
-    from distributed import Client, as_completed  # checked by the caller
+    from distributed import as_completed  # checked by the caller
 
-    try:
-        client = Client(scheduler, timeout=f"{CONNECT_SECONDS}s")
-    except (OSError, TimeoutError, ValueError) as e:
-        raise SearchError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there "
-                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'no answer'})") from None
+    from verify.searching.scheduler import connect
+
+    client = connect(scheduler, CONNECT_SECONDS, error=SearchError)
     with client:
         futures = {client.submit(_dask_task, claim, dom, s, deadline, max_rows, pure=False, priority=-s.index,
                                  key=f"proof-audit-shard-{s.index}-{os.getpid()}-{time.time_ns()}"): s for s in shards}
