@@ -124,3 +124,154 @@ def test_scheduler_probe_accepts_a_real_scheduler():
                                   dashboard_address=None) as cl:
         with connect(cl.scheduler_address, 5) as client:
             assert client.submit(lambda x: x + 1, 1).result(timeout=10) == 2
+
+
+_CLAIMS = """[document]
+file = "n.md"
+
+[[claim]]
+id = "d.bound"
+section = "s"
+statement = "s"
+when = "end"
+variants = ["rosenblatt"]
+assume = ["separable", "w0_zero", "eta_one"]
+expr = "mistakes <= R2/gamma**2"
+expect = "holds"
+
+[[claim]]
+id = "d.wrong"
+section = "s"
+statement = "s"
+when = "update"
+variants = ["rosenblatt"]
+expr = "norm2(w) <= k"
+expect = "refuted"
+
+[[claim]]
+id = "d.strict"
+section = "s"
+statement = "s"
+when = "end"
+variants = ["rosenblatt"]
+assume = ["separable", "w0_zero", "eta_one"]
+expr = "mistakes < R2/gamma**2"
+expect = "refuted"
+
+[[claim]]
+id = "d.step"
+section = "s"
+statement = "s"
+when = "symbolic"
+vectors = ["w", "x"]
+scalars = ["y"]
+hypotheses = ["y**2 == 1", "y*dot(w, x) <= 0"]
+steps = ["norm2(w + y*x) <= norm2(w)"]
+expect = "refuted"
+"""
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    """results.json of an audit whose evidence has every shape the reports read: quantifiers
+    and smallest slack, a corpus counterexample, a search counterexample with a separator, and
+    proof steps with theirs."""
+    import json
+
+    d = tmp_path_factory.mktemp("audited")
+    (d / "c.toml").write_text(_CLAIMS)
+    assert cli_main(["run", "--claims", str(d / "c.toml"), "--quiet", "--no-cache", "--out", str(d / "out")]) == 0
+    return json.loads((d / "out" / "results.json").read_text())
+
+
+def _paths(obj, path=()):
+    """Every key path of ``obj`` (of a list, its first item only; of the quantifiers, one)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if (path and path[-1] == "quantifiers" and k != next(iter(obj))) or k in ("summary", "min_slack_at"):
+                continue  # (one quantifier is enough; a run's summary and the slack's place are not read)
+            yield path + (k,)
+            yield from _paths(v, path + (k,))
+    elif isinstance(obj, list) and obj:
+        yield path + (0,)
+        yield from _paths(obj[0], path + (0,))
+
+
+def _mutants(results):
+    """(what, results) with one key of a claim's evidence (or its expr, corrects, note) deleted
+    or given a value of another type."""
+    import copy
+
+    for j, c in enumerate(results["claims"]):
+        for path in [("expr",), ("note",), ("corrects",)] + [("evidence",) + p for p in _paths(c["evidence"])]:
+            for value in ("DELETE", None, 7, "x", [], {}, [[1, 2]]):
+                r = copy.deepcopy(results)
+                box = r["claims"][j]
+                for k in path[:-1]:
+                    box = box[k]
+                if value == "DELETE":
+                    if not isinstance(box, dict) or path[-1] not in box:
+                        continue
+                    del box[path[-1]]
+                elif isinstance(box, dict) or (isinstance(box, list) and path[-1] < len(box)):
+                    box[path[-1]] = value
+                yield f"claims[{j}].{'.'.join(map(str, path))} = {value!r}", r
+
+
+def test_report_validates_evidence_before_writing(audited, tmp_path, monkeypatch):
+    """Every key the reports read from a claim's evidence, missing or of another type: either
+    refused by the check (one problem naming the claim) or written without an error (was:
+    KeyError, TypeError, AttributeError in the middle of the reports)."""
+    import verify.report.figures
+    from verify.report.artefacts import write_artefacts
+    from verify.report.evidence_check import validate_report_input
+
+    # the figures are drawn from the data (so bad data still fails there), not rendered to SVG
+    monkeypatch.setattr(verify.report.figures, "svg_of", lambda fig: "<svg></svg>")
+    assert validate_report_input(audited) is None
+    refused = written = 0
+    for what, r in _mutants(audited):
+        problem = validate_report_input(r)
+        if problem:
+            assert problem.startswith(("claims[", "corpus")) and "\n" not in problem, (what, problem)
+            refused += 1
+            continue
+        try:
+            write_artefacts(str(tmp_path), r)
+        except Exception as e:  # noqa: BLE001 (what the test looks for)
+            raise AssertionError(f"{what}: {type(e).__name__}: {e}") from None
+        written += 1
+    assert refused > 50 and written > 20
+
+
+def test_report_names_results_json_and_the_claim(audited, tmp_path, capsys):
+    import json
+
+    r = json.loads(json.dumps(audited))
+    del r["claims"][2]["evidence"]["counterexample"]["search"]["labels"]
+    r["claims"][0]["evidence"]["min_slack"] = {"exact": 3}
+    for n, problem in ((2, "claim 'd.strict').evidence.counterexample.search.labels is missing"),
+                       (0, "claim 'd.bound').evidence.min_slack.exact must be a string")):
+        out = tmp_path / str(n)
+        out.mkdir()
+        r2 = json.loads(json.dumps(audited))
+        r2["claims"][n] = r["claims"][n]
+        (out / "results.json").write_text(json.dumps(r2))
+        capsys.readouterr()
+        assert cli_main(["report", "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and str(out / "results.json") in err and problem in err, err
+
+
+def test_report_validates_the_corpus_tables(audited):
+    """The tightness table and the plot data the reports draw are checked too."""
+    import json
+
+    from verify.report.evidence_check import validate_report_input
+
+    for corpus, problem in (({"tightness": [{"claim": "x", "worst_ratio": "1"}]}, "corpus.tightness[0].worst_ratio"),
+                            ({"plots": {"series": [{"rows": [[1, 2]]}]}}, "corpus.plots.series[0].rows"),
+                            ({"plots": {"bounds": [{"bound": 1}]}}, "corpus.plots.bounds[0].mistakes is missing")):
+        r = json.loads(json.dumps(audited))
+        r["corpus"].update(corpus)
+        assert problem in (validate_report_input(r) or ""), corpus

@@ -499,9 +499,9 @@ def cmd_report(args) -> int:
         raise InputError(path, "not JSON: not UTF-8 text, or nested too deeply") from None
     if not isinstance(results, dict) or results.get("schema") != "proof-audit/results" or results.get("version") != 1:
         raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
-    from verify.report.results import validate_results
+    from verify.report.evidence_check import validate_report_input
 
-    problem = validate_results(results)
+    problem = validate_report_input(results)
     if problem:
         raise InputError(path, f"not a complete results file: {problem}")
     for p in write_artefacts(args.out, results, github=args.github):
