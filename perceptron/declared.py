@@ -46,7 +46,7 @@ from .expression import (
     ExprError,
     compile_expr,
 )
-from .limits import MAX_CLAIM_BYTES, MAX_NUMBER_CHARS, parse_toml, read_bytes
+from .limits import MAX_CLAIM_BYTES, MAX_NUMBER_CHARS, parse_toml, read_bytes, top_level_lines
 from .variants import VARIANTS
 
 __all__ = ["Declaration", "DeclarationError", "parse_declaration", "load_variants", "register", "declared",
@@ -472,10 +472,10 @@ def load_variants(path: str) -> list:
     except UnicodeDecodeError as e:
         raise InputError(path, "not UTF-8 text", raw[:e.start].count(b"\n") + 1) from None
     data = parse_toml(path, text)
-    extra = [k for k in data if k not in ("variants", "document", "claim")]
+    extra = [k for k in data if k not in ("variants", "document", "claim", "notation")]
     if extra:
         raise InputError(path, f"unknown top-level key {extra[0][:40]!r} (a variant file holds [variants.NAME] tables; "
-                               "a claim file may hold them too)", 1)
+                               "a claim file may hold them too)", top_level_lines(text).get(extra[0], 1))
     decls = declarations_from(path, data, text)
     if not decls:
         raise InputError(path, "no [variants.NAME] table", 1)

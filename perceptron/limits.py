@@ -17,7 +17,7 @@ from .errors import InputError
 
 __all__ = ["MAX_DATA_BYTES", "MAX_TRACE_BYTES", "MAX_CLAIM_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "parse_toml",
            "MAX_DENOMINATOR_BITS", "MAX_CELLS", "MAX_DIM", "MAX_POINTS", "MAX_TRACE_LINE",
-           "MAX_TRACE_RECORDS", "MAX_NPZ_MEMBERS", "MAX_NPZ_UNPACKED", "check_regular_file", "read_bytes", "allow_long_numbers"]
+           "MAX_TRACE_RECORDS", "MAX_NPZ_MEMBERS", "MAX_NPZ_UNPACKED", "check_regular_file", "top_level_lines", "read_bytes", "allow_long_numbers"]
 
 #: A dataset file is read whole and parsed into exact rationals (a Fraction costs about 100
 #: bytes against a few bytes of text): 256 MiB of text is some GiB of numbers.
@@ -119,3 +119,23 @@ def parse_toml(path: str, text: str) -> dict:
     except ValueError:  # Python's own limit on the digits of an integer read from text
         raise InputError(path, f"an integer too long to read: numbers are limited to {MAX_NUMBER_CHARS} characters "
                                "(perceptron.limits.MAX_NUMBER_CHARS)") from None
+
+
+def top_level_lines(text: str) -> dict:
+    """The line of each top-level name of a TOML text (tomllib gives no positions): a table's
+    first header (``[name]``, ``[name.sub]``, ``[[name]]``) or a key before any table, so that a
+    problem with one is reported where it is written."""
+    import re
+
+    where: dict = {}
+    in_table = False
+    for ln, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"\s*\[\[?\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_\-]+)", line)
+        if m:
+            in_table = True
+            where.setdefault(m.group(1).strip("\"'"), ln)
+            continue
+        k = re.match(r"\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_\-]+)\s*[=.]", line)
+        if k and not in_table:
+            where.setdefault(k.group(1).strip("\"'"), ln)
+    return where

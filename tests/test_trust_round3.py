@@ -275,3 +275,80 @@ def test_report_validates_the_corpus_tables(audited):
         r = json.loads(json.dumps(audited))
         r["corpus"].update(corpus)
         assert problem in (validate_report_input(r) or ""), corpus
+
+
+_DRAFTED = '''# Drafted by proof-audit draft from n.md, then given a variant
+
+[document]
+file = "n.md"
+title = "A note"
+
+[[claim]]
+id = "m.wrong"
+section = "s"
+statement = "s"
+when = "update"
+variants = ["margin"]
+expr = "norm2(w) <= k"
+expect = "holds"
+
+[notation]
+"\\\\alpha" = "gamma"
+
+[variants.margin]
+note = "Margin perceptron"
+parameters = { tau = "1" }
+state = { w = "w0" }
+score = "dot(w, x)"
+mistake = "y * score <= tau"
+update = { w = "w + eta * y * x" }
+orders = ["cyclic", "random", "first", "sequence"]
+stop = "converged"
+'''
+
+
+def test_drafted_claim_file_is_a_variant_file_and_its_replay_runs(tmp_path, monkeypatch, capsys):
+    """A claim file with the drafter's [notation] table, declaring a variant: lint and run accept
+    it, so --variants does too, and the replay command printed for its refuted claim runs (was:
+    "unknown top-level key 'notation'", exit 2)."""
+    import json
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.toml").write_text(_DRAFTED)
+    assert cli_main(["claims", "lint", "c.toml"]) == 0
+    assert cli_main(["run", "--claims", "c.toml", "--quiet", "--no-cache", "--out", "out"]) in (0, 1)
+    replay = json.loads((tmp_path / "out" / "results.json").read_text())["claims"][0]["evidence"]["replay"]
+    assert "--variants c.toml" in replay
+    capsys.readouterr()
+    for command in replay.split(" && "):
+        argv = shlex.split(command)
+        assert argv[0] == "proof-audit"
+        assert cli_main(argv[1:]) in (0, 1), capsys.readouterr()
+    out = capsys.readouterr().out
+    assert "m.wrong: refuted" in out, out
+
+
+@pytest.mark.parametrize("extra, key, line", [("[notes]\nx = 1\n", "notes", 29), ("[[claims]]\nid = 1\n", "claims", 29)])
+def test_unknown_top_level_key_is_reported_at_its_line(tmp_path, capsys, extra, key, line):
+    """Lint, --claims and --variants name the line of the unknown table (was: line 1)."""
+    path = tmp_path / "c.toml"
+    path.write_text(_DRAFTED + "\n" + extra)
+    assert _DRAFTED.count("\n") + 2 == line
+    data = tmp_path / "d.csv"
+    data.write_text("1,1\n-1,-1\n")
+    for argv in (["claims", "lint", str(path)], ["train", "--data", str(data), "--variants", str(path)]):
+        capsys.readouterr()
+        assert cli_main(argv) == 2 if argv[0] == "train" else cli_main(argv) != 0
+        captured = capsys.readouterr()
+        text = captured.err + captured.out
+        assert f"{path}:{line}:" in text and f"unknown top-level key {key!r}" in text, text
+
+
+def test_notation_problem_is_reported_at_its_table(tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text(_DRAFTED.replace('"\\\\alpha" = "gamma"', '"\\\\alpha" = 3'))
+    capsys.readouterr()
+    assert cli_main(["claims", "lint", str(path)]) != 0
+    captured = capsys.readouterr()
+    assert f"{path}:17:" in captured.err + captured.out, captured

@@ -111,10 +111,10 @@ def _add_run_args(p):
 
 
 def _load_variant_files(paths):
-    from perceptron.declared import load_variants
+    from verify.language.variant_files import load_variant_file  # claim files as --claims reads them
 
     for path in paths or ():
-        load_variants(path)
+        load_variant_file(path)
 
 
 def _set_values(items) -> tuple:

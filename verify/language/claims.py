@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 
 from perceptron.declared import declarations_from, variant_of
 from perceptron.errors import InputError
-from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes
+from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes, top_level_lines
 from perceptron.variants import VARIANTS
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES, TYPES
@@ -202,9 +202,11 @@ class ClaimFile:
 
 
 def _locate(text: str):
-    """Line of each [[claim]] header and of each key within it (tomllib gives no positions)."""
+    """Line of each [[claim]] header and of each key within it, and of each key of [document]
+    (tomllib gives no positions); keys of other tables ([notation], [variants.NAME]) are not
+    taken for [document]'s."""
     blocks = []
-    doc_keys = {}
+    doc_keys: dict = {}
     cur = None
     for ln, line in enumerate(text.splitlines(), 1):
         s = line.strip()
@@ -213,12 +215,11 @@ def _locate(text: str):
             blocks.append(cur)
             continue
         if s.startswith("["):
-            cur = None
+            cur = doc_keys if re.match(r"^\[\s*document\s*\]", s) else None
             continue
         m = re.match(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*", line)
-        if m:
-            target = cur if cur is not None else doc_keys
-            target.setdefault(m.group(1), (ln, m.end() + 1))
+        if m and cur is not None:
+            cur.setdefault(m.group(1), (ln, m.end() + 1))
     return blocks, doc_keys
 
 
@@ -253,12 +254,13 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         return ClaimFile(path, "", "")
     data, text = got
     blocks, doc_keys = _locate(text)
+    top = top_level_lines(text)
     try:
         declarations_from(path, data, text)  # [variants.NAME]: declared variants, registered
     except InputError as e:
         problem(e.line, None, e.message)
-    doc, note_path, raw_claims = _document(data, doc_keys, problem)
-    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")), notation=_notation(data, problem),
+    doc, note_path, raw_claims = _document(data, doc_keys, top, problem)
+    cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")), notation=_notation(data, text, top, problem),
                    note=os.path.normpath(os.path.join(os.path.dirname(path), note_path or doc.get("file", "?"))))
     seen: dict = {}
     for j, c in enumerate(raw_claims):
@@ -297,20 +299,22 @@ def _read_toml(path, problem):
     return None
 
 
-def _document(data: dict, doc_keys: dict, problem):
-    """The [document] table, the note's path (or None) and the [[claim]] tables, checked."""
+def _document(data: dict, doc_keys: dict, top: dict, problem):
+    """The [document] table, the note's path (or None) and the [[claim]] tables, checked
+    (``top``: the line of each top-level name)."""
     doc = data.get("document")
     if not isinstance(doc, dict) or not isinstance(doc.get("file"), str):
-        problem(doc_keys.get("file", (1, 1))[0], 1, "missing [document] table with file = \"...\" (the source note)"
+        problem(doc_keys.get("file", (top.get("document", 1), 1))[0], 1, "missing [document] table with file = \"...\" (the source note)"
                 if not isinstance(doc, dict) else "[document] needs file = \"...\" (the source note's file name)"
                 if "file" not in doc else "[document] file must be a string (the source note's file name)")
         doc = {"file": "?", "title": ""}
     for key in data:
         if key not in ("document", "claim", "variants", "notation"):
-            problem(1, 1, f"unknown top-level key {key!r} (expected [document], [[claim]], [variants.NAME] and [notation])")
+            problem(top.get(key, 1), 1, f"unknown top-level key {key[:40]!r} (expected [document], [[claim]], "
+                                        "[variants.NAME] and [notation])")
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
-        problem(1, 1, "'claim' must be an array of tables: [[claim]]")
+        problem(top.get("claim", 1), 1, "'claim' must be an array of tables: [[claim]]")
         raw_claims = []
     elif not raw_claims:
         problem(1, 1, "no [[claim]] tables: a claim file with nothing to audit passes vacuously")
@@ -323,23 +327,27 @@ def _document(data: dict, doc_keys: dict, problem):
         problem(doc_keys.get("path", (1, 1))[0], 1, "path must be the note's path relative to this claim file")
         note_path = None
     if len(raw_claims) > MAX_CLAIMS:
-        problem(1, 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
+        problem(top.get("claim", 1), 1, f"{len(raw_claims)} claims; a file is limited to {MAX_CLAIMS}")
         raw_claims = raw_claims[:MAX_CLAIMS]
     return doc, note_path, raw_claims
 
 
-def _notation(data: dict, problem) -> dict:
-    """The [notation] table: LaTeX symbol -> claim-language name or expression (both strings)."""
+def _notation(data: dict, text: str, top: dict, problem) -> dict:
+    """The [notation] table: LaTeX symbol -> claim-language name or expression (both strings);
+    a problem is reported at its entry's line (else the table's)."""
     table = data.get("notation", {})
+    line = top.get("notation", 1)
     if not isinstance(table, dict):
-        problem(1, 1, "[notation] must be a table of \"LaTeX symbol\" = \"claim-language name\"")
+        problem(line, 1, "[notation] must be a table of \"LaTeX symbol\" = \"claim-language name\"")
         return {}
     if len(table) > MAX_NOTATION:
-        problem(1, 1, f"[notation] has {len(table)} entries; at most {MAX_NOTATION}")
+        problem(line, 1, f"[notation] has {len(table)} entries; at most {MAX_NOTATION}")
         return {}
     for k, v in table.items():
         if not isinstance(v, str) or not v.strip() or len(k) > MAX_NOTATION_CHARS or len(v) > MAX_NOTATION_CHARS:
-            problem(1, 1, f"[notation] {k[:40]!r}: the value must be a name or expression of at most "
+            at = next((line + j for j, ln in enumerate(text.splitlines()[line:line + len(table) + 50], 1)
+                       if ln.lstrip().startswith((f'"{k}"'.replace("\\", "\\\\"), f"'{k}'", f"{k} ", f"{k}="))), line)
+            problem(at, 1, f"[notation] {k[:40]!r}: the value must be a name or expression of at most "
                           f"{MAX_NOTATION_CHARS} characters")
             return {}
     return dict(table)
