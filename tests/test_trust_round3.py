@@ -352,3 +352,24 @@ def test_notation_problem_is_reported_at_its_table(tmp_path, capsys):
     assert cli_main(["claims", "lint", str(path)]) != 0
     captured = capsys.readouterr()
     assert f"{path}:17:" in captured.err + captured.out, captured
+
+
+@pytest.mark.parametrize("table, named", [
+    ("[tool.proof-audit.search]\npoints = 0\n", "[tool.proof-audit.search]: points = 0: choose 1 to 12"),
+    ("[tool.proof-audit.search]\ntimeout = -1\n", "[tool.proof-audit.search]: timeout = -1"),
+    ("[tool.proof-audit.search]\nbox = 1000\ndim = 8\n", "[tool.proof-audit.search]: box = 1000 dim = 8"),
+    ('[tool.proof-audit]\nscheduler = "ucx://127.0.0.1:1"\n', "[tool.proof-audit] scheduler = ucx://127.0.0.1:1"),
+])
+@pytest.mark.parametrize("command", [["search", "000.iterations", "--quiet"], ["run", "--quiet", "--no-cache"]])
+def test_configuration_errors_name_pyproject_and_the_key(tmp_path, table, named, command):
+    """A bad value of [tool.proof-audit] is named by the file and key, not as the option it
+    stands for (was: "--points 0")."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text(table)
+    r = subprocess.run([sys.executable, "-m", "verify", *command, "--out", str(tmp_path / "out")], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    err = r.stderr.strip()
+    assert r.returncode == 2 and err.count("\n") == 0, err
+    assert f"{tmp_path / 'pyproject.toml'}: {named}" in err and " --" not in err.split(": ", 1)[1], err

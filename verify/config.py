@@ -122,13 +122,56 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
             getattr(cfg, k).extend(os.path.normpath(h) for h in hits)
             if len(getattr(cfg, k)) > MAX_PATHS:
                 raise InputError(path, f"{where}: {k} names more than {MAX_PATHS} paths (verify.config.MAX_PATHS)")
+    if cfg.scheduler is not None:
+        _check_scheduler(path, cfg.scheduler)
     for k, v in table.get("search", {}).items():
         if k not in SEARCH_KEYS:
             raise InputError(path, f"{where[:-1]}.search]: unknown key {k!r}; known: {', '.join(SEARCH_KEYS)}")
         if not isinstance(v, SEARCH_KEYS[k]) or isinstance(v, bool):
             raise InputError(path, f"{where[:-1]}.search]: {k} must be a number")
+        _check_search_value(path, k, v)
         cfg.search[k.replace("-", "_")] = v
+    _check_grids(path, cfg.search)
     return cfg
+
+
+def _check_scheduler(path: str, address: str) -> None:
+    """The scheduler's address, checked as --scheduler's is, the error naming the file and key."""
+    from perceptron.errors import OptionError
+    from verify.searching.scheduler import check_address
+
+    try:
+        check_address(address, "[tool.proof-audit] scheduler =")
+    except OptionError as e:
+        raise InputError(path, e.message) from None
+
+
+def _check_grids(path: str, search: dict) -> None:
+    """The grids of points and separators the table's own box, sep-box and dim make, within
+    the search's MAX_GRID (a value combined with a command-line option is checked there)."""
+    from verify.searching.domain import MAX_GRID
+
+    for box in ("box", "sep_box"):
+        if box in search and "dim" in search and (2 * search[box] + 1) ** search["dim"] > MAX_GRID:
+            raise InputError(path, f"[tool.proof-audit.search]: {box.replace('_', '-')} = {search[box]} dim = "
+                                   f"{search['dim']}: a grid of {(2 * search[box] + 1) ** search['dim']} exceeds "
+                                   f"{MAX_GRID} (verify.searching.domain.MAX_GRID)")
+
+
+def _check_search_value(path: str, key: str, value) -> None:
+    """One value of [tool.proof-audit.search] within the search's limits, the error naming the
+    file and key (not the command-line option it stands for)."""
+    import math
+
+    from verify.searching.domain import LIMITS, MAX_SECONDS
+
+    name = key.replace("-", "_")
+    if name in LIMITS and not LIMITS[name][0] <= value <= LIMITS[name][1]:
+        raise InputError(path, f"[tool.proof-audit.search]: {key} = {value}: choose {LIMITS[name][0]} to "
+                               f"{LIMITS[name][1]} (verify.searching.domain.LIMITS)")
+    if name == "timeout" and not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise InputError(path, f"[tool.proof-audit.search]: timeout = {value}: choose a number of seconds in "
+                               f"(0, {MAX_SECONDS:.0f}]")
 
 
 def search_domain(cfg: Config, base):
@@ -141,8 +184,10 @@ def search_domain(cfg: Config, base):
     dom = replace(base, **{k: v for k, v in cfg.search.items() if k != "timeout"})
     try:
         check_limits(dom, cfg.search.get("timeout", 60.0))
-    except SearchError as e:
-        raise InputError(cfg.path, f"[tool.proof-audit.search]: {e}") from None
+    except SearchError as e:  # a combination (box and dim): named by the keys of the table
+        import re
+
+        raise InputError(cfg.path, "[tool.proof-audit.search]: " + re.sub(r"--([a-z-]+) ", r"\1 = ", str(e))) from None
     return dom
 
 
