@@ -373,3 +373,62 @@ def test_configuration_errors_name_pyproject_and_the_key(tmp_path, table, named,
     err = r.stderr.strip()
     assert r.returncode == 2 and err.count("\n") == 0, err
     assert f"{tmp_path / 'pyproject.toml'}: {named}" in err and " --" not in err.split(": ", 1)[1], err
+
+
+_PAYLOAD_CLAIMS = '''[document]
+file = "n.md\\n::error title=x::pwned\\n::add-mask::secret\\n##[error]old"
+title = "T\\n::warning ::t"
+
+[[claim]]
+id = "d.wrong"
+section = "s\\n::error ::section"
+statement = "s\\n  ::error ::statement"
+when = "update"
+variants = ["rosenblatt"]
+expr = "norm2(w) <= k"
+expect = "holds"
+'''
+
+
+def test_no_input_line_is_a_workflow_command_under_github_actions(tmp_path):
+    """Under GITHUB_ACTIONS=true, names and statements holding a newline and "::error",
+    "::add-mask::" or "##[" are printed escaped: the only workflow commands on stdout and
+    stderr are our own annotations (was: real commands)."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    (tmp_path / "c.toml").write_text(_PAYLOAD_CLAIMS)
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "c.toml", "--no-cache", "--out", "out"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode in (1, 2), r.stderr
+    commands = [ln for ln in (r.stdout + "\n" + r.stderr).splitlines() if ln.lstrip().startswith(("::", "##["))]
+    assert all(re.match(r"::error file=[^,\n]*,line=\d+,title=proof-audit d\.wrong::", ln) for ln in commands), commands
+    if r.returncode == 1:  # the claim file was read: its annotation is there, and the payload shown inert
+        assert len(commands) == 1 and "%3A%3Aadd-mask::secret" in r.stdout
+
+
+def test_command_guard_holds_a_line_start_until_it_is_decided():
+    """Lines written in pieces (":" then ":error") are escaped all the same; other text passes
+    unchanged; our own commands pass the guard."""
+    import io
+    import sys
+
+    from verify.report.github_text import guard_streams, print_command
+
+    raw = io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout = raw
+    try:
+        guard_streams({"GITHUB_ACTIONS": "true"})
+        for piece in ("ok: a::b\n  :", ":error ::x\n", "#", "#[warning]y\nplain", " text", "\r::set-output x\n"):
+            sys.stdout.write(piece)
+        print_command("::error file=a,line=1::ours")
+        sys.stdout.write(":")
+        sys.stdout.drain()
+    finally:
+        sys.stdout, sys.stderr = old
+    assert raw.getvalue() == ("ok: a::b\n  %3A%3Aerror ::x\n%23%23[warning]y\nplain text\r%3A%3Aset-output x\n"
+                              "::error file=a,line=1::ours\n:")

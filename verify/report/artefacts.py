@@ -275,8 +275,10 @@ def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, 
             fh.write(text)
         paths.append(p)
     if github and env.get("GITHUB_ACTIONS") == "true":
+        from verify.report.github_text import print_command  # ours, past the guard on stdout
+
         for line in github_annotations(results):
-            print(line)
+            print_command(line)
         summary = env.get("GITHUB_STEP_SUMMARY")
         if summary:
             write_step_summary(summary, md)

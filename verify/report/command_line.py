@@ -65,7 +65,15 @@ def say(line: str) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (the option and the problem), exit code 2."""
+    """argparse, but a usage error is one line (the option and the problem), exit code 2; and
+    under GitHub Actions the command's output cannot start a workflow command (no line printed
+    from input is obeyed by the runner: verify.report.github_text)."""
+
+    def parse_args(self, args=None, namespace=None):
+        from verify.report.github_text import guard_streams
+
+        guard_streams()
+        return super().parse_args(args, namespace)
 
     def error(self, message):
         say(f"{self.prog}: error: {message} (see {self.prog} --help)")
