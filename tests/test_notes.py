@@ -368,9 +368,11 @@ def test_a_page_of_an_earlier_audit_is_not_left_in_the_output(tmp_path):
     out = tmp_path / "out"
     assert main(["run", "--claims", str(claims), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
     assert (out / "notes" / "mine.html").exists()
-    (out / "notes" / "lecture.html").write_text("<p>an earlier audit's page</p>")
+    # an earlier audit's page (it carries our mark), and a page of someone else's (it does not: kept)
+    (out / "notes" / "lecture.html").write_text((out / "notes" / "mine.html").read_text())
+    (out / "notes" / "theirs.html").write_text("<p>someone's page</p>")
     assert main(["run", "--claims", str(claims), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
-    assert sorted(os.listdir(out / "notes")) == ["mine.html"]
+    assert sorted(os.listdir(out / "notes")) == ["mine.html", "theirs.html"]
 
 
 def test_a_display_right_under_its_sentence_is_a_display(tmp_path):

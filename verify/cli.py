@@ -411,6 +411,7 @@ def cmd_run(args) -> int:
         findings_of,
         print_table,
         print_tightness,
+        repo_path,
         use_colour,
         write_results,
     )
@@ -424,6 +425,9 @@ def cmd_run(args) -> int:
         if not os.path.isdir(args.notes):
             raise InputError(args.notes, "not a directory of notes (--notes)")
         claims, drafts = with_notes_dir(claims, args.notes), with_notes_dir(drafts, args.notes)
+    from verify.notes.annotate import check_note_places
+
+    check_note_places(list(claims) + list(drafts), args.notes)
     data = args.data or cfg.data
     for d in data:
         if not os.path.isdir(d):
@@ -462,7 +466,8 @@ def cmd_run(args) -> int:
 
     with open(path, encoding="utf-8") as fh:
         results = json.load(fh)
-    write_artefacts(args.out, results, figures=figures)
+    write_artefacts(args.out, results, figures=figures, notes_dir=args.notes,
+                    claim_files={repo_path(p): p for p in paths})
     findings = findings_of(results)  # the table from the file, so a cached run prints what a cold one does
     if not args.quiet or any(not f.as_expected for f in findings):
         print_table(findings, by_id, verbose=args.verbose, colour=use_colour(args.color, sys.stdout))
@@ -484,27 +489,13 @@ def cmd_run(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from perceptron.limits import read_bytes
     from verify.report.artefacts import write_artefacts
-    from verify.report.results import MAX_RESULTS_BYTES
+    from verify.report.evidence_check import read_results
 
-    path = os.path.join(args.out, "results.json")
-    if not os.path.lexists(path):
-        raise InputError(path, "no such file (run proof-audit run first)")
-    try:
-        results = json.loads(read_bytes(path, MAX_RESULTS_BYTES, "results").decode("utf-8"))
-    except json.JSONDecodeError as e:
-        raise InputError(path, f"not JSON: {e.msg}", e.lineno, e.colno) from None
-    except (UnicodeDecodeError, RecursionError):
-        raise InputError(path, "not JSON: not UTF-8 text, or nested too deeply") from None
-    if not isinstance(results, dict) or results.get("schema") != "proof-audit/results" or results.get("version") != 1:
-        raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
-    from verify.report.evidence_check import validate_report_input
-
-    problem = validate_report_input(results)
-    if problem:
-        raise InputError(path, f"not a complete results file: {problem}")
-    for p in write_artefacts(args.out, results, github=args.github):
+    results = read_results(os.path.join(args.out, "results.json"))
+    if args.notes and not os.path.isdir(args.notes):
+        raise InputError(args.notes, "not a directory of notes (--notes)")
+    for p in write_artefacts(args.out, results, github=args.github, notes_dir=args.notes):
         print(p)
     return 0 if all(c["as_expected"] for c in results["claims"]) else 1
 
@@ -717,6 +708,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 "Reads a results.json written by run (validated first) and writes the reports beside it, "
                 "byte for byte what run wrote; nothing is re-run.")
     p.add_argument("--out", default="reports", help="directory holding results.json")
+    p.add_argument("--notes", metavar="DIR", help="the --notes DIR the run was given (notes are read only from "
+                   "their claim files' repositories and from here)")
     p.add_argument("--github", action="store_true",
                    help="under GitHub Actions also print the annotations and write the step summary (run does "
                         "this itself; report does not, so a run-then-report step has one summary)")

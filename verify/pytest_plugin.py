@@ -151,6 +151,9 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
     else:
         which = json.dumps([os.path.abspath(path), sorted(claims)])
         where = str(cache.mkdir("proof-audit-" + hashlib.sha256(which.encode()).hexdigest()[:16]))
+        if os.path.islink(os.path.dirname(where)):  # the folder itself is checked where it is written
+            raise InputError(os.path.dirname(where), "is a symbolic link where pytest's cache folder should be; "
+                                                     "refusing to write through it")
         findings, corpus, _ = audit_reusing([path], list(claims.values()), where, {"domain": domain}, figures=False,
                                             **kw)
     data = json.loads(json.dumps(results_dict(findings, claims, corpus)))

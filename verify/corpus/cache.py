@@ -28,14 +28,13 @@ moved under another key, not a forger with the code (who could as well write the
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import os
-import tempfile
 
 from perceptron.errors import InputError
+from perceptron.outputs import output_folder, write_file
 
 __all__ = ["run_key", "load", "store", "restore", "plan_key", "claim_key", "load_claims_cache", "store_claims_cache",
            "CACHE_FILE", "CLAIMS_FILE", "MAX_CACHE_BYTES"]
@@ -222,19 +221,9 @@ def store_claims_cache(cache_dir: str, plan: str, entries: dict, corpus: dict, f
 
 
 def _write(cache_dir: str, name: str, data: dict) -> None:
-    try:
-        os.makedirs(cache_dir, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=name + ".", suffix=".tmp", dir=cache_dir)  # writers never share one
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, os.path.join(cache_dir, name))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError as e:
-        raise InputError(cache_dir, f"cannot write the cache: {e.strerror or e}") from None
+    """One cache file, through a unique temporary file (writers never share one); the cache
+    folder is never a link (perceptron.outputs)."""
+    write_file(os.path.join(output_folder(cache_dir), name), json.dumps(data))
 
 
 def load(cache_dir: str, key: str) -> dict | None:
@@ -281,11 +270,9 @@ def restore(hit: dict, out_dir: str) -> tuple[str, dict, list | None]:
     (the results path, the corpus information, the page's plots)."""
     path = os.path.join(out_dir, "results.json")
     os.makedirs(out_dir, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(hit["results_text"])
-    with open(os.path.join(out_dir, "run_info.json"), "w", encoding="utf-8") as fh:
-        json.dump({**(hit.get("run_info") or {}), "cache": "hit: nothing was run"}, fh, indent=1, sort_keys=True)
-        fh.write("\n")
+    write_file(path, hit["results_text"])
+    write_file(os.path.join(out_dir, "run_info.json"),
+               json.dumps({**(hit.get("run_info") or {}), "cache": "hit: nothing was run"}, indent=1, sort_keys=True) + "\n")
     figures = [tuple(f) for f in hit["figures"]] if hit.get("figures") is not None else None
     return path, json.loads(hit["results_text"])["corpus"], figures
 

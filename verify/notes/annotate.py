@@ -13,23 +13,30 @@ The page is the same bytes whether ``run`` or ``report`` writes it.
 
 from __future__ import annotations
 
+import bisect
 import html as H
 import json
 import os
 import re
+import stat
 
 from perceptron.errors import InputError
+from perceptron.outputs import output_folder, remove_output, write_file
+from verify.notes.mathml import Renderer
 from verify.notes.source import DISPLAY_ENVS, Note, delimited, read_note, slug, statements
 from verify.report.figures import counterexample_figure, unique_ids
+from verify.report.html_safety import CSP_META
 from verify.report.claim_text import coverage_text, failure_text
-from verify.report.results import find_file
+from verify.report.results import find_file, repo_root
 
-__all__ = ["write_notes", "statement_status", "COLOURS"]
+__all__ = ["write_notes", "statement_status", "COLOURS", "note_allowed", "check_note_places"]
 
 #: A statement's status -> (colour, label) on the page and in badges.json.
 COLOURS = {"false": ("#d33", "false"), "known": ("#c0641a", "false, as its claim expects"),
            "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"), "holds": ("#2a2", "holds"),
            "unchecked": ("#bbb", "not checked")}
+#: The mark at the head of every page we write: only pages holding it are removed as stale.
+GENERATOR = '<meta name="generator" content="proof-audit annotated note">'
 _RANK = ("false", "known", "unknown", "draft", "holds", "unchecked")
 
 _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
@@ -72,22 +79,48 @@ def statement_status(claims: list) -> tuple[str, str]:
     return st, reason[:300]
 
 
-def write_notes(out_dir: str, results: dict) -> list[dict]:
+def note_allowed(note: str, claim_file: str, notes_dir: str | None = None) -> bool:
+    """Whether the note a claim file names may be read: its real path (links resolved) lies
+    under the claim file's repository (its git root, else its directory) or under ``notes_dir``
+    (``--notes``).  Claim files are untrusted: ``[document] path = "/etc/passwd"`` must not put
+    a runner's secrets on the course's report site."""
+    real = os.path.realpath(note)
+    claim_dir = os.path.dirname(os.path.abspath(claim_file))
+    roots = [repo_root(claim_file) or claim_dir, claim_dir] + ([notes_dir] if notes_dir else [])
+    return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in map(os.path.realpath, roots))
+
+
+def check_note_places(items, notes_dir: str | None = None) -> None:
+    """One InputError naming the claim file, its line and the path, for the first claim (or
+    draft) whose note exists outside the places notes are read from (note_allowed)."""
+    for c in items:
+        src = c.source
+        if src and os.path.lexists(src["path"]) and not note_allowed(src["path"], c.path, notes_dir):
+            raise InputError(c.path, f"claim {c.id}: its note {src['path']!r} is outside this claim file's repository"
+                                     f"{' and --notes' if notes_dir else ''}; a note is read only from there "
+                                     "(give its folder as --notes DIR)", c.line)
+
+
+def write_notes(out_dir: str, results: dict, notes_dir: str | None = None, claim_files: dict | None = None) -> list[dict]:
     """Write notes/NAME.html for each readable note and badges.json; returns, per note written,
-    {document, title, href, counts} for index.html."""
+    {document, title, href, counts} for index.html.  A note outside the places note_allowed
+    admits (its claim file's repository, ``notes_dir``) is never opened.  ``claim_files``: where
+    the claim files that results name are (run knows; report looks for them)."""
     groups: dict = {}
     for c in results["claims"] + [{**d, "draft": True} for d in results.get("drafts", [])]:
         src = c.get("source")
         if src and src.get("line"):
             g = groups.setdefault(src["path"], {"document": c["document"], "title": c.get("title") or c["document"],
-                                                "by_line": {}})
+                                                "by_line": {}, "files": set()})
             g["by_line"].setdefault(src["line"], []).append(c)
+            g["files"].add(c["file"])
     written, badges = [], {}
     names: set = set()
     for path in sorted(groups):
         g = groups[path]
         full = find_file(path, out_dir)
-        if full is None:
+        files = [(claim_files or {}).get(f) or find_file(f, out_dir) for f in sorted(g["files"])]
+        if full is None or not files or not all(f and note_allowed(full, f, notes_dir) for f in files):
             continue
         try:
             note = read_note(full)
@@ -99,30 +132,41 @@ def write_notes(out_dir: str, results: dict) -> list[dict]:
             name += "_"
         names.add(name)
         page, counts, marks = _page(note, g, found)
-        os.makedirs(os.path.join(out_dir, "notes"), exist_ok=True)
-        with open(os.path.join(out_dir, "notes", name + ".html"), "w", encoding="utf-8") as fh:
-            fh.write(page)
+        write_file(os.path.join(output_folder(os.path.join(out_dir, "notes")), name + ".html"), page)
         badges[g["document"]] = {"page": f"notes/{name}.html", "statements": marks}
         written.append({"document": g["document"], "title": note.title or g["title"], "href": f"notes/{name}.html",
                         "counts": counts})
     if badges:
-        with open(os.path.join(out_dir, "badges.json"), "w", encoding="utf-8") as fh:
-            json.dump(badges, fh, indent=1, sort_keys=True, ensure_ascii=False)
-            fh.write("\n")
+        write_file(os.path.join(out_dir, "badges.json"), json.dumps(badges, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     _remove_stale(out_dir, names, bool(badges))
     return written
 
 
 def _remove_stale(out_dir: str, names: set, badges: bool) -> None:
     """Pages (and badges) an earlier audit wrote into this output directory for notes this one
-    does not have: a page left there would show verdicts that are no longer the results."""
+    does not have: a page left there would show verdicts that are no longer the results.  Only
+    what we wrote is removed: regular files (never through a link) in a notes/ folder that is not
+    a link, each page opening with our GENERATOR mark."""
     pages = os.path.join(out_dir, "notes")
-    if os.path.isdir(pages):
+    if os.path.isdir(pages) and not os.path.islink(pages):
         for f in os.listdir(pages):
-            if f.endswith(".html") and f[:-5] not in names and os.path.isfile(os.path.join(pages, f)):
-                os.remove(os.path.join(pages, f))
-    if not badges and os.path.isfile(os.path.join(out_dir, "badges.json")):
-        os.remove(os.path.join(out_dir, "badges.json"))
+            p = os.path.join(pages, f)
+            if f.endswith(".html") and f[:-5] not in names and _ours(p):
+                remove_output(p)
+    if not badges:
+        remove_output(os.path.join(out_dir, "badges.json"))
+
+
+def _ours(path: str) -> bool:
+    """Whether a page is one this tool wrote (its head holds GENERATOR), read without following
+    a link and only as far as the mark."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        with open(path, "rb") as fh:
+            return GENERATOR.encode() in fh.read(1024)
+    except OSError:
+        return False
 
 
 def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
@@ -150,9 +194,9 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
         entry["claims"] += [c["id"] for c in by_line.get(ln, [])]
     blocks = _blocks(note)
     placed: dict = {}
+    firsts = [a for a, _, _ in blocks]  # in order of the note: bisected, not scanned per line
     for ln in lines:
-        j = max((k for k, (a, _, _) in enumerate(blocks) if a <= ln), default=0)
-        placed.setdefault(j, []).append(ln)
+        placed.setdefault(max(bisect.bisect_right(firsts, ln) - 1, 0), []).append(ln)
     body = []
     for k, (a, b, html_) in enumerate(blocks):
         here = placed.get(k, [])
@@ -172,7 +216,7 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
                f'<span class="b-draft">{counts["draft"]} drafts</span>'
                f'<span class="b-unchecked" style="background:#eee">{counts["unchecked"]} not checked</span>')
     title = note.title or group["title"]
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">" + GENERATOR + CSP_META +
             f"<meta name=\"viewport\" content=\"width=device-width\"><title>{H.escape(title)}: annotated</title>"
             f"<style>{_CSS}</style></head><body><header><h1>{H.escape(title)}</h1>"
             f"<div class=\"sum\">{summary}</div><small>{H.escape(group['document'])}: each statement's colour is its "
@@ -202,30 +246,25 @@ def _badges(ln, claims, status) -> str:
 
 # ------------------------------------------------------------------------------- rendering
 
-def _mathml(tex: str, display: bool) -> str:
-    import latex2mathml.converter as L
-
-    tex = tex.replace("{aligned}", "{align*}")  # latex2mathml lays out align* (not aligned) as a table
-    try:
-        return L.convert(tex, display="block" if display else "inline")
-    except Exception:  # latex2mathml raises many kinds on LaTeX it does not know: show it as written
-        return f"<code>{H.escape(tex)}</code>"
-
-
 def _blocks(note: Note) -> list[tuple[int, int, str]]:
     """The note as (first line, last line, HTML) blocks in order."""
-    return _markdown_blocks(note) if note.kind == "markdown" else _latex_blocks(note)
+    mathml = Renderer()
+    return _markdown_blocks(note, mathml) if note.kind == "markdown" else _latex_blocks(note, mathml)
 
 
-def _markdown_blocks(note: Note) -> list:
+def _markdown_blocks(note: Note, mathml: Renderer) -> list:
     from verify.notes.source import markdown_parser
 
     md = markdown_parser()
     md.options["html"] = False
-    md.add_render_rule("math_inline", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, False))
-    md.add_render_rule("math_inline_double", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, True))
-    md.add_render_rule("math_block", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, True))
-    md.add_render_rule("math_block_label", lambda self, toks, idx, opts, env: _mathml(toks[idx].content, True))
+    md.add_render_rule("math_inline", lambda self, toks, idx, opts, env: mathml(toks[idx].content, False))
+    md.add_render_rule("math_inline_double", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
+    md.add_render_rule("math_block", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
+    md.add_render_rule("math_block_label", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
+    # nothing on the page is fetched or followed: an image is its alt text, a link its text
+    # (an anchor of the page itself stays a link)
+    md.add_render_rule("image", lambda self, toks, idx, opts, env: H.escape(toks[idx].content or ""))
+    md.add_render_rule("link_open", lambda self, toks, idx, opts, env: _link_open(toks[idx]))
     toks = md.parse(note.text)
     out, start, depth = [], None, 0
     for j, t in enumerate(toks):
@@ -241,7 +280,12 @@ def _markdown_blocks(note: Note) -> list:
     return out or [(1, 1, "")]
 
 
-def _latex_blocks(note: Note) -> list:
+def _link_open(tok) -> str:
+    href = str(tok.attrs.get("href", ""))
+    return f'<a href="#{H.escape(slug(href[1:]))}">' if href.startswith("#") else "<a>"
+
+
+def _latex_blocks(note: Note, mathml: Renderer) -> list:
     """A LaTeX note's body (between \\begin{document} and \\end{document}, when it has them) as
     blocks: a paragraph, a sectioning command, or a theorem or display environment each."""
     from pylatexenc.latex2text import LatexNodes2Text
@@ -258,7 +302,7 @@ def _latex_blocks(note: Note) -> list:
 
     def flush():
         if cur and any(x.strip() for _, x in cur):
-            out.append((cur[0][0], cur[-1][0], _latex_html("\n".join(x for _, x in cur), to_text)))
+            out.append((cur[0][0], cur[-1][0], _latex_html("\n".join(x for _, x in cur), to_text, mathml)))
         cur.clear()
 
     for j in range(first, last):
@@ -276,7 +320,7 @@ def _latex_blocks(note: Note) -> list:
     return out or [(1, 1, "")]
 
 
-def _latex_html(par: str, to_text) -> str:
+def _latex_html(par: str, to_text, mathml: Renderer) -> str:
     sec = re.match(r"\s*\\(sub)*section\*?\{([^{}]*)\}", par)
     head = f"<h2>{H.escape(sec.group(2))}</h2>" if sec else ""
     if sec:
@@ -289,9 +333,9 @@ def _latex_html(par: str, to_text) -> str:
             tex = re.sub(r"\\label\{[^}]*\}|\\nonumber|\\notag", "", inner)
             tex = "\\begin{aligned}" + tex + "\\end{aligned}" if op.startswith(
                 ("\\begin{align", "\\begin{gather", "\\begin{eqnarray")) else tex
-            parts.append(_mathml(tex, True))
+            parts.append(mathml(tex, True))
         else:
-            parts.append(_mathml(inner, op != "$"))
+            parts.append(mathml(inner, op != "$"))
         pos = end
     parts.append(H.escape(_text(par[pos:], to_text)))
     body = "".join(parts)

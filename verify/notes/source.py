@@ -12,6 +12,7 @@ their size is bounded (MAX_NOTE_BYTES) and nothing in them is run.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass
@@ -101,9 +102,13 @@ def statements(note: Note) -> list[Statement]:
     found = _markdown(note) if note.kind == "markdown" else _latex(note)
     found.sort(key=lambda s: s.line)
     if len(found) > MAX_STATEMENTS:
-        raise InputError(note.path, f"{len(found)} statements; a note may have at most {MAX_STATEMENTS} "
-                                    "(verify.notes.source.MAX_STATEMENTS)")
+        _too_many(note.path)
     return found
+
+
+def _too_many(path):
+    raise InputError(path, f"more than {MAX_STATEMENTS} statements; a note may have at most {MAX_STATEMENTS} "
+                           "(verify.notes.source.MAX_STATEMENTS)")
 
 
 def is_relation(math: str) -> bool:
@@ -135,7 +140,7 @@ def _markdown(note: Note) -> list[Statement]:
     # and its short standalone lines ("4.1 Bound for numerator") are taken as headings
     plain_headings = not any(t.type == "heading_open" for t in toks)
     j = 0
-    while j < len(toks):
+    while j < len(toks) and len(out) <= MAX_STATEMENTS:
         t = toks[j]
         if t.type == "heading_open":
             section = toks[j + 1].content.strip()
@@ -154,7 +159,7 @@ def _markdown(note: Note) -> list[Statement]:
             out.append(Statement(t.map[0] + 1, section, t.content.strip(), t.content.strip(), True, label=label,
                                  context=prev, end_line=t.map[1]))
         j += 1
-    return out + _raw_displays(note.text, out)
+    return out if len(out) > MAX_STATEMENTS else out + _raw_displays(note.text, out)
 
 
 
@@ -165,17 +170,23 @@ def delimited(text: str, openers, envs=()) -> list[tuple[int, int, str, str]]:
     opener whose closer is missing after some position is not looked for again (a note with
     thousands of unclosed ``\\[`` costs one pass, not one per opener)."""
     out, pos, dead = [], 0, set()
+    kinds = [(op, cl, True) for op, cl in openers] + [("\\begin{" + n + "}", "\\end{" + n + "}", False) for n in envs]
+    ahead: dict = {}  # opener -> its next position at or after the last search (-1: none left)
+
+    def next_of(op):
+        if op in dead:
+            return -1
+        i = ahead.get(op)
+        if i is None or (0 <= i < pos):
+            i = ahead[op] = text.find(op, pos)
+        return i
+
     while True:
         best = None
-        for op, cl in openers:
-            i = -1 if op in dead else text.find(op, pos)
-            if i >= 0 and (best is None or i < best[0] or (i == best[0] and len(op) > len(best[1]))):
+        for op, cl, literal in kinds:
+            i = next_of(op)
+            if i >= 0 and (best is None or i < best[0] or (literal and i == best[0] and len(op) > len(best[1]))):
                 best = (i, op, cl)
-        for name in envs:
-            op = "\\begin{" + name + "}"
-            i = -1 if op in dead else text.find(op, pos)
-            if i >= 0 and (best is None or i < best[0]):
-                best = (i, op, "\\end{" + name + "}")
         if best is None:
             return out
         i, op, cl = best
@@ -192,17 +203,30 @@ def _raw_displays(text: str, found: list) -> list[Statement]:
     """LaTeX displays written in a Markdown note outside ``$$`` (``\\[...\\]``, ``align*``), which
     CommonMark reads as text: each is a displayed statement at its line."""
     taken = {s.line for s in found}
+    by_line = sorted(found, key=lambda s: s.line)
+    starts = [s.line for s in by_line]
+    line_of = line_index(text)
     out = []
     for start, end, op, body in delimited(text, [("\\[", "\\]")], DISPLAY_ENVS):
-        line = text.count("\n", 0, start) + 1
+        line = line_of(start)
         if line in taken or text[max(0, start - 2):start].endswith("$"):
             continue
+        if len(out) > MAX_STATEMENTS:
+            break  # statements() refuses the note: no need to find the rest
         math = "\\begin{aligned}" + body + "\\end{aligned}" if op.startswith(("\\begin{align", "\\begin{eqnarray")) else body
-        section = max((s for s in found if s.line <= line), key=lambda s: s.line, default=None)
-        section = section.section if section else ""
+        k = bisect.bisect_right(starts, line)
+        section = by_line[k - 1].section if k else ""
         out.append(Statement(line, section, text[start:end].strip()[:600], math.strip(), True,
-                             context=text[max(0, start - 300):start], end_line=text.count("\n", 0, end) + 1))
+                             context=text[max(0, start - 300):start], end_line=line_of(end)))
     return out
+
+
+def line_index(text: str):
+    """``line_of(pos)``: the 1-based line of a character offset of ``text``, by bisection over
+    the line starts counted once (a note's spans are many: recounting from the start for each
+    is quadratic)."""
+    starts = [m.end() for m in re.finditer("\n", text)]
+    return lambda pos: bisect.bisect_right(starts, pos) + 1
 
 
 def _previous_prose(toks, j) -> str:
@@ -221,20 +245,29 @@ def _inline_statements(t, lines, section, out, before=""):
     if m:
         label = m.group(1).strip().strip("()").strip()
     children = t.children or []
-    pos = 0
+    pos = cpos = 0  # where the next span is looked for: in the source lines, in the paragraph's text
+    line_of = line_index(para)
+    text = t.content
     found = []
     for c in children:
         if c.type != "math_inline" and c.type != "math_inline_double":
             continue
+        if len(out) + len(found) > MAX_STATEMENTS:
+            break  # statements() refuses the note: no need to find the rest
         at = para.find(c.content, pos)
-        line = first + 1 + (para.count("\n", 0, at) if at >= 0 else 0)
+        line = first + (line_of(at) if at >= 0 else 1)
         if at >= 0:
             pos = at + len(c.content)
+        at_c = text.find(c.content, cpos)
+        at_c = at_c if at_c >= 0 else text.find(c.content)
+        opens = cpos == 0  # no math before this span yet
+        cpos = max(cpos, at_c + len(c.content)) if at_c >= 0 else cpos
         display = c.type == "math_inline_double"  # $$...$$ inside a paragraph (no blank line before it)
         if is_relation(c.content) or display:
-            sentence = _sentence(t.content, c.content)
-            lead = t.content[:max(0, t.content.find(c.content))]
-            opening = not re.sub(r"\*\*[^*]*\*\*|[\s$]", "", lead)  # the paragraph opens with it: the prose before leads in
+            sentence = _sentence(text, max(at_c, 0), len(c.content))
+            lead = text[max(0, at_c - _WINDOW):max(0, at_c)]
+            # the paragraph opens with it: the prose before leads in
+            opening = opens and at_c <= _WINDOW and not re.sub(r"\*\*[^*]*\*\*|[\s$]", "", lead)
             # a display reads, like one set apart, after the prose that leads to it ("... is at most $$B$$")
             context = lead.rstrip(" \n$")[-300:] if display and not opening else sentence
             found.append(Statement(line, section, sentence, c.content.strip(), display,
@@ -248,14 +281,18 @@ def _inline_statements(t, lines, section, out, before=""):
     out.extend(found)
 
 
-def _sentence(text: str, math: str) -> str:
-    """The sentence of a paragraph that holds ``math``."""
-    at = text.find(math)
-    if at < 0:
-        return text[:300]
-    start = max(text.rfind(". ", 0, at), text.rfind("\n\n", 0, at))
-    end = text.find(". ", at + len(math))
-    return text[start + 1 if start >= 0 else 0: end + 1 if end >= 0 else len(text)].strip()[:400]
+#: How far around a span of math its sentence is looked for (a sentence is shorter; looking
+#: further, span after span, makes a long paragraph of math quadratic).
+_WINDOW = 2000
+
+
+def _sentence(text: str, at: int, length: int) -> str:
+    """The sentence of a paragraph that holds the span of math at ``at``."""
+    lo = max(0, at - _WINDOW)
+    start = max(text.rfind(". ", lo, at), text.rfind("\n\n", lo, at))
+    start = start + 1 if start >= 0 else lo
+    end = text.find(". ", at + length, at + length + _WINDOW)
+    return text[start: end + 1 if end >= 0 else min(len(text), start + 2 * _WINDOW)].strip()[:400]
 
 
 # ------------------------------------------------------------------------------- LaTeX
@@ -275,8 +312,7 @@ def _latex(note: Note) -> list[Statement]:
         raise InputError(note.path, f"cannot read this LaTeX: {str(e).splitlines()[0][:200]}") from None
     out, state = [], {"section": "", "theorem": None}
 
-    def line_of(pos):
-        return text.count("\n", 0, pos) + 1
+    line_of = line_index(text)
 
     def label_in(node):
         for n in getattr(node, "nodelist", None) or []:
@@ -290,6 +326,8 @@ def _latex(note: Note) -> list[Statement]:
         if depth > MAX_LATEX_DEPTH:
             raise InputError(note.path, f"environments nested deeper than {MAX_LATEX_DEPTH}")
         for n in ns or []:
+            if len(out) > MAX_STATEMENTS:
+                _too_many(note.path)
             if n is None:
                 continue
             if isinstance(n, LatexMacroNode) and n.macroname in ("section", "subsection", "subsubsection", "chapter"):

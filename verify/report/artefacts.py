@@ -9,10 +9,13 @@ from __future__ import annotations
 import html as H
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 
+from perceptron.outputs import write_file
 from verify.report.claim_text import coverage_text, failure_text
 from verify.report.figures import counterexample_figure, pyplot, svg_of, unique_ids
+from verify.report.html_safety import CSP_META, safe_href
 
 __all__ = ["write_artefacts", "markdown", "junit_xml", "sarif", "github_annotations", "html"]
 
@@ -20,8 +23,29 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "proof-audit"
 
 
+def _md_text(s) -> str:
+    """Text quoted in report.md as text: no raw HTML (``<`` ``>`` ``&`` as references), no inline
+    link or image (``](`` and ``![`` broken by an escape), on one line."""
+    s = str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("](", "]\\(").replace("![", "!\\[").replace("\r", " ").replace("\n", " ")
+
+
 def _md_cell(s) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
+    return _md_text(s).replace("|", "\\|")
+
+
+def _md_code(s) -> str:
+    """An id as inline code: a code span's text is not Markdown; a backtick or '|' in it is
+    shown as plain escaped text instead."""
+    s = str(s)
+    return f"`{s}`" if re.fullmatch(r"[A-Za-z0-9_.:\-]+", s) else _md_cell(s)
+
+
+def _md_fence(text: str) -> list[str]:
+    """``text`` in a fenced block whose fence is longer than any run of backticks in it."""
+    run = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, run + 1)
+    return [fence, text, fence]
 
 
 def markdown(results: dict) -> str:
@@ -35,7 +59,7 @@ def markdown(results: dict) -> str:
     for c in claims:
         docs.setdefault(c["document"], []).append(c)
     for doc, cs in docs.items():
-        out += [f"## {doc}", "", "| claim | statement as written | verdict | expected | evidence | smallest slack |",
+        out += [f"## {_md_text(doc)}", "", "| claim | statement as written | verdict | expected | evidence | smallest slack |",
                 "|---|---|---|---|---|---|"]
         for c in cs:
             ev = c["evidence"]
@@ -48,21 +72,23 @@ def markdown(results: dict) -> str:
                 ms = ev["min_slack"]
                 slack = ms["exact"] if len(ms["exact"]) <= 20 else (f"~{ms['approx']:.3g}" if ms['approx'] is not None else f"a number of {len(ms['exact'])} characters")
             mark = "" if c["as_expected"] else " **UNEXPECTED**"
-            out.append(f"| `{c['id']}` | {_md_cell(c['statement'])} | {c['verdict']}{mark} | {c['expect']} | {_md_cell(evid)} | {_md_cell(slack)} |")
+            out.append(f"| {_md_code(c['id'])} | {_md_cell(c['statement'])} | {_md_cell(c['verdict'])}{mark} | {_md_cell(c['expect'])} "
+                       f"| {_md_cell(evid)} | {_md_cell(slack)} |")
         out.append("")
     details = [c for c in claims if c["verdict"] in ("refuted", "unknown")]
     if details:
         out += ["## Refuted and unknown claims", ""]
         for c in details:
-            out += [f"### `{c['id']}`: {c['verdict']}" + ("" if c["as_expected"] else " (UNEXPECTED)"), "", "```",
-                    failure_text(c), "```", ""]
+            out += [f"### {_md_code(c['id'])}: {_md_text(c['verdict'])}" + ("" if c["as_expected"] else " (UNEXPECTED)"),
+                    "", *_md_fence(failure_text(c)), ""]
             if c.get("note"):
-                out += [f"Note: {c['note']}", ""]
+                out += [f"Note: {_md_text(c['note'])}", ""]
     tight = results["corpus"].get("tightness") or []
     if tight:
         out += ["## Tightness", "", "Worst (updates / bound) over the search domain.", "", "| bound | ratio | updates | bound value | dataset |", "|---|---|---|---|---|"]
         for t in tight:
-            out.append(f"| `{t['claim']}` | {t['worst_ratio']:.4f} | {t['updates']} | {t['bound_value']:.4g} | {t['dataset']} {t['labels']} |")
+            out.append(f"| {_md_code(t['claim'])} | {t['worst_ratio']:.4f} | {_md_cell(t['updates'])} | {t['bound_value']:.4g} "
+                       f"| {_md_cell(t['dataset'])} {_md_cell(t['labels'])} |")
         out.append("")
     return "\n".join(out)
 
@@ -257,7 +283,8 @@ def _link_root(out_dir: str, results: dict) -> str | None:
     return "" if rel == "." else rel + "/"
 
 
-def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, figures=None) -> list[str]:
+def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, figures=None,
+                    notes_dir: str | None = None, claim_files: dict | None = None) -> list[str]:
     """Write report.md, junit.xml, results.sarif, index.html beside results.json; under GitHub
     Actions (and ``github``) also print annotations and put the summary in $GITHUB_STEP_SUMMARY.
     ``figures``: the page's corpus plots rendered already (figures_of), else rendered here."""
@@ -266,13 +293,12 @@ def write_artefacts(out_dir: str, results: dict, env=None, github: bool = True, 
     env = os.environ if env is None else env
     paths = []
     md = markdown(results)
-    notes = write_notes(out_dir, results)
+    notes = write_notes(out_dir, results, notes_dir, claim_files)
     for name, text in (("report.md", md + "\n"), ("junit.xml", junit_xml(results)),
                        ("results.sarif", json.dumps(sarif(results), indent=1, sort_keys=True) + "\n"),
                        ("index.html", html(results, _link_root(out_dir, results), figures, notes))):
         p = os.path.join(out_dir, name)
-        with open(p, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_file(p, text)
         paths.append(p)
     if github and env.get("GITHUB_ACTIONS") == "true":
         from verify.report.github_text import print_command  # ours, past the guard on stdout
@@ -412,7 +438,7 @@ def _plural(st: str, by_status: dict) -> str:
 
 
 def _anchor(cid: str) -> str:
-    return "claim-" + cid
+    return H.escape("claim-" + str(cid))
 
 
 #: The page's style sheet (the status filter is CSS alone: no script).
@@ -443,13 +469,13 @@ def _loc_links(c, link_root) -> str:
     where = f"{c['file']}:{c['line']}"
     out = H.escape(where)
     if link_root is not None:
-        out = f'<a href="{H.escape(link_root + c["file"])}#L{c["line"]}">{out}</a>'
+        out = f'<a href="{H.escape(safe_href(link_root + str(c["file"])))}#L{H.escape(str(c["line"]))}">{out}</a>'
     src = c.get("source")
     if src:
         frag = src.get("anchor") or (f"L{src['line']}" if src.get("line") else "")
         text = H.escape(f"{src['path']}" + (f":{src['line']}" if src.get("line") else "") +
                         (f" #{src['anchor']}" if src.get("anchor") else ""))
-        out += " &middot; note: " + (f'<a href="{H.escape(link_root + src["path"])}#{H.escape(frag)}">{text}</a>'
+        out += " &middot; note: " + (f'<a href="{H.escape(safe_href(link_root + str(src["path"])))}#{H.escape(str(frag))}">{text}</a>'
                                      if link_root is not None else text)
     return out
 
@@ -504,7 +530,7 @@ def _note_table(j, doc, cs, link_root) -> list[str]:
         parts.append(f'<tr class="row {cls}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
                      f'<br><span class="where">{_loc_links(c, link_root)}</span></td><td>{H.escape(c["statement"])}'
                      f'<br><span class="where">{H.escape(c["citation"])}</span></td>'
-                     f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{c["expect"]}</td>'
+                     f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{H.escape(str(c["expect"]))}</td>'
                      f"<td>{detail}</td></tr>")
     parts.append("</table></section>")
     return parts
@@ -525,7 +551,7 @@ def html(results: dict, link_root: str | None = None, figures=None, notes=()) ->
     for c in claims:
         docs.setdefault(c["document"], []).append(c)
 
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', CSP_META,
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>Proof audit: {len(by_status.get('unexpected', []))} unexpected</title>",
              f"<style>{_CSS}</style></head><body>"]

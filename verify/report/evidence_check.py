@@ -13,9 +13,13 @@ those starting with ``*`` are required), ``[spec]`` (a list of such items), ``{N
 
 from __future__ import annotations
 
+import json
+import os
 import re
 
-__all__ = ["validate_evidence", "validate_report_input", "MAX_COORDINATE_CHARS"]
+from perceptron.errors import InputError
+
+__all__ = ["validate_evidence", "validate_report_input", "read_results", "MAX_COORDINATE_CHARS"]
 
 #: Characters of a counterexample's coordinate drawn in a figure (a rational P/Q): the search's
 #: boxes are at most 1000, and a number much longer would overflow a float.
@@ -165,3 +169,25 @@ def validate_report_input(results: dict) -> str | None:
             return problem
     corpus = results["corpus"]
     return _problem(corpus, {"tightness": _optional([_TIGHTNESS]), "plots": _optional(_PLOTS)}, "corpus")
+
+
+def read_results(path: str) -> dict:
+    """A results.json that ``report`` rebuilds the reports from, read within MAX_RESULTS_BYTES
+    and validated in full (its schema, then every claim's evidence): one InputError otherwise."""
+    from perceptron.limits import read_bytes
+    from verify.report.results import MAX_RESULTS_BYTES
+
+    if not os.path.lexists(path):
+        raise InputError(path, "no such file (run proof-audit run first)")
+    try:
+        results = json.loads(read_bytes(path, MAX_RESULTS_BYTES, "results").decode("utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"not JSON: {e.msg}", e.lineno, e.colno) from None
+    except (UnicodeDecodeError, RecursionError):
+        raise InputError(path, "not JSON: not UTF-8 text, or nested too deeply") from None
+    if not isinstance(results, dict) or results.get("schema") != "proof-audit/results" or results.get("version") != 1:
+        raise InputError(path, "not a proof-audit results file (schema proof-audit/results, version 1)")
+    problem = validate_report_input(results)
+    if problem:
+        raise InputError(path, f"not a complete results file: {problem}")
+    return results

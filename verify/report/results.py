@@ -176,18 +176,16 @@ def repo_path(path: str) -> str:
 
 
 def write_results(out_dir, findings, claims_by_id, corpus, run_info, drafts=()) -> str:
+    from perceptron.outputs import write_file
+
     os.makedirs(out_dir, exist_ok=True)
     data = results_dict(findings, claims_by_id, corpus, drafts)
     path = os.path.join(out_dir, "results.json")
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True, ensure_ascii=False)
-        fh.write("\n")
+    write_file(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     info = dict(run_info)
     info.update({"python": sys.version.split()[0], "platform": platform.platform()})
     info["versions"] = _versions()
-    with open(os.path.join(out_dir, "run_info.json"), "w", encoding="utf-8") as fh:
-        json.dump(info, fh, indent=1, sort_keys=True)
-        fh.write("\n")
+    write_file(os.path.join(out_dir, "run_info.json"), json.dumps(info, indent=1, sort_keys=True) + "\n")
     return path
 
 
