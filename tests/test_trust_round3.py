@@ -432,3 +432,35 @@ def test_command_guard_holds_a_line_start_until_it_is_decided():
         sys.stdout, sys.stderr = old
     assert raw.getvalue() == ("ok: a::b\n  %3A%3Aerror ::x\n%23%23[warning]y\nplain text\r%3A%3Aset-output x\n"
                               "::error file=a,line=1::ours\n:")
+
+
+def test_a_long_declared_output_round_trips(tmp_path, capsys):
+    """A declared output of 6,400 digits (a 100-digit parameter to the 64th) written by train is
+    read back by check as consistent (was: INCONSISTENT, the text past the spelled-number limit);
+    a doctored digit of it is still caught."""
+    import json
+
+    (tmp_path / "v.toml").write_text(f'''[variants.bigout]
+note = "Rosenblatt with a long output"
+parameters = {{ c = "{'9' * 100}" }}
+state = {{ w = "w0" }}
+score = "dot(w, x)"
+mistake = "y * score <= 0"
+update = {{ w = "w + eta * y * x" }}
+outputs = {{ big = "c ** 64" }}
+orders = ["cyclic"]
+stop = "converged"
+''')
+    trace = tmp_path / "t.jsonl"
+    common = ["--data", "builtin:worked-example", "--variants", str(tmp_path / "v.toml")]
+    assert cli_main(["train", *common, "--variant", "bigout", "--trace", str(trace)]) == 0
+    lines = trace.read_text().splitlines()
+    assert len(json.loads(lines[-1])["outputs"]["big"]) == 6400
+    capsys.readouterr()
+    assert cli_main(["check", *common, "--trace", str(trace)]) == 0
+    assert "consistent" in capsys.readouterr().out
+    end = json.loads(lines[-1])
+    end["outputs"]["big"] = "8" + end["outputs"]["big"][1:]
+    trace.write_text("\n".join(lines[:-1] + [json.dumps(end)]) + "\n")
+    assert cli_main(["check", *common, "--trace", str(trace)]) == 1
+    assert "INCONSISTENT" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from perceptron._numbers import NumberError, format_rational, parse_rational
 from perceptron.declared import signed_score_test
+from perceptron.limits import MAX_NUMBER_CHARS
 from verify.language.expr import MAX_PREV, evaluate
 from verify.language.quantities import sweep_values
 from verify.language.scalar import ALPHA_COUNTS, Env, eval_claim
@@ -234,16 +235,28 @@ class DeclaredReplay:
         return None
 
 
+def _same_number(have, want: Fraction) -> bool:
+    """One recorded output number against the re-run's, compared as numbers (any spelling of
+    the same rational is the same output).  A text longer than a spelled number may be
+    (MAX_NUMBER_CHARS: parsing is quadratic in its length) is compared with the re-run's value
+    written as train writes it (format_rational): an exact output may be longer than that, and
+    what train writes, check reads."""
+    if not isinstance(have, str):
+        return False
+    if len(have) > MAX_NUMBER_CHARS:
+        return have == format_rational(want)
+    return parse_rational(have) == want
+
+
 def _same_value(have, want) -> bool:
-    """A recorded output ("p/q" text, or a list of them) against the re-run's exact value,
-    compared as numbers: any spelling of the same rational is the same output."""
+    """A recorded output ("p/q" text, or a list of them) against the re-run's exact value."""
     try:
         if isinstance(want, X.Vec):
             comps = want.components()
             return isinstance(have, list) and len(have) == len(comps) and all(
-                isinstance(h, str) and parse_rational(h) == c for h, c in zip(have, comps))
+                _same_number(h, c) for h, c in zip(have, comps))
         if isinstance(want, Fraction):
-            return isinstance(have, str) and parse_rational(have) == want
+            return _same_number(have, want)
     except NumberError:
         return False
     return have == repr(want)
