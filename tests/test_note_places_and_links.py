@@ -180,3 +180,34 @@ def test_page_of_a_note_with_many_math_spans_is_bounded(tmp_path):
     assert time.perf_counter() - t < 60
     page = (tmp_path / "out" / "notes" / "note.html").read_text()
     assert page.count("<math") == MAX_RENDERED_SPANS and page.count("<code>a</code>") >= 40_000 - MAX_RENDERED_SPANS
+
+
+def test_a_bom_is_not_the_title(tmp_path):
+    from verify.notes.source import read_note
+
+    p = tmp_path / "bom.md"
+    p.write_bytes("\ufeff# BOM note\n\n$a = b$\n".encode())
+    assert read_note(str(p)).title == "BOM note"
+
+
+def test_a_note_name_with_a_newline_drafts_a_file_that_passes_lint(tmp_path):
+    from verify.language.claims import lint
+
+    note = tmp_path / "new\nline.md"
+    note.write_text("# N\n\nWe have $k \\le R^2/\\gamma^2$.\n")
+    out = tmp_path / "c.toml"
+    assert main(["draft", str(note), "--out", str(out)]) == 0
+    assert lint([str(out)]) == [] and "new\\nline.md" in out.read_text().splitlines()[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml", "new\nline.md"]  # no temporary file left
+
+
+def test_a_drafted_separator_claim_without_separable_runs(tmp_path, capsys):
+    """A drafted dataset claim ``norm(w_opt) == 1`` with no ``separable`` assumption: it does not
+    apply on data without a separator (w_opt undefined) instead of an internal error."""
+    note = tmp_path / "n.md"
+    note.write_text("# N\n\nThe best separator has $\\|w^*\\| = 1$.\n")
+    out = tmp_path / "c.toml"
+    assert main(["draft", str(note), "--out", str(out)]) == 0
+    assert 'expr = "norm(w_opt) == 1"' in out.read_text() and "separable" not in out.read_text().split("[[claim]]")[1]
+    assert main(["run", "--claims", str(out), "--out", str(tmp_path / "o"), "--quiet", "--jobs", "1"]) == 0
+    assert "internal error" not in capsys.readouterr().err

@@ -14,9 +14,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
+from perceptron.outputs import write_file
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 
@@ -209,15 +211,21 @@ _ORDER = ("id", "line", "anchor", "section", "statement", "expr", "when", "varia
           "draft", "untranslated")
 
 
+def _one_line(name: str) -> str:
+    """A file name in a TOML comment: its control characters (a newline would end the comment
+    and start TOML) written as escapes."""
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", lambda m: repr(m.group())[1:-1], name)
+
+
 def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: str) -> str:
     """The draft claim file's text."""
     rel = os.path.relpath(os.path.abspath(note.path), os.path.dirname(os.path.abspath(out_path)))
     drafts = sum(1 for c in claims if c.get("draft"))
-    lines = [f"# Draft claims of {os.path.basename(note.path)}: {len(claims)} statements, "
+    lines = [f"# Draft claims of {_one_line(os.path.basename(note.path))}: {len(claims)} statements, "
              f"{len(claims) - drafts} read into the claim language, {drafts} left as drafts.",
              "# Written by `proof-audit draft`. Check each claim marked \"review:\", finish or delete each",
              "# draft (draft = true: listed, never evaluated), then: proof-audit run --claims "
-             f"{os.path.basename(out_path)}",
+             f"{_one_line(os.path.basename(out_path))}",
              "", "[document]", f"file = {_toml_value(os.path.basename(note.path))}",
              f"title = {_toml_value(note.title or os.path.basename(note.path))}", f"path = {_toml_value(rel)}", ""]
     lines += [notation_text.rstrip(), ""]
@@ -253,18 +261,26 @@ def _finish(note, claims, out, notation_text) -> str:
     that names why: the file the drafter writes always passes ``claims lint``."""
     from verify.language.claims import lint
 
+    folder = os.path.dirname(out) or "."
     for _ in range(3):
         text = write_draft(note, claims, out, notation_text)
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
-        problems = lint([out])
-        if not problems:
-            return text
+        # linted as a temporary file beside it (its relative paths resolve the same): a draft
+        # that does not pass is never left where the user asked for one
+        fd, tmp = tempfile.mkstemp(prefix=".draft-", suffix=".toml", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            problems = lint([tmp])
+            if not problems:
+                write_file(out, text)
+                return text
+        finally:
+            os.unlink(tmp)
         starts = [j + 1 for j, ln in enumerate(text.split("\n")) if ln == "[[claim]]"]
         for e in problems:
             k = max((j for j, at in enumerate(starts) if at <= (e.line or 1)), default=None)
             if k is None or claims[k].get("draft"):
-                raise InputError(out, f"the draft does not pass lint: {e}")
+                raise InputError(out, f"the draft does not pass lint: line {e.line}: {e.message}")
             c = claims[k]
             claims[k] = {key: c[key] for key in ("id", "line", "anchor", "section", "statement")}
             claims[k].update(draft=True, untranslated=f"the reading {c.get('expr')!r} (when = {c.get('when')!r}) "

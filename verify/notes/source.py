@@ -75,7 +75,7 @@ def read_note(path: str) -> Note:
         raise InputError(path, f"not UTF-8 text (byte {e.start}); a note must be Markdown or LaTeX in UTF-8") from None
     if "\0" in text:
         raise InputError(path, "a NUL byte: a note must be text")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")  # a BOM is not the title
     kind = "latex" if os.path.splitext(path)[1].lower() in (".tex", ".latex", ".ltx") else "markdown"
     return Note(path, text, kind, _title(text, kind))
 

@@ -195,6 +195,22 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
         why = _assumption_fails(a, ctx, converged)
         if why:
             return why
+    return _separator_missing(claim, ctx)
+
+
+#: The quantities a separator of the data defines (RunContext._set_separator sets them).
+_SEPARATOR_QUANTITIES = ("w_opt", "b_opt", "gamma", "v_opt", "c_opt", "m_opt", "w_hat_opt", "gamma_lo", "gamma_hi")
+
+
+def _separator_missing(claim, ctx: RunContext) -> str | None:
+    """A claim that reads a separator's quantity where the data have none (not certified
+    separable, or every point 0) does not apply there: the quantity is undefined, not false."""
+    names = set()
+    for compiled in (claim.compiled, claim.given):
+        names |= set(getattr(compiled, "names", ()) or ())
+    missing = [q for q in _SEPARATOR_QUANTITIES if q in names and q not in ctx.consts]
+    if missing:
+        return f"{missing[0]} is undefined here: the data have no certified separator ({ctx.kind})"
     return None
 
 
