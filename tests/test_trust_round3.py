@@ -464,3 +464,38 @@ stop = "converged"
     trace.write_text("\n".join(lines[:-1] + [json.dumps(end)]) + "\n")
     assert cli_main(["check", *common, "--trace", str(trace)]) == 1
     assert "INCONSISTENT" in capsys.readouterr().out
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_cleans_up(tmp_path):
+    """A command stopped by SIGTERM (a cancelled CI job) removes what it was writing -- here a
+    long NPZ trace's spool directory /tmp/proof-audit-trace-* -- and exits 130 with one line
+    (was: killed mid-write, the directory left behind)."""
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+
+    rng = random.Random(1)
+    data = tmp_path / "noisy.csv"
+    data.write_text("".join(",".join(str(rng.randint(-9, 9)) for _ in range(10)) + f",{rng.choice((1, -1))}\n"
+                            for _ in range(5000)))
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "verify", "train", "--data", str(data), "--trace",
+                             str(tmp_path / "t.npz"), "--max-epochs", "100000"],
+                            env={**os.environ, "TMPDIR": str(spool)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(spool.iterdir()) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert any(spool.iterdir()), "the run did not start its trace"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and err.strip() == "proof-audit: interrupted", err
+    assert not any(spool.iterdir()) and not (tmp_path / "t.npz").exists()

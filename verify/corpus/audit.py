@@ -9,6 +9,7 @@ evaluations of each claim into one finding with a verdict.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from perceptron import MemoryTrace, ParamError, train
@@ -373,8 +374,9 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         if figures is not None:
             figures = figures.result()
     finally:
-        if pool is not None:
-            pool.shutdown()
+        if pool is not None:  # stopped (Ctrl-C, SIGTERM): the queued units are dropped, not waited for
+            stopped = sys.exc_info()[0] is not None
+            pool.shutdown(wait=not stopped, cancel_futures=stopped)
     progress.close()
     _describe_certificates(corpus_info, certs)
     if solved is not None:

@@ -49,6 +49,6 @@ class ClusterPool:
         self._held.append(fut)
         return out
 
-    def shutdown(self):
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False):  # (the local pool's signature)
         self.client.cancel([f for f in self._held if not f.done()])
         self.client.close()

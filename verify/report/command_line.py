@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from perceptron._numbers import format_rational
 
-__all__ = ["EXIT_CODES", "Formatter", "Parser", "Version", "Unused", "say"]
+__all__ = ["EXIT_CODES", "Formatter", "Parser", "Version", "Unused", "say", "stop_on_sigterm"]
 
 EXIT_CODES = """exit codes:
   0  every verdict as the claim file expects
@@ -64,15 +64,31 @@ def say(line: str) -> None:
         pass
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM (a CI job cancelled, ``kill``) stops a command as Ctrl-C does: by
+    KeyboardInterrupt, so that what it was writing is removed (a trace's spool directory, a
+    partial file) and its worker pool is shut down, instead of the process vanishing mid-write."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (the option and the problem), exit code 2; and
-    under GitHub Actions the command's output cannot start a workflow command (no line printed
-    from input is obeyed by the runner: verify.report.github_text)."""
+    """argparse, but a usage error is one line (the option and the problem), exit code 2; under
+    GitHub Actions the command's output cannot start a workflow command (no line printed from
+    input is obeyed by the runner: verify.report.github_text); SIGTERM stops it as Ctrl-C does."""
 
     def parse_args(self, args=None, namespace=None):
         from verify.report.github_text import guard_streams
 
         guard_streams()
+        stop_on_sigterm()
         return super().parse_args(args, namespace)
 
     def error(self, message):

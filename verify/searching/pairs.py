@@ -118,6 +118,9 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
             if max_candidates is not None and checked >= max_candidates:
                 why = f"more than {max_candidates} candidate runs (the budget)"
                 break
+            if time.time() > deadline:  # a dataset's settings are many runs (declared ones exact): checked each
+                why = f"time limit of {timeout:g} s reached"
+                break
             checked += 1
             params = Params(variant=claim.variants[0], order=s["order"], eta=s["eta"], sign0=s["sign0"], w0=s["w0"],
                             max_updates=dom.max_updates, declared=s["declared"])
