@@ -20,6 +20,7 @@ from verify.corpus.evidence import finding_of, new_evidence, search_replay_comma
 from verify.corpus.runs import (
     VARY_MAX_POINTS,
     Run,
+    check_dataset_names,
     configs,
     corpus_datasets,
     load_spec,
@@ -314,6 +315,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     plan, claims = claims, [c for c in claims if evaluate is None or c.id in evaluate]
     counted = not corpus and len(claims) < len(plan)
     datasets = corpus_datasets(data_dirs)
+    check_dataset_names(claims, [name for name, _, _ in datasets])
     for _, spec, external in datasets:
         if external:
             # a bad file stops the audit now, with its line, not after hours of work; each file is

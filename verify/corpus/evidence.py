@@ -52,7 +52,7 @@ class Evidence:
         self._why(why, 1)
 
     def _why(self, why: str, count: int) -> None:
-        if why in self.not_applicable_why or len(self.not_applicable_why) < MAX_REASONS:
+        if why in self.not_applicable_why or len(self.not_applicable_why) < MAX_REASONS or not _elsewhere(why):
             self.not_applicable_why[why] = self.not_applicable_why.get(why, 0) + count
 
     @property
@@ -60,7 +60,9 @@ class Evidence:
         """The reasons runs did not apply, the commonest first, with their counts."""
         if not self.not_applicable_why:
             return None
-        top = sorted(self.not_applicable_why.items(), key=lambda kv: -kv[1])[:3]  # stable: first seen among equals
+        # why the claim's own datasets gave nothing first (a dataset it does not name says little),
+        # then the commonest; stable: first seen among equals
+        top = sorted(self.not_applicable_why.items(), key=lambda kv: (_elsewhere(kv[0]), -kv[1]))[:3]
         return "; ".join(f"{n} run(s): {why}" for why, n in top) + ("; ..." if len(self.not_applicable_why) > 3 else "")
 
     def cover(self, run, ctx, separator_kind) -> None:
@@ -265,3 +267,9 @@ def replay_command(c, viol) -> str | None:
                                     + (f" --separator-bias={quote(sep['c'])}" if sep.get("c", "0") != "0" else ""))
     return (f"proof-audit train --data {data} {viol['run']}{variants} --trace ce.jsonl && "
             f"proof-audit check --data {data} --trace ce.jsonl{claims} --only {quote(c.id)}{separator}")
+
+
+def _elsewhere(why: str) -> bool:
+    """A reason that only says the run is not one the claim names (another dataset, order or
+    variant): it says less than why a run the claim is about gave nothing."""
+    return why.startswith(("dataset ", "order ", "variant ")) and " not in [" in why

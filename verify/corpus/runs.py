@@ -9,13 +9,15 @@ import os
 from dataclasses import dataclass
 from fractions import Fraction
 
+from perceptron.errors import InputError
 from perceptron import Params, builtin, read_dataset
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
 from perceptron.generators import BUILTIN
 from verify.language.quantifiers import RUN_WHENS, VARIANT_ETA, ranging
 
-__all__ = ["plan_of", "Run", "configs", "needs_of", "corpus_datasets", "load_spec", "VARY_MAX_POINTS", "CORPUS_MAX_EPOCHS"]
+__all__ = ["plan_of", "Run", "configs", "needs_of", "corpus_datasets", "load_spec", "check_dataset_names",
+           "VARY_MAX_POINTS", "CORPUS_MAX_EPOCHS"]
 
 
 #: Epoch budget for corpus runs; separable corpus sets converge in far fewer, and
@@ -57,9 +59,8 @@ class Run:
         return " ".join(parts)
 
 
-def _base_configs(name: str, coq: bool = False):
-    """Run parameters for one dataset of the corpus."""
-    E = CORPUS_MAX_EPOCHS
+def _base_configs(name: str, coq: bool = False, E: int = CORPUS_MAX_EPOCHS):
+    """Run parameters for one dataset of the corpus (E: its epoch budget)."""
     if coq:
         yield Params(variant="rosenblatt", augment="first", order="cyclic", max_epochs=E)
         return
@@ -126,13 +127,13 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
     some claim ranges over (needs: quantity -> variants whose claims range over it).  Base runs
     only of the variants some claim is evaluated on (needs["variants"]; None: every variant)."""
     wanted = needs.get("variants")
+    E = needs.get("epochs", {}).get(name, CORPUS_MAX_EPOCHS)  # a claim about this dataset may raise it
     if name in UNIT_ONLY:
-        E = CORPUS_MAX_EPOCHS
         base_runs = [Params(variant="unit", order=order, sign0=sign0, max_epochs=E)
                      for order in ("first", "cyclic", "max-violation") for sign0 in (0, 1)]
         base_runs.append(Params(variant="rosenblatt", order="cyclic", max_epochs=E))
     else:
-        base_runs = _base_configs(name, coq)
+        base_runs = _base_configs(name, coq, E)
     for p in base_runs:
         if wanted is None or p.variant in wanted:
             yield p, None
@@ -140,7 +141,6 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
         yield from ((p, None) for p in _declared_configs(name, wanted))
     if coq or n > VARY_MAX_POINTS:
         return
-    E = CORPUS_MAX_EPOCHS
     aug_default = None if name in HOMOGENEOUS or name in UNIT_ONLY else "last"
 
     def aug(v):
@@ -224,7 +224,25 @@ def needs_of(claims) -> dict:
         for q in ("eta", "w0", "sign0"):
             if q in r:
                 needs.setdefault(q, set()).update(c.variants)
+        for name in (c.datasets or ()) if c.max_epochs else ():
+            epochs = needs.setdefault("epochs", {})
+            epochs[name] = max(epochs.get(name, CORPUS_MAX_EPOCHS), c.max_epochs)
     return needs
+
+
+def check_dataset_names(claims, names) -> None:
+    """A claim naming a dataset the corpus does not have is one InputError at its line, listing
+    the names there are (it would otherwise end "unknown: evaluated at none")."""
+    import difflib
+
+    have = set(names)
+    for c in claims:
+        for name in c.datasets or ():
+            if name not in have:
+                near = difflib.get_close_matches(name, sorted(have), 3)
+                raise InputError(c.path, f"claim {c.id}: no dataset {name!r} in the corpus"
+                                         + (f" (did you mean {', '.join(map(repr, near))}?)" if near else "")
+                                         + f"; the datasets are {', '.join(sorted(have))}", c.line)
 
 
 def plan_of(claims) -> list:
@@ -232,7 +250,8 @@ def plan_of(claims) -> list:
     a quantity are skipped as evidence for nothing: verify.corpus.audit.audit_dataset), as JSON:
     equal plans make equal runs."""
     return sorted([c.when, sorted(c.variants), sorted(set(ranging(c)) & {"eta", "w0", "sign0"}),
-                   "separable" in c.assume] for c in claims)
+                   "separable" in c.assume] + ([sorted(c.datasets or ()), c.max_epochs] if c.max_epochs else [])
+                  for c in claims)
 
 
 def corpus_datasets(data_dirs=()):

@@ -349,9 +349,42 @@ def replay_run(ctx, trace, claims, name, dataset_claims=True):
             bad = replay_exact(ctx, trace, visit_claims, update_claims, end_claims, tallies, name, scalar=SCALAR_ORACLE)
     if bad is not None:
         return ctx, bad, {}
+    why = cut_short(ctx, getattr(trace, "end", None) or {})
+    if why:  # a run its budget cut has not ended: it decides nothing about its end
+        for c in live:
+            if reads_run_end(c):
+                tallies[c.id] = ClaimTally(not_applicable=why)
     if dataset_claims:
         evaluate_dataset_claims(claims, ctx, name, tallies)
     return ctx, None, tallies
+
+
+#: The stops of a run that a budget made (the learner's --max-epochs, --max-updates, --max-visits).
+_BUDGET_STOPS = {"max_epochs": "epochs", "max_updates": "updates", "max_visits": "visits"}
+
+
+def cut_short(ctx, end: dict) -> str | None:
+    """Why a run has not ended, when a budget stopped it before the algorithm did (None when
+    it converged, or when its budget is the algorithm's own end: the pocket algorithm's T
+    epochs, a declared variant that always runs its epochs)."""
+    stop = end.get("stop")
+    if stop not in _BUDGET_STOPS or ctx.var.pocket or (ctx.declared and ctx.var.stop == "epochs"):
+        return None
+    p = ctx.params
+    limit = {"epochs": p.max_epochs, "updates": p.max_updates, "visits": p.max_visits}[_BUDGET_STOPS[stop]]
+    return (f"the run was cut at {limit} {_BUDGET_STOPS[stop]} ({end.get('updates')} updates, {end.get('epochs')} "
+            f"epochs) by its budget and has not ended: raise max_epochs to see its end")
+
+
+def reads_run_end(claim) -> bool:
+    """Whether a claim speaks of a run's end (evaluated there, or reading its mistakes, epochs or
+    convergence at a step, or assuming it converged): a run cut by its budget cannot decide it,
+    unless the claim reads stopped_by_budget (it then speaks of cut runs too)."""
+    names = set(getattr(claim.compiled, "names", ()) or ()) | set(getattr(claim.given, "names", ()) or ())
+    if "stopped_by_budget" in names:
+        return False
+    return (claim.when == "end" or bool(names & {"mistakes", "epochs", "converged"} - set(claim.free or ()))
+            or "converged" in claim.assume)
 
 
 #: Tests set this to evaluate every claim of a replay with the scalar evaluator (the oracle of
