@@ -4,8 +4,8 @@ An output folder is shared with whoever wrote into it before (a CI cache, a cont
 commit), so a name we write may already be a symbolic link to somewhere else (``OUT/.cache``
 pointing at ``~/.ssh``, ``OUT/index.html`` at a file to overwrite, ``OUT/notes`` at a folder
 whose pages we would replace).  Each file is written to a fresh temporary file in its own
-folder and then renamed over the name (an interrupted write leaves the old file whole); a link,
-a folder or a special file where a file or folder of ours should be is refused in one line.
+folder and then renamed over the name (an interrupted write leaves the old file whole); a link
+where a file or folder of ours should be is refused in one line (and a folder where a file should be).
 """
 
 from __future__ import annotations
@@ -43,13 +43,14 @@ def _refuse_non_file(path: str) -> None:
         return
     if stat.S_ISLNK(st.st_mode):
         raise InputError(path, "is a symbolic link where an output file should be; refusing to write through it")
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(path, "is not a regular file; an output file of this name is needed")
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(path, "is a folder; an output file of this name is needed")
+    # a FIFO or device there is never opened: the rename replaces the name, not what it is
 
 
 def write_file(path: str, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` through a temporary file in the same folder,
-    renamed over it; a link or special file at ``path`` is refused."""
+    renamed over it; a link or folder at ``path`` is refused."""
     _refuse_non_file(path)
     folder = os.path.dirname(path) or "."
     raw = data.encode("utf-8") if isinstance(data, str) else data

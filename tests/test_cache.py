@@ -296,7 +296,8 @@ def test_a_forged_certificate_in_the_cache_is_verified_and_solved_again(tmp_path
 def test_a_cache_file_edited_a_fifo_or_a_device_is_ignored_and_report_refuses_them(tmp_path):
     """run.json edited without its seal (a finding rewritten) is not read; a FIFO (which blocks
     a reader forever) or a link to /dev/zero (which never ends) in place of either cache file is
-    ignored, never read, and the run is whole; ``report`` refuses a results.json that is one, in
+    ignored, never read, and the run is whole (a link there is refused in one line, never
+    written through); ``report`` refuses a results.json that is one, in
     one line (the newcomer's hang and MemoryError)."""
     (tmp_path / "c.toml").write_text(CLAIMS)
     _, files, _ = _run(tmp_path)
@@ -306,12 +307,19 @@ def test_a_cache_file_edited_a_fifo_or_a_device_is_ignored_and_report_refuses_th
     (cache / "run.json").write_text(json.dumps(got))
     out, files2, info = _run(tmp_path)
     assert not info["cache"].startswith("hit") and files2 == files and "forged" not in out
-    for make in (os.mkfifo, lambda p: os.symlink("/dev/zero", p)):
-        for name in ("run.json", "claims.json"):
-            (cache / name).unlink()
-            make(cache / name)
-        _, files3, info3 = _run(tmp_path)  # (_run's timeout would end a hang)
-        assert info3["cache"].startswith("0 of 1") and files3 == files
+    for name in ("run.json", "claims.json"):
+        (cache / name).unlink()
+        os.mkfifo(cache / name)
+    _, files3, info3 = _run(tmp_path)  # (_run's timeout would end a hang)
+    assert info3["cache"].startswith("0 of 1") and files3 == files
+    # a link in place of a cache file is neither read nor written through: one line, exit 2
+    (cache / "claims.json").unlink()
+    os.symlink("/dev/zero", cache / "claims.json")
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(tmp_path / "c.toml"), "--out",
+                        str(tmp_path / "out"), "--quiet", "--jobs", "1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "symbolic link" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert os.path.islink(cache / "claims.json")
+    (cache / "claims.json").unlink()
     results = tmp_path / "out" / "results.json"
     results.unlink()
     os.mkfifo(results)

@@ -124,7 +124,7 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
         if bad is not None:
             inconsistent.append({"dataset": name, "run": Run(name, params).describe(), "problem": str(bad)})
             continue
-        run = Run(name, params)
+        run = Run(name, params, ds.source)
         for cid, tally in tallies.items():
             agg[cid].add_tally(tally, run, ctx, "max-margin (certified)")
         # claims that range over every separator: also at a second, different one

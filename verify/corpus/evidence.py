@@ -83,7 +83,7 @@ class Evidence:
         """The first violation wins; it names the run that replays it."""
         if self.violation is None:
             self.violation = {**detail, **({"run": run.describe(), "data": f"builtin:{run.dataset}"
-                                            if run.dataset in BUILTIN else run.dataset} if run else {})}
+                                            if run.dataset in BUILTIN else run.path or run.dataset} if run else {})}
 
     def evaluate_once(self, c) -> None:
         """A closed claim (when = "once") evaluated exactly, once: no run, no dataset."""

@@ -34,6 +34,7 @@ HOMOGENEOUS = {"worked-example", "separable-d2-g1_5", "separable-d2-g1_20", "sep
 class Run:
     dataset: str  # corpus name
     params: Params
+    path: str | None = None  # a --data file's path as the user's folder names it (the replay trains on it)
 
     def describe(self) -> str:
         p = self.params

@@ -58,6 +58,7 @@ from perceptron.declared import declarations_from, variant_of
 from perceptron.errors import InputError
 from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes, top_level_lines
 from perceptron.variants import VARIANTS
+from verify.language.budget import max_epochs
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES, TYPES
 
@@ -115,9 +116,6 @@ ASSUMPTIONS = {
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
            "relation", "line", "anchor", "given", "draft", "untranslated", "at", "max_epochs"}
-#: The epoch budget a claim may ask for the runs on its datasets (a worked example of a few
-#: points that needs thousands of epochs; each epoch of n points is n visits of the trace).
-MAX_CLAIM_EPOCHS = 1_000_000
 #: Entries of a [notation] table, and characters of one entry.
 MAX_NOTATION, MAX_NOTATION_CHARS = 200, 200
 _REQUIRED = ("id", "section", "statement", "when", "expect")
@@ -429,26 +427,9 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         datasets=lists.get("datasets"), orders=lists.get("orders"), note=c.get("note", ""), symbolic=symbolic,
         separator=sep, free=free or None, pair=pair if when == "pair" else None,
         relation=c.get("relation") if when == "pair" else None, pair_at=c.get("at", "end") if when == "pair" else "end",
-        title=cf.title, max_epochs=_max_epochs(c, lists, where, problem),
+        title=cf.title, max_epochs=max_epochs(c, lists, where, problem),
         source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")), given=given,
         implied=implied is not None)
-
-
-def _max_epochs(c: dict, lists: dict, where, problem) -> int | None:
-    """``max_epochs = N``: the runs on the claim's datasets go on for up to N epochs (instead of
-    the corpus's CORPUS_MAX_EPOCHS), so a run the note follows to its end is seen to end."""
-    n = c.get("max_epochs")
-    if n is None:
-        return None
-    if type(n) is not int or not 1 <= n <= MAX_CLAIM_EPOCHS:
-        problem(*where("max_epochs"), f"max_epochs must be an integer from 1 to {MAX_CLAIM_EPOCHS} "
-                                      "(verify.language.claims.MAX_CLAIM_EPOCHS)")
-        return None
-    if not lists.get("datasets"):
-        problem(*where("max_epochs"), "max_epochs raises the budget of the runs on the claim's datasets: "
-                                      "name them in datasets = [...]")
-        return None
-    return n
 
 
 def _fields(c: dict, line: int, where, seen: dict, problem):

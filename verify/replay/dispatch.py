@@ -377,14 +377,14 @@ def cut_short(ctx, end: dict) -> str | None:
 
 
 def reads_run_end(claim) -> bool:
-    """Whether a claim speaks of a run's end (evaluated there, or reading its mistakes, epochs or
-    convergence at a step, or assuming it converged): a run cut by its budget cannot decide it,
-    unless the claim reads stopped_by_budget (it then speaks of cut runs too)."""
+    """Whether a claim speaks of a run's end (evaluated there, or assuming it converged): a run
+    cut by its budget cannot decide it, unless the claim reads stopped_by_budget (it then speaks
+    of cut runs too).  The search's rule (verify.searching.learner_runs): a step claim reading a
+    whole-run quantity is evaluated on a cut run as a run stopped by budget, and says so."""
     names = set(getattr(claim.compiled, "names", ()) or ()) | set(getattr(claim.given, "names", ()) or ())
     if "stopped_by_budget" in names:
         return False
-    return (claim.when == "end" or bool(names & {"mistakes", "epochs", "converged"} - set(claim.free or ()))
-            or "converged" in claim.assume)
+    return claim.when == "end" or "converged" in claim.assume
 
 
 #: Tests set this to evaluate every claim of a replay with the scalar evaluator (the oracle of

@@ -64,7 +64,17 @@ def say(line: str) -> None:
         pass
 
 
+_OWNER: list = []  # the process that installed the handler: a forked worker inherits it
+
+
 def _interrupt(signum, frame):
+    import os
+    import signal
+
+    if _OWNER and os.getpid() != _OWNER[0]:  # a worker (its pool terminates it): the default action
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise KeyboardInterrupt
 
 
@@ -76,6 +86,9 @@ def stop_on_sigterm() -> None:
     import threading
 
     if threading.current_thread() is threading.main_thread():
+        import os
+
+        _OWNER[:] = [os.getpid()]
         signal.signal(signal.SIGTERM, _interrupt)
 
 
