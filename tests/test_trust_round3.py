@@ -288,14 +288,14 @@ id = "m.wrong"
 section = "s"
 statement = "s"
 when = "update"
-variants = ["margin"]
+variants = ["margin_r3"]
 expr = "norm2(w) <= k"
 expect = "holds"
 
 [notation]
 "\\\\alpha" = "gamma"
 
-[variants.margin]
+[variants.margin_r3]
 note = "Margin perceptron"
 parameters = { tau = "1" }
 state = { w = "w0" }
