@@ -11,13 +11,15 @@ where a file or folder of ours should be is refused in one line (and a folder wh
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
 import stat
 import tempfile
 
 from perceptron.errors import InputError
 
-__all__ = ["write_file", "output_folder", "remove_output"]
+__all__ = ["write_file", "output_folder", "remove_output", "portable_name"]
 
 
 def output_folder(path: str) -> str:
@@ -76,3 +78,31 @@ def remove_output(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISREG(os.lstat(path).st_mode):
             os.remove(path)
+
+
+#: Characters a file name we make from input keeps as they are; every other is written +XX (its
+#: code in hex), so that no name holds a character Windows forbids (<>:"/\\|?*), nor one a shell
+#: (POSIX, cmd or PowerShell) reads: the name pastes into a command unquoted.
+_KEPT = re.compile(r"[A-Za-z0-9._-]")
+#: Names Windows reserves for devices, whatever the extension.
+_DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+#: Characters of a name past which it is cut (and a digest of the whole appended).
+_MAX_NAME = 160
+
+
+def portable_name(text: str) -> str:
+    """A file name (without its extension) for ``text`` (a claim id such as ``000.a:b``, a
+    dataset name such as ``builtin:and-2``) that every system accepts: a character outside
+    letters, digits and ``._-`` is written ``+`` and its code in two hex digits (``:`` is ``+3a``,
+    ``+`` itself ``+2b``; past 255, ``++`` and six), so different texts give different names, a device name Windows reserves
+    (``CON``, ``NUL``, ``COM1``, ...) is prefixed with ``_+``, a name that ends in a dot gets
+    ``+`` after it, and a long one is cut and given a digest of the whole."""
+    name = "".join(ch if _KEPT.fullmatch(ch) else "+" + format(ord(ch), "02x") if ord(ch) < 256
+                   else "++" + format(ord(ch), "06x") for ch in text) or "+"
+    if name.split(".")[0].lower() in _DEVICES:
+        name = "_+" + name
+    if name.endswith("."):
+        name += "+"
+    if len(name) > _MAX_NAME:
+        name = name[:_MAX_NAME] + "+" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return name

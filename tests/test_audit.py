@@ -30,11 +30,14 @@ def _projection(results):
             for c in results["claims"]]
 
 
-def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys):
-    """proof-audit run: exit 0, a per-note table, every claim in results.json; same bytes twice."""
-    out1, out2 = tmp_path / "a", tmp_path / "b"
-    assert main(["run", "--out", str(out1), "--quiet"]) == 0
-    assert main(["run", "--out", str(out2), "--quiet"]) == 0
+def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys, monkeypatch):
+    """proof-audit run: exit 0, a per-note table, every claim in results.json; same bytes twice
+    (from two folders, with the same relative --out: replay commands name their files under it)."""
+    out1, out2 = tmp_path / "a" / "out", tmp_path / "b" / "out"
+    for out in (out1, out2):
+        out.parent.mkdir()
+        monkeypatch.chdir(out.parent)
+        assert main(["run", "--out", "out", "--quiet"]) == 0
     b1 = (out1 / "results.json").read_bytes()
     for name in ("results.json", "report.md", "junit.xml", "results.sarif"):
         assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name

@@ -23,27 +23,30 @@ def _claim(claim_id: str, claims) -> object:
     raise KeyError(f"no claim {claim_id!r} in {', '.join(claims) if claims else 'the built-in claim files'}")
 
 
-def audit(claim_files=None, *, data_dirs=(), only=None, jobs=None) -> list:
+def audit(claim_files=None, *, data_dirs=(), only=None, jobs=None, out="reports") -> list:
     """Audit the claims of ``claim_files`` (default: the built-in audits of the five notes) over
     the corpus (plus the dataset files of ``data_dirs``), as ``proof-audit run`` does; ``only``
-    restricts it to some claim ids.  One Finding per claim, in claim-file order."""
+    restricts it to some claim ids.  One Finding per claim, in claim-file order; a refutation's
+    replay command writes its files under ``out`` (as ``run --out`` names it)."""
     from verify.corpus.audit import audit as run_audit
+    from verify.corpus.evidence import finding_with_out
     from verify.language.claims import builtin_claim_files
 
     findings, _, _ = run_audit(list(claim_files or builtin_claim_files()), data_dirs=data_dirs, quiet=True,
                                          jobs=jobs, only=only)
-    return findings
+    return [finding_with_out(f, out) for f in findings]
 
 
-def check(claim_id: str, data, *, claims=None):
+def check(claim_id: str, data, *, claims=None, out="reports"):
     """The verdict of one claim on one dataset: every corpus run of the claim's variants on
     ``data`` (a path, ``builtin:NAME`` or a perceptron.Dataset), replayed, the claim evaluated
     wherever it applies.  The Finding's evidence says what was covered: one dataset is a
     quantifier held fixed, so a claim about every dataset is "unknown" there (the evidence never
-    varied the dataset) unless refuted; only a claim naming its datasets can hold on evidence."""
+    varied the dataset) unless refuted; only a claim naming its datasets can hold on evidence.
+    A refutation's replay command writes its files under ``out``."""
     from perceptron import Dataset, load
     from verify.corpus.audit import audit_dataset
-    from verify.corpus.evidence import Evidence, finding_of
+    from verify.corpus.evidence import Evidence, finding_of, finding_with_out
     from verify.corpus.runs import needs_of
 
     c = _claim(claim_id, claims)
@@ -53,7 +56,7 @@ def check(claim_id: str, data, *, claims=None):
         ev.evaluate_once(c)
         return finding_of(c, ev, "no dataset (evaluated once)", {})
     part = audit_dataset([c], ds.name, ds, False, needs_of([c]))
-    return finding_of(c, part["agg"][c.id], f"1 dataset ({ds.name}), {part['runs']} runs", {})
+    return finding_with_out(finding_of(c, part["agg"][c.id], f"1 dataset ({ds.name}), {part['runs']} runs", {}), out)
 
 
 def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float = 60.0, jobs: int = 1,

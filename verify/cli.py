@@ -446,7 +446,7 @@ def cmd_run(args) -> int:
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
     cache_dir = cfg.cache or os.path.join(args.out, ".cache")
-    settings = {"domain": domain, "notes": args.notes}  # what the result depends on beside the files
+    settings = {"domain": domain, "notes": args.notes, "out": args.out}  # what the result depends on beside the files
     key = None if args.no_cache else run_key(paths, data, settings)
     hit = key and load(cache_dir, key)
     by_id = {c.id: c for c in claims}

@@ -156,7 +156,7 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
                                                      "refusing to write through it")
         findings, corpus, _ = audit_reusing([path], list(claims.values()), where, {"domain": domain}, figures=False,
                                             **kw)
-    data = json.loads(json.dumps(results_dict(findings, claims, corpus)))
+    data = json.loads(json.dumps(results_dict(findings, claims, corpus, out=cfg.out or "reports")))
     return {c["id"]: c for c in data["claims"]}
 
 

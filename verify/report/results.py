@@ -78,10 +78,14 @@ def validate_results(results: dict) -> str | None:
     return None
 
 
-def results_dict(findings, claims_by_id, corpus, drafts=()) -> dict:
+def results_dict(findings, claims_by_id, corpus, drafts=(), out: str = "reports") -> dict:
+    """results.json's content; ``out``: the output folder as the user named it, where the replay
+    commands write their files (verify.corpus.evidence.with_out)."""
+    from verify.corpus.evidence import finding_with_out
+
     rows = []
     summary: dict = {}
-    for f in findings:
+    for f in (finding_with_out(f, out) for f in findings):
         c = claims_by_id[f.claim_id]
         rows.append({
             "id": f.claim_id, "document": c.document, "citation": f.citation, "statement": f.statement,
@@ -179,7 +183,7 @@ def write_results(out_dir, findings, claims_by_id, corpus, run_info, drafts=()) 
     from perceptron.outputs import write_file
 
     os.makedirs(out_dir, exist_ok=True)
-    data = results_dict(findings, claims_by_id, corpus, drafts)
+    data = results_dict(findings, claims_by_id, corpus, drafts, out=out_dir)
     path = os.path.join(out_dir, "results.json")
     write_file(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     info = dict(run_info)

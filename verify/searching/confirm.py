@@ -15,6 +15,7 @@ import numpy as np
 from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, train
 from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
+from perceptron.outputs import portable_name
 from verify.replay.dispatch import RunContext, evaluate_dataset_claims, replay
 
 __all__ = ["confirm", "confirm_as", "save_counterexample", "NotRunnable"]
@@ -120,7 +121,7 @@ def save_counterexample(claim, ce, out_dir) -> dict:
     """Write the counterexample as a dataset CSV and its trace; return the paths and the
     command that replays it."""
     os.makedirs(out_dir, exist_ok=True)
-    base = os.path.join(out_dir, claim.id.replace("/", "_"))
+    base = os.path.join(out_dir, portable_name(claim.id))  # a claim id may hold a ':'
     ds = from_rows("counterexample", ce["points"], ce["labels"])
     data = base + ".csv"
     write_csv(ds, data)

@@ -28,6 +28,7 @@ from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, 
 from perceptron._numbers import format_rational
 from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
+from perceptron.outputs import portable_name
 from verify.language.quantifiers import ranging
 from verify.searching.declared_engine import param_values
 from verify.searching.domain import Domain, SearchError, point_list
@@ -174,7 +175,7 @@ def _counterexample(claim, pts, labels, params, viol, updates) -> dict:
 def _save(claim, ds, params, out_dir) -> dict:
     """The counterexample's dataset and first run's trace, and the commands that check it again."""
     os.makedirs(out_dir, exist_ok=True)
-    base = os.path.join(out_dir, claim.id.replace("/", "_"))
+    base = os.path.join(out_dir, portable_name(claim.id))  # a claim id may hold a ':'
     data, trace = base + ".csv", base + ".trace.jsonl"
     write_csv(ds, data)
     train(ds, params, open_writer(trace))
