@@ -23,6 +23,7 @@ from ._numbers import (
     to_int_array,
 )
 from .errors import InputError
+from .toml_data import split_fragment, toml_table
 from .limits import (
     MAX_CELLS,
     MAX_DATA_BYTES,
@@ -678,6 +679,10 @@ def read_dataset(path: str, fmt: str | None = None, *, label_set: str | None = N
     """
     opts = options or ReadOptions()
     path = os.fspath(path)
+    base, table = split_fragment(path)
+    if table is not None or (fmt or "").lower() == "toml" or base.lower().endswith(".toml"):
+        check_regular_file(base, MAX_DATA_BYTES, "dataset")
+        return _read_toml(base, table)  # [[dataset]] tables: a note's worked example
     check_regular_file(path, MAX_DATA_BYTES, "dataset")
     fmt = fmt or _sniff(path)
     if fmt == "csv":
@@ -689,6 +694,27 @@ def read_dataset(path: str, fmt: str | None = None, *, label_set: str | None = N
     if fmt == "coq":
         return _read_coq(path, label_set)
     raise InputError(path, f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def _read_toml(path: str, table: str | None) -> Dataset:
+    """A [[dataset]] table (perceptron.toml_data): its points exactly as written, its labels
+    +1/-1, 0/1 or two words (a label_map, else a pair of STRING_LABELS)."""
+    name, line, t = toml_table(path, table)
+    if "file" in t:
+        ds = read_dataset(os.path.join(os.path.dirname(path), t["file"]))
+        ds.name = name
+        return ds
+    labels = t["labels"]
+    if labels and isinstance(labels[0], str):
+        m = t.get("label_map") or next(({p[0]: -1, p[1]: 1} for p in STRING_LABELS if set(labels) <= set(p)), None)
+        if m is None or any(v not in m for v in labels):
+            raise InputError(path, f"dataset {name!r}: labels {sorted(set(labels))[:4]} need label_map = "
+                                   "{ WORD = 1, WORD = -1 }", line)
+        labels = [m[v] for v in labels]
+    try:
+        return from_rows(name, t["points"], labels, source=f"{path}#{name}", lines=[line] * len(labels))
+    except InputError as e:
+        raise InputError(path, f"dataset {name!r}: {e.message}", line) from None
 
 
 def write_csv(ds: Dataset, path: str) -> None:

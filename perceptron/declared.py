@@ -472,7 +472,7 @@ def load_variants(path: str) -> list:
     except UnicodeDecodeError as e:
         raise InputError(path, "not UTF-8 text", raw[:e.start].count(b"\n") + 1) from None
     data = parse_toml(path, text)
-    extra = [k for k in data if k not in ("variants", "document", "claim", "notation")]
+    extra = [k for k in data if k not in ("variants", "document", "claim", "notation", "dataset")]
     if extra:
         raise InputError(path, f"unknown top-level key {extra[0][:40]!r} (a variant file holds [variants.NAME] tables; "
                                "a claim file may hold them too)", top_level_lines(text).get(extra[0], 1))

@@ -102,14 +102,16 @@ def allow_long_numbers() -> None:
         sys.set_int_max_str_digits(100_000)
 
 
-def parse_toml(path: str, text: str) -> dict:
+def parse_toml(path: str, text: str, exact: bool = False) -> dict:
     """A user's TOML file (claims, variants, pyproject.toml): any problem is one InputError
-    naming the file and line (a syntax error, nesting too deep, an integer too long to read)."""
+    naming the file and line (a syntax error, nesting too deep, an integer too long to read).
+    ``exact``: a float is kept as its text (``0.1`` stays "0.1", read later as 1/10), never
+    rounded to binary."""
     import re
     import tomllib
 
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text, parse_float=str) if exact else tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"at line (\d+), column (\d+)", str(e))
         raise InputError(path, f"TOML syntax error: {str(e).split(' (at line')[0]}", int(m.group(1)) if m else None,

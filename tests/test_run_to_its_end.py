@@ -83,7 +83,13 @@ def test_max_epochs_needs_datasets_and_a_bound(tmp_path, capsys):
 
 
 def test_an_unknown_dataset_name_is_refused_with_the_names_there_are(tmp_path, capsys):
+    """A name that is no built-in set, no [[dataset]] of the file and no file name is refused
+    when the file is read (lint too); a file name no --data folder holds, when run knows them."""
     rc, _ = _run(tmp_path, name="blog")
     err = capsys.readouterr().err
-    assert rc == 2 and "no dataset 'blog'" in err and "did you mean 'blog.csv'" in err and "claims.toml:5:" in err
+    assert rc == 2 and "no dataset 'blog'" in err and "named with their extension" in err and "claims.toml:11:" in err
+    assert len(err.strip().splitlines()) == 1
+    rc, _ = _run(tmp_path, name="blog.cvs")
+    err = capsys.readouterr().err
+    assert rc == 2 and "no dataset 'blog.cvs'" in err and "did you mean 'blog.csv'" in err and "claims.toml:5:" in err
     assert len(err.strip().splitlines()) == 1

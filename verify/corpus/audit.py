@@ -26,7 +26,7 @@ from verify.corpus.runs import (
     load_spec,
     needs_of,
 )
-from verify.language.claims import claims_of, load_claims
+from verify.language.claims import claims_of, is_builtin, load_claims
 from verify.language.quantifiers import (
     RUN_WHENS,
     ranging,
@@ -314,7 +314,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         claims = [c for c in claims if c.id in only]
     plan, claims = claims, [c for c in claims if evaluate is None or c.id in evaluate]
     counted = not corpus and len(claims) < len(plan)
-    datasets = corpus_datasets(data_dirs)
+    datasets = corpus_datasets(data_dirs, [p for p in claim_files if not is_builtin(p)])
     check_dataset_names(claims, [name for name, _, _ in datasets])
     for _, spec, external in datasets:
         if external:

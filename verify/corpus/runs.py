@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from perceptron.errors import InputError
+from perceptron.toml_data import table_names
 from perceptron import Params, builtin, read_dataset
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
@@ -135,8 +136,14 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
         base_runs.append(Params(variant="rosenblatt", order="cyclic", max_epochs=E))
     else:
         base_runs = _base_configs(name, coq, E)
+    made = set()
     for p in base_runs:
         if wanted is None or p.variant in wanted:
+            made.add(p)
+            yield p, None
+    for p in _stated_runs(name, coq, needs, d, E):
+        if p not in made:  # the run the note describes, unless a base run is that very run
+            made.add(p)
             yield p, None
     if not coq and name not in UNIT_ONLY:
         yield from ((p, None) for p in _declared_configs(name, wanted))
@@ -175,6 +182,25 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
             continue
         # the base runs (and the eta / w0 profiles) have sign(0) = 0 and +1: add -1
         yield Params(variant=v, augment=aug(v), order="cyclic", sign0=-1, max_epochs=E), "sign0"
+
+
+def _stated_runs(name: str, coq: bool, needs: dict, d: int, E: int):
+    """The runs the claims about this dataset state (verify.language.setting): each claim's
+    variants and orders with its setting, augmented as the corpus augments the dataset unless
+    the setting says where the constant coordinate goes."""
+    for variant, order, s in needs.get("stated", {}).get(name, ()):
+        own_bias = variant_of(variant).bias is not None
+        if s.augment is not None:
+            augment = None if s.augment == "none" else s.augment
+        elif own_bias or not (variant in _AUGMENTED or _declared_without_bias(variant)):
+            augment = None
+        else:
+            augment = "first" if coq else (None if name in HOMOGENEOUS or name in UNIT_ONLY else "last")
+        w0, b0 = s.initial(augment, own_bias, d)
+        kw = {k: v for k, v in (("eta", s.eta), ("sign0", s.sign0), ("form", s.form), ("ratchet", s.ratchet))
+              if v is not None}
+        yield Params(variant=variant, order=order, augment=augment, w0=tuple(w0) if w0 is not None else None, b0=b0,
+                     declared=s.declared, max_epochs=30 if variant == "pocket" else E, **kw)
 
 
 def _declared_without_bias(v: str) -> bool:
@@ -228,6 +254,12 @@ def needs_of(claims) -> dict:
         for name in (c.datasets or ()) if c.max_epochs else ():
             epochs = needs.setdefault("epochs", {})
             epochs[name] = max(epochs.get(name, CORPUS_MAX_EPOCHS), c.max_epochs)
+        for name in (c.datasets or ()) if c.setting is not None and c.when in RUN_WHENS + ("pair",) else ():
+            stated = needs.setdefault("stated", {}).setdefault(name, [])
+            for v in c.variants:
+                for order in c.orders or ("cyclic",):
+                    if (v, order, c.setting) not in stated:
+                        stated.append((v, order, c.setting))
     return needs
 
 
@@ -252,15 +284,23 @@ def plan_of(claims) -> list:
     equal plans make equal runs."""
     return sorted([c.when, sorted(c.variants), sorted(set(ranging(c)) & {"eta", "w0", "sign0"}),
                    "separable" in c.assume] + ([sorted(c.datasets or ()), c.max_epochs] if c.max_epochs else [])
+                  + ([sorted(c.datasets or ()), list(c.orders or ()), repr(c.setting)] if c.setting is not None else [])
                   for c in claims)
 
 
-def corpus_datasets(data_dirs=()):
-    """(name, spec, is_external) for the built-in corpus (the package's own datasets) plus the
-    dataset files of the given dirs; a spec is ("builtin", name) or ("file", path) (see
+def corpus_datasets(data_dirs=(), claim_files=()):
+    """(name, spec, is_external) for the built-in corpus (the package's own datasets), the
+    [[dataset]] tables of the claim files (a note's own data: run as the built-in sets are), and
+    the dataset files of the given dirs; a spec is ("builtin", name) or ("file", path) (see
     load_spec).  Nothing outside the package is looked for: the CoqPerceptron benchmark files
     join with --data DIR."""
     out = [(name, ("builtin", name), False) for name in BUILTIN]
+    for path in claim_files:
+        for name in table_names(path):
+            if any(name == o[0] for o in out):
+                raise InputError(path, f"dataset {name!r} is also given in {dict((o[0], o[1][1]) for o in out)[name]}: "
+                                       "dataset names must be unique across the claim files audited together")
+            out.append((name, ("file", f"{path}#{name}"), False))
     for d in data_dirs:
         for path in sorted(glob.glob(os.path.join(d, "*"))):
             base = os.path.basename(path)

@@ -59,6 +59,8 @@ from perceptron.errors import InputError
 from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes, top_level_lines
 from perceptron.variants import VARIANTS
 from verify.language.budget import max_epochs
+from verify.language.note_data import check_names, file_datasets
+from verify.language.setting import Setting, setting_of
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES, TYPES
 
@@ -115,7 +117,7 @@ ASSUMPTIONS = {
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
-           "relation", "line", "anchor", "given", "draft", "untranslated", "at", "max_epochs"}
+           "relation", "line", "anchor", "given", "draft", "untranslated", "at", "max_epochs", "run"}
 #: Entries of a [notation] table, and characters of one entry.
 MAX_NOTATION, MAX_NOTATION_CHARS = 200, 200
 _REQUIRED = ("id", "section", "statement", "when", "expect")
@@ -173,6 +175,7 @@ class Claim:
     given: Compiled | None = None  # the statement's premise: where it is false the claim does not apply
     implied: bool = False  # the premise is read from a top-level "A or B" (given = "not (A)")
     max_epochs: int | None = None  # the epoch budget of the runs on its datasets (None: the corpus's)
+    setting: Setting | None = None  # the run the note describes (verify.language.setting): fixed values
 
     @property
     def citation(self) -> str:
@@ -200,6 +203,7 @@ class ClaimFile:
     claims: list = field(default_factory=list)
     drafts: list = field(default_factory=list)
     notation: dict = field(default_factory=dict)
+    datasets: list = field(default_factory=list)  # the names of its [[dataset]] tables
     note: str | None = None  # the note's path ([document] path, or file beside this one)
 
 
@@ -263,7 +267,8 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
         problem(e.line, None, e.message)
     doc, note_path, raw_claims = _document(data, doc_keys, top, problem)
     cf = ClaimFile(path, doc.get("file", "?"), str(doc.get("title", "")), notation=_notation(data, text, top, problem),
-                   note=os.path.normpath(os.path.join(os.path.dirname(path), note_path or doc.get("file", "?"))))
+                   note=os.path.normpath(os.path.join(os.path.dirname(path), note_path or doc.get("file", "?"))),
+                   datasets=file_datasets(path, data, text, problem))
     seen: dict = {}
     for j, c in enumerate(raw_claims):
         pos = blocks[j] if j < len(blocks) else {"__line__": 1}
@@ -295,7 +300,7 @@ def _read_toml(path, problem):
         problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
         return None
     try:
-        return parse_toml(path, text), text
+        return parse_toml(path, text, exact=True), text  # a note's 0.1 is 1/10
     except InputError as e:
         problem(e.line, e.col, e.message)
     return None
@@ -311,9 +316,9 @@ def _document(data: dict, doc_keys: dict, top: dict, problem):
                 if "file" not in doc else "[document] file must be a string (the source note's file name)")
         doc = {"file": "?", "title": ""}
     for key in data:
-        if key not in ("document", "claim", "variants", "notation"):
+        if key not in ("document", "claim", "variants", "notation", "dataset"):
             problem(top.get(key, 1), 1, f"unknown top-level key {key[:40]!r} (expected [document], [[claim]], "
-                                        "[variants.NAME] and [notation])")
+                                        "[variants.NAME], [notation] and [[dataset]])")
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         problem(top.get("claim", 1), 1, "'claim' must be an array of tables: [[claim]]")
@@ -400,6 +405,7 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         return pos.get(key, (line, 1))
 
     cid, when, expect, lists = _fields(c, line, where, seen, problem)
+    check_names(c, cf.datasets, where, problem)
     sep = c.get("separator", "any")
     if isinstance(sep, str) and sep not in ("any", "max-margin"):
         problem(*where("separator"), f"separator = {sep!r}; choose \"any\" or \"max-margin\"")
@@ -428,6 +434,7 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         separator=sep, free=free or None, pair=pair if when == "pair" else None,
         relation=c.get("relation") if when == "pair" else None, pair_at=c.get("at", "end") if when == "pair" else "end",
         title=cf.title, max_epochs=max_epochs(c, lists, where, problem),
+        setting=setting_of(c.get("run"), lambda msg: problem(*where("run"), msg), bool(lists.get("datasets"))),
         source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")), given=given,
         implied=implied is not None)
 

@@ -114,6 +114,8 @@ def quantifiers(claim) -> dict[str, str]:
                           else "every separator (w_opt, b_opt, gamma) of the data")
     for name, ty in (claim.free or {}).items():
         q[name] = f"every {FREE_TYPES[ty]} (free)"
+    if getattr(claim, "setting", None) is not None and run:
+        q = claim.setting.describe(q)  # the run the note describes: one run, its values fixed
     if claim.when == "pair" and (claim.pair or "").endswith(":c"):
         q["c"] = (f"every factor c > 0 of the partner run ({claim.pair}; evaluated at "
                   + ", ".join(str(c) for c in PAIR_C) + ")")

@@ -195,6 +195,11 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
         why = _assumption_fails(a, ctx, converged)
         if why:
             return why
+    if getattr(claim, "setting", None) is not None:
+        why = claim.setting.mismatch(p, ctx.tie, ctx.ds.d, ctx.bias, ctx.var.tie is None,
+                                     getattr(ctx, "declared_values", None))
+        if why:
+            return why
     return _separator_missing(claim, ctx)
 
 

@@ -1,0 +1,128 @@
+"""Issue 36: the note's own example, run as the note runs it: its data in the claim file
+([[dataset]]), its setting on the claim (run = {...}: eta, w0, b0, the tie rule, the update
+form), fixed rather than left unvaried; checked against a direct computation of the note's rule
+written here (the oracle), not against the learner."""
+
+import json
+from fractions import Fraction as F
+
+import pytest
+
+from verify.cli import main
+
+AND = [((0, 0), 0), ((0, 1), 0), ((1, 0), 0), ((1, 1), 1)]
+
+
+def _note_rule(points, eta, tie_output, labels01, max_epochs=1000):
+    """The study guide's rule, by hand: o = step(w.x + b) (step(0) = tie_output), on a mistake
+    w += eta (t - o) x and b += eta (t - o) with t, o in {0, 1} (labels01), or with t, o in
+    {-1, +1}: w += eta t x, b += eta t.  (final w, final b, updates, epochs)."""
+    d = len(points[0][0])
+    w, b, k = [F(0)] * d, F(0), 0
+    for epoch in range(1, max_epochs + 1):
+        clean = True
+        for x, t in points:
+            net = sum(wi * xi for wi, xi in zip(w, x)) + b
+            hi, lo = (1, 0) if labels01 else (1, -1)
+            o = hi if net > 0 or (net == 0 and tie_output == hi) else lo
+            if o != t:
+                step = eta * (t - o) if labels01 else eta * t
+                w = [wi + step * xi for wi, xi in zip(w, x)]
+                b += step
+                k += 1
+                clean = False
+        if clean:
+            return w, b, k, epoch
+    raise AssertionError("did not converge")
+
+
+def _claims(tmp_path, labels, run, claims):
+    rows = "\n".join(f"[{x[0]}, {x[1]}]," for x, _ in AND)
+    text = (f'[document]\nfile = "guide.md"\n\n[[dataset]]\nname = "and"\npoints = [\n{rows}\n]\n'
+            f"labels = {json.dumps(labels)}\n\n")
+    for j, (expr, expect) in enumerate(claims):
+        text += (f'[[claim]]\nid = "guide.{j}"\nsection = "worked example"\nstatement = "{expr}"\n'
+                 f'expr = "{expr}"\nvariants = ["sign"]\ndatasets = ["and"]\norders = ["cyclic"]\nwhen = "end"\n'
+                 f"run = {run}\nexpect = \"{expect}\"\n\n")
+    p = tmp_path / "claims.toml"
+    p.write_text(text)
+    out = tmp_path / "out"
+    rc = main(["run", "--claims", str(p), "--out", str(out), "--quiet", "--jobs", "1"])
+    return rc, json.loads((out / "results.json").read_text())["claims"]
+
+
+def _vec(ws, b):
+    return "vec(" + ", ".join(str(v) for v in [*ws, b]) + ")"
+
+
+def test_eta_one_tenth_with_f0_plus_one_on_four_points(tmp_path):
+    """η = 0.1 (written as the float 0.1, read as 1/10), f(0) = +1, ±1 labels: the final weights,
+    the bias and the update count the note's rule gives hold; a wrong epoch count is refuted;
+    eta is fixed at 1/10, never 'unknown: never varied'."""
+    w, b, k, epochs = _note_rule([(x, 1 if t else -1) for x, t in AND], F(1, 10), 1, labels01=False)
+    rc, claims = _claims(tmp_path, [1 if t else -1 for _, t in AND], "{ eta = 0.1, w0 = [0, 0], b0 = 0, sign0 = 1 }",
+                         [(f"w == {_vec(w, b)}", "holds"), (f"mistakes == {k}", "holds"),
+                          (f"epochs == {epochs}", "holds"), (f"epochs == {epochs + 1}", "refuted")])
+    assert rc == 0, [(c["id"], c["verdict"], c["evidence"].get("reason")) for c in claims]
+    assert [c["verdict"] for c in claims] == ["holds on evidence"] * 3 + ["refuted"]
+    q = claims[0]["evidence"]["quantifiers"]
+    assert q["eta"]["range"] == "fixed: 1/10" and q["sign0"]["range"] == "fixed: 1"
+
+
+def test_a_zero_one_label_note_with_a_step_output(tmp_path):
+    """Labels 0/1 and the rule w += η (t − o) x with o = step(net), step(0) = 1: the 1/2 η (y − out)
+    form with sign(0) = +1 on the labels mapped to ±1; its numbers as the note's rule gives them."""
+    w, b, k, epochs = _note_rule(AND, F(1, 2), 1, labels01=True)
+    rc, claims = _claims(tmp_path, [t for _, t in AND], '{ eta = "1/2", sign0 = 1, form = "half" }',
+                         [(f"w == {_vec(w, b)}", "holds"), (f"mistakes == {k}", "holds"),
+                          (f"epochs == {epochs}", "holds")])
+    assert rc == 0, [(c["id"], c["verdict"], c["evidence"].get("reason")) for c in claims]
+
+
+def test_a_stated_run_is_the_only_run_a_claim_applies_to(tmp_path):
+    """The corpus's own runs of the dataset (eta 1, sign(0) = 0) do not decide a claim stating
+    eta = 1/10: a count true only at eta = 1 is refuted by the stated run, not confirmed."""
+    w1, b1, k1, _ = _note_rule([(x, 1 if t else -1) for x, t in AND], F(1), 0, labels01=False)
+    w, b, k, _ = _note_rule([(x, 1 if t else -1) for x, t in AND], F(1, 10), 1, labels01=False)
+    assert (w, b) != (w1, b1)
+    rc, claims = _claims(tmp_path, [1 if t else -1 for _, t in AND], "{ eta = 0.1, sign0 = 1 }",
+                         [(f"w == {_vec(w1, b1)}", "refuted")])
+    assert rc == 0 and claims[0]["verdict"] == "refuted"
+    assert claims[0]["evidence"]["evaluations"] == 1
+
+
+@pytest.mark.parametrize("run, message", [
+    ('{ eta = "-1" }', "must be > 0"), ("{ sign0 = 2 }", "sign0"), ('{ form = "other" }', "form must be"),
+    ("{ speed = 1 }", "unknown run field"), ('{ eta = "abc" }', "run:")])
+def test_a_bad_run_table_is_a_lint_error(tmp_path, run, message):
+    from verify.language.claims import lint
+
+    p = tmp_path / "c.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[[dataset]]\nname = "d"\npoints = [[1, 0], [0, 1]]\nlabels = [1, -1]\n\n'
+                 '[[claim]]\nid = "c.1"\nsection = "s"\nstatement = "s"\nexpr = "mistakes == 1"\nvariants = ["sign"]\n'
+                 f'datasets = ["d"]\nwhen = "end"\nrun = {run}\nexpect = "holds"\n')
+    problems = lint([str(p)])
+    assert problems and message in str(problems[0]) and problems[0].line == 17, problems
+
+
+def test_dataset_tables_and_names_are_checked_by_lint(tmp_path):
+    from verify.language.claims import lint
+
+    p = tmp_path / "c.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[[dataset]]\nname = "mine"\npoints = [[1, 0], [0, 1]]\nlabels = [1, -1]\n\n'
+                 '[[claim]]\nid = "c.1"\nsection = "s"\nstatement = "s"\nexpr = "mistakes == 1"\nvariants = ["sign"]\n'
+                 'datasets = ["mien"]\nwhen = "end"\nexpect = "holds"\n\n'
+                 '[[claim]]\nid = "c.2"\nsection = "s"\nstatement = "s"\nexpr = "mistakes == 1"\nvariants = ["sign"]\n'
+                 'when = "end"\nrun = { eta = 2 }\nexpect = "holds"\n')
+    problems = [str(e) for e in lint([str(p)])]
+    assert any("no dataset 'mien'" in e and "did you mean 'mine'" in e for e in problems), problems
+    assert any("name them in datasets" in e for e in problems), problems
+
+
+def test_decimals_are_read_exactly(tmp_path):
+    from perceptron import read_dataset
+
+    p = tmp_path / "d.toml"
+    p.write_text('[[dataset]]\nname = "s"\npoints = [[0.1, 3], ["1/3", 1e-2]]\nlabels = ["yes", "no"]\n')
+    ds = read_dataset(str(p) + "#s")
+    assert ds.fractions() == [[F(1, 10), F(3)], [F(1, 3), F(1, 100)]] and list(ds.y) == [1, -1]
