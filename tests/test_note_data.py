@@ -126,3 +126,24 @@ def test_decimals_are_read_exactly(tmp_path):
     p.write_text('[[dataset]]\nname = "s"\npoints = [[0.1, 3], ["1/3", 1e-2]]\nlabels = ["yes", "no"]\n')
     ds = read_dataset(str(p) + "#s")
     assert ds.fractions() == [[F(1, 10), F(3)], [F(1, 3), F(1, 100)]] and list(ds.y) == [1, -1]
+
+
+def test_a_step_of_the_notes_table(tmp_path):
+    """Epoch 1 of the AND table with eta = 0.1, sign(0) = +1, computed here by hand: example 1
+    ((0, 0), -1): net 0, output +1, a mistake, after it w = (0, 0), b = -0.1; example 4
+    ((1, 1), +1): net -0.1, output -1, a mistake.  A visit claim reads the step before its update,
+    an update claim the weights after it; a wrong net is refuted at that step."""
+    p = tmp_path / "c.toml"
+    head = ('[document]\nfile = "n.md"\n\n[[dataset]]\nname = "and"\npoints = [[0, 0], [0, 1], [1, 0], [1, 1]]\n'
+            'labels = [-1, -1, -1, 1]\n\n')
+    claim = ('[[claim]]\nid = "s.{j}"\nsection = "table"\nstatement = "s"\ngiven = "{given}"\nexpr = "{expr}"\n'
+             'variants = ["sign"]\ndatasets = ["and"]\norders = ["cyclic"]\nwhen = "{when}"\n'
+             'run = {{ eta = 0.1, sign0 = 1 }}\nexpect = "{expect}"\n\n')
+    rows = [("sweep == 1 and i == 0", "score == 0 and out == 1 and out != y", "visit", "holds"),
+            ("sweep == 1 and i == 0", "w == vec(0, 0, -1/10)", "update", "holds"),
+            ("sweep == 1 and i == 3", "score == -1/10 and out == -1 and out != y", "visit", "holds"),
+            ("sweep == 1 and i == 3", "score == 0", "visit", "refuted")]
+    p.write_text(head + "".join(claim.format(j=j, given=g, expr=e, when=w, expect=x) for j, (g, e, w, x) in enumerate(rows)))
+    assert main(["run", "--claims", str(p), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"]) == 0
+    claims = json.loads((tmp_path / "out" / "results.json").read_text())["claims"]
+    assert [c["verdict"] for c in claims] == ["holds on evidence"] * 3 + ["refuted"]
