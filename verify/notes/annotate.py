@@ -50,7 +50,8 @@ _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
         ".badges details{margin:.15em 0}.badges summary{cursor:pointer}"
         ".badge{display:inline-block;padding:0 .5em;border-radius:4px;margin-right:.4em;font-size:12px}"
         ".badges pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;background:#f7f7f7;padding:.5em}"
-        "pre.src{white-space:pre-wrap}math{font-size:1.05em}")
+        "pre.src{white-space:pre-wrap}math{font-size:1.05em}"
+        "main table{border-collapse:collapse;margin:.5em 0}main td,main th{border:1px solid #ddd;padding:.15em .6em}")
 
 
 def statement_status(claims: list) -> tuple[str, str]:
@@ -255,7 +256,7 @@ def _blocks(note: Note) -> list[tuple[int, int, str]]:
 def _markdown_blocks(note: Note, mathml: Renderer) -> list:
     from verify.notes.source import markdown_parser
 
-    md = markdown_parser()
+    md = markdown_parser().enable("table")  # the note's iteration tables, as GitHub shows them
     md.options["html"] = False
     md.add_render_rule("math_inline", lambda self, toks, idx, opts, env: mathml(toks[idx].content, False))
     md.add_render_rule("math_inline_double", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
