@@ -93,3 +93,31 @@ def test_an_unknown_dataset_name_is_refused_with_the_names_there_are(tmp_path, c
     err = capsys.readouterr().err
     assert rc == 2 and "no dataset 'blog.cvs'" in err and "did you mean 'blog.csv'" in err and "claims.toml:5:" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_pair_of_cut_runs_decides_nothing_about_whole_runs(tmp_path):
+    """XOR never converges: both runs of a same_mistakes pair are cut by the budget.  That they
+    agree through the budget is not that the two whole runs agree: unknown, saying why (it was
+    counted as evidence that holds)."""
+    claims = tmp_path / "c.toml"
+    claims.write_text('''
+[document]
+file = "n.md"
+
+[[claim]]
+id = "pair.xor"
+section = "s"
+statement = "doubling eta does not change the mistakes"
+pair = "eta"
+relation = "same_mistakes"
+variants = ["rosenblatt"]
+datasets = ["xor-2"]
+orders = ["cyclic"]
+when = "pair"
+assume = ["w0_zero"]
+expect = "holds"
+''')
+    out = tmp_path / "out"
+    assert main(["run", "--claims", str(claims), "--out", str(out), "--quiet", "--jobs", "1"]) == 1
+    c = json.loads((out / "results.json").read_text())["claims"][0]
+    assert c["verdict"] == "unknown" and "cut by its budget" in c["evidence"]["reason"], c["evidence"]

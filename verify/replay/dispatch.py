@@ -368,12 +368,19 @@ def replay_run(ctx, trace, claims, name, dataset_claims=True):
 _BUDGET_STOPS = {"max_epochs": "epochs", "max_updates": "updates", "max_visits": "visits"}
 
 
+def budget_cut(params, stop) -> bool:
+    """Whether a run of ``params`` that stopped with ``stop`` was cut by a budget before its
+    algorithm ended (not the pocket's T epochs, nor a declared variant that always runs its epochs)."""
+    var = variant_of(params.variant)
+    return stop in _BUDGET_STOPS and not var.pocket and not (getattr(var, "declared", False) and var.stop == "epochs")
+
+
 def cut_short(ctx, end: dict) -> str | None:
     """Why a run has not ended, when a budget stopped it before the algorithm did (None when
     it converged, or when its budget is the algorithm's own end: the pocket algorithm's T
     epochs, a declared variant that always runs its epochs)."""
     stop = end.get("stop")
-    if stop not in _BUDGET_STOPS or ctx.var.pocket or (ctx.declared and ctx.var.stop == "epochs"):
+    if not budget_cut(ctx.params, stop):
         return None
     p = ctx.params
     limit = {"epochs": p.max_epochs, "updates": p.max_updates, "visits": p.max_visits}[_BUDGET_STOPS[stop]]

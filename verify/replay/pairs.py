@@ -136,6 +136,7 @@ def _compare_expr(claim, ds, params, trace_a, ctx, replayed=True):
     """A pair claim's expr on both runs' ends, for every c of PAIR_C (or once): (holds, detail)."""
     from verify.language.expr import EvalError, evaluate
     from verify.language.scalar import Env, sides
+    from verify.replay.dispatch import budget_cut
 
     mine = _end_values(trace_a)
     cs = PAIR_C if claim.pair.endswith(":c") else (None,)
@@ -144,7 +145,9 @@ def _compare_expr(claim, ds, params, trace_a, ctx, replayed=True):
         got, why = _partner(claim, ds, params, c, replayed)
         if got is None:
             return None, why
-        db, pb, _, tb = got
+        db, pb, res_b, tb = got
+        if claim.pair_at == "end" and (budget_cut(params, trace_a.end.get("stop")) or budget_cut(pb, res_b.stop)):
+            return None, _CUT  # the ends of two runs, one of which has not ended
         vals = {**{k: v for k, v in mine.items() if v is not None},
                 **{f"other_{k}": v for k, v in _end_values(tb).items() if v is not None and k != "k"}}
         if c is not None:
@@ -193,6 +196,8 @@ def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None, replayed=T
     (None, reason) when the partner run does not exist or cannot be trusted.  A pair with a
     factor is compared at every c of PAIR_C; the detail lists the c compared (or names the one
     that fails)."""
+    from verify.replay.dispatch import budget_cut
+
     if claim.relation is None:
         return _compare_expr(claim, ds, params, trace_a, ctx, replayed)
     cs = PAIR_C if claim.pair.endswith(":c") else (None,)
@@ -200,12 +205,23 @@ def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None, replayed=T
         got, why = _partner(claim, ds, params, c, replayed)
         if got is None:
             return None, why
+        cut = budget_cut(params, trace_a.end.get("stop")) or budget_cut(got[1], got[2].stop)
         same, detail = _related(claim, ds, trace_a, res_a, *got)
+        within_both = detail.pop("within_both", False)
         if c is not None:
             detail["c"] = str(c)
+        if cut and (same or not within_both):
+            # the same through the budget only, or a difference past the end of a run the budget
+            # cut: the budget's, not the runs'.  A difference within both runs still refutes.
+            return None, _CUT
         if not same:
             return False, detail
     return True, {"c": [str(c) for c in cs if c is not None]}
+
+
+#: Why a pair relation is not decided when a run was cut by its budget.
+_CUT = ("a run of the pair was cut by its budget and has not ended: the relation of two whole runs is "
+        "undecided (a difference within both runs would still refute it)")
 
 
 def _related(claim, ds, trace_a, res_a, db, pb, res_b, tb):
@@ -216,14 +232,14 @@ def _related(claim, ds, trace_a, res_a, db, pb, res_b, tb):
         same = len(ma) == len(mb) and bool((ma == mb).all()) and res_a.converged == res_b.converged
         if not same:
             j = next((j for j in range(min(len(ma), len(mb))) if ma[j] != mb[j]), min(len(ma), len(mb)))
-            detail.update({"first_difference_at_update": j + 1,
+            detail.update({"first_difference_at_update": j + 1, "within_both": j < min(len(ma), len(mb)),
                            "points_updated": [ma[: j + 1].tolist(), mb[: j + 1].tolist()]})
         return same, detail
     fa, fb = np.asarray(trace_a.mistake, dtype=bool), np.asarray(tb.mistake, dtype=bool)
     same = len(fa) == len(fb) and bool((fa == fb).all())
     if not same:
         j = next((j for j in range(min(len(fa), len(fb))) if fa[j] != fb[j]), min(len(fa), len(fb)))
-        detail.update({"first_difference_at_visit": j + 1})
+        detail.update({"first_difference_at_visit": j + 1, "within_both": j < min(len(fa), len(fb))})
     return same, detail
 
 
