@@ -241,3 +241,21 @@ def test_a_textual_less_than_survives_as_text():
     out = Renderer()(r"a \le b < c", False)
     assert "≤" in out and "&lt;" in out and "&amp;" not in out
     assert textwrap.dedent(out).startswith('<math xmlns="http://www.w3.org/1998/Math/MathML"')
+
+
+def test_what_was_shown_has_its_own_colour():
+    """proved, holds on evidence, no counterexample in the searched domain, unknown and refuted
+    are five colours on the page and in badges.json (a search of a small domain is not shown as
+    a proof), and the searched one's reason names its scope."""
+    from verify.notes.annotate import COLOURS, statement_status
+
+    def claim(verdict, evidence=None):
+        return {"id": "c", "verdict": verdict, "expect": "holds", "evidence": evidence or {}, "citation": "n, s",
+                "statement": "s", "file": "c.toml", "line": 1}
+
+    got = {v: statement_status([claim(v)])[0] for v in ("proved", "holds on evidence", "no counterexample in domain",
+                                                           "unknown")}
+    assert got == {"proved": "proved", "holds on evidence": "holds", "no counterexample in domain": "searched",
+                   "unknown": "unknown"}
+    assert len({COLOURS[s][0] for s in (*got.values(), "false")}) == 5
+    assert statement_status([claim("proved"), claim("no counterexample in domain")])[0] == "searched"

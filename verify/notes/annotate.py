@@ -33,11 +33,16 @@ __all__ = ["write_notes", "statement_status", "COLOURS", "note_allowed", "check_
 
 #: A statement's status -> (colour, label) on the page and in badges.json.
 COLOURS = {"false": ("#d33", "false"), "known": ("#c0641a", "false, as its claim expects"),
-           "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"), "holds": ("#2a2", "holds"),
+           "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"),
+           "searched": ("#3572b0", "no counterexample in the searched domain"),
+           "holds": ("#2a2", "holds on evidence"), "proved": ("#17661b", "proved"),
            "unchecked": ("#bbb", "not checked")}
 #: The mark at the head of every page we write: only pages holding it are removed as stale.
 GENERATOR = '<meta name="generator" content="proof-audit annotated note">'
-_RANK = ("false", "known", "unknown", "draft", "holds", "unchecked")
+#: Worst first.  What was shown stays apart: a search of a small domain is not a proof, and a
+#: corpus whose quantities were varied is not a search (issue 38: colours that say what was shown).
+_RANK = ("false", "known", "unknown", "draft", "searched", "holds", "proved", "unchecked")
+_SHOWN = {"proved": "proved", "holds on evidence": "holds", "no counterexample in domain": "searched"}
 
 _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
         "header{background:#f4f4f6;padding:.8em 2em;border-bottom:1px solid #ddd;font-family:system-ui,sans-serif}"
@@ -61,7 +66,7 @@ def statement_status(claims: list) -> tuple[str, str]:
     best = None
     for c in own:
         st = ("draft" if c.get("draft") else ("known" if c["expect"] == "refuted" else "false") if c["verdict"] == "refuted"
-              else "unknown" if c["verdict"] in ("unknown", "not applicable") else "holds")
+              else _SHOWN.get(c["verdict"], "unknown"))
         if best is None or _RANK.index(st) < _RANK.index(best[0]):
             best = (st, c)
     st, c = best
@@ -75,8 +80,8 @@ def statement_status(claims: list) -> tuple[str, str]:
         lines = failure_text(c).splitlines()
         pick = [ln for ln in lines if "unknown" in ln or "reason" in ln or "premise" in ln]
         reason = f"{c['id']}: {c['verdict']}: " + (pick or lines or [""])[-1]
-    else:
-        reason = f"{c['id']}: {c['verdict']}: " + (coverage_text(c) or "").split(";")[0]
+    else:  # the scope of a search is in the reason (points, box, then the runs and their updates)
+        reason = f"{c['id']}: {c['verdict']}: " + "; ".join((coverage_text(c) or "").split(";")[:2 if st == "searched" else 1])
     return st, reason[:300]
 
 
@@ -211,7 +216,9 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
                     + "".join(_badges(ln, by_line.get(ln), status[ln]) for ln in here) + "</div></div>")
     summary = (f'<span class="b-unchecked" style="background:#eee">{counts["found"]} statements found '
                f'({counts["claims"]} claims on them)</span>'
-               f'<span class="b-holds">{counts["holds"]} hold</span><span class="b-false">{counts["false"]} false</span>'
+               f'<span class="b-proved">{counts["proved"]} proved</span><span class="b-holds">{counts["holds"]} hold on '
+               f'evidence</span><span class="b-searched">{counts["searched"]} without counterexample in the searched '
+               f'domain</span><span class="b-false">{counts["false"]} false</span>'
                f'<span class="b-known">{counts["known"]} false, as their claims expect</span>'
                f'<span class="b-unknown">{counts["unknown"]} unknown</span>'
                f'<span class="b-draft">{counts["draft"]} drafts</span>'
@@ -234,7 +241,7 @@ def _badges(ln, claims, status) -> str:
     out = []
     for c in claims:
         cst = statement_status([c])[0]
-        label = (c["verdict"] if cst == "holds" else COLOURS[cst][1]) + (" (corrected form)" if c.get("corrects") else "")
+        label = (c["verdict"] if cst in ("holds", "proved", "searched") else COLOURS[cst][1]) + (" (corrected form)" if c.get("corrects") else "")
         detail = (f"not evaluated: {c['untranslated']}" if c.get("draft")
                   else "\n\n".join(x for x in (failure_text(c), coverage_text(c)) if x))
         svg = None if c.get("draft") else counterexample_figure(c)

@@ -53,7 +53,9 @@ def markdown(results: dict) -> str:
     claims = results["claims"]
     unexpected = [c for c in claims if not c["as_expected"]]
     out.append(f"{len(claims)} claims over {len(results['corpus']['datasets'])} datasets and {results['corpus']['runs']} runs: "
-               f"{len(claims) - len(unexpected)} as expected, {len(unexpected)} unexpected.")
+               f"{len(claims) - len(unexpected)} as expected, {len(unexpected)} unexpected."
+               + _shown([c for c in claims if c["verdict"] not in ("refuted", "unknown")]).replace(" (", " Not refuted: ", 1)
+               .rstrip(")"))
     out.append("")
     docs: dict = {}
     for c in claims:
@@ -429,8 +431,17 @@ def _summary_counts(claims, by_status: dict, notes: int) -> str:
                       + ("s" if len(other) != 1 else "")))
     spans += [("found", len(by_status.get("found", [])), _plural("found", by_status)),
               ("unknown", len(unknown), "unknown"),
-              ("ok", len(by_status.get("ok", [])), _plural("ok", by_status))]
+              ("ok", len(by_status.get("ok", [])), _plural("ok", by_status) + _shown(by_status.get("ok", [])))]
     return " ".join(f'<span class="{cls}">{n} {text}</span>' for cls, n, text in spans)
+
+
+def _shown(claims) -> str:
+    """What the claims not refuted showed, kept apart: a proof, the corpus with its quantities
+    varied, or no counterexample in a searched domain (a scope, not a proof)."""
+    kinds = (("proved", "proved"), ("holds on evidence", "hold on evidence"),
+             ("no counterexample in domain", "without counterexample in the searched domain"))
+    parts = [f"{n} {text}" for verdict, text in kinds if (n := sum(1 for c in claims if c["verdict"] == verdict))]
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _plural(st: str, by_status: dict) -> str:
