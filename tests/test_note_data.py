@@ -147,3 +147,19 @@ def test_a_step_of_the_notes_table(tmp_path):
     assert main(["run", "--claims", str(p), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"]) == 0
     claims = json.loads((tmp_path / "out" / "results.json").read_text())["claims"]
     assert [c["verdict"] for c in claims] == ["holds on evidence"] * 3 + ["refuted"]
+
+
+def test_lint_explain_reads_each_claim_in_words(tmp_path, capsys):
+    """claims lint --explain: when, on which runs and data, the assumptions, the stated run and
+    each quantity's range, for every claim (to check a transcription against the note)."""
+    p = tmp_path / "c.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[[dataset]]\nname = "d"\npoints = [[1, 0], [0, 1]]\nlabels = [1, -1]\n\n'
+                 '[[claim]]\nid = "c.1"\nsection = "s"\nstatement = "two updates"\nexpr = "mistakes == 2"\n'
+                 'variants = ["sign"]\ndatasets = ["d"]\nwhen = "end"\nrun = { eta = 0.1 }\nexpect = "holds"\n\n'
+                 '[[claim]]\nid = "c.2"\nsection = "s"\nstatement = "bound"\nexpr = "mistakes <= R2/gamma**2"\n'
+                 'variants = ["rosenblatt"]\nwhen = "end"\nassume = ["separable"]\nexpect = "holds"\n')
+    assert main(["claims", "lint", "--explain", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "c.1: two updates" in out and "eta: fixed: 1/10" in out and "on the datasets: d" in out
+    assert "assumes separable: the dataset has a separability certificate" in out and "eta: every eta > 0" in out
+    assert "w0: every initial w0 (and b0)" in out and "separator: every separator" in out

@@ -224,7 +224,9 @@ def cmd_lint(args) -> int:
     for d in drafts:
         print(f"{d.path}:{d.line}:1: draft {d.id}: not evaluated until finished ({d.untranslated})")
     if not problems:
-        for line in _unsearched(args.files):
+        from verify.language.explain import explain_files
+
+        for line in _unsearched(args.files) + (explain_files(args.files) if args.explain else []):
             print(line)
         extra = f"; {len(drafts)} draft claim(s), listed above, are not evaluated" if drafts else ""
         print(f"{len(args.files)} claim file(s): no problems{extra}")
@@ -744,6 +746,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                                "FILE:LINE:COL: message), or bad usage",
                         formatter_class=Formatter)
     q.add_argument("files", nargs="+", help="claim files (TOML)")
+    q.add_argument("--explain", action="store_true", help="also each claim's reading in words: when it is evaluated, "
+                   "on which runs and data, what its assumptions and run fix, and what it ranges over")
     q.set_defaults(func=cmd_lint)
     q = csub.add_parser("at", help="a symbolic claim's hypotheses and steps at given values, exactly",
                         description="Evaluates a symbolic claim exactly at NAME=VALUE values (the replay printed "
