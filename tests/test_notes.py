@@ -406,3 +406,23 @@ def test_a_setting_of_eta_is_a_setting_not_a_claim(tmp_path):
     assert not any(c.get("expr") == "eta == 1" for c in claims)
     assert any("learning rate: a setting of the run" in c.get("untranslated", "") for c in claims)
     assert "eta_one" in next(c for c in claims if c["id"] == "1")["assume"]
+
+
+def test_statements_where_notes_write_math(tmp_path):
+    """\\( ... \\) inline math, and Unicode math in code blocks (k ≤ R²/γ², w ← w + η × y × x) are
+    statements the drafter reads (it found only the \\[ ... \\] display of this note)."""
+    from verify.notes.unicode_math import to_latex
+
+    assert to_latex("‖wₖ₊₁‖² ≤ ‖wₖ‖² + R²") == r"\|w_{k+1}\|^{2} \le \|w_{k}\|^{2} + R^{2}"
+    note = tmp_path / "blog.md"
+    note.write_text("# A blog post\n\nThe perceptron makes at most \\(k \\le R^2/\\gamma^2\\) mistakes.\n\n"
+                    "\\[ \\|w_{k+1}\\|^2 \\le \\|w_k\\|^2 + R^2 \\]\n\n```\nw ← w + η × y × x\nk ≤ R²/γ²\n"
+                    "print(w)\n```\n")
+    out = tmp_path / "c.toml"
+    r = subprocess.run(PA + ["draft", str(note), "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    import tomllib
+
+    got = {c["line"]: c.get("expr") for c in tomllib.loads(out.read_text())["claim"]}
+    assert got == {3: "mistakes <= R2/gamma**2", 5: "norm2(w) <= norm2(prev(w)) + R2", 8: "w == prev(w) + eta*y*x",
+                   9: "mistakes <= R2/gamma**2"}, got

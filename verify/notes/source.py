@@ -153,6 +153,8 @@ def _markdown(note: Note) -> list[Statement]:
                 j += 1
                 continue
             _inline_statements(t, lines, section, out, _previous_prose(toks, j))
+        elif t.type in ("fence", "code_block") and t.map:
+            _code_statements(t, section, out)
         elif t.type in ("math_block", "math_block_label") and t.map:
             prev = _previous_prose(toks, j)
             label = t.info.strip() if t.type == "math_block_label" else None
@@ -229,6 +231,25 @@ def line_index(text: str):
     return lambda pos: bisect.bisect_right(starts, pos) + 1
 
 
+def _code_statements(t, section, out) -> None:
+    """A code block's statements: the pseudo-code and worked arithmetic that notes write there.
+    Each line's ``$...$`` relations, or, in a line without ``$``, its Unicode math (``k ≤ R²/γ²``,
+    ``w ← w + η × y × x``) read as LaTeX (verify.notes.unicode_math)."""
+    from verify.notes.unicode_math import has_unicode_math, to_latex
+
+    first = t.map[0] + (2 if t.type == "fence" else 1)  # a fence's content starts a line after it
+    for j, line in enumerate(t.content.split("\n")):
+        if len(out) > MAX_STATEMENTS:
+            return
+        text = line.strip()
+        if "$" in text:
+            for _, _, _, math in delimited(text, [("$", "$")]):
+                if is_relation(math):
+                    out.append(Statement(first + j, section, text[:400], math.strip(), False, context=text[:300]))
+        elif has_unicode_math(text) and is_relation(to_latex(text)):
+            out.append(Statement(first + j, section, text[:400], to_latex(text)[:600], False, context=text[:300]))
+
+
 def _previous_prose(toks, j) -> str:
     for k in range(j - 1, max(j - 6, -1), -1):
         if toks[k].type == "inline":
@@ -272,6 +293,11 @@ def _inline_statements(t, lines, section, out, before=""):
             context = lead.rstrip(" \n$")[-300:] if display and not opening else sentence
             found.append(Statement(line, section, sentence, c.content.strip(), display,
                                    context=(before[-200:] + " " if opening else "") + context))
+    for at, _, _, math in delimited(text, [("\\(", "\\)")]):  # \( ... \) (CommonMark reads it as text)
+        if is_relation(math) and len(out) + len(found) <= MAX_STATEMENTS:
+            line_in = line_index(text)(at)
+            found.append(Statement(first + line_in, section, _sentence(text, at, len(math) + 4), math.strip(), False,
+                                   context=_sentence(text, at, len(math) + 4)))
     if label:
         if found:
             found[0].label = label
