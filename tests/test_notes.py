@@ -426,3 +426,17 @@ def test_statements_where_notes_write_math(tmp_path):
     got = {c["line"]: c.get("expr") for c in tomllib.loads(out.read_text())["claim"]}
     assert got == {3: "mistakes <= R2/gamma**2", 5: "norm2(w) <= norm2(prev(w)) + R2", 8: "w == prev(w) + eta*y*x",
                    9: "mistakes <= R2/gamma**2"}, got
+
+
+def test_an_assumption_stated_further_down_is_not_proposed_for_an_earlier_statement(tmp_path):
+    """"(with η = 1)" in a later statement is that statement's hypothesis: the bound before it is
+    drafted without eta_one (it ranges over η, as the note states it)."""
+    import tomllib
+
+    note = tmp_path / "n.md"
+    note.write_text("# N\n\nThe perceptron makes at most $k \\le R^2/\\gamma^2$ mistakes.\n\n"
+                    "Later, with $\\eta = 1$, the weights satisfy $\\|w_k\\|^2 \\le k R^2$.\n")
+    out = tmp_path / "c.toml"
+    assert subprocess.run(PA + ["draft", str(note), "--out", str(out)], capture_output=True, timeout=60).returncode == 0
+    got = {c["line"]: c.get("assume", []) for c in tomllib.loads(out.read_text())["claim"] if c.get("expr")}
+    assert "eta_one" not in got[3] and "eta_one" in got[5], got

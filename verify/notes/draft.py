@@ -57,17 +57,24 @@ class Proposals:
         self.assume: dict = {}  # assumption -> the line and words it comes from
         self.order: str | None = None
 
-    def for_claim(self, names: set, when: str) -> list:
+    def for_claim(self, names: set, when: str, line: int | None = None) -> list:
+        """The assumptions proposed for a claim at ``line``: only what the note has said by then
+        (a "(with η = 1)" further down is that later statement's hypothesis, not this one's)."""
         out = []
         if when in _RUN:
             for a in ("w0_zero", "eta_one", "eta_le_one"):
-                if a in self.assume:
+                if self._said(a, line):
                     out.append(a)
-        if "separable" in self.assume and (names & _MARGIN or "mistakes" in names):
+        if self._said("separable", line) and (names & _MARGIN or "mistakes" in names):
             out.append("separable")
-        if "unit_norm" in self.assume and when in _RUN:
+        if self._said("unit_norm", line) and when in _RUN:
             out.append("unit_norm")
         return out
+
+    def _said(self, a: str, line: int | None) -> bool:
+        src = self.assume.get(a)
+        m = re.match(r"line (\d+):", src or "")
+        return src is not None and (line is None or m is None or int(m.group(1)) <= line)
 
 
 def proposals(note: Note, found: list[Statement], notation: dict | None = None) -> Proposals:
@@ -174,7 +181,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         out["variants"] = ["novikoff"] if bias else ["rosenblatt"]
         review.append(f"variants: the note's algorithm{' (with a bias)' if bias else ''}; proof-audit has "
                       "rosenblatt, novikoff, sign, kernel, pocket, ... (README)")
-    assume = props.for_claim(t.names, t.when)
+    assume = props.for_claim(t.names, t.when, s.line)
     anyw0 = _ANY_W0.search(f"{s.context} {s.text}")
     if "w0_zero" in assume and anyw0:  # the statement's own words widen what the note's algorithm fixes
         assume = [a for a in assume if a != "w0_zero"]
