@@ -259,6 +259,10 @@ def certify(Xn: np.ndarray, D: int, y, *, bias: bool) -> Certificate:
     if not any(int(a) for a in np.asarray(Xn).ravel()) and not bias:
         return _gordan(Xn, D, y, bias)
     lam, status = _dual_qp(Xn, D, y, bias)
+    if lam is not None and bias and len(set(y)) == 2:  # the widest hyperplane itself, exactly
+        cert = _widest_certificate(Xn, D, y, lam)
+        if cert is not None:
+            return cert
     if lam is not None:
         cert = _separable_from_dual(Xn, D, y, bias, lam)
         if cert is not None:
@@ -273,6 +277,31 @@ def certify(Xn: np.ndarray, D: int, y, *, bias: bool) -> Certificate:
     if status:
         g.reason += f" (QP: {status})"
     return g
+
+
+def _widest_certificate(Xn, D, y, lam) -> Certificate | None:
+    """With a bias (and two classes): the maximum-margin hyperplane exactly
+    (verify.certify.widest: KKT conditions checked over the rationals), so gamma_lo = gamma_hi =
+    1/|w|; its multipliers are the hull weights of gamma_hi.  None where it is not certified."""
+    from verify.certify.widest import integer_separator, widest
+
+    rows = [[Fraction(int(a), D) for a in r] for r in Xn]
+    got = widest(rows, y, True, hint=lam)
+    if got is None:
+        return None
+    w, b, alpha = got
+    v, c, m = integer_separator(w, b)
+    den = math.lcm(*[a.denominator for a in alpha])
+    weights = [int(a * den) for a in alpha]
+    hull = _hull_point(Xn, D, y, True, weights)
+    if hull is None or hull[2] != 2:
+        return None
+    cert = Certificate("separable", True, v=v, c=c, m=m, gamma_hi=X.sqrt(hull[1]),
+                       method="maximum-margin hyperplane, exact (hard-margin KKT conditions verified over the rationals)",
+                       extra={"hull_weights": weights})
+    if X.compare(cert.gamma, cert.gamma_hi) != 0:  # the multipliers' hull point is the margin's own bound
+        return None
+    return cert
 
 
 #: Hard limit of the exact fallback (seconds) and its size limit (points x coordinates).

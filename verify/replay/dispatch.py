@@ -97,8 +97,13 @@ class RunContext:
             self.consts.update(self.declared_values)
 
     def _set_separator(self, separator):
-        """The separator claims use: the given (v, c), else the certificate's max-margin one."""
+        """The separator claims use: the given (v, c), else the certificate's max-margin one
+        (with a bias and one class there is none: ``no_widest`` says why, and w_opt, b_opt,
+        gamma, gamma_lo and gamma_hi are undefined; verify.certify.widest.missing_widest)."""
+        from verify.certify.widest import ONE_CLASS
+
         cert, sep = self.cert, None
+        self.no_widest = ONE_CLASS if self.bias and len(set(self.y)) < 2 else None
         self.separator_kind, self._given = None, separator
         for key in ("w_opt", "b_opt", "gamma", "v_opt", "c_opt", "m_opt", "w_hat_opt", "gamma_lo", "gamma_hi"):
             self.consts.pop(key, None)
@@ -106,13 +111,13 @@ class RunContext:
             key = (self._inputs_key, tuple(Fraction(a) for a in separator[0]), Fraction(separator[1] or 0))
             sep = _remembered(_SEPARATORS, key, lambda: _separator_certificate(self.Xn, self.D, self.y, separator, self.bias))
             self.separator_kind = "given"
-        elif cert is not None and cert.kind == "separable":
+        elif cert is not None and cert.kind == "separable" and self.no_widest is None:
             sep = cert
             self.separator_kind = "max-margin"
         self.sep = sep
         kind = sep.kind if sep is not None else (cert.kind if cert is not None else "unknown")
         self.consts["separable"] = Fraction(1 if kind == "separable" else 0)
-        if cert is not None and cert.kind == "separable":
+        if cert is not None and cert.kind == "separable" and self.no_widest is None:
             self.consts["gamma_lo"] = cert.gamma
             if cert.gamma_hi is not None:
                 self.consts["gamma_hi"] = cert.gamma_hi

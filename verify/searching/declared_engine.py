@@ -26,7 +26,7 @@ from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
 from verify.replay.declared import DeclaredRun
-from verify.searching.domain import MAX_SETTINGS, SearchError, check_limits, domain_for
+from verify.searching.domain import MAX_SETTINGS, WIDEST_TEXT, SearchError, check_limits, domain_for
 from verify.searching.learner_runs import Walker
 from verify.verdicts import Verdict
 
@@ -86,7 +86,8 @@ def describe(dom, decl, settings, engine, claim) -> dict:
                 + ("; each candidate the learner's run in that order, replayed with the claim; a run the update bound "
                    "cuts is stopped by budget (an end claim sees it only if it reads stopped_by_budget)"
                    if dom.order != "any" else ""),
-        "separators": f"integer v in [-{dom.sep_box}, {dom.sep_box}]^{dom.dim}" + (" and bias c in the same range" if decl.bias else "")
+        "separators": WIDEST_TEXT if decl.bias and dom.separators == "best" else
+                      f"integer v in [-{dom.sep_box}, {dom.sep_box}]^{dom.dim}" + (" and bias c in the same range" if decl.bias else "")
                       + f", w_opt = v/|v|; {'the widest-margin one per dataset' if dom.separators == 'best' else 'every one that separates'}",
         "engine": engine, "settings": len(settings),
     })

@@ -27,7 +27,7 @@ from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 
 __all__ = ["Domain", "SearchError", "domain_for", "widened_etas", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
-           "range_blocks", "separators", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
+           "range_blocks", "separators", "widest_separator", "widest_arrays", "WIDEST_TEXT", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
 UNSUPPORTED_NAMES = {"gamma_lo", "gamma_hi", "last_sweep_mistakes"}
@@ -132,7 +132,8 @@ class Domain:
             "runs": f"{self.variant}{' (the linear kernel: w = eta sum_i alpha_i y_i x_i)' if var.dual else ''} with "
                     f"{settings}, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
-            "separators": f"integer v in [-{self.sep_box}, {self.sep_box}]^{self.dim}" + (" and bias c in the same range" if var.bias else "")
+            "separators": WIDEST_TEXT if var.bias and self.separators == "best" else
+                          f"integer v in [-{self.sep_box}, {self.sep_box}]^{self.dim}" + (" and bias c in the same range" if var.bias else "")
                           + f", w_opt = v/|v|; {'the widest-margin one per dataset' if self.separators == 'best' else 'every one that separates'}",
             "engine": engine,
             "versions": {"z3": z3.get_version_string(), "numpy": np.__version__},
@@ -462,8 +463,13 @@ def choose_separators(X, Y, V, C, mode):
 
 
 def best_separator(points, labels, dom: Domain, bias: bool, L: int = 1):
-    """The widest integer separator (v, c) of the domain for one dataset (integer numerators
-    over L), or None: the separator D assigns to that dataset with ``separators = best``."""
+    """The separator D assigns to one dataset (integer numerators over L) with ``separators =
+    best``, (v, c) with c over L, or None: with a bias, the maximum-margin hyperplane itself,
+    exactly (the one the corpus and ``check`` certify: widest_separator; none with one class);
+    without, the widest integer separator of the box."""
+    if bias:
+        got = widest_separator(tuple(tuple(int(a) for a in p) for p in points), tuple(int(v) for v in labels), L)
+        return None if got is None else (list(got[0]), got[1])
     V, C = separators(dom.dim, dom.sep_box, bias)
     X = np.array([points], dtype=np.int64)
     Y = np.array([labels], dtype=np.int64)
@@ -471,3 +477,56 @@ def best_separator(points, labels, dom: Domain, bias: bool, L: int = 1):
     if len(mi) == 0:
         return None
     return [int(v) for v in V[si[0]]], int(C[si[0]])
+
+
+#: What "the best separator" of a variant with a bias is, in the domain's text.
+WIDEST_TEXT = ("the maximum-margin hyperplane (w_opt, b_opt), |w_opt| = 1, of each dataset, exactly (KKT conditions "
+               "verified over the rationals); none where every point has the same label (the margin is unbounded)")
+#: Points up to which widest_separator tries the supports itself before asking the QP for one.
+WIDEST_SMALL = 6
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def widest_separator(points: tuple, labels: tuple, L: int = 1):
+    """The maximum-margin hyperplane (with a bias) of one dataset of integer numerators over L,
+    exactly (verify.certify.widest: KKT conditions checked over the rationals) as integers
+    (v, C, M): w_opt = v/|v|, b_opt = (C/L)/|v|, gamma = (M/L)/|v|; None where it does not exist
+    (one class: the margin is unbounded; not separable) or is not certified."""
+    from verify.certify.certificates import certify_points
+    from verify.certify.widest import integer_separator, widest
+    from verify.numbers import exact as X
+
+    if len(set(labels)) < 2:
+        return None
+    rows = [[Fraction(int(c), L) for c in p] for p in points]
+    got = widest(rows, labels, True) if len(rows) <= WIDEST_SMALL else None
+    if got is not None:
+        v, c, m = integer_separator(got[0], got[1])
+    else:
+        cert = certify_points(rows, list(labels), bias=True)
+        if cert.kind != "separable" or cert.gamma_hi is None or X.compare(cert.gamma, cert.gamma_hi) != 0:
+            return None
+        v, c, m = cert.v, cert.c, cert.m
+    C, M = Fraction(c) * L, Fraction(m) * L
+    k = math.lcm(C.denominator, M.denominator, *[Fraction(a).denominator for a in v])
+    return tuple(int(Fraction(a) * k) for a in v), int(C * k), int(M * k)
+
+
+def widest_arrays(X, Y, L):
+    """The datasets of X, Y that have a maximum-margin hyperplane (with a bias), and its exact
+    (v, C, M) for each (widest_separator), as integer arrays."""
+    mi, V, C, M = [], [], [], []
+    for i in range(len(X)):
+        got = widest_separator(tuple(map(tuple, X[i].tolist())), tuple(Y[i].tolist()), L)
+        if got is None:
+            continue
+        if max(max(abs(a) for a in got[0]), abs(got[1]), abs(got[2])) >= 2**31:
+            raise SearchError("the maximum-margin hyperplane of a dataset needs integers past 2^31: "
+                              "choose a smaller --box")
+        mi.append(i)
+        V.append(got[0])
+        C.append(got[1])
+        M.append(got[2])
+    d = X.shape[2]
+    return (np.array(mi, dtype=np.int64), np.array(V, dtype=np.int64).reshape(len(mi), d),
+            np.array(C, dtype=np.int64), np.array(M, dtype=np.int64))

@@ -48,6 +48,7 @@ from verify.searching.domain import (
     range_blocks,
     separators,
     sequence_of,
+    widest_arrays,
 )
 from verify.searching.radicals import Radicals
 
@@ -216,9 +217,13 @@ class Enumerator:
             V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
             if self.L != 1:
                 C = C * self.L  # c over the points' denominator
-            mi, si, margins = choose_separators(X, Y, V, C, self.dom.separators)
-            X, Y = X[mi], Y[mi]
-            sepV, sepC, marg = V[si], C[si], margins
+            if self.bias and self.dom.separators == "best":  # the maximum-margin hyperplane, exactly
+                mi, sepV, sepC, marg = widest_arrays(X, Y, self.L)
+                X, Y = X[mi], Y[mi]
+            else:
+                mi, si, margins = choose_separators(X, Y, V, C, self.dom.separators)
+                X, Y = X[mi], Y[mi]
+                sepV, sepC, marg = V[si], C[si], margins
         else:
             sepV = sepC = marg = None
         if len(X) == 0:
