@@ -183,9 +183,16 @@ def test_the_corpus_on_a_dask_cluster_gives_the_same_results_file(tmp_path, monk
                       'steps = ["norm2(w + y*x) <= norm2(w) + norm2(x)"]\nexpect = "holds"\n')
 
     def run(*opts):
+        """From the folder tmp_path/OUT, with --out out: replay commands name their files under
+        --out as given, so two runs compare byte for byte with the same relative --out."""
+        opts = list(map(str, opts))
+        where = tmp_path / os.path.basename(opts[opts.index("--out") + 1])
+        where.mkdir()
+        opts[opts.index("--out") + 1] = "out"
+        monkeypatch.chdir(where)
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(["run", "--claims", str(claims), "--quiet", "--no-cache", *map(str, opts)])
+            rc = main(["run", "--claims", str(claims), "--quiet", "--no-cache", *opts])
         return rc, out.getvalue(), err.getvalue()
 
     rc, out, err = run("--out", tmp_path / "one", "--jobs", "1")
@@ -194,7 +201,7 @@ def test_the_corpus_on_a_dask_cluster_gives_the_same_results_file(tmp_path, monk
     try:
         rc, out, err = run("--out", tmp_path / "dask", "--scheduler", cluster.scheduler_address)
         assert rc == 0, out + err
-        one, dask = ((tmp_path / d / "results.json").read_bytes() for d in ("one", "dask"))
+        one, dask = ((tmp_path / d / "out" / "results.json").read_bytes() for d in ("one", "dask"))
         assert one == dask and b'"d.wrong"' in one
         # the workers live on: an edited claim file is loaded again, not the one they hold
         claims.write_text(claims.read_text().replace('expr = "norm2(w) <= k"', 'expr = "norm2(w) <= k * R2"'))
@@ -202,7 +209,7 @@ def test_the_corpus_on_a_dask_cluster_gives_the_same_results_file(tmp_path, monk
         rc2, out, err = run("--out", tmp_path / "dask2", "--scheduler", cluster.scheduler_address)
     finally:
         cluster.close()
-    one, dask = ((tmp_path / d / "results.json").read_bytes() for d in ("one2", "dask2"))
+    one, dask = ((tmp_path / d / "out" / "results.json").read_bytes() for d in ("one2", "dask2"))
     assert rc1 == rc2 and one == dask and b"norm2(w) <= k * R2" in dask, out + err
     import verify.corpus.cluster as C
 
