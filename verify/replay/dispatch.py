@@ -19,6 +19,7 @@ from perceptron import Params
 from perceptron.declared import declared, register, variant_of
 from perceptron.params import prepare_inputs
 from verify.certify.certificates import Certificate, certify
+from verify.certify.widest import missing_widest
 from verify.language.columns import Frame, tally_claims
 from verify.language.scalar import ClaimTally
 from verify.numbers import exact as X
@@ -205,7 +206,7 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
                                      getattr(ctx, "declared_values", None))
         if why:
             return why
-    return _separator_missing(claim, ctx)
+    return missing_widest(claim, ctx) or _separator_missing(claim, ctx)
 
 
 #: The quantities a separator of the data defines (RunContext._set_separator sets them).
