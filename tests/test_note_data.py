@@ -163,3 +163,17 @@ def test_lint_explain_reads_each_claim_in_words(tmp_path, capsys):
     assert "c.1: two updates" in out and "eta: fixed: 1/10" in out and "on the datasets: d" in out
     assert "assumes separable: the dataset has a separability certificate" in out and "eta: every eta > 0" in out
     assert "w0: every initial w0 (and b0)" in out and "separator: every separator" in out
+
+
+def test_a_vector_of_another_dimension_does_not_apply_instead_of_crashing(tmp_path, capsys):
+    """A drafted 'w == vec(0, 0, 1/2)' with no datasets met the corpus's 2-dimensional runs and
+    ended run in 'internal error: ExactError: vectors of different dimensions' (a newcomer's
+    unedited draft).  It applies to the runs of its dimension only, and says why elsewhere."""
+    p = tmp_path / "c.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "d.1"\nsection = "s"\nstatement = "s"\n'
+                 'expr = "dot(w, vec(1, 1)) >= -1000"\nvariants = ["rosenblatt"]\nwhen = "update"\nexpect = "holds"\n')
+    out = tmp_path / "out"
+    rc = main(["run", "--claims", str(p), "--out", str(out), "--quiet", "--jobs", "1"])
+    assert rc == 0 and "internal error" not in capsys.readouterr().err
+    c = json.loads((out / "results.json").read_text())["claims"][0]
+    assert c["evidence"]["evaluations"] > 0 and c["evidence"]["not_applicable_runs"] > 0

@@ -268,8 +268,11 @@ def _read(path: str):
 def restore(hit: dict, out_dir: str) -> tuple[str, dict, list | None]:
     """Write a cached run's results.json (its very bytes) and run_info.json into ``out_dir``;
     (the results path, the corpus information, the page's plots)."""
+    from verify.report.results import replays_folder
+
     path = os.path.join(out_dir, "results.json")
     os.makedirs(out_dir, exist_ok=True)
+    replays_folder(out_dir)
     write_file(path, hit["results_text"])
     write_file(os.path.join(out_dir, "run_info.json"),
                json.dumps({**(hit.get("run_info") or {}), "cache": "hit: nothing was run"}, indent=1, sort_keys=True) + "\n")

@@ -482,7 +482,7 @@ def col_vadd(a: VecCol, b: VecCol, sb: int) -> VecCol:
 def col_same_shape(a: VecCol, b: VecCol):
     if a.num.shape[1] != b.num.shape[1] or len(a.extra) != len(b.extra):
         if a.num.shape[1] + len(a.extra) != b.num.shape[1] + len(b.extra):
-            raise X.ExactError(f"vectors of different dimensions ({a.num.shape[1] + len(a.extra)} and "
+            raise X.DimensionError(f"vectors of different dimensions ({a.num.shape[1] + len(a.extra)} and "
                                f"{b.num.shape[1] + len(b.extra)})")
         raise Unsupported("vectors split differently into core and extra components")
 

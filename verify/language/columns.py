@@ -310,24 +310,35 @@ def tally_claims(frame: Frame, claims, tallies: dict, gamma_strict=None, *, scal
     # dot(w, w_opt), ...) is computed once; blocks are sized so that the columns it holds stay
     # within a few BLOCK_CELLS
     chunk = max(1, BLOCK_CELLS // (SHARED_COLUMNS * max(1, frame.ctx.d)))
+    apart: set = set()  # claims whose vectors are not of this run's dimensions
     for s in range(0, steps, chunk):
         rows = np.arange(s, min(steps, s + chunk))
         envs: dict = {}
         for claim in claims:
             tally = tallies[claim.id]
-            if tally.violation is not None:
+            if tally.violation is not None or claim.id in apart:
                 continue
             g = gamma_strict if "strict_margin" in claim.assume else None
             try:
-                if scalar:
-                    raise Unsupported("the scalar oracle")
-                env = envs.get(g is None)
-                if env is None:
-                    env = envs[g is None] = ColumnEnv(frame, rows, g)
-                _tally_block(claim, env, tally)
-            except Unsupported:
-                for r in rows.tolist():
-                    eval_claim(claim, frame.scalar_env(r, g), tally, frame.where(r), g)
+                _tally_claim_block(claim, frame, rows, envs, tally, g, scalar)
+            except X.DimensionError as e:  # vec(0, 0, 1/2) against a 2-dimensional run: not about it
+                apart.add(claim.id)
+                tallies[claim.id] = type(tally)(not_applicable=f"the claim's vectors and this run's (d = {frame.ctx.d}) "
+                                                               f"differ: {e}")
+
+
+def _tally_claim_block(claim, frame: Frame, rows, envs: dict, tally, g, scalar: bool) -> None:
+    """One claim over one block of rows: the column evaluator, else the scalar one row by row."""
+    try:
+        if scalar:
+            raise Unsupported("the scalar oracle")
+        env = envs.get(g is None)
+        if env is None:
+            env = envs[g is None] = ColumnEnv(frame, rows, g)
+        _tally_block(claim, env, tally)
+    except Unsupported:
+        for r in rows.tolist():
+            eval_claim(claim, frame.scalar_env(r, g), tally, frame.where(r), g)
 
 
 def _first_unknown(bad: dict, env: ColumnEnv, tally, stop: int):

@@ -39,6 +39,10 @@ def explain(claim) -> list[str]:
         out.append(f"  assumes {a}: {ASSUMPTIONS.get(a, '?')}")
     if claim.setting is not None:
         out.append("  the run the note describes (run = {...}): every value below marked fixed")
+        aug = claim.setting.augment
+        out.append("  the constant coordinate (the bias through the data): " + (
+            "none added" if aug == "none" else f"added {aug}" if aug else
+            "as the corpus adds it for the variant (last, or first on a --data file)"))
     if claim.max_epochs:
         out.append(f"  runs on its datasets go on for up to {claim.max_epochs} epochs")
     q = quantifiers(claim)

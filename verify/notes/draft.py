@@ -164,9 +164,13 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
-    if re.fullmatch(r"\s*(\\eta|η)\s*=\s*[0-9./]+\s*[.,;]?\s*", s.math):
-        return {**out, "draft": True, "untranslated": "the algorithm's learning rate: a setting of the run, "
-                                                        "proposed as an assumption (eta_one) on the run claims"}
+    eta = re.fullmatch(r"\s*(\\eta|η)\s*=\s*([0-9./]+)\s*[.,;]?\s*", s.math)
+    if eta:
+        one = eta.group(2).rstrip(".") in ("1", "1.0")
+        return {**out, "draft": True, "untranslated": "the algorithm's learning rate: a setting of the run, " + (
+            "proposed as an assumption (eta_one) on the run claims" if one else
+            f"not an assumption: state it as run = {{ eta = \"{eta.group(2).rstrip('.')}\" }} on the claims about "
+            "the note's own run (with datasets = [...])")}
     in_proof = bool(re.search(r"\bproof\b", s.section, re.I))
     t = translate(s.math, notation, base=props.base, forall=bool(_FORALL.search(s.context)), running=in_proof,
                   ends=bool(_AT_END.search(s.context)))

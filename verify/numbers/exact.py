@@ -32,6 +32,11 @@ class ExactError(ArithmeticError):
     by a sum of several square roots)."""
 
 
+class DimensionError(ExactError):
+    """Vectors of different dimensions meet (a claim's ``vec(0, 0, 1/2)`` against a run's
+    2-dimensional w): the claim does not speak of this run, it is not false on it."""
+
+
 # ---------------------------------------------------------------------------- scalars
 
 class Surd:
@@ -296,7 +301,7 @@ def _align(a: Vec, b: Vec) -> tuple[Vec, Vec]:
     if a.num.shape == b.num.shape and len(a.extra) == len(b.extra):
         return a, b
     if a.dim != b.dim:
-        raise ExactError(f"vectors of different dimensions ({a.dim} and {b.dim})")
+        raise DimensionError(f"vectors of different dimensions ({a.dim} and {b.dim})")
     return _flat(a), _flat(b)
 
 

@@ -108,8 +108,11 @@ def _coverage(c) -> str:
         parts = []
         for q, d in quant.items():
             vals = ", ".join(d.get("values_evaluated", [])) or "none"
+            one = d["range"].removeprefix("the datasets ").removeprefix("the orders ")
             if d["range"].startswith("fixed"):
                 parts.append(f"{q} {d['range']}")
+            elif one != d["range"] and ", " not in one:  # the claim names its one dataset or order
+                parts.append(f"{q} fixed: {one} (evaluated at {vals})")
             else:
                 parts.append(f"{q} {'varied' if d['varied'] else 'NOT varied'} ({d['range']}; evaluated at {vals})")
         return "; ".join(parts)

@@ -179,10 +179,20 @@ def repo_path(path: str) -> str:
 
 
 
+def replays_folder(out_dir: str) -> str:
+    """OUT/replays, made where results are written: the printed replay commands write their
+    traces there (a trace's folder must exist: train makes none, so a mistyped path is an error)."""
+    from perceptron.outputs import output_folder
+    from verify.corpus.evidence import REPLAYS
+
+    return output_folder(os.path.join(out_dir, REPLAYS))
+
+
 def write_results(out_dir, findings, claims_by_id, corpus, run_info, drafts=()) -> str:
     from perceptron.outputs import write_file
 
     os.makedirs(out_dir, exist_ok=True)
+    replays_folder(out_dir)
     data = results_dict(findings, claims_by_id, corpus, drafts, out=out_dir)
     path = os.path.join(out_dir, "results.json")
     write_file(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
