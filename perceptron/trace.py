@@ -390,6 +390,7 @@ class JsonlWriter(_Base):
                 pass
 
     def _begin(self):
+        _folder_of(self.path)
         self.fh = open(self.path, "w", encoding="utf-8")
         head = json.dumps({"type": "header", **self.header}, sort_keys=True) + "\n"
         self._numbers(self.path, [str(v) for v in self.header.get("scale", {}).values()])
@@ -541,6 +542,7 @@ class NpzWriter(_Base):
         if "declaration" in self.header:
             raise InputError(self.path, "a declared variant's trace is written as JSON Lines (.jsonl): its exact values "
                                         "have no common scale for NPZ columns")
+        _folder_of(self.path)
         self.tmp = tempfile.mkdtemp(prefix="proof-audit-trace-")
         if self.record == "checkpoints":
             self._begin_checkpoints()
@@ -661,6 +663,14 @@ class NpzWriter(_Base):
             os.remove(self.path)
             raise
 
+
+def _folder_of(path: str) -> None:
+    """The folder a trace is written into, made when missing: a printed replay command names a
+    trace under the run's output folder (OUT/replays/), and must run as printed wherever the
+    finding came from (run makes the folder; the Python API, which writes nothing, does not)."""
+    folder = os.path.dirname(str(path))
+    if folder:
+        os.makedirs(folder, exist_ok=True)
 
 
 def open_writer(path: str, record: str = "visits"):

@@ -177,3 +177,31 @@ def test_a_vector_of_another_dimension_does_not_apply_instead_of_crashing(tmp_pa
     assert rc == 0 and "internal error" not in capsys.readouterr().err
     c = json.loads((out / "results.json").read_text())["claims"][0]
     assert c["evidence"]["evaluations"] > 0 and c["evidence"]["not_applicable_runs"] > 0
+
+
+def test_a_declared_variant_run_as_the_note_states_it(tmp_path):
+    """A note's own algorithm, declared (update when y w.x <= tau), on its own data, with its
+    parameter and learning rate stated: run = { eta = 0.5, set = { tau = "1/2" } }.  The count and
+    weights a direct computation gives hold; the parameter is fixed, not 'never varied'."""
+    pts = [((2, 1), 1), ((-1, -2), -1), ((1, -1), 1)]
+    w, k, eta, tau = [F(0), F(0)], 0, F(1, 2), F(1, 2)
+    for _ in range(100):  # the rule by hand, cyclic, to a clean sweep
+        clean = True
+        for x, y in pts:
+            if y * (w[0] * x[0] + w[1] * x[1]) <= tau:
+                w, k, clean = [w[0] + eta * y * x[0], w[1] + eta * y * x[1]], k + 1, False
+        if clean:
+            break
+    p = tmp_path / "c.toml"
+    p.write_text(
+        '[document]\nfile = "n.md"\n\n[variants.tau_rule]\nnote = "update when y w.x <= tau"\nparameters = { tau = "1" }\n'
+        'state = { w = "w0" }\nscore = "dot(w, x)"\nmistake = "y * score <= tau"\nupdate = { w = "w + eta * y * x" }\n'
+        'orders = ["cyclic", "random", "first", "sequence"]\nstop = "converged"\n\n'
+        '[[dataset]]\nname = "three"\npoints = [[2, 1], [-1, -2], [1, -1]]\nlabels = [1, -1, 1]\n\n'
+        '[[claim]]\nid = "t.1"\nsection = "s"\nstatement = "s"\n'
+        f'expr = "mistakes == {k} and w == vec({w[0]}, {w[1]})"\nvariants = ["tau_rule"]\ndatasets = ["three"]\n'
+        'orders = ["cyclic"]\nwhen = "end"\nrun = { eta = 0.5, augment = "none", set = { tau = "1/2" } }\nexpect = "holds"\n')
+    out = tmp_path / "out"
+    assert main(["run", "--claims", str(p), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
+    c = json.loads((out / "results.json").read_text())["claims"][0]
+    assert c["verdict"] == "holds on evidence" and c["evidence"]["quantifiers"]["tau"]["range"] == "fixed: 1/2"

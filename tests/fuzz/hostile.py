@@ -555,7 +555,8 @@ def build(root: str) -> list:
     opt("--variant margin", T + ["--variant", "margin"], "--variant")
     opt("--eta 2 on slides", T + ["--variant", "slides", "--eta", "2"], "eta")
     opt("--form half on rosenblatt", T + ["--form", "half"], "form")
-    opt("--trace in a missing directory", T + ["--trace", P("no/such/dir/t.jsonl")], "t.jsonl")
+    # a trace's folder is made (a printed replay command's OUT/replays/ must work as printed)
+    add("train --trace in a missing directory (made)", T + ["--trace", P("no/such/dir/t.jsonl")], "ok")
     opt("--max-epochs 1e3", T + ["--max-epochs", "1e3"], "--max-epochs")
     C = ["check", "--data", data, "--trace", P("exact.jsonl")]
     opt("check --separator of the wrong length", C + ["--separator", "1,2,3"], "separator")
