@@ -81,7 +81,10 @@ def statement_status(claims: list) -> tuple[str, str]:
         pick = [ln for ln in lines if "unknown" in ln or "reason" in ln or "premise" in ln]
         reason = f"{c['id']}: {c['verdict']}: " + (pick or lines or [""])[-1]
     else:  # the scope of a search is in the reason (points, box, then the runs and their updates)
-        reason = f"{c['id']}: {c['verdict']}: " + "; ".join((coverage_text(c) or "").split(";")[:2 if st == "searched" else 1])
+        parts = [p.strip() for p in (coverage_text(c) or "").split(";")]
+        mine = [p for p in parts[1:4] if p.startswith("the claim applied") or " evaluations in " in p]
+        # what the claim itself was evaluated on, rather than the size of the whole corpus
+        reason = f"{c['id']}: {c['verdict']}: " + "; ".join(parts[:2] if st == "searched" else mine or parts[:1])
     return st, reason[:300]
 
 
