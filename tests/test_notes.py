@@ -440,3 +440,16 @@ def test_an_assumption_stated_further_down_is_not_proposed_for_an_earlier_statem
     assert subprocess.run(PA + ["draft", str(note), "--out", str(out)], capture_output=True, timeout=60).returncode == 0
     got = {c["line"]: c.get("assume", []) for c in tomllib.loads(out.read_text())["claim"] if c.get("expr")}
     assert "eta_one" not in got[3] and "eta_one" in got[5], got
+
+
+def test_a_definition_no_claim_transcribes_is_shown_as_defining(tmp_path):
+    """"Let R = max ||x_i||", "w_0 = 0" and "eta = 0.5" set the notation and the run: on the page,
+    where no claim transcribes them, they define the note (not "not checked")."""
+    from verify.notes.draft import definition_of
+    from verify.notes.source import read_note, statements
+
+    note = tmp_path / "n.md"
+    note.write_text("# N\n\nLet $R = \\max_i \\|x_i\\|$ be the radius.\n\nWe start from $w_0 = 0$.\n\n"
+                    "Take $\\eta = 0.5$.\n\nThen $k \\le R^2/\\gamma^2$.\n")
+    got = {s.line: definition_of(s) for s in statements(read_note(str(note)))}
+    assert got[3] and got[5] and got[7] and got[9] is None, got

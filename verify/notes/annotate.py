@@ -36,12 +36,12 @@ COLOURS = {"false": ("#d33", "false"), "known": ("#c0641a", "false, as its claim
            "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"),
            "searched": ("#3572b0", "no counterexample in the searched domain"),
            "holds": ("#2a2", "holds on evidence"), "proved": ("#17661b", "proved"),
-           "unchecked": ("#bbb", "not checked")}
+           "unchecked": ("#bbb", "not checked"), "defines": ("#9ab", "defines the note's notation or run")}
 #: The mark at the head of every page we write: only pages holding it are removed as stale.
 GENERATOR = '<meta name="generator" content="proof-audit annotated note">'
 #: Worst first.  What was shown stays apart: a search of a small domain is not a proof, and a
 #: corpus whose quantities were varied is not a search (issue 38: colours that say what was shown).
-_RANK = ("false", "known", "unknown", "draft", "searched", "holds", "proved", "unchecked")
+_RANK = ("false", "known", "unknown", "draft", "searched", "holds", "proved", "unchecked", "defines")
 _SHOWN = {"proved": "proved", "holds on evidence": "holds", "no counterexample in domain": "searched"}
 
 _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
@@ -187,9 +187,13 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
     for ln, cs in by_line.items():
         a = next((c["source"].get("anchor") for c in cs if c["source"].get("anchor")), None)
         anchors[ln] = a or anchors.get(ln) or f"L{ln}"
+    from verify.notes.draft import definition_of
+
+    defines = {s.line: why for s in found if (why := definition_of(s))}
     status = {}
     for ln in lines:
-        status[ln] = statement_status(by_line[ln]) if ln in by_line else ("unchecked", "no claim transcribes this statement")
+        status[ln] = (statement_status(by_line[ln]) if ln in by_line else ("defines", defines[ln]) if ln in defines
+                      else ("unchecked", "no claim transcribes this statement"))
     counts = {k: sum(1 for ln in lines if status[ln][0] == k) for k in COLOURS}
     counts["found"] = len(lines)
     counts["claims"] = sum(len(cs) for cs in by_line.values())
@@ -225,7 +229,8 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
                f'<span class="b-known">{counts["known"]} false, as their claims expect</span>'
                f'<span class="b-unknown">{counts["unknown"]} unknown</span>'
                f'<span class="b-draft">{counts["draft"]} drafts</span>'
-               f'<span class="b-unchecked" style="background:#eee">{counts["unchecked"]} not checked</span>')
+               f'<span class="b-unchecked" style="background:#eee">{counts["unchecked"]} not checked</span>'
+               f'<span class="b-defines">{counts["defines"]} defining the notation or the run</span>')
     title = note.title or group["title"]
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">" + GENERATOR + CSP_META +
             f"<meta name=\"viewport\" content=\"width=device-width\"><title>{H.escape(title)}: annotated</title>"
@@ -238,6 +243,8 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
 
 def _badges(ln, claims, status) -> str:
     st, reason = status
+    if not claims and st == "defines":
+        return f'<div><span class="badge b-defines">defines</span>line {ln}: {H.escape(reason)}</div>'
     if not claims:
         return (f'<div><span class="badge b-unchecked" style="background:#eee">not checked</span>'
                 f'line {ln}: no claim transcribes this statement</div>')

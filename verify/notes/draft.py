@@ -22,7 +22,11 @@ from perceptron.outputs import write_file
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 
-__all__ = ["draft", "write_draft", "Proposals", "proposals"]
+__all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of"]
+
+#: A sentence that introduces notation ("Let R = max ||x_i||", "where gamma = ...", "define ...").
+_DEFINES = re.compile(r"\b(let|define[sd]?|denote[sd]?|we write|write|where|set)\b[^.]{0,80}$", re.I)
+_DEFINED = re.compile(r"\s*\\?[A-Za-z]+(_\{?\w+\}?)?\s*(=|:=|\\coloneqq|\\equiv|\\triangleq)")
 
 _MARGIN = {"gamma", "w_opt", "b_opt", "w_hat_opt", "v_opt", "c_opt", "m_opt"}
 _RUN = ("update", "end")
@@ -108,6 +112,22 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     if order:
         p.order = f"line {_line(text, order.start())}: {order.group()}"
     return p
+
+
+def definition_of(s: Statement, notation: dict | None = None) -> str | None:
+    """What a statement sets rather than asserts, or None: the run's initial weights or learning
+    rate, or a definition of notation (``R := max ||x_i||``, "Let R = ...").  The page shows such a
+    statement as defining the note, not as one no claim checks."""
+    if s.math is None:
+        return None
+    if initial_weights(s.math, notation) is not None:
+        return "sets the run's initial weights (state it as w0_zero, or run = { w0 = ... })"
+    if re.fullmatch(r"\s*(\\eta|η)\s*=\s*[0-9./]+\s*[.,;]?\s*", s.math):
+        return "sets the learning rate (state it as run = { eta = ... } or eta_one)"
+    if re.search(r":=|\\coloneqq|\\triangleq|\\equiv", s.math) or (
+            _DEFINED.match(s.math) and _DEFINES.search((s.context or "")[-120:].split("$")[0] if s.context else "")):
+        return "defines notation the claims use"
+    return None
 
 
 def _line(text: str, pos: int) -> int:
