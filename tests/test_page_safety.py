@@ -259,3 +259,21 @@ def test_what_was_shown_has_its_own_colour():
                    "unknown": "unknown"}
     assert len({COLOURS[s][0] for s in (*got.values(), "false")}) == 5
     assert statement_status([claim("proved"), claim("no counterexample in domain")])[0] == "searched"
+
+
+def test_a_searched_verdict_carries_its_scope_as_fields(tmp_path):
+    """results.json says how deep a "no counterexample in domain" went as fields, not only text."""
+    import json
+
+    from verify.cli import main
+
+    p = tmp_path / "c.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "s.1"\nsection = "s"\nstatement = "s"\n'
+                 'expr = "norm2(w) <= norm2(prev(w)) + eta**2*R2"\nvariants = ["rosenblatt"]\nwhen = "update"\n'
+                 'expect = "holds"\n')
+    assert main(["run", "--claims", str(p), "--out", str(tmp_path / "o"), "--quiet", "--jobs", "1"]) == 0
+    c = json.loads((tmp_path / "o" / "results.json").read_text())["claims"][0]
+    assert c["verdict"] == "no counterexample in domain", c["verdict"]
+    scope = c["evidence"]["scope"]
+    assert scope["points"] >= 2 and scope["box"] >= 2 and scope["max_updates"] >= 4 and "1" in scope["etas"]
+    assert f"up to {scope['points']} integer points in [-{scope['box']}, {scope['box']}]" in c["evidence"]["domain_text"]

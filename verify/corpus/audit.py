@@ -508,6 +508,18 @@ def _not_searched(c, f) -> str | None:
     return None
 
 
+#: The fields of a searched domain that say how deep the search went (issue 38: the scope as
+#: fields of results.json, not only as text).
+SCOPE_FIELDS = ("points", "dim", "box", "max_updates", "w0_box", "etas", "sep_box", "order")
+
+
+def scope_of(dom: dict) -> dict:
+    """The scope a "no counterexample in domain" verdict covers: up to ``points`` points of
+    ``dim`` integer coordinates in [-box, box], runs of at most ``max_updates`` updates from every
+    w0 in [-w0_box, w0_box]^dim, at the learning rates ``etas``, separators from [-sep_box, sep_box]."""
+    return {k: (list(dom[k]) if isinstance(dom[k], tuple) else dom[k]) for k in SCOPE_FIELDS if k in dom}
+
+
 def _search_claim(c, f, domain):
     """(the finding with the search's evidence, tightness entry or None) for one claim."""
     from verify.searching import SearchError, bound_tree, search, worst
@@ -532,6 +544,7 @@ def _search_claim(c, f, domain):
     elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v in (Verdict.HOLDS_ON_EVIDENCE, Verdict.UNKNOWN):
         v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
         ev["domain_text"] = srch["domain_text"]
+        ev["scope"] = scope_of(dom)
         if "reason" in ev:
             ev["corpus_reason"] = ev.pop("reason")
     finding = Finding(f.claim_id, f.citation, f.statement, v, f.expect, ev, f.path, f.line)

@@ -63,6 +63,7 @@ _QUANTIFIER = {"*range": str, "varied": bool, "values_evaluated": _STR_LIST}
 _EVIDENCE = {
     "counterexample": _optional({**_VIOLATION, "search": _SEARCH_CE, "free": {None: object}}),
     "search": _optional({"reason": str, "domain_text": str}),
+    "scope": _optional({None: object}),
     "premise": _optional({}),
     "quantifiers": _optional({None: _QUANTIFIER}),
     "steps": [{"*step": str, "*verdict": str, "*method": str, "detail": str}],
