@@ -711,10 +711,13 @@ def _read_toml(path: str, table: str | None) -> Dataset:
             raise InputError(path, f"dataset {name!r}: labels {sorted(set(labels))[:4]} need label_map = "
                                    "{ WORD = 1, WORD = -1 }", line)
         labels = [m[v] for v in labels]
-    try:
-        return from_rows(name, t["points"], labels, source=f"{path}#{name}", lines=[line] * len(labels))
+    try:  # TOML's digit separators (1_000.5) are not part of the number
+        points = [[v.replace("_", "") if isinstance(v, str) else v for v in p] for p in t["points"]]
+        return from_rows(name, points, labels, source=f"{path}#{name}", lines=[line] * len(labels))
     except InputError as e:
         raise InputError(path, f"dataset {name!r}: {e.message}", line) from None
+    except NumberError as e:
+        raise InputError(path, f"dataset {name!r}: {e}", line) from None
 
 
 def write_csv(ds: Dataset, path: str) -> None:

@@ -205,3 +205,36 @@ def test_a_declared_variant_run_as_the_note_states_it(tmp_path):
     assert main(["run", "--claims", str(p), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
     c = json.loads((out / "results.json").read_text())["claims"][0]
     assert c["verdict"] == "holds on evidence" and c["evidence"]["quantifiers"]["tau"]["range"] == "fixed: 1/2"
+
+
+def test_review_findings_on_stated_runs(tmp_path, capsys):
+    """A stated run is one run: other kernels do not refute it; a bias with nowhere to go and a
+    tie rule the variant fixes are lint errors; a w0 of the wrong length is refused, said, never
+    matched by a prefix; a bad number in a table is one line."""
+    from verify.language.claims import lint
+    from verify.language.setting import Setting
+    from perceptron import Params
+
+    head = '[document]\nfile = "n.md"\n\n[[dataset]]\nname = "xs"\npoints = [[1, 0], [-1, 0], [2, 1]]\nlabels = [1, -1, 1]\n\n'
+    claim = ('[[claim]]\nid = "r.{j}"\nsection = "s"\nstatement = "s"\nexpr = "{expr}"\nvariants = ["{v}"]\n'
+             'datasets = ["xs"]\norders = ["cyclic"]\nwhen = "end"\nrun = {run}\nexpect = "holds"\n\n')
+    p = tmp_path / "c.toml"
+    kernel_head = head.replace("[[1, 0], [-1, 0], [2, 1]]", "[[3, 1], [1, 3], [-2, 1], [1, -2], [2, 2]]").replace(
+        "[1, -1, 1]", "[1, 1, -1, -1, 1]")  # the linear kernel makes 2 mistakes here, the (x.z + 1)^2 kernel other
+    p.write_text(kernel_head + claim.format(j=1, expr="mistakes == 2", v="kernel", run="{ eta = 1 }"))
+    assert main(["run", "--claims", str(p), "--out", str(tmp_path / "o1"), "--quiet", "--jobs", "1"]) == 0
+    for run, v, msg in (('{ b0 = 5, augment = "none" }', "rosenblatt", "no bias of its own"),
+                        ("{ sign0 = 1 }", "rosenblatt", "fixes sign(0)"), ('{ form = "half" }', "novikoff", "one update form")):
+        p.write_text(head + claim.format(j=2, expr="mistakes == 1", v=v, run=run))
+        assert any(msg in str(e) for e in lint([str(p)])), (run, lint([str(p)]))
+    assert Setting(w0=(F(1), F(2), F(3))).mismatch(Params(w0=(F(1), F(2))), 2) is not None
+    assert Setting(w0=(F(1),)).mismatch(Params(augment="last", w0=(F(1), F(0), F(5))), 2) is not None
+    p.write_text(head + claim.format(j=3, expr="mistakes == 1", v="rosenblatt", run="{ w0 = [1] }"))
+    assert main(["run", "--claims", str(p), "--out", str(tmp_path / "o3"), "--quiet", "--jobs", "1"]) == 1
+    c = json.loads((tmp_path / "o3" / "results.json").read_text())["claims"][0]
+    assert c["verdict"] == "unknown" and "was refused" in c["evidence"]["reason"]
+    p.write_text(head.replace("[-1, 0]", "[nan, 0]") + claim.format(j=4, expr="mistakes == 1", v="rosenblatt", run="{}"))
+    capsys.readouterr()
+    assert main(["claims", "lint", str(p)]) == 2
+    err = capsys.readouterr()
+    assert "not a finite number" in err.out + err.err and "internal error" not in err.out + err.err

@@ -108,10 +108,11 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
         try:
             result = train(ds, params, rec)
         except ParamError as e:  # e.g. the unit variant on data whose norms are irrational
-            if getattr(variant_of(params.variant), "declared", False):  # a declaration's fault: said, not skipped
-                for c in run_claims:
-                    if params.variant in c.variants:
-                        agg[c.id].not_applying(f"the run {Run(name, params).describe()} was refused: {e}")
+            declared = getattr(variant_of(params.variant), "declared", False)  # a declaration's fault: said
+            for c in run_claims:  # and a run a claim states (its run = {...}): said, not skipped
+                stated = c.setting is not None and name in (c.datasets or ())
+                if params.variant in c.variants and (declared or stated):
+                    agg[c.id].not_applying(f"the run {Run(name, params).describe()} was refused: {e}")
             continue
         runs_done += 1
         # the first replay of a key certifies the inputs; later ones reuse that certificate

@@ -190,17 +190,13 @@ def _stated_runs(name: str, coq: bool, needs: dict, d: int, E: int):
     the setting says where the constant coordinate goes."""
     for variant, order, s in needs.get("stated", {}).get(name, ()):
         own_bias = variant_of(variant).bias is not None
-        if s.augment is not None:
-            augment = None if s.augment == "none" else s.augment
-        elif own_bias or not (variant in _AUGMENTED or _declared_without_bias(variant)):
+        if own_bias or not (variant in _AUGMENTED or _declared_without_bias(variant)):
             augment = None
         else:
             augment = "first" if coq else (None if name in HOMOGENEOUS or name in UNIT_ONLY else "last")
-        w0, b0 = s.initial(augment, own_bias, d)
-        kw = {k: v for k, v in (("eta", s.eta), ("sign0", s.sign0), ("form", s.form), ("ratchet", s.ratchet))
-              if v is not None}
-        yield Params(variant=variant, order=order, augment=augment, w0=tuple(w0) if w0 is not None else None, b0=b0,
-                     declared=s.declared, max_epochs=30 if variant == "pocket" else E, **kw)
+        # the pocket's epochs are its T: the corpus's 30, unless a claim about this dataset raised them
+        epochs = E if variant != "pocket" or name in needs.get("epochs", {}) else 30
+        yield s.params_for(variant, order, augment, d, epochs)
 
 
 def _declared_without_bias(v: str) -> bool:

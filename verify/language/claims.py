@@ -434,7 +434,8 @@ def _claim(c: dict, pos: dict, cf: ClaimFile, seen: dict, note_path, problem, cl
         separator=sep, free=free or None, pair=pair if when == "pair" else None,
         relation=c.get("relation") if when == "pair" else None, pair_at=c.get("at", "end") if when == "pair" else "end",
         title=cf.title, max_epochs=max_epochs(c, lists, where, problem),
-        setting=setting_of(c.get("run"), lambda msg: problem(*where("run"), msg), bool(lists.get("datasets"))),
+        setting=setting_of(c.get("run"), lambda msg: problem(*where("run"), msg), bool(lists.get("datasets")),
+                           lists.get("variants", ())),
         source=_source(cf.path, note_path, cf.document, c.get("line"), c.get("anchor")), given=given,
         implied=implied is not None)
 

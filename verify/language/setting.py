@@ -56,7 +56,8 @@ class Setting:
                  "w0": ("(" + ", ".join(str(v) for v in self.w0) + ")" if self.w0 is not None else "0")
                  + (f", b0 = {self.b0}" if self.b0 is not None else ""),
                  "sign0": str(self.sign0 if self.sign0 is not None else 0),
-                 "form": "eta y x" if (self.form or "yx") == "yx" else "1/2 eta (y - out) x"}
+                 "form": "eta y x" if (self.form or "yx") == "yx" else "1/2 eta (y - out) x",
+                 "kernel": "linear"}  # the learner's default kernel: a stated run states no other
         for k, v in fixed.items():
             if k in out or (k == "sign0" and self.sign0 is not None):
                 out[k] = f"fixed: {v}"
@@ -79,36 +80,64 @@ class Setting:
         return ([b] + w if augment == "first" else w + [b]), None
 
 
-    def mismatch(self, params, tie, d: int, own_bias: bool, free_tie: bool, declared_values: dict) -> str | None:
-        """Why a run (its Params, its tie rule, its data's d features) is not this setting's run
-        (what the setting does not state: the learner's default); None when it is."""
-        eta = self.eta if self.eta is not None else Fraction(1)
-        if params.eta != eta:
-            return f"eta = {params.eta}, not the stated {eta}"
-        aug = None if self.augment == "none" else self.augment
-        if self.augment is not None and params.augment != aug:
-            return f"augment {params.augment or 'none'}, not the stated {self.augment}"
-        w, b = self.initial(params.augment, own_bias, d)
-        if params.w0 is not None and any(Fraction(v) != (w[j] if w else 0) for j, v in enumerate(params.w0)):
-            return "initial weights are not the stated w0, b0"
-        if params.w0 is None and w is not None and any(w):
-            return "initial weights are zero, not the stated w0, b0"
-        if Fraction(params.b0 or 0) != Fraction(b or 0):
-            return f"initial bias {params.b0 or 0}, not the stated {b or 0}"
-        want_tie = self.sign0 if self.sign0 is not None else (0 if free_tie else tie)
-        if tie != want_tie:
-            return f"sign(0) = {tie}, not the stated {want_tie}"
-        if params.form != (self.form or "yx"):
-            return f"update form {params.form}, not the stated {self.form or 'yx'}"
-        if bool(params.ratchet) != bool(self.ratchet):
-            return "ratchet is not as stated"
-        stated = dict(self.declared)
-        for name, v in (declared_values or {}).items():
-            if name in stated and Fraction(v) != stated[name]:
-                return f"{name} = {v}, not the stated {stated[name]}"
-            if name not in stated and dict(params.declared).get(name) is not None:
-                return f"{name} = {v}, not its default (the run states no {name})"
+    def params_for(self, variant: str, order: str, augment: str | None, d: int, max_epochs: int):
+        """The learner's Params of this stated run of ``variant`` in ``order`` on data of ``d``
+        features; ``augment``: where the corpus puts the constant coordinate, used unless the
+        setting says (a stated b0 of a variant without a bias of its own needs one: last)."""
+        from perceptron import Params
+        from perceptron.declared import variant_of
+
+        var = variant_of(variant)
+        own_bias = var is not None and var.bias is not None
+        if self.augment is not None:
+            augment = None if self.augment == "none" else self.augment
+        elif self.b0 and not own_bias and augment is None:
+            augment = "last"  # the note's bias lives in the added coordinate
+        w0, b0 = self.initial(augment, own_bias, d)
+        kw = {k: v for k, v in (("eta", self.eta), ("sign0", self.sign0), ("form", self.form), ("ratchet", self.ratchet))
+              if v is not None}
+        return Params(variant=variant, order=order, augment=augment, w0=tuple(w0) if w0 is not None else None, b0=b0,
+                      declared=self.declared, max_epochs=max_epochs, **kw)
+
+    def mismatch(self, params, d: int) -> str | None:
+        """Why a run (its Params, on data of ``d`` features) is not this setting's run: every
+        parameter of the learner is compared (the budgets and the order aside: ``orders`` says
+        which), what the setting does not state at the learner's default; None when it is."""
+        want = self.params_for(params.variant, params.order, params.augment, d, params.max_epochs)
+        have, want = _normal(params), _normal(want)
+        for k in have:
+            if have[k] != want[k]:
+                return f"{k} = {_show(have[k])}, not the stated run's {_show(want[k])}"
         return None
+
+
+#: Fields of Params that are a run's budget or order, not its setting.
+_NOT_SETTING = {"max_epochs", "max_updates", "max_visits", "order"}
+
+
+def _normal(p) -> dict:
+    """A run's setting, comparable: no initial weights are zero weights, a variant's parameters
+    at their defaults where not given, sign(0) only where the variant leaves it open."""
+    from dataclasses import fields
+
+    from perceptron.declared import variant_of
+
+    var = variant_of(p.variant)
+    out = {f.name: getattr(p, f.name) for f in fields(p) if f.name not in _NOT_SETTING}
+    out["w0"] = tuple(Fraction(v) for v in p.w0) if p.w0 is not None and any(p.w0) else None
+    out["b0"] = Fraction(p.b0 or 0)
+    if var is not None and getattr(var, "tie", None) is not None:
+        out["sign0"] = None  # the variant fixes its tie rule
+    defaults = dict(getattr(var, "parameters", ()) or ())
+    out["declared"] = tuple(sorted({**{k: Fraction(v) for k, v in defaults.items()},
+                                    **{k: Fraction(v) for k, v in p.declared}}.items()))
+    return out
+
+
+def _show(v) -> str:
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_show(x) for x in v) + ")"
+    return "none" if v is None else str(v)
 
 
 def _rational(v) -> Fraction:
@@ -117,7 +146,7 @@ def _rational(v) -> Fraction:
     return parse_rational(str(v).strip())
 
 
-def setting_of(raw, problem_at, has_datasets: bool) -> Setting | None:
+def setting_of(raw, problem_at, has_datasets: bool, variants=()) -> Setting | None:
     """The claim's ``run`` table checked: a Setting, or None after ``problem_at(message)``.  A
     stated run is a run on the claim's datasets (the search, which ranges over datasets and
     settings, does not make it)."""
@@ -134,10 +163,32 @@ def setting_of(raw, problem_at, has_datasets: bool) -> Setting | None:
         problem_at(f"unknown run field {unknown[0]!r}; fields are {', '.join(SETTING_FIELDS)}")
         return None
     try:
-        return _checked(raw)
+        s = _checked(raw)
+        _fits(s, variants)
+        return s
     except (ValueError, ArithmeticError) as e:
         problem_at(f"run: {e}")
         return None
+
+
+def _fits(s: Setting, variants) -> None:
+    """A stated value each of the claim's variants can take (else ValueError): a tie rule the
+    variant fixes otherwise, a bias with nowhere to go."""
+    from perceptron.declared import variant_of
+
+    for name in variants:
+        var = variant_of(name)
+        if var is None:
+            continue
+        tie = getattr(var, "tie", None)
+        if s.sign0 is not None and tie is not None and tie != s.sign0:
+            raise ValueError(f"variant {name} fixes sign(0) = {tie}; sign0 = {s.sign0} is another variant's "
+                             "rule (the sign variant takes sign0)")
+        if s.b0 and getattr(var, "bias", None) is None and s.augment == "none":
+            raise ValueError(f"b0 = {s.b0} with augment = \"none\": variant {name} has no bias of its own, so the "
+                             "bias needs the added coordinate (augment \"last\" or \"first\")")
+        if s.form == "half" and not getattr(var, "half_form", False):
+            raise ValueError(f"form = \"half\": variant {name} has one update form")
 
 
 def _checked(raw: dict) -> Setting:

@@ -202,8 +202,7 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
         if why:
             return why
     if getattr(claim, "setting", None) is not None:
-        why = claim.setting.mismatch(p, ctx.tie, ctx.ds.d, ctx.bias, ctx.var.tie is None,
-                                     getattr(ctx, "declared_values", None))
+        why = claim.setting.mismatch(p, ctx.ds.d)
         if why:
             return why
     return missing_widest(claim, ctx) or _separator_missing(claim, ctx)
