@@ -202,7 +202,8 @@ class Walker:
             for ctx, sep in ctxs:
                 tallies: dict = {}
                 evaluate_dataset_claims([claim], ctx, "candidate", tallies)
-                self.checked[0] += 1
+                # checked only where the claim was evaluated (its vectors may fit no candidate)
+                self.checked[0] += tallies[claim.id].evaluations if claim.id in tallies else 0
                 if tallies.get(claim.id) and tallies[claim.id].violation:  # confirmed in the run's own order
                     self.found(pts, labels, [], params, sep, learner={"order": params.order} if self.learner else None)
             return
