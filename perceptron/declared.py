@@ -46,7 +46,7 @@ from .expression import (
     ExprError,
     compile_expr,
 )
-from .limits import MAX_CLAIM_BYTES, MAX_NUMBER_CHARS, parse_toml, read_bytes, top_level_lines
+from .limits import MAX_CLAIM_BYTES, MAX_NUMBER_CHARS, read_toml, top_level_lines
 from .variants import VARIANTS
 
 __all__ = ["Declaration", "DeclarationError", "parse_declaration", "load_variants", "register", "declared",
@@ -466,12 +466,7 @@ def declarations_from(path: str, data: dict, text: str) -> list:
 def load_variants(path: str) -> list:
     """Read the [variants.NAME] tables of a variant file (or of a claim file, whose claims are
     left to verify.language.claims) and register the declarations."""
-    raw = read_bytes(path, MAX_CLAIM_BYTES, "variant")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(path, "not UTF-8 text", raw[:e.start].count(b"\n") + 1) from None
-    data = parse_toml(path, text)
+    data, text = read_toml(path, MAX_CLAIM_BYTES, "variant")
     extra = [k for k in data if k not in ("variants", "document", "claim", "notation", "dataset")]
     if extra:
         raise InputError(path, f"unknown top-level key {extra[0][:40]!r} (a variant file holds [variants.NAME] tables; "

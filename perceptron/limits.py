@@ -15,7 +15,7 @@ import sys
 
 from .errors import InputError
 
-__all__ = ["MAX_DATA_BYTES", "MAX_TRACE_BYTES", "MAX_CLAIM_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "parse_toml",
+__all__ = ["MAX_DATA_BYTES", "MAX_TRACE_BYTES", "MAX_CLAIM_BYTES", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "parse_toml", "read_toml",
            "MAX_DENOMINATOR_BITS", "MAX_CELLS", "MAX_DIM", "MAX_POINTS", "MAX_TRACE_LINE",
            "MAX_TRACE_RECORDS", "MAX_NPZ_MEMBERS", "MAX_NPZ_UNPACKED", "check_regular_file", "top_level_lines", "read_bytes", "allow_long_numbers"]
 
@@ -100,6 +100,17 @@ def allow_long_numbers() -> None:
     raise the guard to 100 000 digits."""
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(100_000)
+
+
+def read_toml(path: str, limit: int, what: str, exact: bool = False) -> tuple[dict, str]:
+    """(the parsed table, the text) of the TOML file at ``path``, read within ``limit`` bytes as
+    UTF-8 (parse_toml's ``exact``): one InputError naming the file and line otherwise."""
+    raw = read_bytes(path, limit, what)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, "not UTF-8 text", raw[:e.start].count(b"\n") + 1) from None
+    return parse_toml(path, text, exact), text
 
 
 def parse_toml(path: str, text: str, exact: bool = False) -> dict:

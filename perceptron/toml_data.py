@@ -70,17 +70,11 @@ def dataset_tables(path: str, data: dict, text: str) -> list[tuple[str, int, dic
 
 
 def _load(path: str) -> tuple[dict, str]:
-    import tomllib
+    """A file of [[dataset]] tables (a claim file's size: a note's worked examples; a large set
+    goes in its own file, named by a table's file = ...), its floats kept as their text."""
+    from perceptron.limits import MAX_CLAIM_BYTES, read_toml
 
-    from perceptron.limits import MAX_DATA_BYTES, read_bytes
-
-    text = read_bytes(path, MAX_DATA_BYTES, "dataset").decode("utf-8", "replace")
-    try:
-        return tomllib.loads(text, parse_float=lambda s: s), text  # a float as its text: read exactly
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(path, f"TOML syntax error: {str(e).split(' (at line')[0]}") from None
-    except (RecursionError, ValueError):
-        raise InputError(path, "TOML nested too deeply, or a number too long to read") from None
+    return read_toml(path, MAX_CLAIM_BYTES, "dataset", exact=True)
 
 
 def table_names(path: str) -> list[str]:

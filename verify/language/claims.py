@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 
 from perceptron.declared import declarations_from, variant_of
 from perceptron.errors import InputError
-from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes, top_level_lines
+from perceptron.limits import MAX_CLAIM_BYTES, read_toml, top_level_lines
 from perceptron.variants import VARIANTS
 from verify.language.budget import max_epochs
 from verify.language.note_data import check_names, file_datasets
@@ -291,16 +291,7 @@ def load_claims(path: str, *, collect: list | None = None) -> ClaimFile:
 def _read_toml(path, problem):
     """(the parsed table, the text), or None after reporting why the file cannot be read."""
     try:
-        raw = read_bytes(path, MAX_CLAIM_BYTES, "claim")
-        text = raw.decode("utf-8")
-    except InputError as e:
-        problem(e.line, None, e.message)
-        return None
-    except UnicodeDecodeError as e:
-        problem(raw[: e.start].count(b"\n") + 1, 1, "not UTF-8 text")
-        return None
-    try:
-        return parse_toml(path, text, exact=True), text  # a note's 0.1 is 1/10
+        return read_toml(path, MAX_CLAIM_BYTES, "claim", exact=True)  # a note's 0.1 is 1/10
     except InputError as e:
         problem(e.line, e.col, e.message)
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from perceptron.declared import load_variants, variant_of
 from perceptron.errors import InputError
-from perceptron.limits import MAX_CLAIM_BYTES, parse_toml, read_bytes
+from perceptron.limits import MAX_CLAIM_BYTES, read_toml
 from verify.language.claims import load_claims
 
 __all__ = ["load_variant_file"]
@@ -19,12 +19,7 @@ __all__ = ["load_variant_file"]
 
 def load_variant_file(path: str) -> list:
     """The declarations of the variant or claim file at ``path``, registered."""
-    raw = read_bytes(path, MAX_CLAIM_BYTES, "variant")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(path, "not UTF-8 text", raw[:e.start].count(b"\n") + 1) from None
-    data = parse_toml(path, text)
+    data, _ = read_toml(path, MAX_CLAIM_BYTES, "variant")
     if not any(k in data for k in ("document", "claim", "notation")):
         return load_variants(path)
     load_claims(path)  # every problem of the claim file, as --claims and claims lint report it
