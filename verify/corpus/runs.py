@@ -262,16 +262,13 @@ def needs_of(claims) -> dict:
 def check_dataset_names(claims, names) -> None:
     """A claim naming a dataset the corpus does not have is one InputError at its line, listing
     the names there are (it would otherwise end "unknown: evaluated at none")."""
-    import difflib
+    from verify.language.note_data import no_dataset
 
     have = set(names)
     for c in claims:
         for name in c.datasets or ():
             if name not in have:
-                near = difflib.get_close_matches(name, sorted(have), 3)
-                raise InputError(c.path, f"claim {c.id}: no dataset {name!r} in the corpus"
-                                         + (f" (did you mean {', '.join(map(repr, near))}?)" if near else "")
-                                         + f"; the datasets are {', '.join(sorted(have))}", c.line)
+                raise InputError(c.path, f"claim {c.id}: in the corpus, {no_dataset(name, have)}", c.line)
 
 
 def plan_of(claims) -> list:

@@ -10,7 +10,17 @@ from perceptron.generators import BUILTIN
 from perceptron.datasets import read_dataset
 from perceptron.toml_data import dataset_tables
 
-__all__ = ["file_datasets", "check_names"]
+__all__ = ["file_datasets", "check_names", "no_dataset"]
+
+
+def no_dataset(name: str, have) -> str:
+    """The problem of a dataset name that is not among ``have``: the near names, then all."""
+    import difflib
+
+    have = sorted(set(have))
+    near = difflib.get_close_matches(name, have, 3)
+    return (f"no dataset {name!r}" + (f" (did you mean {', '.join(map(repr, near))}?)" if near else "")
+            + f"; the datasets are: {', '.join(have)}")
 
 
 def file_datasets(path: str, data: dict, text: str, problem) -> list[str]:
@@ -39,10 +49,5 @@ def check_names(claim, local: list[str], where, problem) -> None:
     for name in claim.get("datasets") or ():
         if not isinstance(name, str) or name in BUILTIN or name in local or "." in name:
             continue
-        have = sorted(set(BUILTIN) | set(local))
-        import difflib
-
-        near = difflib.get_close_matches(name, have, 3)
-        problem(*where("datasets"), f"no dataset {name!r}" + (f" (did you mean {', '.join(map(repr, near))}?)" if near
-                                                               else "") + f"; the datasets are: {', '.join(have)} "
-                "(and the files of --data folders, named with their extension: points.csv)")
+        problem(*where("datasets"), no_dataset(name, set(BUILTIN) | set(local))
+                + " (and the files of --data folders, named with their extension: points.csv)")
