@@ -24,6 +24,8 @@ from verify.notes.source import Note, Statement, read_note, statements
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of"]
 
+#: A statement that sets the learning rate ("eta = 0.5"): a setting of the run, not a claim.
+_ETA_SET = re.compile(r"\s*(\\eta|η)\s*=\s*([0-9./]+)\s*[.,;]?\s*")
 #: A sentence that introduces notation ("Let R = max ||x_i||", "where gamma = ...", "define ...").
 _DEFINES = re.compile(r"\b(let|define[sd]?|denote[sd]?|we write|write|where|set)\b[^.]{0,80}$", re.I)
 _DEFINED = re.compile(r"\s*\\?[A-Za-z]+(_\{?\w+\}?)?\s*(=|:=|\\coloneqq|\\equiv|\\triangleq)")
@@ -97,8 +99,7 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     eta = re.search(r"(\\eta|η)\s*=\s*1(?![\d.])", text)
     if eta:
         p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"
-    elif re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
-        m = re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text)
+    elif m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
         p.assume["eta_le_one"] = f"line {_line(text, m.start())}: {m.group()}..."
     elif not re.search(r"\\eta|η|learning rate|step size", text, re.I):
         p.assume["eta_one"] = "the note has no learning rate"
@@ -122,7 +123,7 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
         return None
     if initial_weights(s.math, notation) is not None:
         return "sets the run's initial weights (state it as w0_zero, or run = { w0 = ... })"
-    if re.fullmatch(r"\s*(\\eta|η)\s*=\s*[0-9./]+\s*[.,;]?\s*", s.math):
+    if _ETA_SET.fullmatch(s.math):
         return "sets the learning rate (state it as run = { eta = ... } or eta_one)"
     if re.search(r":=|\\coloneqq|\\triangleq|\\equiv", s.math) or (
             _DEFINED.match(s.math) and _DEFINES.search((s.context or "")[-120:].split("$")[0] if s.context else "")):
@@ -184,7 +185,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
-    eta = re.fullmatch(r"\s*(\\eta|η)\s*=\s*([0-9./]+)\s*[.,;]?\s*", s.math)
+    eta = _ETA_SET.fullmatch(s.math)
     if eta:
         one = eta.group(2).rstrip(".") in ("1", "1.0")
         return {**out, "draft": True, "untranslated": "the algorithm's learning rate: a setting of the run, " + (
