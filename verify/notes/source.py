@@ -246,8 +246,8 @@ def _code_statements(t, section, out) -> None:
             for _, _, _, math in delimited(text, [("$", "$")]):
                 if is_relation(math):
                     out.append(Statement(first + j, section, text[:400], math.strip(), False, context=text[:300]))
-        elif has_unicode_math(text) and is_relation(to_latex(text)):
-            out.append(Statement(first + j, section, text[:400], to_latex(text)[:600], False, context=text[:300]))
+        elif has_unicode_math(text) and is_relation(math := to_latex(text[:2000])):  # a line of math is short
+            out.append(Statement(first + j, section, text[:400], math[:600], False, context=text[:300]))
 
 
 def _previous_prose(toks, j) -> str:

@@ -27,6 +27,7 @@ from verify.replay.dispatch import (
     RunContext,
     applicable,
     evaluate_dataset_claims,
+    reads_run_end,
     replay_run,
 )
 from verify.searching.confirm import NotRunnable, confirm, save_counterexample
@@ -34,7 +35,6 @@ from verify.searching.domain import (
     SearchError,
     best_separator,
     choose_separators,
-    claim_names,
     needs_separator,
     point_list,
     searchable_order,
@@ -74,7 +74,7 @@ class Walker:
         # declaration that always runs its epochs gets them in its settings), or the walk's
         self.learner = dom.order != "any"
         self.run_order = {"order": "cyclic" if not self.learner else dom.order}
-        self.budget_stops = "stopped_by_budget" in claim_names(claim)
+        self.ends = reads_run_end(claim)  # a run the bound cuts has not ended: nothing for this claim
 
     def search(self, eng, result, out_dir) -> dict:
         """Walk D with ``eng`` (enumerate or hypothesis); ``result(verdict, **fields)`` makes the
@@ -223,7 +223,7 @@ class Walker:
             rec, made = MemoryTrace(), replace(params, max_updates=bound + 1)
             res = train(ctxs[0][0].ds, made, rec)
             if res.updates > bound:
-                if self.claim.when == "end" and not self.budget_stops:
+                if self.ends:
                     return None  # the cut run has not ended: nothing for this end claim (not made again)
                 rec, made = MemoryTrace(), replace(params, max_updates=bound)
                 res = train(ctxs[0][0].ds, made, rec)
@@ -232,7 +232,7 @@ class Walker:
         except (ParamError, X.ExactError, ArithmeticError) as e:
             return self._skip(e, where)
         cut = res.stop == "max_updates"
-        if self.claim.when == "end" and cut and not self.budget_stops:
+        if self.ends and cut:
             return None
         for ctx, sep in ctxs:
             try:
