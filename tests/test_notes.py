@@ -450,6 +450,6 @@ def test_a_definition_no_claim_transcribes_is_shown_as_defining(tmp_path):
 
     note = tmp_path / "n.md"
     note.write_text("# N\n\nLet $R = \\max_i \\|x_i\\|$ be the radius.\n\nWe start from $w_0 = 0$.\n\n"
-                    "Take $\\eta = 0.5$.\n\nThen $k \\le R^2/\\gamma^2$.\n")
+                    "Take $\\eta = 0.5$.\n\nThen $k \\le R^2/\\gamma^2$.\n\n```\nw ← w + η × y × x\n```\n")
     got = {s.line: definition_of(s) for s in statements(read_note(str(note)))}
-    assert got[3] and got[5] and got[7] and got[9] is None, got
+    assert got[3] and got[5] and got[7] and got[9] is None and "step of the algorithm" in got[12], got

@@ -125,6 +125,8 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
         return "sets the run's initial weights (state it as w0_zero, or run = { w0 = ... })"
     if _ETA_SET.fullmatch(s.math):
         return "sets the learning rate (state it as run = { eta = ... } or eta_one)"
+    if re.search(r"\\leftarrow|\\gets", s.math):
+        return "a step of the algorithm (it is the claims' variant and run = {...}; or transcribe it as an update claim)"
     if re.search(r":=|\\coloneqq|\\triangleq|\\equiv", s.math) or (
             _DEFINED.match(s.math) and _DEFINES.search((s.context or "")[-120:].split("$")[0] if s.context else "")):
         return "defines notation the claims use"
