@@ -21,7 +21,7 @@ from perceptron.limits import allow_long_numbers
 from perceptron.params import DataParamError
 from perceptron.variants import VARIANTS
 from verify.report.command_line import EXIT_CODES, Formatter, Parser, Unused, Version, say
-from verify.config import check_jobs, check_out_dir
+from verify.config import check_jobs, check_out_dir, search_domain
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 
 __all__ = ["main"]
@@ -440,22 +440,19 @@ def cmd_run(args) -> int:
     check_jobs(args.jobs)
     args.scheduler = args.scheduler or cfg.scheduler
     check_out_dir(args.out, out_label, marker="results.json")
-    domain = None
-    if cfg.search:
-        from verify.corpus.audit import AUDIT_DOMAIN
+    from verify.corpus.audit import AUDIT_DOMAIN
 
-        from .config import search_domain
-
-        domain = search_domain(cfg, AUDIT_DOMAIN)
+    domain = search_domain(cfg, AUDIT_DOMAIN) if cfg.search else None  # one domain as given, or the growing scopes
     cache_dir = cfg.cache or os.path.join(args.out, ".cache")
-    settings = {"domain": domain, "notes": args.notes, "out": args.out}  # what the result depends on beside the files
+    depth = args.depth or cfg.depth
+    settings = {"domain": domain, "notes": args.notes, "out": args.out, "depth": depth}  # what the result depends on
     key = None if args.no_cache else run_key(paths, data, settings)
     hit = key and load(cache_dir, key)
     by_id = {c.id: c for c in claims}
     if hit:  # nothing changed: the last result, byte for byte, and the reports rebuilt from it
         path, corpus, figures = restore(hit, args.out)
     else:
-        kw = dict(data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain,
+        kw = dict(data_dirs=data, quiet=args.quiet, jobs=args.jobs, domain=domain, depth=depth,
                   colour=use_colour(args.color, sys.stderr), scheduler=args.scheduler)
         findings, corpus, run_info = audit(paths, claims=claims, **kw) if args.no_cache else \
             audit_reusing(paths, claims, cache_dir, settings, **kw)
@@ -704,6 +701,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="colour the verdict table and progress (auto: on a terminal, unless NO_COLOR is set)")
     p.add_argument("--no-cache", action="store_true", help="audit cold, ignoring OUT/.cache (or [tool.proof-audit] "
                    "cache), where each run keeps its result for a re-run with nothing changed")
+    p.add_argument("--depth", type=int, choices=range(1, 5), metavar="1-4", help="how deep each claim is searched: "
+                   "growing scopes within a per-claim budget about ten times larger a step (default 2, or "
+                   "[tool.proof-audit] depth; a [tool.proof-audit.search] domain is searched as given instead)")
     p.set_defaults(func=cmd_run)
 
     p = command("report", "rebuild report.md, index.html, junit.xml, results.sarif from results.json",

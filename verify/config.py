@@ -7,6 +7,8 @@ datasets are, and the search domain of its audit.
     out = "proof-audit-report"         # proof-audit run --out
     jobs = 2                           # proof-audit run --jobs, proof-audit search --jobs
     scheduler = "tcp://10.0.0.5:8786"  # proof-audit search --scheduler (a Dask cluster)
+    depth = 3                          # proof-audit run --depth: how deep each claim is searched
+    cache = ".proof-audit-cache"       # where run keeps its last result (default: OUT/.cache)
 
     [tool.proof-audit.search]          # the domain each claim is searched in by `run`,
     points = 2                         # and the defaults of `proof-audit search`
@@ -36,7 +38,8 @@ SEARCH_KEYS = {"points": int, "dim": int, "box": int, "max-updates": int, "sep-b
 #: Most claim files (or data directories) the globs of one configuration may name: each file is
 #: bounded (verify.language.claims), and an audit of more than this many is a glob gone wrong ("**").
 MAX_PATHS = 500
-_KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict, "cache": str}
+_KEYS = {"claims": list, "data": list, "out": str, "jobs": int, "scheduler": str, "search": dict, "cache": str,
+         "depth": int}
 #: Most worker processes run and search start (the same bound for the command line, this file
 #: and the Python API).
 MAX_JOBS = 64
@@ -60,6 +63,7 @@ class Config:
     scheduler: str | None = None  # address of a Dask scheduler for proof-audit search
     search: dict = field(default_factory=dict)  # points, dim, box, max_updates, sep_box, timeout
     cache: str | None = None  # where run keeps its last result (default: OUT/.cache)
+    depth: int | None = None  # how deep run searches each claim (verify.searching.scopes.DEPTHS)
 
 
 def find_upwards(start: str, name: str) -> str | None:
@@ -105,9 +109,11 @@ def load_config(start: str | None = None, path: str | None = None) -> Config:
             raise InputError(path, f"{where}: {k} must be a {_KEYS[k].__name__}")
     if "jobs" in table and not 1 <= table["jobs"] <= MAX_JOBS:
         raise InputError(path, f"{where}: jobs = {table['jobs']}: choose 1 to {MAX_JOBS} worker processes")
+    if "depth" in table and not 1 <= table["depth"] <= 4:
+        raise InputError(path, f"{where}: depth = {table['depth']}: choose 1 to 4 (verify.searching.scopes.DEPTHS)")
     base = os.path.dirname(os.path.abspath(path))
     cfg = Config(path=path, out=_rel(base, table["out"]) if "out" in table else None, jobs=table.get("jobs"),
-                 scheduler=table.get("scheduler"), cache=_rel(base, table["cache"]) if "cache" in table else None)
+                 depth=table.get("depth"), scheduler=table.get("scheduler"), cache=_rel(base, table["cache"]) if "cache" in table else None)
     for k in ("claims", "data"):
         for item in table.get(k, []):
             if not isinstance(item, str) or not item:

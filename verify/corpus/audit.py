@@ -279,19 +279,20 @@ def _worker_symbolic(cid):
 
 
 def _worker_search(task):
-    cid, finding, domain = task
+    cid, finding, domain, depth = task
     claim = next(c for c in _WORKER["claims"] if c.id == cid)
-    return _search_claim(claim, finding, domain)
+    return _search_claim(claim, finding, domain, depth)
 
 
 def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False, scheduler=None,
-          evaluate=None, figures=True, corpus=True, claims=None, solved=None):
+          evaluate=None, figures=True, corpus=True, claims=None, solved=None, depth=None):
     """Audit the claims of ``claim_files`` over the corpus.  Returns (findings, corpus info,
     run info); findings are in claim-file order.  ``jobs`` worker processes share the work
     (default DEFAULT_JOBS; 1 runs everything in this process); the results are the same.
     ``only``: the ids of the claims to audit (default: all); the corpus runs only the variants
     those claims are evaluated on, so auditing one claim costs what that claim needs.
-    ``domain``: the search domain of each searchable claim (default AUDIT_DOMAIN); ``scheduler``:
+    ``domain``: the one search domain of each searchable claim (default: the growing scopes of
+    verify.searching.scopes, within the budget of ``depth``, default DEFAULT_DEPTH); ``scheduler``:
     the address of a Dask scheduler whose workers do the work instead (verify.corpus.cluster).
     ``evaluate``: the ids of the claims to evaluate and search (default: all of them); the corpus
     still takes every run the audited claims need into account, so each finding is the one a
@@ -373,7 +374,10 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             findings.append(finding_of(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
             if c.when == "symbolic":
                 progress.step(c.id)
-        findings, tightness = _searches(claims, findings, progress, pool, domain or AUDIT_DOMAIN)
+        from verify.searching.scopes import DEFAULT_DEPTH, DEPTHS
+
+        depth = depth or DEFAULT_DEPTH
+        findings, tightness = _searches(claims, findings, progress, pool, domain, depth)
         if figures is not None:
             figures = figures.result()
     finally:
@@ -388,8 +392,13 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         solved["cut_short"] = cut_short
     info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent, "tightness": tightness,
             "plots": plots,
-            "search_domain": "per claim: see each claim's evidence.search.domain_text",
-            "exact_evaluation_budget": SEARCH_EXACT_BUDGET}
+            "search_domain": "per claim: see each claim's evidence.search.domain_text and evidence.scope"}
+    if domain is None:  # the growing scopes, within the budget of the depth
+        b = DEPTHS[depth]
+        info["search_depth"] = {"depth": depth, "candidates_per_claim": b.candidates, "learner_runs_per_claim": b.runs,
+                                "exact_evaluations_per_scope": b.exact}
+    else:
+        info["exact_evaluation_budget"] = SEARCH_EXACT_BUDGET
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done, "jobs": jobs}
     if figures is not None:
         run_info["figures"] = figures  # for the HTML page (not written to run_info.json)
@@ -450,7 +459,7 @@ def _pair(c, a, ds, run, ctx, trace, result):
         a.violated(detail, run)
 
 
-def _searches(claims, findings, progress, pool, domain):
+def _searches(claims, findings, progress, pool, domain, depth):
     """Search each searchable claim in ``domain`` (widened over the claim's quantifiers); a
     confirmed counterexample refutes it, and a complete search without one turns 'holds on
     evidence' (or 'unknown' for want of varied evidence, when the domain varies what the
@@ -458,7 +467,7 @@ def _searches(claims, findings, progress, pool, domain):
     tightness entry (worst updates / bound)."""
     from verify.searching.domain import needs_separator
 
-    todo = [(c.id, f, domain) for c, f in zip(claims, findings) if _not_searched(c, f) is None]
+    todo = [(c.id, f, domain, depth) for c, f in zip(claims, findings) if _not_searched(c, f) is None]
     # the longest first, so that no worker is left with one at the end (pair searches train whole
     # runs; a separator multiplies the candidates); results are gathered by claim, in file order
     kind = {c.id: (c.when != "pair", not needs_separator(c) if c.compiled is not None else True) for c in claims}
@@ -474,8 +483,8 @@ def _searches(claims, findings, progress, pool, domain):
             progress.step(futures[fut])
     else:
         by_id = {c.id: c for c in claims}
-        for cid, f, dom in todo:
-            done[cid] = _search_claim(by_id[cid], f, dom)
+        for cid, f, dom, d in todo:
+            done[cid] = _search_claim(by_id[cid], f, dom, d)
             progress.step(cid)
     out, tight = [], []
     for c, f in zip(claims, findings):
@@ -511,7 +520,7 @@ def _not_searched(c, f) -> str | None:
 
 #: The fields of a searched domain that say how deep the search went (issue 38: the scope as
 #: fields of results.json, not only as text).
-SCOPE_FIELDS = ("points", "dim", "box", "max_updates", "w0_box", "etas", "sep_box", "order")
+SCOPE_FIELDS = ("points", "dim", "box", "max_updates", "w0_box", "etas", "sep_box", "order", "unit")
 
 
 def scope_of(dom: dict) -> dict:
@@ -521,13 +530,21 @@ def scope_of(dom: dict) -> dict:
     return {k: (list(dom[k]) if isinstance(dom[k], tuple) else dom[k]) for k in SCOPE_FIELDS if k in dom}
 
 
-def _search_claim(c, f, domain):
-    """(the finding with the search's evidence, tightness entry or None) for one claim."""
-    from verify.searching import SearchError, bound_tree, search, worst
+def _search_claim(c, f, domain, depth):
+    """(the finding with the search's evidence, tightness entry or None) for one claim: searched
+    in ``domain`` when one was asked for ([tool.proof-audit.search]), else in the growing scopes
+    of verify.searching.scopes within the budget of ``depth``."""
+    from verify.searching import SearchError, bound_tree, search, trains_learner, worst
+    from verify.searching.scopes import deepen
 
     try:
-        res = search(c, domain, engine="enumerate", timeout=SEARCH_SECONDS, max_exact=SEARCH_EXACT_BUDGET,
-                     max_candidates=SEARCH_CANDIDATE_BUDGET)
+        if domain is not None:
+            res, scopes, dom_used = search(c, domain, engine="enumerate", timeout=SEARCH_SECONDS,
+                                           max_exact=SEARCH_EXACT_BUDGET, max_candidates=SEARCH_CANDIDATE_BUDGET), None, domain
+        else:
+            deep = deepen(c, AUDIT_DOMAIN, depth, search, SEARCH_SECONDS, trains_learner(c, AUDIT_DOMAIN))
+            res, scopes = deep.result, deep.scopes
+            dom_used = deep.at
     except SearchError as e:
         return Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
                        {**f.evidence, "search": {"not searched": str(e)}}, f.path, f.line), None
@@ -535,12 +552,15 @@ def _search_claim(c, f, domain):
     srch = {k: v for k, v in res.to_json(timing=False).items() if k != "files"}
     dom = srch.pop("domain", None) or {}
     srch["domain_text"] = dom.get("text", "")
+    if scopes is not None:
+        srch["depth"] = depth
+        srch["scopes"] = scopes
     ev["search"] = srch
     v = f.verdict
     if res.verdict == Verdict.REFUTED and v != Verdict.REFUTED:
         v = Verdict.REFUTED
         ev["counterexample"] = {"search": res.counterexample}
-        ev["replay"] = search_replay_command(c, domain)
+        ev["replay"] = search_replay_command(c, dom_used)
         ev.pop("reason", None)
     elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v in (Verdict.HOLDS_ON_EVIDENCE, Verdict.UNKNOWN):
         v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
@@ -552,7 +572,7 @@ def _search_claim(c, f, domain):
     tight = None
     if c.when == "end" and c.given is None and bound_tree(c) is not None and v != Verdict.REFUTED:  # worst() knows no premise
         try:
-            w = worst(c, domain, timeout=SEARCH_SECONDS)
+            w = worst(c, domain or AUDIT_DOMAIN, timeout=SEARCH_SECONDS)
             if w["complete"]:
                 tight = {"claim": c.id, "citation": c.citation, "bound": c.expr, "worst_ratio": round(w["ratio"], 9),
                          "updates": w["updates"], "bound_value": round(w["bound"], 9), "dataset": w.get("points"),

@@ -439,9 +439,16 @@ def _shown(claims) -> str:
     """What the claims not refuted showed, kept apart: a proof, the corpus with its quantities
     varied, or no counterexample in a searched domain (a scope, not a proof)."""
     kinds = (("proved", "proved"), ("holds on evidence", "hold on evidence"),
-             ("no counterexample in domain", "without counterexample in the searched domain"))
+             ("no counterexample in domain", "without counterexample up to their searched scope"))
     parts = [f"{n} {text}" for verdict, text in kinds if (n := sum(1 for c in claims if c["verdict"] == verdict))]
-    return f" ({', '.join(parts)})" if parts else ""
+    by_points: dict = {}
+    for c in claims:
+        scope = c["evidence"].get("scope") if c["verdict"] == "no counterexample in domain" else None
+        if isinstance(scope, dict) and isinstance(scope.get("points"), int):
+            by_points[scope["points"]] = by_points.get(scope["points"], 0) + 1
+    if by_points and parts and parts[-1].endswith("scope"):
+        parts[-1] += ": " + ", ".join(f"{n} up to {p} point{'' if p == 1 else 's'}" for p, n in sorted(by_points.items()))
+    return f" ({'; '.join(parts) if by_points else ', '.join(parts)})" if parts else ""
 
 
 def _plural(st: str, by_status: dict) -> str:

@@ -4,7 +4,7 @@ the written reports (verify.report.artefacts) and the pytest plugin."""
 
 from __future__ import annotations
 
-__all__ = ["coverage_text", "search_text", "run_setting", "failure_text", "sides_text"]
+__all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "sides_text"]
 
 
 def sides_text(v, expr=None) -> str:
@@ -69,6 +69,35 @@ def _violation(ev) -> dict:
     return ce
 
 
+def scope_text(scope: dict) -> str:
+    """The scope a "no counterexample" verdict covers, in one phrase, from its fields
+    (results.json's evidence.scope): "up to 3 points in [-3, 3]^2, 10 updates, w0 in [-1, 1]^2,
+    eta in {1/2, 1, 2}"."""
+    dim = scope.get("dim", 2)
+    n = scope.get("points", "?")
+    parts = [f"up to {n} point{'' if n == 1 else 's'}" + (" of the unit circle" if scope.get("unit") else
+                                                          f" in [-{scope['box']}, {scope['box']}]^{dim}" if "box" in scope else "")]
+    if "max_updates" in scope:
+        parts.append(f"{scope['max_updates']} updates")
+    if "w0_box" in scope:
+        parts.append(f"w0 in [-{scope['w0_box']}, {scope['w0_box']}]^{dim}" if scope["w0_box"] else "w0 = 0")
+    if scope.get("etas"):
+        parts.append("eta in {" + ", ".join(map(str, scope["etas"])) + "}")
+    return ", ".join(parts)
+
+
+def _deeper(search) -> str:
+    """Why the search went no deeper than its scope: the next scope of the ladder, and what
+    stopped it ("" when the ladder was completed, or for a search of one domain)."""
+    scopes = (search or {}).get("scopes") if isinstance(search, dict) else None
+    if not isinstance(scopes, list) or not scopes or not isinstance(scopes[-1], dict) or "reason" not in scopes[-1]:
+        return ""
+    nxt = scopes[-1]
+    return (f" (the next scope, {nxt.get('points')} points in [-{nxt.get('box')}, {nxt.get('box')}]^2 with "
+            f"{nxt.get('max_updates')} updates, {'was not started' if nxt.get('verdict') == 'not started' else 'was not completed'}: "
+            f"{str(nxt['reason']).removeprefix('unknown: ')}; a higher --depth searches deeper)")
+
+
 def search_text(ev) -> str:
     """What the search did for a claim: its domain and result, or why it did not run ("" for
     results written before every claim said so)."""
@@ -120,6 +149,8 @@ def _coverage(c) -> str:
     if v == "no counterexample in domain":
         dom = ev.get("domain_text") or (ev.get("search") or {}).get("domain_text", "")
         out = f"domain searched: {dom}" if dom else "domain: (not recorded)"
+        if isinstance(ev.get("scope"), dict) and "points" in ev["scope"]:
+            out = f"no counterexample {scope_text(ev['scope'])}{_deeper(ev.get('search'))}; {out}"
         if ev.get("evaluations"):
             out += f". Also {ev['evaluations']} corpus evaluations in {ev.get('applicable_runs', 0)} runs"
             if quant:

@@ -62,8 +62,11 @@ _SEARCH_CE = {"*points": [[_coordinate]], "*labels": [int], "*updates": object, 
 _QUANTIFIER = {"*range": str, "varied": bool, "values_evaluated": _STR_LIST}
 _EVIDENCE = {
     "counterexample": _optional({**_VIOLATION, "search": _SEARCH_CE, "free": {None: object}}),
-    "search": _optional({"reason": str, "domain_text": str}),
-    "scope": _optional({None: object}),
+    "search": _optional({"reason": str, "domain_text": str,
+                         "scopes": [{"points": int, "box": int, "max_updates": int, "candidates": int, "verdict": str,
+                                     "reason": str}]}),
+    "scope": _optional({"points": int, "dim": int, "box": int, "max_updates": int, "w0_box": int, "sep_box": int,
+                        "etas": [(str, int)], "order": str, "unit": bool}),
     "premise": _optional({}),
     "quantifiers": _optional({None: _QUANTIFIER}),
     "steps": [{"*step": str, "*verdict": str, "*method": str, "detail": str}],

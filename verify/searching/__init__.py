@@ -55,7 +55,7 @@ from verify.searching.domain import (
 )
 from verify.verdicts import Verdict
 
-__all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "domain_for", "confirm", "save_counterexample",
+__all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "trains_learner", "domain_for", "confirm", "save_counterexample",
            "SEARCHABLE_VARIANTS", "LIMITS", "DEFAULTS", "DEFAULT_MEMORY", "AUTO_ENUMERATION_STATES"]
 
 #: The orders a claim that states none is searched in when its runs must follow a deterministic
@@ -219,6 +219,19 @@ def _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_
     budget = max_candidates if max_candidates is not None else max_exact
     return _one_worker(SearchResult(**search_kernels(claim, dom, engine, timeout, out_dir, budget)), jobs, scheduler,
                        "claims about any kernel")
+
+
+def trains_learner(claim, dom: Domain) -> bool:
+    """Whether the search of ``claim`` trains the learner on each candidate (pairs of runs, a
+    declared variant, any kernel) rather than screening candidates vectorised: a few thousand
+    candidates a second instead of about a million (the budgets of verify.searching.scopes)."""
+    if claim.when == "pair":
+        return True
+    try:
+        variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+    except SearchError:
+        return False
+    return is_declared(variant) or any_kernel(claim, variant)
 
 
 def _states(claim, dom, enumerators) -> int:

@@ -1,0 +1,153 @@
+"""Iterative deepening (issue 38): the default audit searches each claim in growing scopes within a
+deterministic per-claim budget and names the largest scope completed; `run --depth` and
+[tool.proof-audit] depth ask for more.  Oracle: the claim below is false only on runs of more
+than four updates, which the audit's old single domain (2 points, box 2, 4 updates) cut short."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from verify.searching.scopes import DEPTHS, LADDER, Scope, foreseen
+
+#: "on two points the perceptron makes at most four mistakes": false (the points (-1, 0) and
+#: (1, -1), both +1, take five updates from w = 0), and no corpus dataset has two points.
+FIVE = '''[document]
+file = "n.md"
+
+[[claim]]
+id = "p.five"
+section = "1"
+statement = "on two points the perceptron makes at most four mistakes"
+when = "end"
+given = "n <= 2"
+expr = "mistakes <= 4"
+variants = ["rosenblatt"]
+assume = ["separable", "w0_zero", "eta_one"]
+expect = "holds"
+
+[[claim]]
+id = "p.norm"
+section = "1"
+statement = "the norm grows by at most R squared an update"
+when = "update"
+expr = "norm2(w) <= norm2(prev(w)) + R2"
+variants = ["rosenblatt"]
+assume = ["w0_zero", "eta_one"]
+expect = "holds"
+'''
+
+
+def _audit(tmp_path, *extra):
+    p = tmp_path / "c.toml"
+    p.write_text(FIVE)
+    (tmp_path / "n.md").write_text("# n\n")
+    out = tmp_path / ("o" + "".join(extra).replace("-", "_"))
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(p), "--out", str(out), "--quiet",
+                        "--no-cache", *extra], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    return r, out
+
+
+def test_the_ladder_grows_and_the_budgets_grow_tenfold():
+    assert LADDER[0].points == 1
+    for a, b in zip(LADDER, LADDER[1:]):
+        assert (b.points, b.box, b.max_updates) >= (a.points, a.box, a.max_updates)
+        assert (b.points, b.box, b.max_updates) != (a.points, a.box, a.max_updates)
+    assert any(s.points >= 3 and s.box >= 3 and s.max_updates >= 10 for s in LADDER)
+    for d in range(1, 4):
+        assert DEPTHS[d + 1].candidates == 10 * DEPTHS[d].candidates or d == 1
+        assert DEPTHS[d + 1].runs >= DEPTHS[d].runs
+    # a scope is foreseen from the one before by the ratio of their datasets: more points, more
+    assert foreseen(1000, Scope(2, 2, 10, 3), Scope(3, 2, 10, 3)) > 10_000
+    assert foreseen(1000, Scope(2, 2, 4, 3), Scope(2, 2, 10, 3)) == 1000
+
+
+def test_a_claim_false_only_past_four_updates_is_refuted_by_the_default_audit(tmp_path):
+    """Refuted by the default audit, with a replay command that reproduces the counterexample;
+    the old single domain (kept as [tool.proof-audit.search]) does not refute it."""
+    r, out = _audit(tmp_path)
+    assert r.returncode == 1, r.stderr
+    claims = {c["id"]: c for c in json.loads((out / "results.json").read_text())["claims"]}
+    five = claims["p.five"]
+    assert five["verdict"] == "refuted", five
+    assert len(five["evidence"]["counterexample"]["search"]["updates"]) > 4  # beyond the old domain's runs
+    replay = five["evidence"]["replay"]
+    assert "--max-updates 10" in replay
+    argv = replay.split()
+    assert argv[:2] == ["proof-audit", "search"]
+    rr = subprocess.run([sys.executable, "-m", "verify", *argv[1:]], capture_output=True, text=True, cwd=tmp_path,
+                        timeout=600)
+    assert rr.returncode == 1 and "mistakes = 5 <= 4" in rr.stdout, rr.stdout + rr.stderr
+    # the norm claim holds: its verdict names the largest scope completed, as fields and text
+    norm = claims["p.norm"]
+    assert norm["verdict"] == "no counterexample in domain"
+    scope, scopes = norm["evidence"]["scope"], norm["evidence"]["search"]["scopes"]
+    assert scope["points"] >= 2 and scope["max_updates"] >= 10
+    assert [s["points"] for s in scopes] == sorted(s["points"] for s in scopes)
+    assert norm["evidence"]["search"]["depth"] == 2
+    # the old domain: 2 points, box 2, 4 updates, given as the project's one search domain
+    (tmp_path / "pyproject.toml").write_text('[tool.proof-audit.search]\npoints = 2\nbox = 2\nmax-updates = 4\n'
+                                             'sep-box = 3\n')
+    r2, out2 = _audit(tmp_path, "--jobs", "1")
+    claims2 = {c["id"]: c for c in json.loads((out2 / "results.json").read_text())["claims"]}
+    assert claims2["p.five"]["verdict"] != "refuted", claims2["p.five"]["verdict"]
+
+
+def test_results_are_the_same_for_one_and_two_workers_and_depth_is_asked_for(tmp_path):
+    """The budget counts candidates, not seconds: one worker or two, the same bytes; --depth 1
+    searches less deep than the default, and the depth is in results.json's corpus."""
+    (tmp_path / "c.toml").write_text(FIVE.replace('expect = "holds"\n', 'expect = "refuted"\n', 1))
+    (tmp_path / "n.md").write_text("# n\n")
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"o{jobs}"
+        r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "c.toml", "--out", str(out),
+                            "--quiet", "--no-cache", "--jobs", jobs], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600)
+        assert r.returncode == 0, r.stdout + r.stderr
+        outs.append((out / "results.json").read_bytes())
+    assert outs[0].replace(b"o1/replays", b"OUT/replays") == outs[1].replace(b"o2/replays", b"OUT/replays")
+    res = {2: json.loads(outs[0])}
+    for depth in (1, 3):
+        out = tmp_path / f"d{depth}"
+        r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "c.toml", "--out", str(out), "--quiet",
+                            "--no-cache", "--depth", str(depth)], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600)
+        res[depth] = json.loads((out / "results.json").read_text())
+    reached = {}
+    for depth, got in res.items():
+        assert got["corpus"]["search_depth"]["depth"] == depth
+        norm = {c["id"]: c for c in got["claims"]}["p.norm"]["evidence"]
+        assert sum(s["candidates"] for s in norm["search"]["scopes"]) <= DEPTHS[depth].candidates
+        reached[depth] = (norm["scope"]["points"], norm["scope"]["box"], norm["scope"]["max_updates"])
+    assert reached[1] <= reached[2] <= reached[3] and reached[1] < reached[3], reached
+
+
+@pytest.mark.parametrize("bad", ["0", "5", "x"])
+def test_a_depth_out_of_range_is_one_line(tmp_path, bad):
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--depth", bad, "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and "--depth" in r.stderr and "Traceback" not in r.stderr
+    value = '"x"' if bad == "x" else bad
+    (tmp_path / "pyproject.toml").write_text(f"[tool.proof-audit]\ndepth = {value}\n")
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--out", str(tmp_path / "o")], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and "pyproject.toml" in r.stderr and "depth" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_the_reason_names_the_scope_and_what_stopped_the_next(tmp_path):
+    from verify.report.claim_text import coverage_text, scope_text
+
+    assert scope_text({"points": 3, "box": 3, "dim": 2, "max_updates": 10, "w0_box": 1, "etas": ["1/2", "1", "2"]}) \
+        == "up to 3 points in [-3, 3]^2, 10 updates, w0 in [-1, 1]^2, eta in {1/2, 1, 2}"
+    c = {"verdict": "no counterexample in domain", "evidence": {
+        "scope": {"points": 2, "box": 2, "dim": 2, "max_updates": 10, "w0_box": 0},
+        "domain_text": "D", "search": {"scopes": [
+            {"points": 2, "box": 2, "max_updates": 10, "candidates": 10, "verdict": "no counterexample in domain"},
+            {"points": 3, "box": 2, "max_updates": 10, "candidates": 0, "verdict": "not started",
+             "reason": "foreseen to take about 99 candidates"}]}}}
+    text = coverage_text(c)
+    assert text.startswith("no counterexample up to 2 points in [-2, 2]^2, 10 updates, w0 = 0 (the next scope, "
+                           "3 points in [-2, 2]^2 with 10 updates, was not started: foreseen to take about 99")
