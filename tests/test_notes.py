@@ -147,7 +147,9 @@ def test_notation_is_kept_when_drafting_again(tmp_path):
 
 NOTE_TEX = r"""\documentclass{article}
 \title{Novikoff}
+\date{\today}
 \begin{document}
+\maketitle
 \section{The theorem}
 \begin{theorem}\label{thm:novikoff}
 If the data are separable with margin $\gamma$ and radius $R$, the perceptron makes at most
@@ -166,17 +168,24 @@ def test_a_latex_note_keeps_its_labels_as_ids(tmp_path):
     assert r.returncode == 0, r.stderr
     data = tomllib.loads((tmp_path / "claims_nov.toml").read_text())
     by_id = {c["id"]: c for c in data["claim"]}
-    assert by_id["thm:novikoff"]["expr"] == "mistakes <= R2/gamma**2" and by_id["thm:novikoff"]["line"] == 7
+    assert by_id["thm:novikoff"]["expr"] == "mistakes <= R2/gamma**2" and by_id["thm:novikoff"]["line"] == 9
     assert by_id["thm:novikoff"]["section"] == "The theorem" and data["document"]["title"] == "Novikoff"
     assert by_id["eq:norm"]["expr"] == "norm2(w) <= norm2(prev(w)) + R2" and by_id["eq:norm"]["anchor"] == "eq-norm"
-    assert by_id["nov.L12"]["expr"] == "dot(w, w_opt) >= dot(prev(w), w_opt) + gamma"
+    assert by_id["nov.L14"]["expr"] == "dot(w, w_opt) >= dot(prev(w), w_opt) + gamma"
     assert _pa("claims", "lint", str(tmp_path / "claims_nov.toml")).returncode == 0
     res = tmp_path / "out"
     run = _pa("run", "--claims", str(tmp_path / "claims_nov.toml"), "--out", str(res), "--quiet", "--jobs", "1")
     assert run.returncode in (0, 1), run.stderr
     page = (res / "notes" / "nov.html").read_text()
-    assert "<h2>The theorem</h2>" in page and page.count("<math") >= 3 and 'id="thm-novikoff"' in page
+    assert "<h2>1 The theorem</h2>" in page and page.count("<math") >= 3 and 'id="thm-novikoff"' in page
     assert "\\begin{document}" not in page and "\\documentclass" not in page  # the preamble is not shown
+    # the title block is the preamble's title, the theorem has its header and number, the label is shown;
+    # nothing on the page depends on the day it was built (\today is left out, not "[NO \title GIVEN] <date>")
+    assert '<div class="titleblock"><h2>Novikoff</h2></div>' in page and "NO \\title" not in page
+    assert "<b>Theorem 1.</b>" in page and "[thm:novikoff]</span>" in page and "[eq:norm]</span>" in page
+    import datetime
+
+    assert str(datetime.date.today().year) not in page and datetime.date.today().strftime("%B") not in page
     marks = json.loads((res / "badges.json").read_text())["nov.tex"]["statements"]
     assert marks["thm-novikoff"]["claims"] == ["thm:novikoff"] and marks["eq-norm"]["verdict"] == "searched"
 

@@ -23,7 +23,7 @@ import stat
 from perceptron.errors import InputError
 from perceptron.outputs import output_folder, remove_output, write_file
 from verify.notes.mathml import Renderer
-from verify.notes.source import DISPLAY_ENVS, Note, delimited, read_note, slug, statements
+from verify.notes.source import DISPLAY_ENVS, THEOREMS, Note, delimited, read_note, slug, statements
 from verify.report.figures import counterexample_figure, unique_ids
 from verify.report.html_safety import CSP_META
 from verify.report.claim_text import coverage_text, failure_text
@@ -56,7 +56,8 @@ _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
         ".badge{display:inline-block;padding:0 .5em;border-radius:4px;margin-right:.4em;font-size:12px}"
         ".badges pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;background:#f7f7f7;padding:.5em}"
         "pre.src{white-space:pre-wrap}math{font-size:1.05em}"
-        "main table{border-collapse:collapse;margin:.5em 0}main td,main th{border:1px solid #ddd;padding:.15em .6em}")
+        "main table{border-collapse:collapse;margin:.5em 0}main td,main th{border:1px solid #ddd;padding:.15em .6em}"
+        ".label{font-family:system-ui,sans-serif;font-size:11px;color:#777;margin-left:.4em}.titleblock{text-align:center}")
 
 
 def statement_status(claims: list) -> tuple[str, str]:
@@ -317,10 +318,13 @@ def _latex_blocks(note: Note, mathml: Renderer) -> list:
         elif "\\end{document}" in ln:
             last = j
     out, cur, depth = [], [], 0
+    front = {k: _latex_arg(note.text, k) for k in ("title", "author", "date")}
+    counters: dict = {}
 
     def flush():
         if cur and any(x.strip() for _, x in cur):
-            out.append((cur[0][0], cur[-1][0], _latex_html("\n".join(x for _, x in cur), to_text, mathml)))
+            out.append((cur[0][0], cur[-1][0], _latex_html("\n".join(x for _, x in cur), to_text, mathml, front,
+                                                           counters)))
         cur.clear()
 
     for j in range(first, last):
@@ -338,11 +342,55 @@ def _latex_blocks(note: Note, mathml: Renderer) -> list:
     return out or [(1, 1, "")]
 
 
-def _latex_html(par: str, to_text, mathml: Renderer) -> str:
-    sec = re.match(r"\s*\\(sub)*section\*?\{([^{}]*)\}", par)
-    head = f"<h2>{H.escape(sec.group(2))}</h2>" if sec else ""
+def _latex_arg(text: str, macro: str) -> str | None:
+    """The argument of the preamble's \\title{...} (\\author, \\date) as written, one level of
+    braces inside; None when there is none."""
+    m = re.search(r"\\" + macro + r"\{((?:[^{}]|\{[^{}]*\}){0,300})\}", text)
+    return m.group(1) if m else None
+
+
+#: Environments shown with a numbered header, as LaTeX's \\newtheorem does (each its own counter).
+_HEADED = THEOREMS + ("example", "proof")
+
+
+def _latex_html(par: str, to_text, mathml: Renderer, front: dict | None = None, counters: dict | None = None) -> str:
+    """One block of a LaTeX note as HTML: a sectioning command becomes a numbered heading, a
+    theorem-like environment its header ("Theorem 2 (Convergence)."), \\maketitle the title block
+    of the preamble (never the build date: \\today is left out), and \\label{...} its name."""
+    front, counters = front or {}, counters if counters is not None else {}
+    par = par.replace("\\today", "")
+    sec = re.match(r"\s*\\((?:sub)*)section(\*?)\{([^{}]*)\}", par)
+    head = ""
     if sec:
+        level = len(sec.group(1)) // 3
+        number = ""
+        if not sec.group(2):
+            key = ("section", level)
+            counters[key] = counters.get(key, 0) + 1
+            for deeper in [k for k in counters if k[0] == "section" and k[1] > level]:
+                counters[deeper] = 0
+            number = ".".join(str(counters.get(("section", i), 0)) for i in range(level + 1)) + " "
+        head = f"<h{min(2 + level, 4)}>{H.escape(number + _text(sec.group(3), to_text))}</h{min(2 + level, 4)}>"
         par = par[sec.end():]
+    env = re.match(r"\s*\\begin\{(" + "|".join(_HEADED) + r")(\*?)\}(?:\[([^\]]{0,200})\])?", par)
+    if env:
+        name, star, opt = env.group(1), env.group(2), env.group(3)
+        number = ""
+        if not star and name != "proof":
+            counters[name] = counters.get(name, 0) + 1
+            number = f" {counters[name]}"
+        title = name.capitalize() + number + (f" ({_text(opt, to_text)})" if opt else "") + "."
+        head += f'<p class="thm"><b>{H.escape(title)}</b></p>'
+        par = re.sub(r"\\end\{" + name + r"\*?\}\s*$", "", par[env.end():].rstrip())
+    labels = re.findall(r"\\label\{([^{}]{1,100})\}", par)
+    par = re.sub(r"\\label\{[^{}]{0,100}\}", "", par)
+    head += "".join(f'<span class="label">[{H.escape(x)}]</span>' for x in labels)  # (its anchor: the block's ids)
+    if "\\maketitle" in par:
+        block = [f"<h2>{H.escape(_text(front['title'], to_text))}</h2>" if front.get("title") else ""]
+        block += [f"<p>{H.escape(_text(front[k], to_text))}</p>" for k in ("author", "date")
+                  if front.get(k) and front[k].replace("\\today", "").strip()]
+        head += '<div class="titleblock">' + "".join(block) + "</div>"
+        par = par.replace("\\maketitle", "")
     parts, pos = [], 0
     spans = delimited(par, [("$$", "$$"), ("$", "$"), ("\\[", "\\]")], DISPLAY_ENVS)
     for start, end, op, inner in spans:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from perceptron.errors import InputError
 from perceptron.limits import read_bytes
 
-__all__ = ["Note", "Statement", "read_note", "statements", "markdown_parser", "is_relation", "delimited", "DISPLAY_ENVS", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
+__all__ = ["Note", "Statement", "read_note", "statements", "markdown_parser", "is_relation", "delimited", "DISPLAY_ENVS", "THEOREMS", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
 
 #: Bytes of one note: a long lecture note is 100 KB of text.
 MAX_NOTE_BYTES = 2 << 20
@@ -31,7 +31,7 @@ _REL = re.compile(r"(?<![\\a-zA-Z])(?:=|<|>|\\le(?:q|qslant)?(?![a-zA-Z])|\\ge(?
                   r"\\leftarrow|\\gets|≤|≥|≠|:=)")
 _LABEL = re.compile(r"\*\*\s*(\(?\s*(?:Theorem|Lemma|Proposition|Corollary|Claim|Remark|Definition|Fact)?\s*"
                     r"[0-9]+(?:\.[0-9]+)*[a-z]?\s*\)?|(?:Theorem|Lemma|Proposition|Corollary|Claim)[^*]{0,40})\s*\.?\s*\*\*")
-_THEOREMS = ("theorem", "lemma", "proposition", "corollary", "claim", "remark", "fact", "definition")
+THEOREMS = ("theorem", "lemma", "proposition", "corollary", "claim", "remark", "fact", "definition")
 DISPLAY_ENVS = ("equation", "equation*", "align", "align*", "displaymath", "eqnarray", "eqnarray*", "gather",
                  "gather*", "multline", "multline*")
 
@@ -377,7 +377,7 @@ def _latex(note: Note) -> list[Statement]:
                     out.append(Statement(line_of(n.pos), state["section"], n.latex_verbatim().strip()[:600], math.strip(),
                                          True, label=label_in(n), context=text[max(0, n.pos - 300):n.pos],
                                          end_line=line_of(n.pos + n.len)))
-                elif env in _THEOREMS:
+                elif env in THEOREMS:
                     before = len(out)
                     walk(n.nodelist, depth + 1)
                     label = label_in(n) or None
