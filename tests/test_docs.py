@@ -149,3 +149,37 @@ def test_the_site_builds_strictly(tmp_path):
     verdicts = (tmp_path / "site" / "explanation" / "verdicts" / "index.html").read_text(encoding="utf-8")
     for anchor in ("proved", "holds-on-evidence", "no-counterexample-up-to-a-scope", "unknown", "refuted"):
         assert f'id="{anchor}"' in verdicts, anchor
+
+
+def test_pages_link_each_verdict_to_the_docs_section_that_explains_it(tmp_path):
+    """index.html and the annotated page link a verdict to explanation/verdicts/#..., on the site
+    mkdocs.yml publishes, and every anchor they use is a heading of that page."""
+    import re
+
+    from verify.report.html_safety import DOCS_URL, verdict_help
+
+    site = re.search(r"^site_url:\s*(\S+)", _path("mkdocs.yml"), re.M)
+    assert site and site.group(1) == DOCS_URL
+    headings = {re.sub(r"[^a-z0-9]+", "-", h.lower()).strip("-")
+                for h in re.findall(r"^## (.+)$", _path("docs", "explanation", "verdicts.md"), re.M)}
+    for verdict in ("proved", "holds on evidence", "no counterexample in domain", "unknown", "refuted"):
+        link = verdict_help(verdict)
+        anchor = re.search(r'verdicts/#([a-z-]+)"', link).group(1)
+        assert link.startswith(f' <a class="help" href="{DOCS_URL}explanation/verdicts/#') and anchor in headings
+    assert verdict_help("no such verdict") == ""
+    index = _path("reports", "index.html")
+    assert index.count(f'href="{DOCS_URL}explanation/verdicts/#') >= 100
+    (tmp_path / "n.md").write_text("# A note\n\nThe distance is $1/\\sqrt{5}$.\n")
+    (tmp_path / "c.toml").write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "n.d"\nsection = "A note"\n'
+                                     'line = 3\nstatement = "The distance is $1/\\\\sqrt{5}$."\n'
+                                     'expr = "1/norm(vec(2, -1)) == 1/sqrt(5)"\nwhen = "once"\nexpect = "holds"\n')
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "c.toml", "--out", "o", "--quiet"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    page = (tmp_path / "o" / "notes" / "n.html").read_text(encoding="utf-8")
+    assert f'href="{DOCS_URL}explanation/verdicts/#proved"' in page
+
+
+def _path(*parts) -> str:
+    with open(os.path.join(ROOT, *parts), encoding="utf-8") as fh:
+        return fh.read()

@@ -25,7 +25,7 @@ from perceptron.outputs import output_folder, remove_output, write_file
 from verify.notes.mathml import Renderer
 from verify.notes.source import DISPLAY_ENVS, THEOREMS, Note, delimited, read_note, slug, statements
 from verify.report.figures import counterexample_figure, unique_ids
-from verify.report.html_safety import CSP_META
+from verify.report.html_safety import CSP_META, verdict_help
 from verify.report.claim_text import coverage_text, failure_text
 from verify.report.results import find_file, repo_root
 
@@ -259,7 +259,8 @@ def _badges(ln, claims, status) -> str:
         picture = f"<figure>{unique_ids(svg, 'ce-' + slug(c['id']) + '-')}</figure>" if svg else ""
         out.append(f'<details><summary><a class="badge b-{cst}" href="../index.html#claim-{H.escape(c["id"])}">'
                    f'{H.escape(label)}</a>{H.escape(statement_status([c])[1])}</summary>'
-                   f'<pre>{H.escape(c["id"])}: {H.escape(c.get("expr") or "")}\n{H.escape(detail)}</pre>{picture}</details>')
+                   f'<pre>{H.escape(c["id"])}: {H.escape(c.get("expr") or "")}\n{H.escape(detail)}</pre>{picture}'
+                   f'{"" if c.get("draft") else "<p>" + verdict_help(c["verdict"]).strip() + "</p>"}</details>')
     return "".join(out)
 
 

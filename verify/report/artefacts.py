@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from perceptron.outputs import write_file
 from verify.report.claim_text import coverage_text, failure_text
 from verify.report.figures import counterexample_figure, pyplot, svg_of, unique_ids
-from verify.report.html_safety import CSP_META, safe_href
+from verify.report.html_safety import CSP_META, safe_href, verdict_help
 
 __all__ = ["write_artefacts", "markdown", "junit_xml", "sarif", "github_annotations", "html"]
 
@@ -503,7 +503,7 @@ def _card(c, link_root, corrected_by) -> str:
     """A refuted or unexpected claim in full: why, where, and its corrected form."""
     st = _status(c)
     return (f'<article class="card {st}" id="{_anchor(c["id"])}-detail"><h3><a href="#{_anchor(c["id"])}">'
-            f'{H.escape(c["id"])}</a> <span class="badge {st}">{H.escape(c["verdict"])}</span></h3>'
+            f'{H.escape(c["id"])}</a> <span class="badge {st}">{H.escape(c["verdict"])}</span>{verdict_help(c["verdict"])}</h3>'
             f'<p class="where">{H.escape(c["citation"])} &middot; {_loc_links(c, link_root)}</p>'
             f'<pre>{H.escape(failure_text(c))}</pre>'
             + "".join(f'<p>Corrected form: <a href="#{_anchor(k["id"])}">{H.escape(k["id"])}</a> '
@@ -548,7 +548,7 @@ def _note_table(j, doc, cs, link_root) -> list[str]:
         parts.append(f'<tr class="row {cls}" id="{_anchor(c["id"])}"><td><code>{H.escape(c["id"])}</code>{corr}'
                      f'<br><span class="where">{_loc_links(c, link_root)}</span></td><td>{H.escape(c["statement"])}'
                      f'<br><span class="where">{H.escape(c["citation"])}</span></td>'
-                     f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}</small></td><td>{H.escape(str(c["expect"]))}</td>'
+                     f'<td>{H.escape(c["verdict"])}<br><small>{_STATUS_TEXT[st]}{verdict_help(c["verdict"])}</small></td><td>{H.escape(str(c["expect"]))}</td>'
                      f"<td>{detail}</td></tr>")
     parts.append("</table></section>")
     return parts

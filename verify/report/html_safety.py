@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-__all__ = ["CSP_META", "safe_href"]
+__all__ = ["CSP_META", "safe_href", "DOCS_URL", "verdict_help"]
 
 #: No script, no remote resource, no form or plugin: inline styles and the data: images we make.
 CSP_META = ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
@@ -24,3 +24,20 @@ def safe_href(path: str) -> str:
     if _SCHEME.match(path):
         return "#"
     return quote(path, safe="/#._-~")
+
+
+#: Where the documentation site is published (mkdocs.yml's site_url; tests/test_docs.py checks they agree).
+DOCS_URL = "https://proof-audit.readthedocs.io/en/latest/"
+#: Each verdict's section of the docs page that says what it covers.
+_VERDICT_ANCHORS = {"proved": "proved", "holds on evidence": "holds-on-evidence",
+                    "no counterexample in domain": "no-counterexample-up-to-a-scope", "unknown": "unknown",
+                    "refuted": "refuted"}
+
+
+def verdict_help(verdict: str) -> str:
+    """A link to the docs section that explains ``verdict`` ("" for a label we do not know)."""
+    anchor = _VERDICT_ANCHORS.get(verdict)
+    if anchor is None:
+        return ""
+    return (f' <a class="help" href="{DOCS_URL}explanation/verdicts/#{anchor}" title="what this verdict covers">'
+            "what this means</a>")
