@@ -150,4 +150,4 @@ def test_the_reason_names_the_scope_and_what_stopped_the_next(tmp_path):
              "reason": "foreseen to take about 99 candidates"}]}}}
     text = coverage_text(c)
     assert text.startswith("no counterexample up to 2 points in [-2, 2]^2, 10 updates, w0 = 0 (the next scope, "
-                           "3 points in [-2, 2]^2 with 10 updates, was not started: foreseen to take about 99")
+                           "3 points in [-2, 2]^2, 10 updates, was not started: foreseen to take about 99")

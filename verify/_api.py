@@ -23,17 +23,18 @@ def _claim(claim_id: str, claims) -> object:
     raise KeyError(f"no claim {claim_id!r} in {', '.join(claims) if claims else 'the built-in claim files'}")
 
 
-def audit(claim_files=None, *, data_dirs=(), only=None, jobs=None, out="reports") -> list:
+def audit(claim_files=None, *, data_dirs=(), only=None, jobs=None, out="reports", depth=None) -> list:
     """Audit the claims of ``claim_files`` (default: the built-in audits of the five notes) over
     the corpus (plus the dataset files of ``data_dirs``), as ``proof-audit run`` does; ``only``
-    restricts it to some claim ids.  One Finding per claim, in claim-file order; a refutation's
+    restricts it to some claim ids; ``depth`` (1 to 4, default 2) is how deep each claim is
+    searched, as ``run --depth``.  One Finding per claim, in claim-file order; a refutation's
     replay command writes its files under ``out`` (as ``run --out`` names it)."""
     from verify.corpus.audit import audit as run_audit
     from verify.corpus.evidence import finding_with_out
     from verify.language.claims import builtin_claim_files
 
     findings, _, _ = run_audit(list(claim_files or builtin_claim_files()), data_dirs=data_dirs, quiet=True,
-                                         jobs=jobs, only=only)
+                                         jobs=jobs, only=only, depth=depth)
     return [finding_with_out(f, out) for f in findings]
 
 

@@ -126,7 +126,7 @@ class ClaimFile(pytest.File):
 
 
 def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
-    """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data and
+    """Audit the given claims (id -> Claim) of one file, with [tool.proof-audit]'s data, depth and
     domain; with pytest's ``cache``, each claim's finding is read back where nothing it depends
     on changed (as run does: verify.corpus.cache.audit_reusing), in a directory of the cache per
     claim file and selection (the corpus's plan depends on the claims selected; under xdist each
@@ -145,7 +145,7 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
         from verify.corpus.audit import AUDIT_DOMAIN
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
-    kw = dict(quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain)
+    kw = dict(quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain, depth=cfg.depth)
     if cache is None:
         findings, corpus, _ = audit([path], **kw)
     else:
@@ -154,8 +154,8 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
         if os.path.islink(os.path.dirname(where)):  # the folder itself is checked where it is written
             raise InputError(os.path.dirname(where), "is a symbolic link where pytest's cache folder should be; "
                                                      "refusing to write through it")
-        findings, corpus, _ = audit_reusing([path], list(claims.values()), where, {"domain": domain}, figures=False,
-                                            **kw)
+        findings, corpus, _ = audit_reusing([path], list(claims.values()), where, {"domain": domain, "depth": cfg.depth},
+                                            figures=False, **kw)
     data = json.loads(json.dumps(results_dict(findings, claims, corpus, out=cfg.out or "reports")))
     return {c["id"]: c for c in data["claims"]}
 

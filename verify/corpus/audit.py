@@ -306,6 +306,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     once verified, audit_dataset's ``known``), and "cut_short", the datasets whose audit reached
     DATASET_SECONDS."""
     t0 = time.perf_counter()
+    depth, searched = _search_depth(domain, depth)  # a bad depth stops the audit before any work
     claim_files = list(claim_files)
     claims = claims_of(load_claims(p) for p in claim_files) if claims is None else list(claims)
     if only is not None:
@@ -374,9 +375,6 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             findings.append(finding_of(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
             if c.when == "symbolic":
                 progress.step(c.id)
-        from verify.searching.scopes import DEFAULT_DEPTH, DEPTHS
-
-        depth = depth or DEFAULT_DEPTH
         findings, tightness = _searches(claims, findings, progress, pool, domain, depth)
         if figures is not None:
             figures = figures.result()
@@ -392,17 +390,27 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
         solved["cut_short"] = cut_short
     info = {"datasets": corpus_info, "runs": runs_done, "inconsistent_traces": inconsistent, "tightness": tightness,
             "plots": plots,
-            "search_domain": "per claim: see each claim's evidence.search.domain_text and evidence.scope"}
-    if domain is None:  # the growing scopes, within the budget of the depth
-        b = DEPTHS[depth]
-        info["search_depth"] = {"depth": depth, "candidates_per_claim": b.candidates, "learner_runs_per_claim": b.runs,
-                                "exact_evaluations_per_scope": b.exact}
-    else:
-        info["exact_evaluation_budget"] = SEARCH_EXACT_BUDGET
+            "search_domain": "per claim: see each claim's evidence.search.domain_text and evidence.scope", **searched}
     run_info = {"seconds": round(time.perf_counter() - t0, 3), "runs": runs_done, "jobs": jobs}
     if figures is not None:
         run_info["figures"] = figures  # for the HTML page (not written to run_info.json)
     return findings, info, run_info
+
+
+def _search_depth(domain, depth) -> tuple:
+    """(the depth, the fields of results.json's corpus saying how deep the claims were searched)."""
+    from verify.searching.scopes import DEFAULT_DEPTH, DEPTHS
+
+    if domain is not None:  # one domain, as given
+        return depth, {"exact_evaluation_budget": SEARCH_EXACT_BUDGET}
+    depth = depth or DEFAULT_DEPTH
+    if depth not in DEPTHS:
+        from perceptron.errors import OptionError
+
+        raise OptionError(f"depth {depth!r}: choose 1 to {max(DEPTHS)} (verify.searching.scopes.DEPTHS)")
+    b = DEPTHS[depth]
+    return depth, {"search_depth": {"depth": depth, "candidates_per_claim": b.candidates,
+                                    "learner_runs_per_claim": b.runs, "exact_evaluations_per_scope": b.exact}}
 
 
 def _merged(datasets, parts, agg, progress):
@@ -583,13 +591,14 @@ def _search_claim(c, f, domain, depth):
     return finding, tight
 
 
-#: Budget of each search in the audit: candidates the interval screen cannot decide are
+#: Budget of the search of a domain given as [tool.proof-audit.search] (the growing scopes have
+#: theirs: verify.searching.scopes.DEPTHS): candidates the interval screen cannot decide are
 #: evaluated exactly, at most this many (a deterministic limit, so the results file does not
 #: depend on the machine's speed); a search past it says unknown and leaves the claim's verdict
 #: as the corpus gave it.
 SEARCH_EXACT_BUDGET = 150
-#: and at most this many candidates screened (the domain widened over a claim's quantifiers can
-#: be large; past the budget the search says unknown, deterministically).
+#: and at most this many candidates screened in that domain (widened over a claim's quantifiers it
+#: can be large; past the budget the search says unknown, deterministically).
 SEARCH_CANDIDATE_BUDGET = 150_000
 #: A safety net only: far above what the budget allows on any reasonable machine.
 SEARCH_SECONDS = 120.0

@@ -34,7 +34,7 @@ __all__ = ["write_notes", "statement_status", "COLOURS", "note_allowed", "check_
 #: A statement's status -> (colour, label) on the page and in badges.json.
 COLOURS = {"false": ("#d33", "false"), "known": ("#c0641a", "false, as its claim expects"),
            "unknown": ("#d90", "unknown"), "draft": ("#888", "draft: not evaluated"),
-           "searched": ("#3572b0", "no counterexample in the searched domain"),
+           "searched": ("#3572b0", "no counterexample up to its searched scope"),
            "holds": ("#2a2", "holds on evidence"), "proved": ("#17661b", "proved"),
            "unchecked": ("#bbb", "not checked"), "defines": ("#9ab", "defines the note's notation or run")}
 #: The mark at the head of every page we write: only pages holding it are removed as stale.
@@ -225,8 +225,8 @@ def _page(note: Note, group: dict, found: list) -> tuple[str, dict, dict]:
     summary = (f'<span class="b-unchecked" style="background:#eee">{counts["found"]} statements found '
                f'({counts["claims"]} claims on them)</span>'
                f'<span class="b-proved">{counts["proved"]} proved</span><span class="b-holds">{counts["holds"]} hold on '
-               f'evidence</span><span class="b-searched">{counts["searched"]} without counterexample in the searched '
-               f'domain</span><span class="b-false">{counts["false"]} false</span>'
+               f'evidence</span><span class="b-searched">{counts["searched"]} without counterexample up to their '
+               f'searched scope</span><span class="b-false">{counts["false"]} false</span>'
                f'<span class="b-known">{counts["known"]} false, as their claims expect</span>'
                f'<span class="b-unknown">{counts["unknown"]} unknown</span>'
                f'<span class="b-draft">{counts["draft"]} drafts</span>'

@@ -24,6 +24,12 @@ from verify.notes.source import Note, Statement, read_note, statements
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of"]
 
+#: The algorithm's start said in words: "start from w = [0, 0]", "initialize w ← 0", "w is initialised to zero".
+_START_ZERO = re.compile(r"\b(?:start(?:s|ing)? (?:from|with|at)|initiali[sz]e[sd]?|begin(?:s|ning)? (?:from|with))\s+"
+                         r"(?:the weights?\s+|the weight vector\s+)?(?:w|θ|theta)\w{0,3}\s*(?:=|←|:=|to|at)\s*"
+                         r"(?:0(?!\.?\d)|zero|\[0(?:\s*,\s*0)*\]|\(0(?:\s*,\s*0)*\)|𝟎)", re.I)
+#: How much of a note its proposals are read from (a longer note is read to this point).
+MAX_PROPOSAL_CHARS = 200_000
 #: A statement that sets the learning rate ("eta = 0.5"): a setting of the run, not a claim.
 _ETA_SET = re.compile(r"\s*(\\eta|η)\s*=\s*([0-9./]+)\s*[.,;]?\s*")
 #: A sentence that introduces notation ("Let R = max ||x_i||", "where gamma = ...", "define ...").
@@ -94,6 +100,9 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
                 p.base = int(index)
             p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
     text = note.text
+    zero = _START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
+    if zero:
+        p.assume.setdefault("w0_zero", f"line {_line(text, zero.start())}: {zero.group()[:40]}")
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
         p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
     eta = re.search(r"(\\eta|η)\s*=\s*1(?![\d.])", text)
@@ -201,14 +210,26 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         t = translate("M \\leq " + s.math, notation, base=props.base)  # "... is bounded by <display>"
     if t.expr is None:
         return {**out, "draft": True, "untranslated": "; ".join(t.untranslated)[:300]}
+    if t.names and t.names <= {"eta"}:  # "pick a learning rate 0 < eta < 1": what the run is given, not what it does
+        return {**out, "draft": True, "untranslated": "a condition on the learning rate: a setting of the run, proposed as "
+                                                      "an assumption (eta_le_one or eta_one) on the run claims"}
+    if t.when in _RUN and _one_runs_value(t.expr):
+        return {**out, "draft": True, "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
+                                                      "give its data and setting ([[dataset]], datasets = [...], run = "
+                                                      "{...}) to check it; no other run need reach it"}
     out.update(expr=t.expr, when=t.when)
     review = []
     if t.when in _RUN or t.when == "dataset":  # a dataset claim's separator is the variant's (with a bias or not)
         bias = t.names & {"b", "w_hat", "x_hat", "b_opt", "w_hat_opt"}
-        out["variants"] = ["novikoff"] if bias else ["rosenblatt"]
+        # a statement of the output (out = sign(w.x)) is about the variant that has one
+        out["variants"] = ["sign"] if "out" in t.names and not bias else ["novikoff"] if bias else ["rosenblatt"]
         review.append(f"variants: the note's algorithm{' (with a bias)' if bias else ''}; proof-audit has "
                       "rosenblatt, novikoff, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when, s.line)
+    if out.get("variants") == ["sign"] and re.search(r"\bout\b.*\bsign\(|\bsign\(.*\bout\b", t.expr):
+        # the note writes the output as sign(...) itself, whose value at 0 is 0: its tie rule
+        assume = assume + ["sign0_zero"]
+        props.assume.setdefault("sign0_zero", "the statement writes the output as sign(...), which is 0 at 0")
     anyw0 = _ANY_W0.search(f"{s.context} {s.text}")
     if "w0_zero" in assume and anyw0:  # the statement's own words widen what the note's algorithm fixes
         assume = [a for a in assume if a != "w0_zero"]
@@ -229,6 +250,27 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     out["review"] = review
     out["links"] = t.links
     return out
+
+
+def _one_runs_value(expr: str) -> bool:
+    """Whether ``expr`` equates a quantity of the run with plain numbers ("b == -0.1", "w ==
+    vec(0.6, 0.6)", "mistakes == 3"): a statement about one run, which every other run refutes."""
+    import ast
+
+    try:
+        node = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return False
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
+        return False
+
+    def numbers(n) -> bool:  # a number, or vec(...) of numbers
+        if isinstance(n, ast.Call):
+            return getattr(n.func, "id", "") == "vec" and all(numbers(a) for a in n.args)
+        return not any(isinstance(x, (ast.Name, ast.Call)) for x in ast.walk(n))
+
+    sides = (node.left, node.comparators[0])
+    return any(isinstance(a, ast.Name) and numbers(b) for a, b in (sides, sides[::-1]))
 
 
 def _toml_value(v) -> str:

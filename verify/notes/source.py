@@ -298,6 +298,14 @@ def _inline_statements(t, lines, section, out, before=""):
             line_in = line_index(text)(at)
             found.append(Statement(first + line_in, section, _sentence(text, at, len(math) + 4), math.strip(), False,
                                    context=_sentence(text, at, len(math) + 4)))
+    if not children_math(children) and "\\(" not in text:  # prose with Unicode math: "every ‖xᵢ‖ ≤ R"
+        _prose_statements(text, first, section, found, MAX_STATEMENTS - len(out))
+    bound = _BOUND_PHRASE.search(text[:_WINDOW])
+    if bound and not any(bound.group(1).strip("$ ") in (f.math or "") for f in found):  # "makes at most $R^2/\gamma^2$ mistakes", "at most R²/γ² mistakes"
+        if bound and (math := bound_phrase(bound.group())):
+            at = bound.start()
+            found.append(Statement(first + line_index(text)(at), section, _sentence(text, at, len(bound.group())), math,
+                                   False, context=_sentence(text, at, len(bound.group()))))
     if label:
         if found:
             found[0].label = label
@@ -305,6 +313,51 @@ def _inline_statements(t, lines, section, out, before=""):
             found.append(Statement(first + 1, section, t.content.strip()[:400], None, False, label=label,
                                    context=t.content[:400]))
     out.extend(found)
+
+
+#: A bound said in words around its math: "at most $R^2/\gamma^2$ mistakes", "no more than (R/γ)² updates".
+_BOUND_PHRASE = re.compile(r"\b(?:at most|no more than|not more than)\s+(\$[^$\n]{1,200}\$|[^\s.,;:][^.,;:\n]{0,80}?)\s+"
+                           r"(?:mistakes|updates|errors|corrections|misclassifications)\b", re.I)
+
+
+def bound_phrase(text: str) -> str | None:
+    """The bound a sentence states in words, as a relation on the mistakes ("k \\le B"), or None
+    when it states none (or its B is not math)."""
+    m = _BOUND_PHRASE.search(text[:_WINDOW])
+    if not m:
+        return None
+    from verify.notes.unicode_math import has_unicode_math, to_latex
+
+    bound = m.group(1).strip()
+    if bound.startswith("$"):
+        bound = bound.strip("$")
+    elif has_unicode_math(bound) or re.fullmatch(r"[A-Za-z0-9^_{}()/*+\s\\-]{1,80}", bound):
+        bound = to_latex(bound)
+    else:
+        return None
+    if is_relation(bound) or not re.search(r"[A-Za-z0-9]", bound) or re.search(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", "", bound)):
+        return None  # a relation is read as written; words are not a bound
+    return "k \\le " + bound
+
+
+def children_math(children) -> bool:
+    """Whether a paragraph's inline tokens hold math ($...$ or $$...$$)."""
+    return any(c.type in ("math_inline", "math_inline_double") for c in children)
+
+
+def _prose_statements(text: str, first: int, section: str, found: list, room: int) -> None:
+    """The relations a paragraph writes in Unicode math outside any delimiter
+    (verify.notes.unicode_math.prose_spans), read as LaTeX."""
+    from verify.notes.unicode_math import prose_spans, to_latex
+
+    line_of = line_index(text)
+    for at, span in prose_spans(text):
+        if len(found) > room:
+            return
+        math = to_latex(span)
+        if is_relation(math):
+            sentence = _sentence(text, at, len(span))
+            found.append(Statement(first + line_of(at), section, sentence, math, False, context=sentence))
 
 
 #: How far around a span of math its sentence is looked for (a sentence is shorter; looking
@@ -386,8 +439,9 @@ def _latex(note: Note) -> list[Statement]:
                         out[before].label = out[before].label or label
                         out[before].text = _latex_text(body)[:400]
                     else:
-                        out.append(Statement(line_of(n.pos), state["section"], _latex_text(body)[:400], None, False,
-                                             label=label, context=body[:400], end_line=line_of(n.pos + n.len)))
+                        out.append(Statement(line_of(n.pos), state["section"], _latex_text(body)[:400],
+                                             bound_phrase(body), False, label=label, context=body[:400],
+                                             end_line=line_of(n.pos + n.len)))
                 else:
                     walk(n.nodelist, depth + 1)
             elif getattr(n, "nodelist", None):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["to_latex", "has_unicode_math"]
+__all__ = ["to_latex", "has_unicode_math", "prose_spans"]
 
 _SUP = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹ᵀⁿ⁺⁻", "0123456789Tn+-"))
 _SUB = dict(zip("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖₙₜₘ₊₋", "0123456789ijkntm+-"))
@@ -34,4 +34,58 @@ def to_latex(s: str) -> str:
         s = s.replace(k, v)
     for k, v in _GREEK.items():
         s = s.replace(k, f"\\{v} ")
+    # sign(...), max(...) written plain are functions, not products of letters
+    s = re.sub(r"(?<![\\A-Za-z])(" + "|".join(sorted(_MATH_WORDS - {"sqrt"})) + r")(?=\s*\()", r"\\operatorname{\1}", s)
+    # w* (the optimal w), not a product (products are × or ·); w*ᵀ is w^{*T}
+    s = re.sub(r"(?<=[A-Za-z}])\*(?:\^\{([^{}]*)\})?", lambda m: "^{*" + (m.group(1) or "") + "}", s)
     return re.sub(r"[ \t]+", " ", s).strip()
+
+
+#: A relation in prose: the symbol a span of Unicode math turns on.
+_RELATION = re.compile(r"[≤≥≠≈]|(?<![<>=!])=(?!=)|(?<![<-])<(?![-=])|(?<![-=])>(?!=)")
+#: Words that belong to the math around them (functions and operators notes write in words).
+_MATH_WORDS = {"max", "min", "sign", "norm", "exp", "log", "sqrt", "sum", "dot", "cos", "sin", "argmax", "argmin",
+               "mod"}
+#: One token of a span of math: a word, a number, or one other character.
+_TOKEN = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?|\s+|.", re.S)
+#: Most characters a span of math in prose may take (a longer one is prose with symbols in it).
+MAX_SPAN_CHARS = 200
+
+
+def _math_token(tok: str) -> bool:
+    if tok.isspace() or tok[0].isdigit():
+        return True
+    if tok.isalpha() and tok.isascii():
+        return len(tok) == 1 or tok.lower() in _MATH_WORDS
+    return tok in "+-−×·⋅/()[]{}‖|^_*√∑Σ'′,ᵀ" or tok in _SUP or tok in _SUB or tok in _GREEK or tok in "≤≥≠≈=<>"
+
+
+def prose_spans(text: str) -> list[tuple[int, str]]:
+    """(offset, span) of each relation written in Unicode math inside prose ("every ‖xᵢ‖ ≤ R",
+    "w_k · w* ≥ k γ"): from each relation symbol, the run of math tokens on each side (single
+    letters, Greek, numbers, operators, sub- and superscripts, max/min/norm...), stopping at a
+    word, a clause's punctuation (": ; , " outside brackets) or the sentence's end.  A span with no
+    Unicode math in it (plain "a = b" in words) is not taken: prose says "=" loosely."""
+    toks = [(m.start(), m.group()) for m in _TOKEN.finditer(text[:20000])]
+    out, used = [], -1
+    for j, (at, tok) in enumerate(toks):
+        if at < used or not _RELATION.fullmatch(tok):
+            continue
+        lo = j
+        depth = 0
+        while lo > 0 and _math_token(toks[lo - 1][1]) and not (toks[lo - 1][1] == "," and depth == 0):
+            depth += toks[lo - 1][1] in ")]}"
+            depth -= toks[lo - 1][1] in "([{"
+            lo -= 1
+        hi, depth = j, 0
+        while hi + 1 < len(toks) and _math_token(toks[hi + 1][1]) and not (toks[hi + 1][1] == "," and depth <= 0):
+            depth += toks[hi + 1][1] in "([{"
+            depth -= toks[hi + 1][1] in ")]}"
+            hi += 1
+        start, end = toks[lo][0], toks[hi][0] + len(toks[hi][1])
+        span = text[start:end].strip()
+        left, right = text[start:at].strip(), text[at + len(tok):end].strip()
+        if left and right and len(span) <= MAX_SPAN_CHARS and has_unicode_math(span):
+            out.append((start + (len(text[start:end]) - len(text[start:end].lstrip())), span))
+            used = end
+    return out

@@ -447,7 +447,9 @@ def _shown(claims) -> str:
         if isinstance(scope, dict) and isinstance(scope.get("points"), int):
             by_points[scope["points"]] = by_points.get(scope["points"], 0) + 1
     if by_points and parts and parts[-1].endswith("scope"):
-        parts[-1] += ": " + ", ".join(f"{n} up to {p} point{'' if p == 1 else 's'}" for p, n in sorted(by_points.items()))
+        other = sum(1 for c in claims if c["verdict"] == "no counterexample in domain") - sum(by_points.values())
+        parts[-1] += ": " + ", ".join([f"{n} up to {p} point{'' if p == 1 else 's'}" for p, n in sorted(by_points.items())]
+                                      + ([f"{other} in the corpus and their free names' values"] if other else []))
     return f" ({'; '.join(parts) if by_points else ', '.join(parts)})" if parts else ""
 
 

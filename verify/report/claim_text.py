@@ -86,15 +86,17 @@ def scope_text(scope: dict) -> str:
     return ", ".join(parts)
 
 
-def _deeper(search) -> str:
-    """Why the search went no deeper than its scope: the next scope of the ladder, and what
+def _deeper(search, scope: dict) -> str:
+    """Why the search went no deeper than ``scope``: the next scope of the ladder, and what
     stopped it ("" when the ladder was completed, or for a search of one domain)."""
     scopes = (search or {}).get("scopes") if isinstance(search, dict) else None
     if not isinstance(scopes, list) or not scopes or not isinstance(scopes[-1], dict) or "reason" not in scopes[-1]:
         return ""
     nxt = scopes[-1]
-    return (f" (the next scope, {nxt.get('points')} points in [-{nxt.get('box')}, {nxt.get('box')}]^2 with "
-            f"{nxt.get('max_updates')} updates, {'was not started' if nxt.get('verdict') == 'not started' else 'was not completed'}: "
+    shown = {**{k: scope[k] for k in ("dim", "unit") if k in scope},
+             **{k: nxt[k] for k in ("points", "box", "max_updates") if k in nxt}}
+    return (f" (the next scope, {scope_text(shown).removeprefix('up to ')}, "
+            f"{'was not started' if nxt.get('verdict') == 'not started' else 'was not completed'}: "
             f"{str(nxt['reason']).removeprefix('unknown: ')}; a higher --depth searches deeper)")
 
 
@@ -150,7 +152,7 @@ def _coverage(c) -> str:
         dom = ev.get("domain_text") or (ev.get("search") or {}).get("domain_text", "")
         out = f"domain searched: {dom}" if dom else "domain: (not recorded)"
         if isinstance(ev.get("scope"), dict) and "points" in ev["scope"]:
-            out = f"no counterexample {scope_text(ev['scope'])}{_deeper(ev.get('search'))}; {out}"
+            out = f"no counterexample {scope_text(ev['scope'])}{_deeper(ev.get('search'), ev['scope'])}; {out}"
         if ev.get("evaluations"):
             out += f". Also {ev['evaluations']} corpus evaluations in {ev.get('applicable_runs', 0)} runs"
             if quant:

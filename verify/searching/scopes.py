@@ -153,8 +153,8 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
         if res.verdict == Verdict.REFUTED:
             return Deepened(res, best, best_dom, tried, dom)
         if probe is not None and res.verdict == Verdict.UNKNOWN and "limit reached" in res.reason:
-            tried[-1].update(verdict="probed", reason=f"{why}; probed with {probe:,} candidates, no counterexample "
-                                                       "among them")
+            tried[-1].update(verdict="probed", reason=f"{why}; probed within a budget of {probe:,} candidates (for "
+                                                       "each order or case searched), no counterexample among them")
             break
         if res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN:
             best, best_dom, last = s, dom, res

@@ -1,0 +1,83 @@
+"""Drafting notes as people write them (issue 37): math in prose as Unicode, pseudo-code and a
+worked example in code blocks, bounds said in words.  Oracle: the note below, written for this
+test in the style of public study guides, and what each of its statements says."""
+
+import subprocess
+import sys
+import tomllib
+
+GUIDE = """# Perceptron study guide
+
+## The learning rule
+
+Pick a learning rate 0 < η < 1.
+
+```
+for each example (x, y):
+    out = sign(wᵀx)
+    w ← w + η y x
+```
+
+## Worked example
+
+Start from w = [0, 0]. After training on the OR data, w ≈ [0.1, 0.1] and b = −0.1.
+
+## Convergence
+
+If the data are linearly separable with margin γ and every ‖xᵢ‖ ≤ R, the perceptron
+makes at most R²/γ² mistakes.
+
+```
+wₖ · w* ≥ k γ
+```
+
+If we double every input, the number of mistakes doubles too.
+"""
+
+
+def _draft(tmp_path):
+    (tmp_path / "guide.md").write_text(GUIDE, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "verify", "draft", "guide.md"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    data = tomllib.loads((tmp_path / "claims_guide.toml").read_text(encoding="utf-8"))
+    return {c["line"]: c for c in data["claim"]}, data
+
+
+def test_unicode_math_in_prose_and_code_and_bounds_in_words_are_read(tmp_path):
+    by_line, _ = _draft(tmp_path)
+    bound = [c for c in by_line.values() if c.get("expr") == "mistakes <= R2/gamma**2"]
+    assert bound and bound[0]["when"] == "end" and "separable" in bound[0]["assume"], by_line
+    assert any(c.get("expr") == "all_i(norm(x) <= R)" for c in by_line.values())  # "every ‖xᵢ‖ ≤ R", in prose
+    numerator = by_line[23]  # wₖ · w* ≥ k γ, in a code block (w* is the separator, not a product)
+    assert numerator["expr"] == "dot(w, w_opt) >= k*gamma" and numerator["when"] == "update"
+
+
+def test_settings_and_one_runs_values_are_drafts_not_claims_about_every_run(tmp_path):
+    by_line, _ = _draft(tmp_path)
+    eta = by_line[5]  # "pick a learning rate 0 < η < 1": what the run is given
+    assert eta.get("draft") and "learning rate" in eta["untranslated"]
+    example = [c for c in by_line.values() if c["line"] == 15 and "−0.1" in c["statement"]]
+    assert example and all(c.get("draft") for c in example), example  # one run's values, not every run's
+    assert any("a value of one run" in c.get("untranslated", "") for c in example)
+    out = by_line[9]  # out = sign(wᵀx): the variant with an output, whose sign(0) is 0 as written
+    assert out.get("variants") == ["sign"] and "sign0_zero" in out.get("assume", []), out
+
+
+def test_the_draft_runs_and_paints_no_false_statement_green(tmp_path):
+    """The draft, run without an edit: no internal error; the false statement ("doubling the
+    inputs doubles the mistakes") is not shown as holding."""
+    by_line, _ = _draft(tmp_path)
+    lint = subprocess.run([sys.executable, "-m", "verify", "claims", "lint", "claims_guide.toml"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "claims_guide.toml", "--out", "o",
+                        "--quiet", "--jobs", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode in (0, 1) and "internal error" not in r.stderr, r.stderr
+    import json
+
+    badges = json.loads((tmp_path / "o" / "badges.json").read_text(encoding="utf-8"))["guide.md"]["statements"]
+    doubles = [m for m in badges.values() if m.get("line") == 26]
+    assert all(m.get("verdict") not in ("proved", "holds", "searched") for m in doubles), doubles
+    bound = [c for c in by_line.values() if c.get("expr") == "mistakes <= R2/gamma**2"][0]
+    assert badges[bound["anchor"]]["verdict"] in ("holds", "searched", "proved"), badges[bound["anchor"]]
