@@ -31,16 +31,14 @@ def _projection(results):
 
 
 def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys, monkeypatch):
-    """proof-audit run: exit 0, a per-note table, every claim in results.json; same bytes twice
-    (from two folders, with the same relative --out: replay commands name their files under it)."""
-    out1, out2 = tmp_path / "a" / "out", tmp_path / "b" / "out"
-    for out in (out1, out2):
-        out.parent.mkdir()
-        monkeypatch.chdir(out.parent)
-        assert main(["run", "--out", "out", "--quiet"]) == 0
+    """proof-audit run: exit 0, a per-note table, every claim in results.json, agreeing with the
+    committed reports/.  (Same bytes from two folders and for any --jobs: a small claim file in
+    test_replay_where_user_is.py and test_scopes.py; the whole audit twice cost 25 s.)"""
+    out1 = tmp_path / "a" / "out"
+    out1.parent.mkdir()
+    monkeypatch.chdir(out1.parent)
+    assert main(["run", "--out", "out", "--quiet"]) == 0
     b1 = (out1 / "results.json").read_bytes()
-    for name in ("results.json", "report.md", "junit.xml", "results.sarif"):
-        assert (out1 / name).read_bytes() == (out2 / name).read_bytes(), name
     data = json.loads(b1)
     assert data["schema"] == "proof-audit/results" and data["version"] == 1
     ids = [c["id"] for c in data["claims"]]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from verify.searching.domain import SearchError
 from verify.verdicts import Verdict
 
-__all__ = ["Scope", "Budget", "LADDER", "DEPTHS", "foreseen", "DEFAULT_DEPTH", "Deepened", "deepen"]
+__all__ = ["Scope", "Budget", "LADDER", "LEARNER_LADDER", "DEPTHS", "foreseen", "DEFAULT_DEPTH", "Deepened", "deepen"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,11 @@ class Scope:
 #: counterexample is reported at the smallest scope that holds one).
 LADDER = (Scope(1, 1, 4, 3), Scope(2, 1, 4, 3), Scope(2, 2, 4, 3), Scope(2, 2, 10, 3), Scope(3, 2, 10, 3), Scope(3, 3, 10, 3), Scope(4, 3, 20, 4),
           Scope(4, 4, 20, 4))
+#: The scopes of a search that trains the learner on each candidate (pairs of runs, declared
+#: variants, any kernel): it walks every run explicitly, so the runs get longer last (under order
+#: "any", a run of 10 updates is a tree of runs hundreds of times the size of one of 4).
+LEARNER_LADDER = (Scope(1, 1, 4, 3), Scope(2, 1, 4, 3), Scope(2, 2, 4, 3), Scope(3, 2, 4, 3), Scope(3, 3, 4, 3),
+                  Scope(3, 3, 10, 3), Scope(4, 3, 10, 4), Scope(4, 4, 20, 4))
 
 @dataclass(frozen=True)
 class Budget:
@@ -117,7 +122,8 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
     tried, best, best_dom, last, before, ordered, got = [], None, None, None, None, False, {}
     # a pair's candidates are whole datasets, each run to its end: a scope that only lengthens the runs
     # takes the same candidates, so only the longer one is searched
-    ladder = [s for s, nxt in zip(LADDER, LADDER[1:] + (None,)) if claim.when != "pair" or nxt is None
+    rungs = LEARNER_LADDER if learner_runs else LADDER
+    ladder = [s for s, nxt in zip(rungs, rungs[1:] + (None,)) if claim.when != "pair" or nxt is None
               or (nxt.points, nxt.box) != (s.points, s.box)]
     for s in ladder:
         dom = _domain(base, s)
