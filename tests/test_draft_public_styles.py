@@ -81,3 +81,23 @@ def test_the_draft_runs_and_paints_no_false_statement_green(tmp_path):
     assert all(m.get("verdict") not in ("proved", "holds", "searched") for m in doubles), doubles
     bound = [c for c in by_line.values() if c.get("expr") == "mistakes <= R2/gamma**2"][0]
     assert badges[bound["anchor"]]["verdict"] in ("holds", "searched", "proved"), badges[bound["anchor"]]
+
+
+def test_a_hypothesis_stays_with_its_own_clause_and_pseudo_code_lines_are_read(tmp_path):
+    """Found by a newcomer: "with η = 1 it is the same bound" after a ";" is that clause's
+    hypothesis, not the students' bound's (nor a later statement's); "w* separates them" says
+    separable; "pick any i with yᵢ w·xᵢ ≤ 0" in pseudo-code is its relation, not its words."""
+    note = ("# L\n\nA unit vector w* separates them with margin γ.\n\n```\nw ← 0\npick any i with yᵢ w·xᵢ ≤ 0\n"
+            "w ← w + η yᵢ xᵢ\n```\n\nSo k ≤ R²/γ². Some write k ≤ R²/(η γ²) instead; with η = 1 it is the same bound.\n\n"
+            "When it stops, yᵢ w·xᵢ ≥ γ for every i.\n")
+    (tmp_path / "l.md").write_text(note, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "verify", "draft", "l.md"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    claims = [c for c in tomllib.loads((tmp_path / "claims_l.toml").read_text(encoding="utf-8"))["claim"]
+              if c.get("expr")]
+    by_expr = {c["expr"]: c for c in claims}
+    assert by_expr["dot(y*prev(w), x) <= 0"]["line"] == 7
+    students = by_expr["mistakes <= R2/(eta*gamma**2)"]
+    assert "eta_one" not in students.get("assume", []) and "separable" in students["assume"]
+    assert all("eta_one" not in c.get("assume", []) for c in claims if c["line"] == 13)

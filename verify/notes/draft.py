@@ -105,14 +105,15 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
         p.assume.setdefault("w0_zero", f"line {_line(text, zero.start())}: {zero.group()[:40]}")
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
         p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
-    eta = re.search(r"(\\eta|η)\s*=\s*1(?![\d.])", text)
+    # η = 1 as the note's setting, not a hypothesis of one statement ("with η = 1 it is the same bound")
+    eta = next((m for m in re.finditer(r"(\\eta|η)\s*=\s*1(?![\d.])", text) if not _states_more(text, m)), None)
     if eta:
         p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"
     elif m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
         p.assume["eta_le_one"] = f"line {_line(text, m.start())}: {m.group()}..."
     elif not re.search(r"\\eta|η|learning rate|step size", text, re.I):
         p.assume["eta_one"] = "the note has no learning rate"
-    sep = re.search(r"linearly separable|separable", text, re.I)
+    sep = re.search(r"linearly separable|separable|separates (them|the data|the points|the classes)", text, re.I)
     if sep:
         p.assume["separable"] = f"line {_line(text, sep.start())}: {sep.group()}"
     unit = re.search(r"(\\\|\s*\\?(mathbf\{)?x_?\{?i\}?\}?\s*\\\|\s*=\s*1)|unit[- ]norm inputs|normali[sz]ed to unit", text, re.I)
@@ -237,9 +238,14 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if t.when == "end" and re.search(r"converge|terminat|halts|no more mistakes|stops", s.context, re.I):
         assume = assume + ["converged"]
         props.assume.setdefault("converged", "the sentence speaks of the run once it has converged")
+    own = _own_clause(s)
+    eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d.])", own)
+    if t.when in _RUN and eta_here and "eta_one" not in assume:  # "with η = 1, the weights satisfy ...": its hypothesis
+        assume = assume + ["eta_one"]
     if assume:
         out["assume"] = assume
-        review.append("assume: " + "; ".join(f"{a} ({props.assume[a]})" for a in assume))
+        review.append("assume: " + "; ".join(f"{a} ({props.assume.get(a) or 'the statement: ' + eta_here.group()})"
+                                             for a in assume))
     if props.order and t.when in _RUN:
         review.append(f"the note states an order ({props.order}): add orders = [\"cyclic\"] to hold the claim to it")
     out["expect"] = "holds"
@@ -250,6 +256,29 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     out["review"] = review
     out["links"] = t.links
     return out
+
+
+def _own_clause(s: Statement) -> str:
+    """The clause of the statement's sentence that holds its math (clauses split at ";"): a
+    hypothesis there ("with η = 1, ...") is the statement's own; one in another clause is not."""
+    from verify.notes.unicode_math import to_latex
+
+    clauses = re.split(r";", s.context or s.text or "")
+    math = re.sub(r"\s+", "", s.math or "")
+    for c in clauses:
+        if math and (math in re.sub(r"\s+", "", c) or math in re.sub(r"\s+", "", to_latex(c))):
+            return c
+    return clauses[0] if len(clauses) == 1 else ""
+
+
+def _states_more(text: str, m) -> bool:
+    """Whether the sentence around the match ``m`` states something beside it (a relation or a
+    bound: then the match is that statement's hypothesis, not the note's setting)."""
+    lo = max(text.rfind(". ", 0, m.start()), text.rfind("\n\n", 0, m.start()), m.start() - 300)
+    hi = [i for i in (text.find(". ", m.end()), text.find("\n\n", m.end())) if i >= 0]
+    sentence = text[lo + 1:min(hi + [m.end() + 300])]
+    rest = sentence.replace(m.group(), " ", 1)
+    return bool(re.search(r"[≤≥<>]|\\le|\\ge|\\leq|\\geq|\bbound\b|\bat most\b|\bsame\b", rest))
 
 
 def _one_runs_value(expr: str) -> bool:

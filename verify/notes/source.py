@@ -235,7 +235,7 @@ def _code_statements(t, section, out) -> None:
     """A code block's statements: the pseudo-code and worked arithmetic that notes write there.
     Each line's ``$...$`` relations, or, in a line without ``$``, its Unicode math (``k ≤ R²/γ²``,
     ``w ← w + η × y × x``) read as LaTeX (verify.notes.unicode_math)."""
-    from verify.notes.unicode_math import has_unicode_math, to_latex
+    from verify.notes.unicode_math import MATH_WORDS, has_unicode_math, prose_spans, to_latex
 
     first = t.map[0] + (2 if t.type == "fence" else 1)  # a fence's content starts a line after it
     for j, line in enumerate(t.content.split("\n")):
@@ -246,8 +246,13 @@ def _code_statements(t, section, out) -> None:
             for _, _, _, math in delimited(text, [("$", "$")]):
                 if is_relation(math):
                     out.append(Statement(first + j, section, text[:400], math.strip(), False, context=text[:300]))
-        elif has_unicode_math(text) and is_relation(math := to_latex(text[:2000])):  # a line of math is short
-            out.append(Statement(first + j, section, text[:400], math[:600], False, context=text[:300]))
+        elif has_unicode_math(text):
+            # a line of pseudo-code with words ("pick any i with yᵢ w·xᵢ ≤ 0"): its relations; else the line itself
+            spans = [to_latex(span) for _, span in prose_spans(text[:2000])] if re.search(r"[A-Za-z]{3,}", re.sub(
+                r"\b(" + "|".join(MATH_WORDS) + r")\b", "", text)) else []
+            for math in spans or [to_latex(text[:2000])]:  # a line of math is short
+                if is_relation(math):
+                    out.append(Statement(first + j, section, text[:400], math[:600], False, context=text[:300]))
 
 
 def _previous_prose(toks, j) -> str:

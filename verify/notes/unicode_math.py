@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["to_latex", "has_unicode_math", "prose_spans"]
+__all__ = ["to_latex", "has_unicode_math", "prose_spans", "MATH_WORDS"]
 
 _SUP = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹ᵀⁿ⁺⁻", "0123456789Tn+-"))
 _SUB = dict(zip("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖₙₜₘ₊₋", "0123456789ijkntm+-"))
@@ -35,7 +35,7 @@ def to_latex(s: str) -> str:
     for k, v in _GREEK.items():
         s = s.replace(k, f"\\{v} ")
     # sign(...), max(...) written plain are functions, not products of letters
-    s = re.sub(r"(?<![\\A-Za-z])(" + "|".join(sorted(_MATH_WORDS - {"sqrt"})) + r")(?=\s*\()", r"\\operatorname{\1}", s)
+    s = re.sub(r"(?<![\\A-Za-z])(" + "|".join(sorted(MATH_WORDS - {"sqrt"})) + r")(?=\s*\()", r"\\operatorname{\1}", s)
     # w* (the optimal w), not a product (products are × or ·); w*ᵀ is w^{*T}
     s = re.sub(r"(?<=[A-Za-z}])\*(?:\^\{([^{}]*)\})?", lambda m: "^{*" + (m.group(1) or "") + "}", s)
     return re.sub(r"[ \t]+", " ", s).strip()
@@ -44,7 +44,7 @@ def to_latex(s: str) -> str:
 #: A relation in prose: the symbol a span of Unicode math turns on.
 _RELATION = re.compile(r"[≤≥≠≈]|(?<![<>=!])=(?!=)|(?<![<-])<(?![-=])|(?<![-=])>(?!=)")
 #: Words that belong to the math around them (functions and operators notes write in words).
-_MATH_WORDS = {"max", "min", "sign", "norm", "exp", "log", "sqrt", "sum", "dot", "cos", "sin", "argmax", "argmin",
+MATH_WORDS = {"max", "min", "sign", "norm", "exp", "log", "sqrt", "sum", "dot", "cos", "sin", "argmax", "argmin",
                "mod"}
 #: One token of a span of math: a word, a number, or one other character.
 _TOKEN = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?|\s+|.", re.S)
@@ -56,7 +56,7 @@ def _math_token(tok: str) -> bool:
     if tok.isspace() or tok[0].isdigit():
         return True
     if tok.isalpha() and tok.isascii():
-        return len(tok) == 1 or tok.lower() in _MATH_WORDS
+        return len(tok) == 1 or tok.lower() in MATH_WORDS
     return tok in "+-−×·⋅/()[]{}‖|^_*√∑Σ'′,ᵀ" or tok in _SUP or tok in _SUB or tok in _GREEK or tok in "≤≥≠≈=<>"
 
 
