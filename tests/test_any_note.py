@@ -1234,8 +1234,10 @@ expect = "holds"
     assert r.returncode == 1 and "t.few-epochs: refuted" in r.stdout, r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_pocket_claims_are_searched(tmp_path):
-    """The pocket algorithm is searched (its pocket, the run of correct visits it had, the
+    """(A slow search, 28 s: the default run searches note 003's pocket claims in its audit.)
+    The pocket algorithm is searched (its pocket, the run of correct visits it had, the
     fewest errors of any weights held), in each of its rules when the claim fixes none: an
     identity has none in D; "the pocket holds the weights with the fewest errors" and "a
     converged pocket on separable data makes no error" are refuted in a random order (a run

@@ -203,10 +203,12 @@ def test_an_edit_makes_only_the_runs_its_claim_is_about(tmp_path, monkeypatch):
     def run(text, cache=True):
         path.write_text(text)
         claims = load_claims(str(path)).claims
+        # (depth 1: what the cache keeps is the point here, not how deep each claim is searched)
         if not cache:
-            got = audit_mod.audit([str(path)], jobs=1, quiet=True, figures=False)
+            got = audit_mod.audit([str(path)], jobs=1, quiet=True, figures=False, depth=1)
         else:
-            got = audit_reusing([str(path)], claims, str(tmp_path / "cache"), {}, figures=False, jobs=1, quiet=True)
+            got = audit_reusing([str(path)], claims, str(tmp_path / "cache"), {"depth": 1}, figures=False, jobs=1,
+                                quiet=True, depth=1)
         findings, corpus, _ = got
         return json.dumps(results_dict(findings, {c.id: c for c in claims}, corpus), sort_keys=True)
 
