@@ -1234,9 +1234,25 @@ expect = "holds"
     assert r.returncode == 1 and "t.few-epochs: refuted" in r.stdout, r.stdout + r.stderr
 
 
+def test_pocket_claims_are_searched_in_a_small_domain(tmp_path):
+    """The default run's pocket search (the 3-point one below is behind the slow marker, 28 s):
+    each pocket rule the claim leaves open is searched, and an identity of the pocket has no
+    counterexample in D, with candidates checked."""
+    from verify.searching import Domain, search
+
+    path = tmp_path / "claims_pocket.toml"
+    path.write_text(HEAD + '[[claim]]\nid = "p.ident"\nsection = "s"\nstatement = "s"\nwhen = "end"\n'
+                    'variants = ["pocket"]\nexpr = "pocket_errors >= min_visited_errors and pocket_errors <= n"\n'
+                    'expect = "holds"\n')
+    claim = load_claims(str(path)).claims[0]
+    res = search(claim, Domain(points=2, dim=2, box=1, max_updates=4), engine="enumerate", timeout=120)
+    assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
+    assert "no_ratchet:" in res.domain["text"] and "ratchet:" in res.domain["text"].split("no_ratchet:")[1]
+
+
 @pytest.mark.slow
 def test_pocket_claims_are_searched(tmp_path):
-    """(A slow search, 28 s: the default run searches note 003's pocket claims in its audit.)
+    """(A slow search, 28 s; test_pocket_claims_are_searched_in_a_small_domain runs by default.)
     The pocket algorithm is searched (its pocket, the run of correct visits it had, the
     fewest errors of any weights held), in each of its rules when the claim fixes none: an
     identity has none in D; "the pocket holds the weights with the fewest errors" and "a
