@@ -101,3 +101,18 @@ def test_a_hypothesis_stays_with_its_own_clause_and_pseudo_code_lines_are_read(t
     students = by_expr["mistakes <= R2/(eta*gamma**2)"]
     assert "eta_one" not in students.get("assume", []) and "separable" in students["assume"]
     assert all("eta_one" not in c.get("assume", []) for c in claims if c["line"] == 13)
+
+
+def test_prose_math_is_read_in_linear_time(monkeypatch):
+    """A paragraph of symbols (hostile, or a long formula in words) is read in work linear in
+    its length: each relation looks at most MAX_SPAN_CHARS around it, and the relations inside a
+    span start no other (was: every relation walked the whole paragraph, 12 s for 20 000 chars)."""
+    import verify.notes.unicode_math as U
+
+    calls = []
+    real = U._math_token
+    monkeypatch.setattr(U, "_math_token", lambda tok: calls.append(1) or real(tok))
+    text = "a≤" * 10_000
+    U.prose_spans(text)
+    assert len(calls) < 4 * len(text), len(calls)
+    assert U.prose_spans("so every ‖xᵢ‖ ≤ R here") == [(9, "‖xᵢ‖ ≤ R")]

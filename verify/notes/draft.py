@@ -274,9 +274,10 @@ def _own_clause(s: Statement) -> str:
 def _states_more(text: str, m) -> bool:
     """Whether the sentence around the match ``m`` states something beside it (a relation or a
     bound: then the match is that statement's hypothesis, not the note's setting)."""
-    lo = max(text.rfind(". ", 0, m.start()), text.rfind("\n\n", 0, m.start()), m.start() - 300)
-    hi = [i for i in (text.find(". ", m.end()), text.find("\n\n", m.end())) if i >= 0]
-    sentence = text[lo + 1:min(hi + [m.end() + 300])]
+    start, end = max(0, m.start() - 300), m.end() + 300  # a sentence's reach: bounded, so many matches stay linear
+    lo = max(text.rfind(". ", start, m.start()), text.rfind("\n\n", start, m.start()), start - 1)
+    hi = [i for i in (text.find(". ", m.end(), end), text.find("\n\n", m.end(), end)) if i >= 0]
+    sentence = text[lo + 1:min(hi + [end])]
     rest = sentence.replace(m.group(), " ", 1)
     return bool(re.search(r"[≤≥<>]|\\le|\\ge|\\leq|\\geq|\bbound\b|\bat most\b|\bsame\b", rest))
 

@@ -50,6 +50,9 @@ MATH_WORDS = {"max", "min", "sign", "norm", "exp", "log", "sqrt", "sum", "dot", 
 _TOKEN = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?|\s+|.", re.S)
 #: Most characters a span of math in prose may take (a longer one is prose with symbols in it).
 MAX_SPAN_CHARS = 200
+#: Characters of a paragraph read for Unicode math in its prose (a paragraph is rarely longer; a
+#: longer one's rest is not read, as the drafter's other windows).
+MAX_PROSE_CHARS = 20_000
 
 
 def _math_token(tok: str) -> bool:
@@ -66,19 +69,22 @@ def prose_spans(text: str) -> list[tuple[int, str]]:
     letters, Greek, numbers, operators, sub- and superscripts, max/min/norm...), stopping at a
     word, a clause's punctuation (": ; , " outside brackets) or the sentence's end.  A span with no
     Unicode math in it (plain "a = b" in words) is not taken: prose says "=" loosely."""
-    toks = [(m.start(), m.group()) for m in _TOKEN.finditer(text[:20000])]
+    toks = [(m.start(), m.group()) for m in _TOKEN.finditer(text[:MAX_PROSE_CHARS])]
     out, used = [], -1
     for j, (at, tok) in enumerate(toks):
         if at < used or not _RELATION.fullmatch(tok):
             continue
         lo = j
         depth = 0
-        while lo > 0 and _math_token(toks[lo - 1][1]) and not (toks[lo - 1][1] == "," and depth == 0):
+        # each side is looked for within MAX_SPAN_CHARS of the relation: a paragraph of symbols is linear, not quadratic
+        while lo > 0 and at - toks[lo - 1][0] <= MAX_SPAN_CHARS and _math_token(toks[lo - 1][1]) \
+                and not (toks[lo - 1][1] == "," and depth == 0):
             depth += toks[lo - 1][1] in ")]}"
             depth -= toks[lo - 1][1] in "([{"
             lo -= 1
         hi, depth = j, 0
-        while hi + 1 < len(toks) and _math_token(toks[hi + 1][1]) and not (toks[hi + 1][1] == "," and depth <= 0):
+        while hi + 1 < len(toks) and toks[hi + 1][0] - at <= MAX_SPAN_CHARS and _math_token(toks[hi + 1][1]) \
+                and not (toks[hi + 1][1] == "," and depth <= 0):
             depth += toks[hi + 1][1] in "([{"
             depth -= toks[hi + 1][1] in ")]}"
             hi += 1
@@ -87,5 +93,5 @@ def prose_spans(text: str) -> list[tuple[int, str]]:
         left, right = text[start:at].strip(), text[at + len(tok):end].strip()
         if left and right and len(span) <= MAX_SPAN_CHARS and has_unicode_math(span):
             out.append((start + (len(text[start:end]) - len(text[start:end].lstrip())), span))
-            used = end
+        used = end  # the relations inside a span (taken or too long to be math) start no other
     return out

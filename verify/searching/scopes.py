@@ -65,15 +65,13 @@ DEFAULT_DEPTH = 2
 @dataclass
 class Deepened:
     """The outcome of a deepened search: ``result`` is the search that decides (a refutation,
-    the largest scope completed, or the first unknown); ``scope``/``domain`` the largest scope
-    completed without a counterexample (None when none was); ``scopes`` each scope tried, with its
-    candidates and how it ended."""
+    the largest scope completed, or the first unknown), ``at`` the Domain (before widening) it
+    searched, for its replay command; ``scopes`` each scope tried, with its candidates and how it
+    ended."""
 
     result: object
-    scope: Scope | None
-    domain: object | None
     scopes: list
-    at: object = None  # the Domain (before widening) of the search ``result`` is, for its replay command
+    at: object
 
 
 def _domain(base, s: Scope):
@@ -119,7 +117,7 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
     total = budget.runs if learner_runs else budget.candidates
     left = total
     exact = budget.exact
-    tried, best, best_dom, last, before, ordered, got = [], None, None, None, None, False, {}
+    tried, best_dom, last, before, ordered, got = [], None, None, None, False, {}
     # a pair's candidates are whole datasets, each run to its end: a scope that only lengthens the runs
     # takes the same candidates, so only the longer one is searched
     rungs = LEARNER_LADDER if learner_runs else LADDER
@@ -157,17 +155,17 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
         ordered = got.get("order", "any") != "any" or claim.when == "pair"  # a pair's datasets: in every order
         tried.append({**_fields(s), "candidates": res.checked, "verdict": res.verdict.label})
         if res.verdict == Verdict.REFUTED:
-            return Deepened(res, best, best_dom, tried, dom)
+            return Deepened(res, tried, dom)
         if probe is not None and res.verdict == Verdict.UNKNOWN and "limit reached" in res.reason:
             tried[-1].update(verdict="probed", reason=f"{why}; probed within a budget of {probe:,} candidates (for "
                                                        "each order or case searched), no counterexample among them")
             break
         if res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN:
-            best, best_dom, last = s, dom, res
+            best_dom, last = dom, res
         elif "limit reached" in res.reason:
             tried[-1]["reason"] = res.reason
             break
         # (an empty domain, where no candidate met the assumptions or premise, goes on: a larger scope may hold some)
         if left <= 0:
             break
-    return Deepened(last if last is not None else res, best, best_dom, tried, best_dom if last is not None else dom)
+    return Deepened(last, tried, best_dom) if last is not None else Deepened(res, tried, dom)
