@@ -66,6 +66,32 @@ class Params:
             out[k] = v
         return out
 
+    def argv(self) -> list:
+        """The options of ``proof-audit train`` that make this run again: the variant and order,
+        every setting that is not train's default, and the epoch budget (always named: a replay
+        must stop where the run did).  sign(0) is named only for a variant that takes it from the
+        run.  The one place a run becomes a command line (shlex.join makes it the text)."""
+        fr = format_rational
+        var = variant_of(self.variant)
+        out = ["--variant", self.variant, "--order", self.order]
+        out += ["--augment", self.augment] if self.augment else []
+        out += ["--eta", fr(self.eta)] if self.eta != 1 else []
+        out += ["--sign0", str(self.sign0)] if self.sign0 and var is not None and var.tie is None else []
+        out += ["--form", self.form] if self.form != "yx" else []
+        out += ["--w0=" + ",".join(fr(v) for v in self.w0)] if self.w0 is not None else []
+        out += [f"--b0={fr(self.b0)}"] if self.b0 is not None else []
+        out += ["--ratchet"] if self.ratchet else []
+        for name, v in self.declared:
+            out += ["--set", f"{name}={fr(v)}"]
+        if self.kernel != "linear":
+            out += ["--kernel", self.kernel, "--degree", str(self.degree), "--offset", fr(self.offset)]
+            out += ["--rbf-gamma", fr(self.rbf_gamma)] if self.rbf_gamma != 1 else []
+        out += ["--max-updates", str(self.max_updates)] if self.max_updates != Params.max_updates else []
+        out += ["--max-visits", str(self.max_visits)] if self.max_visits is not None else []
+        out += ["--patience", str(self.patience)] if self.patience is not None else []
+        out += ["--float"] if self.arithmetic == "float" else []
+        return out + ["--max-epochs", str(self.max_epochs)]
+
     @classmethod
     def from_json(cls, obj: dict, var=None) -> "Params":
         """Parameters from a trace header, strictly typed: every field present, no other, each

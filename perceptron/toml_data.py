@@ -18,7 +18,6 @@ alone: its only table), so a printed replay command can name the note's data.
 
 from __future__ import annotations
 
-import os
 import re
 
 from perceptron.errors import InputError

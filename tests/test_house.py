@@ -194,3 +194,18 @@ def test_train_and_check_import_no_solver_they_do_not_need(tmp_path):
         trace = str(tmp_path / f"{name}.npz")
         assert imported("train", "--data", f"builtin:{name}", "--trace", trace) == set()
         assert imported("check", "--data", f"builtin:{name}", "--trace", trace) == heavy | {"clarabel"}
+
+
+def test_replay_commands_and_refutation_text_are_each_written_once():
+    """A refutation's replay command is written by verify.replay.commands alone (a run's options
+    by Params.argv), and its text (the place of a violation, its sides, its dataset, its
+    separator, where a pair of runs parts) by verify.report.claim_text alone."""
+    import re
+
+    command = re.compile(r'f?"proof-audit (train|check|search|claims at) ')
+    where = [name for name, path in MODULES.items() if command.search(_read(path))]
+    assert where == ["verify.replay.commands"], where
+    for pattern in (r"\{y:\+d\}", r"points_updated'\]\[0\]", r'\["free"\]\.items\(\)|get\("free"\) or \{\}\)\.items',
+                    r"get_source_segment\(src", r"for k in keys if k in viol", r'\["--max-epochs", '):
+        where = sorted(name for name, path in MODULES.items() if re.search(pattern, _read(path)))
+        assert len(where) == 1 and where[0] in ("verify.report.claim_text", "perceptron.params"), (pattern, where)

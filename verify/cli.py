@@ -371,20 +371,16 @@ def cmd_check(args) -> int:
         line = f"  {c.id}: {v.label}, {t.evaluations} evaluations, expect {c.expect} -> {'ok' if ok else 'UNEXPECTED'}"
         print(line)
         if t.violation:
-            from verify.report.claim_text import sides_text
+            from verify.report.claim_text import free_text, partner_text, sides_text, where_text
 
             viol = t.violation
-            where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
+            where = where_text(viol, ("t", "k", "point"))
             if viol.get("end"):
                 where = f"the end of the run ({where})" if where else "the end of the run"
-            free = ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
+            free = free_text(viol)
             print(f"      first violation at {where or ('the pair of runs' if c.when == 'pair' else 'the dataset')}" + (f" ({free})" if free else ""))
             if "partner" in viol:  # a pair claim: the partner run, and where the two part
-                part = (f"at update {viol['first_difference_at_update']}: points {viol['points_updated'][0]} against "
-                        f"{viol['points_updated'][1]}" if "first_difference_at_update" in viol else
-                        f"at visit {viol['first_difference_at_visit']}" if "first_difference_at_visit" in viol else
-                        f"after update {viol['at_update']} of both" if "at_update" in viol else "in their ends"
-                        + (f" (updates {viol['updates'][0]} against {viol['updates'][1]})" if "updates" in viol else ""))
+                part = partner_text(viol)
                 c_at = f" at c = {viol['c']}" if "c" in viol else ""
                 print(f"      partner run ({viol['partner']}){c_at} parts from this one {part}")
             if sides_text(viol, c.expr):
@@ -509,7 +505,7 @@ def cmd_search(args) -> int:
     )
 
     from ._child import MemoryCap
-    from .report.terminal import ShardProgress, search_text, worst_text
+    from .report.terminal import ShardProgress, search_result_text, worst_text
 
     claim = _claim_named(args)
     cfg = _config()  # [tool.proof-audit] and its search table, under the command line
@@ -551,7 +547,7 @@ def cmd_search(args) -> int:
     if args.json:
         print(json.dumps(res.to_json(), sort_keys=True, default=str))
     else:
-        print(search_text(claim, res))
+        print(search_result_text(claim, res))
     if args.results:
         try:
             with open(args.results, "w", encoding="utf-8") as fh:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.report.claim_text import coverage_text, failure_text
+from verify.report.claim_text import coverage_text, dataset_text, failure_text, where_text
 
 _FILES = pytest.StashKey[frozenset]()
 #: Directories not searched for claim files (besides hidden ones and virtual environments).
@@ -133,6 +133,7 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
     worker's claim has its own)."""
     import hashlib
 
+    from perceptron.errors import InputError
     from verify.corpus.audit import audit
     from verify.corpus.cache import audit_reusing
     from verify.report.results import results_dict
@@ -211,11 +212,9 @@ def _reason(c) -> str:
     ce = ev.get("counterexample")
     if ce and "search" in ce:
         s = ce["search"]
-        pts = ", ".join("(" + ", ".join(str(t) for t in p) + f")->{y:+d}" for p, y in zip(s["points"], s["labels"]))
-        return f"{head}: counterexample {pts}, {s['updates']} updates"
+        return f"{head}: counterexample {dataset_text(s['points'], s['labels'], arrow='->')}, {s['updates']} updates"
     if ce:
-        where = ", ".join(f"{k} {ce[k]}" for k in ("data", "t", "k") if k in ce)
-        return f"{head}: counterexample on {where}"
+        return f"{head}: counterexample on {where_text(ce, ('data', 't', 'k'), sep=' ')}"
     for st in ev.get("steps", []):
         if st["verdict"] != "proved":
             return f"{head}: step {st['step']!r} {st['verdict']}"

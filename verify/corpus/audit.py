@@ -16,7 +16,8 @@ from perceptron import MemoryTrace, ParamError, train
 from perceptron.declared import variant_of
 from verify.certify.certificates import alternative_separator
 from verify.config import check_jobs
-from verify.corpus.evidence import finding_of, new_evidence, search_replay_command, symbolic_steps
+from verify.corpus.evidence import finding_of, new_evidence, symbolic_steps
+from verify.replay.commands import search_command
 from verify.corpus.runs import (
     VARY_MAX_POINTS,
     Run,
@@ -568,7 +569,7 @@ def _search_claim(c, f, domain, depth):
     if res.verdict == Verdict.REFUTED and v != Verdict.REFUTED:
         v = Verdict.REFUTED
         ev["counterexample"] = {"search": res.counterexample}
-        ev["replay"] = search_replay_command(c, dom_used)
+        ev["replay"] = search_command(c, dom_used)
         ev.pop("reason", None)
     elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v in (Verdict.HOLDS_ON_EVIDENCE, Verdict.UNKNOWN):
         v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN

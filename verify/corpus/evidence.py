@@ -6,20 +6,18 @@ steps)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from dataclasses import dataclass, field
 
 from perceptron._numbers import format_rational
-from perceptron.declared import variant_of
 from perceptron.generators import BUILTIN
 from verify.language.quantifiers import Coverage, quantifiers, ranging
 from verify.language.scalar import ClaimTally, exact_json
 from verify.numbers import exact as X
+from verify.replay.commands import OUT, at_command, replay_trace, train_and_check, with_out
 from verify.verdicts import Finding, Verdict, verdict_of
 
-__all__ = ["Evidence", "new_evidence", "finding_of", "replay_command", "search_replay_command", "SYMBOLIC_FILE_BUDGET",
-           "OUT", "REPLAYS", "with_out", "finding_with_out"]
+__all__ = ["Evidence", "new_evidence", "finding_of", "replay_command", "SYMBOLIC_FILE_BUDGET", "finding_with_out"]
 
 #: Symbolic seconds one claim file may use in all (each claim is also limited, by
 #: verify.symbolic.steps.CLAIM_LIMIT); claims past it are unknown, "limit reached".
@@ -229,48 +227,12 @@ def _symbolic_finding(c, budget: dict, done=None) -> Finding:
         ev["first_failing_step"] = failing[0].step
     refuted = [s for s in steps if s.verdict == Verdict.REFUTED and s.counterexample]
     if refuted:  # the values that refute it, re-checked by a command (when they are concrete)
-        from verify.symbolic.at import at_command
         from verify.symbolic.steps import values_of
 
         vals = values_of(refuted[0].counterexample, sym["vectors"], sym["scalars"])
         if vals is not None:
             ev["replay"] = at_command(c, vals)
     return Finding(c.id, c.citation, c.statement, v, c.expect, ev, c.path, c.line)
-
-
-def search_replay_command(c, domain) -> str:
-    """The command that finds a search's counterexample again: the search is deterministic (the
-    first counterexample in the domain's canonical order, whatever the sharding), prints the
-    counterexample with both sides and the commands that replay its run, and exits 1; its files
-    go under the output folder (OUT/replays)."""
-    from shlex import quote
-
-    from verify.language.claims import is_builtin
-
-    claims = "" if is_builtin(c.path) else f" --claims {quote(c.path)}"
-    return (f"proof-audit search {quote(c.id)}{claims} --points {domain.points} --dim {domain.dim} --box {domain.box} "
-            f"--max-updates {domain.max_updates} --sep-box {domain.sep_box} --engine enumerate --out {OUT}/{REPLAYS}")
-
-
-#: Where a replay command's files go: the run's output folder (``--out``), which the audit's
-#: workers do not know; a command names it by this mark, and ``with_out`` puts the folder in when
-#: the results are written (verify.report.results.results_dict), so that the command runs as
-#: printed from the folder the run was started in and writes nothing outside --out.  (A NUL
-#: is in no path, claim id or option a command quotes, so the mark is never input's.)
-OUT = "\x00OUT\x00"
-#: The folder of OUT that replay commands write into.
-REPLAYS = "replays"
-
-
-def with_out(text, out: str):
-    """``text`` (a command, or anything else) with every path under the mark ``OUT`` placed
-    under the folder ``out`` as the user gave it, quoted for the shell."""
-    import re
-    from shlex import quote
-
-    if not isinstance(text, str) or OUT not in text:
-        return text
-    return re.sub(re.escape(OUT) + r"/(\S*)", lambda m: quote(os.path.join(out, *m.group(1).split("/"))), text)
 
 
 def finding_with_out(f: Finding, out: str) -> Finding:
@@ -280,36 +242,14 @@ def finding_with_out(f: Finding, out: str) -> Finding:
     return dataclasses.replace(f, evidence={**f.evidence, "replay": with_out(f.evidence["replay"], out)})
 
 
-def _replay_trace(c) -> str:
-    """The trace a corpus refutation's replay writes: OUT/replays/<claim id>.trace.jsonl, its
-    name portable (a claim id may hold a ':', which Windows forbids in a file name)."""
-    from perceptron.outputs import portable_name
-
-    return f"{OUT}/{REPLAYS}/{portable_name(c.id)}.trace.jsonl"
-
-
 def replay_command(c, viol) -> str | None:
     """The two commands that replay a corpus counterexample: train the run, check the claim.
     They run from the folder the audit was started in (the data and claim files as the user
-    named them); the trace goes under the output folder (``OUT``: verify.corpus.evidence.with_out)."""
+    named them); the trace goes under the output folder (verify.replay.commands.with_out)."""
     if "run" not in viol:
         return None
-    from shlex import (
-        quote,  # paths come from users: the printed command must paste safely
-    )
-
-    from verify.language.claims import is_builtin
-
-    claims = "" if is_builtin(c.path) else f" --claims {quote(c.path)}"  # check uses the built-in files by default
-    data = quote(str(viol["data"]))
-    declares = any(getattr(variant_of(v), "declared", False) for v in getattr(c, "variants", ()))
-    variants = f" --variants {quote(c.path)}" if declares else ""  # the claim file declares the variant
     sep = viol.get("separator")  # found at a separator other than the certified one: check takes the same
-    separator = "" if not sep else (f" --separator={','.join(sep['v'])}"
-                                    + (f" --separator-bias={quote(sep['c'])}" if sep.get("c", "0") != "0" else ""))
-    trace = _replay_trace(c)
-    return (f"proof-audit train --data {data} {viol['run']}{variants} --trace {trace} && "
-            f"proof-audit check --data {data} --trace {trace}{claims} --only {quote(c.id)}{separator}")
+    return train_and_check(c, str(viol["data"]), viol["run"], replay_trace(c), sep and (sep["v"], sep.get("c")))
 
 
 def _elsewhere(why: str) -> bool:

@@ -12,10 +12,10 @@ from fractions import Fraction
 from perceptron.errors import InputError
 from perceptron.toml_data import table_names
 from perceptron import Params, builtin, read_dataset
-from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
 from perceptron.generators import BUILTIN
 from verify.language.quantifiers import RUN_WHENS, VARIANT_ETA, ranging
+from verify.replay.commands import run_options
 
 __all__ = ["plan_of", "Run", "configs", "needs_of", "corpus_datasets", "load_spec", "check_dataset_names",
            "VARY_MAX_POINTS", "CORPUS_MAX_EPOCHS"]
@@ -38,27 +38,8 @@ class Run:
     path: str | None = None  # a --data file's path as the user's folder names it (the replay trains on it)
 
     def describe(self) -> str:
-        p = self.params
-        parts = [f"--variant {p.variant}", f"--order {p.order}"]
-        if p.augment:
-            parts.append(f"--augment {p.augment}")
-        if p.eta != 1:
-            parts.append(f"--eta {format_rational(p.eta)}")
-        if p.variant in ("sign", "unit") and p.sign0 != 0:
-            parts.append(f"--sign0 {p.sign0}")
-        if p.form != "yx":
-            parts.append(f"--form {p.form}")
-        if p.w0 is not None:
-            parts.append("--w0=" + ",".join(format_rational(v) for v in p.w0))
-        if p.b0 is not None:
-            parts.append(f"--b0={format_rational(p.b0)}")
-        if p.ratchet:
-            parts.append("--ratchet")
-        parts += [f"--set {name}={format_rational(v)}" for name, v in p.declared]
-        if p.variant == "kernel" and p.kernel != "linear":
-            parts.append(f"--kernel {p.kernel} --degree {p.degree} --offset {format_rational(p.offset)}")
-        parts.append(f"--max-epochs {p.max_epochs}")
-        return " ".join(parts)
+        """The run's train options (what a replay command trains)."""
+        return run_options(self.params)
 
 
 def _base_configs(name: str, coq: bool = False, E: int = CORPUS_MAX_EPOCHS):

@@ -4,7 +4,41 @@ the written reports (verify.report.artefacts) and the pytest plugin."""
 
 from __future__ import annotations
 
-__all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "sides_text"]
+__all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "sides_text", "where_text",
+           "dataset_text", "separator_text", "partner_text", "free_text", "WHERE_KEYS"]
+
+#: Where in a run a corpus violation is: the step, the update count, the point; for a pair of
+#: runs, where the two part.
+WHERE_KEYS = ("t", "k", "point", "first_difference_at_update", "first_difference_at_visit", "at_update")
+
+
+def where_text(viol, keys=WHERE_KEYS, sep=" = ") -> str:
+    """The place of a violation: "t = 3, k = 2, point = 1" (those of ``keys`` it has)."""
+    return ", ".join(f"{k}{sep}{viol[k]}" for k in keys if k in viol)
+
+
+def dataset_text(points, labels, arrow=" -> ") -> str:
+    """A counterexample's dataset: "(1, 0) -> +1, (0, 1) -> -1"."""
+    return ", ".join("(" + ", ".join(str(t) for t in p) + f"){arrow}{y:+d}" for p, y in zip(points, labels))
+
+
+def separator_text(sep) -> str:
+    """A search counterexample's separator: "v = (1, 2)", with ", c = B" for a bias other than 0."""
+    return f"v = {tuple(sep['v'])}" + (f", c = {sep['b']}" if str(sep.get("b", "0")) != "0" else "")
+
+
+def free_text(viol) -> str:
+    """The free names' values a violation was found at: "a = 1, b = -2" ("" when none)."""
+    return ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
+
+
+def partner_text(viol) -> str:
+    """Where a pair claim's two runs part: "at update 2: points 0 against 1", "in their ends"."""
+    return (f"at update {viol['first_difference_at_update']}: points {viol['points_updated'][0]} against "
+            f"{viol['points_updated'][1]}" if "first_difference_at_update" in viol else
+            f"at visit {viol['first_difference_at_visit']}" if "first_difference_at_visit" in viol else
+            f"after update {viol['at_update']} of both" if "at_update" in viol else "in their ends"
+            + (f" (updates {viol['updates'][0]} against {viol['updates'][1]})" if "updates" in viol else ""))
 
 
 def sides_text(v, expr=None) -> str:
@@ -213,19 +247,14 @@ def failure_text(c) -> str:
     if ce:
         if "search" in ce:
             s = ce["search"]
-            pts = ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}" for p, y in zip(s["points"], s["labels"]))
             setting = run_setting(s.get("params"))
-            lines.append(f"counterexample (search): points {pts}; updates {s['updates']}"
-                         + (f"; separator v = {tuple(s['separator']['v'])}" + (f", c = {s['separator']['b']}"
-                                                                                   if str(s["separator"].get("b", "0")) != "0" else "")
-                            if s.get("separator") else "")
+            lines.append(f"counterexample (search): points {dataset_text(s['points'], s['labels'])}; updates {s['updates']}"
+                         + (f"; separator {separator_text(s['separator'])}" if s.get("separator") else "")
                          + (f"; {setting}" if setting else ""))
             if sides_text(s["violation"]):
                 lines.append("sides: " + sides_text(s["violation"], c.get("expr")))
         else:
-            where = ", ".join(f"{k} = {ce[k]}" for k in ("data", "run", "t", "k", "point", "first_difference_at_update",
-                                                            "first_difference_at_visit", "at_update") if k in ce)
-            lines.append(f"counterexample: {where}")
+            lines.append(f"counterexample: {where_text(ce, ('data', 'run') + WHERE_KEYS)}")
             if sides_text(_violation(ev)):
                 lines.append("sides: " + sides_text(_violation(ev), c.get("expr")))
     if ev.get("replay"):
@@ -236,7 +265,7 @@ def failure_text(c) -> str:
     if ev.get("reason"):
         lines.append(f"reason: {ev['reason']}")
     if ce and ce.get("free"):
-        lines.append("free names: " + ", ".join(f"{k} = {v}" for k, v in ce["free"].items()))
+        lines.append("free names: " + free_text(ce))
     if ce and ce.get("partner"):
         lines.append(f"partner run: {ce['partner']}")
     lines.append("covered: " + coverage_text(c))

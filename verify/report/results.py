@@ -82,7 +82,7 @@ def validate_results(results: dict) -> str | None:
 
 def results_dict(findings, claims_by_id, corpus, drafts=(), out: str = "reports") -> dict:
     """results.json's content; ``out``: the output folder as the user named it, where the replay
-    commands write their files (verify.corpus.evidence.with_out)."""
+    commands write their files (verify.replay.commands.with_out)."""
     from verify.corpus.evidence import finding_with_out
 
     rows = []
@@ -185,7 +185,7 @@ def replays_folder(out_dir: str) -> str:
     """OUT/replays, made where results are written: the printed replay commands write their
     traces there (a trace's folder must exist: train makes none, so a mistyped path is an error)."""
     from perceptron.outputs import output_folder
-    from verify.corpus.evidence import REPLAYS
+    from verify.replay.commands import REPLAYS
 
     return output_folder(os.path.join(out_dir, REPLAYS))
 
@@ -290,14 +290,13 @@ def _details(f, expr=None):
             if not line.startswith(("expr:", "covered:")):
                 yield line
     elif "counterexample" in ev:
-        from verify.report.claim_text import sides_text
+        from verify.report.claim_text import free_text, sides_text, where_text
 
         ce = ev["counterexample"]
-        where = ", ".join(f"{k} = {ce[k]}" for k in ("t", "k", "point", "first_difference_at_update",
-                                                    "first_difference_at_visit", "at_update") if k in ce)
+        where = where_text(ce)
         yield f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')}" + (f" at {where}" if where else "")
         if ce.get("free"):
-            yield "free names: " + ", ".join(f"{k} = {v}" for k, v in ce["free"].items())
+            yield "free names: " + free_text(ce)
         if ce.get("partner"):
             yield f"partner run: {ce['partner']}"
         if sides_text(ce, expr):

@@ -3,7 +3,7 @@ shards.  The verdict tables of run and the results files are verify.report.resul
 
 from __future__ import annotations
 
-__all__ = ["ShardProgress", "search_text", "worst_text"]
+__all__ = ["ShardProgress", "search_result_text", "worst_text"]
 
 
 class ShardProgress:
@@ -28,9 +28,9 @@ class ShardProgress:
         return False
 
 
-def search_text(claim, res) -> str:
+def search_result_text(claim, res) -> str:
     """A search's result in words: verdict, domain, and the counterexample with its replay."""
-    from verify.report.claim_text import run_setting, sides_text
+    from verify.report.claim_text import dataset_text, run_setting, separator_text, sides_text, where_text
 
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
@@ -42,17 +42,15 @@ def search_text(claim, res) -> str:
         lines.append(f"  engine choice: {res.choice}")
     if res.counterexample:
         ce = res.counterexample
-        lines.append("  dataset: " + ", ".join("(" + ", ".join(str(t) for t in p) + f") -> {y:+d}"
-                                           for p, y in zip(ce["points"], ce["labels"])))
+        lines.append("  dataset: " + dataset_text(ce["points"], ce["labels"]))
         setting = run_setting(ce.get("params"))
         if setting:
             lines.append(f"  run setting: {setting}")
         lines.append(f"  updates (0-based points, in order): {ce['updates']}")
         if ce["separator"]:
-            lines.append(f"  separator: v = {tuple(ce['separator']['v'])}" + (f", c = {ce['separator']['b']}" if ce['separator']['b'] else "")
-                         + " (w_opt = v/|v|)")
+            lines.append(f"  separator: {separator_text(ce['separator'])} (w_opt = v/|v|)")
         viol = ce["violation"]
-        where = ", ".join(f"{k} = {viol[k]}" for k in ("t", "k", "point") if k in viol)
+        where = where_text(viol, ("t", "k", "point"))
         where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
         lines.append(f"  violated {where}: " + (sides_text(viol, claim.expr) or "false"))
         if res.files:

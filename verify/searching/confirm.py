@@ -7,7 +7,6 @@ is evaluated on that trace exactly (verify.replay.dispatch) with the candidate's
 from __future__ import annotations
 
 import os
-import shlex
 from fractions import Fraction
 
 import numpy as np
@@ -16,6 +15,7 @@ from perceptron import MemoryTrace, ParamError, Params, from_rows, open_writer, 
 from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
 from perceptron.outputs import portable_name
+from verify.replay.commands import check_command
 from verify.replay.dispatch import RunContext, evaluate_dataset_claims, replay
 
 __all__ = ["confirm", "confirm_as", "save_counterexample", "NotRunnable"]
@@ -127,11 +127,6 @@ def save_counterexample(claim, ce, out_dir) -> dict:
     write_csv(ds, data)
     trace = base + ".trace.jsonl"
     train(ds, Params(variant=ce["variant"], order=ce["order"], **_settings_of(ce)), open_writer(trace))
-    sep = ""
-    if ce["separator"]:
-        sep = " --separator=" + ",".join(map(str, ce["separator"]["v"]))
-        if variant_of(ce["variant"]).bias:
-            sep += f" --separator-bias={ce['separator']['b']}"
-    q = shlex.quote  # paths come from users: the printed command must paste safely
-    cmd = f"proof-audit check --data {q(data)} --trace {q(trace)} --claims {q(claim.path)} --only {q(claim.id)}{sep}"
+    sep = ce["separator"]
+    cmd = check_command(claim, data, trace, sep and (sep["v"], sep["b"] if variant_of(ce["variant"]).bias else None))
     return {"data": data, "trace": trace, "replay": cmd}

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shlex
 import time
 from dataclasses import replace
 from fractions import Fraction
@@ -30,6 +29,7 @@ from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
 from perceptron.outputs import portable_name
 from verify.language.quantifiers import ranging
+from verify.replay.commands import run_options, train_and_check
 from verify.searching.declared_engine import param_values
 from verify.searching.domain import Domain, SearchError, point_list
 from verify.verdicts import Verdict
@@ -179,13 +179,4 @@ def _save(claim, ds, params, out_dir) -> dict:
     data, trace = base + ".csv", base + ".trace.jsonl"
     write_csv(ds, data)
     train(ds, params, open_writer(trace))
-    q = shlex.quote
-    run = (f"--variant {q(params.variant)} --order {q(params.order)} --eta {format_rational(params.eta)} "
-           f"--max-epochs {params.max_epochs} --max-updates {params.max_updates}")
-    run += f" --sign0 {params.sign0}" if params.sign0 else ""
-    if params.declared:  # the claim file declares the variant: train reads it from there
-        run += f" --variants {q(claim.path)}" + "".join(f" --set {k}={format_rational(v)}" for k, v in params.declared)
-    run += f" --w0={','.join(format_rational(v) for v in params.w0)}" if params.w0 is not None else ""
-    cmd = (f"proof-audit train --data {q(data)} {run} --trace {q(trace)} && "
-           f"proof-audit check --data {q(data)} --trace {q(trace)} --claims {q(claim.path)} --only {q(claim.id)}")
-    return {"data": data, "trace": trace, "replay": cmd}
+    return {"data": data, "trace": trace, "replay": train_and_check(claim, data, run_options(params), trace)}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from perceptron._numbers import NumberError, parse_rational
 from perceptron.errors import OptionError
 
-__all__ = ["cmd_at", "at_command"]
+__all__ = ["cmd_at"]
 
 #: Names a command gives values to (a claim declares at most 16 vectors and 16 scalars).
 MAX_VALUES = 32
@@ -74,14 +74,3 @@ def cmd_at(claim, items) -> int:
         return 1
     print("every step holds at these values")
     return 0
-
-
-def at_command(claim, values: dict) -> str:
-    """The command that re-checks a claim at ``values`` (strings, or lists for vectors)."""
-    from shlex import quote
-
-    from verify.language.claims import is_builtin
-
-    claims = "" if is_builtin(claim.path) else f" --claims {quote(claim.path)}"
-    args = " ".join(quote(f"{k}={','.join(v) if isinstance(v, (list, tuple)) else v}") for k, v in values.items())
-    return f"proof-audit claims at {quote(claim.id)} {args}{claims}"  # --claims last: it takes one or more files
