@@ -286,7 +286,7 @@ def test_a_claim_of_several_orders_is_searched_in_each(tmp_path):
     assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.to_json()
     assert "order cyclic:" in res.domain["text"] and "order random:3:" in res.domain["text"]
     res = search(claims["sweeps"], dom, engine="enumerate", timeout=120)  # one mistake per scan in first, not in cyclic
-    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["order"] == "cyclic", res.to_json()
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample.to_json()["order"] == "cyclic", res.to_json()
     res = search(claims["mv"], dom, engine="enumerate", timeout=120)
     assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and "order max-violation:" in res.domain["text"]
     res = search(claims["seq"], dom, engine="enumerate", timeout=120)
@@ -654,7 +654,7 @@ expect = "holds"
     res = search(claims["a.dual"], dom, engine="enumerate", timeout=120)
     assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
     res = search(claims["a.twice"], dom, engine="enumerate", timeout=120)
-    assert res.verdict == verify.Verdict.REFUTED and len(res.counterexample["updates"]) == 2, res.to_json()
+    assert res.verdict == verify.Verdict.REFUTED and len(res.counterexample.to_json()["updates"]) == 2, res.to_json()
 
 
 def test_sweeps_are_not_defined_at_the_end_and_mistakes_before_it_are_searched(tmp_path):
@@ -672,7 +672,7 @@ def test_sweeps_are_not_defined_at_the_end_and_mistakes_before_it_are_searched(t
     claim = next(c for c in load_claims(str(path)).claims if c.id == "s.one-per-sweep")
     res = search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60)
     assert res.verdict == verify.Verdict.REFUTED and res.domain["order"] == "cyclic", res.to_json()
-    assert res.counterexample["violation"]["parts"][0] == "2 <= 1 (false)", res.counterexample
+    assert res.counterexample.to_json()["violation"]["parts"][0] == "2 <= 1 (false)", res.counterexample
 
 
 FREE = HEAD + '''[[claim]]
@@ -863,7 +863,7 @@ def test_runs_cut_by_the_update_bound_are_searched_as_stopped_by_budget(tmp_path
     res = search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60,
                  out_dir=str(tmp_path / "ce"))
     assert res.verdict == verify.Verdict.REFUTED and "stopped by budget" in res.domain["runs"], res.to_json()
-    assert res.counterexample["params"]["max_updates"] == 3
+    assert res.counterexample.to_json()["params"]["max_updates"] == 3
     monkeypatch.chdir(tmp_path)
     rc, out = _run_printed(res.files["replay"])
     assert rc == 1 and "b.small: refuted" in out, out
@@ -937,7 +937,7 @@ def test_nonseparable_claims_are_searched_on_certified_datasets(tmp_path):
         assert "exact non-separability certificate" in res.domain["datasets"]
     res = search(claims["ns.few"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
     assert res.verdict == verify.Verdict.REFUTED, res.to_json()
-    ce = res.counterexample
+    ce = res.counterexample.to_json()
     from fractions import Fraction
 
     assert certify_points([[Fraction(v) for v in p] for p in ce["points"]], ce["labels"], bias=False).kind == "nonseparable"
@@ -990,7 +990,7 @@ expect = "holds"
     claims = {c.id: c for c in load_claims(str(path)).claims}
     dom = Domain(points=2, dim=2, box=2, max_updates=4, sep_box=3, w0_box=1)
     res = search(claims["k.once"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
-    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["variant"] == "kernel", res.to_json()
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample.to_json()["variant"] == "kernel", res.to_json()
     assert "w0 = 0" in res.domain["runs"]  # alpha = 0 whatever the w0 box asked
     r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
                        timeout=120)
@@ -1040,7 +1040,7 @@ expect = "holds"
     text = res.domain["text"]
     assert "poly (x.z + 1)^2" in text and "rbf not searched" in text and "order max-violation" in text, text
     res = search(claims["k.bound"], dom, engine="enumerate", timeout=300, out_dir=str(tmp_path / "ce"))
-    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["params"]["kernel"] == "poly", res.to_json()
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample.to_json()["params"]["kernel"] == "poly", res.to_json()
     r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and "k.bound: refuted" in r.stdout, r.stdout + r.stderr
@@ -1079,7 +1079,7 @@ expect = "holds"
     claims = {c.id: c for c in load_claims(str(path)).claims}
     res = search(claims["k.poly-bound"], Domain(points=2, dim=2, box=1, max_updates=3, sep_box=2), engine="enumerate",
                  timeout=300)
-    ce = res.counterexample
+    ce = res.counterexample.to_json()
     assert res.verdict == verify.Verdict.REFUTED and (ce["params"]["degree"], ce["params"]["offset"]) == (2, "1"), ce
     assert ce["violation"]["sides"][0] == str(ce["summary"]["updates"]) and "parts" not in ce["violation"], ce
     by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1)}
@@ -1334,7 +1334,7 @@ def test_visits_of_a_random_order_are_searched_in_the_learners_order(tmp_path, m
         res = search(claims[cid], dom, engine="enumerate", timeout=120)
         assert res.verdict == verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, (cid, res.to_json())
     res = search(claims["rv.p2"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
-    assert res.verdict == verify.Verdict.REFUTED and res.counterexample["violation"]["point"] == 2, res.to_json()
+    assert res.verdict == verify.Verdict.REFUTED and res.counterexample.to_json()["violation"]["point"] == 2, res.to_json()
     monkeypatch.chdir(tmp_path)
     rc, out = _run_printed(res.files["replay"])
     assert rc == 1 and "rv.p2: refuted" in out, out
@@ -1367,7 +1367,7 @@ def test_whole_run_quantities_before_the_end_are_searched(tmp_path, monkeypatch,
         assert "followed to its end" in res.domain["text"]
     res = search(claims["l.false"], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / "ce"))
     assert res.verdict == verify.Verdict.REFUTED, res.to_json()
-    assert res.counterexample["params"].get("max_updates") == 4 and res.counterexample["summary"]["stop"] == "max_updates", \
+    assert res.counterexample.to_json()["params"].get("max_updates") == 4 and res.counterexample.to_json()["summary"]["stop"] == "max_updates", \
         res.counterexample
     monkeypatch.chdir(tmp_path)
     rc, out = _run_printed(res.files["replay"])
@@ -1418,8 +1418,8 @@ def test_a_sequence_order_is_searched_over_the_runs_that_make_the_whole_sequence
     monkeypatch.chdir(tmp_path)
     for cid, at in (("q.conv", 3), ("q.one", 2)):
         res = search(claims[cid], dom, engine="enumerate", timeout=120, out_dir=str(tmp_path / cid))
-        assert res.verdict == verify.Verdict.REFUTED and res.counterexample["updates"][:at] == [0, 1, 0][:at], res.to_json()
-        assert res.counterexample["order"] == order
+        assert res.verdict == verify.Verdict.REFUTED and res.counterexample.to_json()["updates"][:at] == [0, 1, 0][:at], res.to_json()
+        assert res.counterexample.to_json()["order"] == order
         rc, out = _run_printed(res.files["replay"])
         assert rc == 1 and f"{cid}: refuted" in out, out
 

@@ -346,7 +346,7 @@ def test_python_api():
     # a claim about every dataset, seen on one: the dataset was never varied, so not "holds"
     assert f.verdict == verify.Verdict.UNKNOWN and f.evidence["unvaried"] == ["dataset"]
     r = verify.search("000.angle.lower-bound", points=2, dim=2, box=2, max_updates=4, engine="enumerate")
-    assert r.verdict == verify.Verdict.REFUTED and r.counterexample["points"]
+    assert r.verdict == verify.Verdict.REFUTED and r.counterexample.to_json()["points"]
     with pytest.raises(KeyError):
         verify.check("no.such.claim", "builtin:and-2")
 

@@ -465,7 +465,7 @@ expect = "refuted"
 ''')
     res = search(claim, Domain(points=1, box=1, max_updates=2, sep_box=1), timeout=60)
     assert res.verdict is Verdict.REFUTED, res.reason
-    assert res.counterexample["params"]["eta"] == "2"
+    assert res.counterexample.to_json()["params"]["eta"] == "2"
 
 
 def test_runs_that_cannot_be_made_exactly_leave_the_search_unknown(tmp_path):
@@ -565,7 +565,7 @@ expect = "holds"
     for order, want in (("first", "first"), ("any", "cyclic")):
         res = search(claim, Domain(**{**dom.__dict__, "order": order}), timeout=60, out_dir=str(tmp_path / order))
         assert res.verdict == Verdict.REFUTED, res.to_json()
-        ce = res.counterexample
+        ce = res.counterexample.to_json()
         assert ce["order"] == want and ce["summary"]["converged"], ce
         assert ce["summary"]["epochs"] == ce["summary"]["updates"] + 1, ce
         r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True,
@@ -631,7 +631,7 @@ expect = "holds"
     dom = Domain(points=2, box=1, max_updates=3, sep_box=2)
     res = search(claims["c.bound"], dom, timeout=120, out_dir=str(tmp_path / "ce"))
     assert res.verdict == Verdict.REFUTED, res.to_json()
-    ce = res.counterexample
+    ce = res.counterexample.to_json()
     assert ce["order"] == "cyclic" and ce["params"]["w0"] is not None and any(Fraction(v) for v in ce["params"]["w0"])
     r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True,
                        text=True, timeout=120)
@@ -640,8 +640,8 @@ expect = "holds"
     assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.checked > 0, res.to_json()
     assert "order cyclic" in res.domain["text"]
     res = search(claims["c.t"], dom, timeout=120, out_dir=str(tmp_path / "ce2"))
-    assert res.verdict == Verdict.REFUTED and res.counterexample["order"] in ("cyclic", "random:0"), res.to_json()
-    assert "t" in res.counterexample["violation"]
+    assert res.verdict == Verdict.REFUTED and res.counterexample.to_json()["order"] in ("cyclic", "random:0"), res.to_json()
+    assert "t" in res.counterexample.to_json()["violation"]
     r = subprocess.run([sys.executable, "-m", "verify"] + res.files["replay"].split()[1:], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 1 and "c.t: refuted" in r.stdout, r.stdout + r.stderr
@@ -665,8 +665,8 @@ def test_the_learner_run_search_keeps_runs_that_converge_at_the_update_bound():
     dom = Domain(points=2, box=1, max_updates=2, sep_box=2)
     for cid in ("p.end", "r.end"):
         res = search(claims[cid], dom, timeout=120)
-        assert res.verdict == Verdict.REFUTED and res.counterexample["summary"]["updates"] == 2, (cid, res.to_json())
-        assert res.counterexample["summary"]["converged"], res.counterexample
+        assert res.verdict == Verdict.REFUTED and res.counterexample.to_json()["summary"]["updates"] == 2, (cid, res.to_json())
+        assert res.counterexample.to_json()["summary"]["converged"], res.counterexample
 
 
 def test_runs_the_learner_refuses_leave_the_domain_uncovered():
@@ -684,7 +684,7 @@ def test_a_declaration_that_always_runs_its_epochs_is_searched_with_each_number_
     setting of the run, as eta is), and the domain text says so."""
     res = search(_review_claims("epochs_stop.toml")["e.ep"], Domain(points=2, box=1, max_updates=3, sep_box=2),
                  timeout=120)
-    assert res.verdict == Verdict.REFUTED and res.counterexample["summary"]["epochs"] < 4, res.to_json()
+    assert res.verdict == Verdict.REFUTED and res.counterexample.to_json()["summary"]["epochs"] < 4, res.to_json()
     assert "runs of 1 to 4 epochs" in res.domain["text"]
 
 
@@ -695,7 +695,7 @@ def test_dataset_claims_in_a_stated_order_are_confirmed_in_that_order():
     claims = _review_claims("dataset_orders.toml")
     for cid in ("d.nc", "k.n"):
         res = search(claims[cid], Domain(points=2, box=1, max_updates=2, sep_box=2), timeout=120)
-        assert res.verdict == Verdict.REFUTED and res.counterexample["order"] == "cyclic", (cid, res.to_json())
+        assert res.verdict == Verdict.REFUTED and res.counterexample.to_json()["order"] == "cyclic", (cid, res.to_json())
 
 
 def test_a_quantity_the_variant_does_not_define_is_not_searched():

@@ -130,7 +130,7 @@ def test_a_false_equality_is_refuted_and_replayed(tmp_path):
     claim = load_claims(str(p)).claims[0]
     res = search(claim, Domain(points=2, dim=2, box=2, max_updates=3), engine="enumerate", timeout=60,
                  out_dir=str(tmp_path))
-    assert res.verdict == Verdict.REFUTED and res.counterexample["violation"]
+    assert res.verdict == Verdict.REFUTED and res.counterexample.to_json()["violation"]
 
 
 def test_interval_undecided_never_comes_from_exact_rows():

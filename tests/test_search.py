@@ -24,7 +24,7 @@ def test_planted_false_bounds_are_refuted(cid, tmp_path):
     dom = SMALL if cid != "planted.dimension-factor" else Domain(points=3, dim=3, box=2, max_updates=5, sep_box=4)
     res = search(PLANTED_CLAIMS[cid], dom, engine="enumerate", timeout=60, out_dir=str(tmp_path))
     assert res.verdict == Verdict.REFUTED, res.to_json()
-    ce = res.counterexample
+    ce = res.counterexample.to_json()
     assert ce["violation"] and len(ce["points"]) <= 2
     assert os.path.exists(res.files["data"]) and os.path.exists(res.files["trace"])
 
@@ -115,7 +115,7 @@ def test_z3_engine_refutes_and_is_replayed():
     """z3 finds a counterexample to 1/gamma^2 on data that is not unit-norm; it is replayed."""
     res = search(PLANTED_CLAIMS["planted.one-over-gamma2"], SMALL, engine="z3", timeout=30)
     assert res.verdict == Verdict.REFUTED and res.engine == "z3"
-    assert res.counterexample["violation"]
+    assert res.counterexample.to_json()["violation"]
 
 
 def test_hypothesis_engine_refutes():
@@ -189,7 +189,7 @@ def test_end_claims_are_checked_on_runs_with_no_update(tmp_path):
     c = load_claims(str(p)).claims[0]
     res = search(c, Domain(points=2, dim=2, box=2, max_updates=4), engine="enumerate", timeout=60)
     assert res.verdict == Verdict.REFUTED, res.to_json()
-    assert res.counterexample["updates"] == [] and res.counterexample["summary"]["updates"] == 0
+    assert res.counterexample.to_json()["updates"] == [] and res.counterexample.to_json()["summary"]["updates"] == 0
 
 
 def test_worst_covers_every_setting_of_its_domain(monkeypatch):

@@ -148,7 +148,7 @@ def test_z3_alone_refutes_every_planted_bound(cid, tmp_path):
     dom = Domain(points=3, dim=3, box=3, max_updates=6, sep_box=6) if cid == "planted.dimension-factor" else Z3_DOMAIN
     res = search(PLANTED_CLAIMS[cid], dom, engine="z3", timeout=60, out_dir=str(tmp_path))
     assert res.verdict == Verdict.REFUTED and res.engine == "z3", res.to_json()
-    ce = res.counterexample
+    ce = res.counterexample.to_json()
     assert ce["violation"] and ce["found_by"].startswith("z3")
     cmd = res.files["replay"].split()
     assert cmd[0] == "proof-audit" and main(cmd[1:]) == 0
@@ -162,7 +162,7 @@ def test_dimension_factor_bound_fails_only_from_three_dimensions():
         res = search(c, Domain(points=3, dim=dim, box=3, max_updates=6, sep_box=6), engine="enumerate", timeout=60)
         assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, res.to_json()
     res = search(c, Domain(points=3, dim=3, box=3, max_updates=6, sep_box=6), engine="z3", timeout=60)
-    assert res.verdict == Verdict.REFUTED and len(res.counterexample["points"][0]) == 3
+    assert res.verdict == Verdict.REFUTED and len(res.counterexample.to_json()["points"][0]) == 3
 
 
 def test_z3_large_box_where_enumeration_cannot_finish():

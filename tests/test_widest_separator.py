@@ -97,7 +97,7 @@ def test_search_and_check_use_the_same_exact_separator(tmp_path):
     c = _claim(tmp_path)
     res = search(c, Domain(points=2, dim=1, box=2, variant="novikoff"), engine="enumerate", timeout=60)
     assert res.verdict.label == "refuted"
-    ce = res.counterexample
+    ce = res.counterexample.to_json()
     pts = [[Fraction(v) for v in p] for p in ce["points"]]
     cert = certify_points(pts, ce["labels"], bias=True)
     assert X.compare(cert.gamma, cert.gamma_hi) == 0

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.report.claim_text import coverage_text, dataset_text, failure_text, where_text
+from verify.report.claim_text import coverage_text, dataset_text, failure_text, search_counterexample, where_text
 
 _FILES = pytest.StashKey[frozenset]()
 #: Directories not searched for claim files (besides hidden ones and virtual environments).
@@ -211,8 +211,8 @@ def _reason(c) -> str:
     head = f"{c['verdict']}, expected {c['expect']}"
     ce = ev.get("counterexample")
     if ce and "search" in ce:
-        s = ce["search"]
-        return f"{head}: counterexample {dataset_text(s['points'], s['labels'], arrow='->')}, {s['updates']} updates"
+        s = search_counterexample(ev)
+        return f"{head}: counterexample {dataset_text(s.points, s.labels, arrow='->')}, {list(s.updates)} updates"
     if ce:
         return f"{head}: counterexample on {where_text(ce, ('data', 't', 'k'), sep=' ')}"
     for st in ev.get("steps", []):

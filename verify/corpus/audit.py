@@ -568,7 +568,7 @@ def _search_claim(c, f, domain, depth):
     v = f.verdict
     if res.verdict == Verdict.REFUTED and v != Verdict.REFUTED:
         v = Verdict.REFUTED
-        ev["counterexample"] = {"search": res.counterexample}
+        ev["counterexample"] = {"search": res.counterexample.to_json()}
         ev["replay"] = search_command(c, dom_used)
         ev.pop("reason", None)
     elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v in (Verdict.HOLDS_ON_EVIDENCE, Verdict.UNKNOWN):

@@ -5,7 +5,7 @@ the written reports (verify.report.artefacts) and the pytest plugin."""
 from __future__ import annotations
 
 __all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "sides_text", "where_text",
-           "dataset_text", "separator_text", "partner_text", "free_text", "WHERE_KEYS"]
+           "dataset_text", "separator_text", "partner_text", "free_text", "search_counterexample", "WHERE_KEYS"]
 
 #: Where in a run a corpus violation is: the step, the update count, the point; for a pair of
 #: runs, where the two part.
@@ -23,8 +23,9 @@ def dataset_text(points, labels, arrow=" -> ") -> str:
 
 
 def separator_text(sep) -> str:
-    """A search counterexample's separator: "v = (1, 2)", with ", c = B" for a bias other than 0."""
-    return f"v = {tuple(sep['v'])}" + (f", c = {sep['b']}" if str(sep.get("b", "0")) != "0" else "")
+    """A search counterexample's separator (v, bias): "v = (1, 2)", with ", c = B" for a bias
+    other than 0."""
+    return f"v = {tuple(sep[0])}" + (f", c = {sep[1]}" if sep[1] != 0 else "")
 
 
 def free_text(viol) -> str:
@@ -210,28 +211,38 @@ def _coverage(c) -> str:
                                                      " in the corpus")
 
 
-def run_setting(prm) -> str:
-    """The run setting of a search counterexample where it differs from eta = 1, w0 = 0,
+def run_setting(ce) -> str:
+    """The run setting of a search Counterexample where it differs from eta = 1, w0 = 0,
     sign(0) = 0, the eta y x form, the linear kernel and a run to its end, with a declared
     variant's parameters ("" when it does not)."""
-    prm = prm or {}
-    out = [f"eta = {prm['eta']}"] if prm.get("eta", "1") != "1" else []
-    if prm.get("w0"):
-        out.append("w0 = (" + ", ".join(prm["w0"]) + ")" + (f", b0 = {prm['b0']}" if prm.get("b0") else ""))
-    if prm.get("sign0"):
-        out.append(f"sign(0) = {prm['sign0']}")
-    if prm.get("form", "yx") != "yx":
-        out.append(f"update form {prm['form']}")
-    if prm.get("kernel"):
-        out.append(f"kernel {prm['kernel']} (x.z + {prm.get('offset', '0')})^{prm.get('degree', 2)}"
-                   if prm["kernel"] == "poly" else f"kernel {prm['kernel']}")
-    if prm.get("declared"):
-        out.append(", ".join(f"{k} = {v}" for k, v in prm["declared"].items()))
-    if prm.get("max_updates") is not None:
-        out.append(f"cut at {prm['max_updates']} updates (stopped by budget)")
-    if prm.get("max_epochs") is not None:
-        out.append(f"{prm['max_epochs']} epochs")
+    from perceptron._numbers import format_rational as fr
+
+    p = ce.params
+    out = [f"eta = {fr(p.eta)}"] if p.eta != 1 else []
+    if p.w0:
+        out.append("w0 = (" + ", ".join(map(fr, p.w0)) + ")" + (f", b0 = {fr(p.b0)}" if p.b0 is not None else ""))
+    if p.sign0:
+        out.append(f"sign(0) = {p.sign0}")
+    if p.form != "yx":
+        out.append(f"update form {p.form}")
+    if p.kernel != "linear":
+        out.append(f"kernel {p.kernel} (x.z + {fr(p.offset)})^{p.degree}" if p.kernel == "poly" else f"kernel {p.kernel}")
+    if p.declared:
+        out.append(", ".join(f"{k} = {fr(v)}" for k, v in p.declared))
+    if ce.cut:
+        out.append(f"cut at {p.max_updates} updates (stopped by budget)")
+    if (ce.summary or {}).get("stop") == "max_epochs":  # a run that ends by its epochs (a declared stop)
+        out.append(f"{p.max_epochs} epochs")
     return ", ".join(out)
+
+
+def search_counterexample(ev):
+    """The search Counterexample of a claim's evidence (results.json's, checked by
+    verify.report.evidence_check), else None."""
+    from verify.replay.counterexample import Counterexample
+
+    s = (ev.get("counterexample") or {}).get("search")
+    return Counterexample.from_json(s) if isinstance(s, dict) else None
 
 
 def failure_text(c) -> str:
@@ -246,13 +257,13 @@ def failure_text(c) -> str:
     ce = ev.get("counterexample")
     if ce:
         if "search" in ce:
-            s = ce["search"]
-            setting = run_setting(s.get("params"))
-            lines.append(f"counterexample (search): points {dataset_text(s['points'], s['labels'])}; updates {s['updates']}"
-                         + (f"; separator {separator_text(s['separator'])}" if s.get("separator") else "")
+            s = search_counterexample(ev)
+            setting = run_setting(s)
+            lines.append(f"counterexample (search): points {dataset_text(s.points, s.labels)}; updates {list(s.updates)}"
+                         + (f"; separator {separator_text(s.separator)}" if s.separator else "")
                          + (f"; {setting}" if setting else ""))
-            if sides_text(s["violation"]):
-                lines.append("sides: " + sides_text(s["violation"], c.get("expr")))
+            if sides_text(s.violation):
+                lines.append("sides: " + sides_text(s.violation, c.get("expr")))
         else:
             lines.append(f"counterexample: {where_text(ce, ('data', 'run') + WHERE_KEYS)}")
             if sides_text(_violation(ev)):

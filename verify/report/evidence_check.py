@@ -56,9 +56,11 @@ def _strings(least: int):
 _STR_LIST = [str]
 _VIOLATION = {"sides": _strings(1), "ops": _STR_LIST, "parts": _STR_LIST, "connective": str}
 _SEPARATOR = {"*v": [int], "*b": _coordinate}
-_PARAMS = {"w0": _optional(_STR_LIST), "declared": {None: object}, "kernel": str}
-_SEARCH_CE = {"*points": [[_coordinate]], "*labels": [int], "*updates": object, "*violation": _VIOLATION,
-              "separator": _optional(_SEPARATOR), "params": _optional(_PARAMS)}
+_PARAMS = {"*eta": str, "w0": _optional(_STR_LIST), "b0": _optional(str), "sign0": int, "form": str, "ratchet": bool,
+           "max_updates": int, "max_epochs": int, "declared": {None: str}, "kernel": str, "degree": int, "offset": str}
+_SEARCH_CE = {"*points": [[_coordinate]], "*labels": [int], "*updates": [int], "*violation": _VIOLATION,
+              "*variant": str, "*order": str, "separator": _optional(_SEPARATOR), "*params": _PARAMS,
+              "summary": _optional({None: object}), "found_by": str}
 _QUANTIFIER = {"*range": str, "varied": bool, "values_evaluated": _STR_LIST}
 _EVIDENCE = {
     "counterexample": _optional({**_VIOLATION, "search": _SEARCH_CE, "free": {None: object}}),
@@ -155,6 +157,12 @@ def validate_evidence(claim: dict, where: str) -> str | None:
         p = _figure_problem(s)
         if p:
             return f"{where}.evidence.counterexample.search.{p}"
+        from verify.replay.counterexample import Counterexample
+
+        try:  # what the reports read of it, read as they read it
+            Counterexample.from_json(s)
+        except (KeyError, TypeError, ValueError, ArithmeticError) as e:
+            return f"{where}.evidence.counterexample.search is not a counterexample: {type(e).__name__}: {str(e)[:80]}"
     return None
 
 

@@ -28,20 +28,20 @@ def svg_of(fig) -> str:
 
 def counterexample_figure(c) -> str | None:
     """The SVG picture of a claim's search counterexample when its points are 2-D, else None."""
-    ce = (c["evidence"].get("counterexample") or {}).get("search")
-    if not ce or len(ce["points"][0]) != 2:
+    from verify.report.claim_text import search_counterexample
+
+    ce = search_counterexample(c["evidence"])
+    if ce is None or len(ce.points[0]) != 2:
         return None
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(4, 4))
-    from fractions import Fraction
-
-    pts = [[float(Fraction(t)) for t in p] for p in ce["points"]]
-    for p, y in zip(pts, ce["labels"]):
+    pts = [[float(t) for t in p] for p in ce.points]
+    for p, y in zip(pts, ce.labels):
         ax.plot(p[0], p[1], "o" if y > 0 else "x", color="tab:blue" if y > 0 else "tab:red", markersize=9)
     ax.axhline(0, color="0.8")
     ax.axvline(0, color="0.8")
-    if ce.get("separator"):
-        v, b0 = ce["separator"]["v"], float(Fraction(ce["separator"]["b"]))
+    if ce.separator:
+        v, b0 = ce.separator[0], float(ce.separator[1])
         lim = max(3, max(abs(t) for p in pts for t in p) + 1)
         if v[1] != 0:
             xs = [-lim, lim]
@@ -51,7 +51,7 @@ def counterexample_figure(c) -> str | None:
         ax.set_xlim(-lim, lim)
         ax.set_ylim(-lim, lim)
         ax.legend(fontsize=7)
-    ax.set_title(f"{c['id']}: updates {ce['updates']}", fontsize=9)
+    ax.set_title(f"{c['id']}: updates {list(ce.updates)}", fontsize=9)
     ax.set_xlabel("x_1")
     ax.set_ylabel("x_2")
     ax.set_aspect("equal")

@@ -42,14 +42,14 @@ def search_result_text(claim, res) -> str:
         lines.append(f"  engine choice: {res.choice}")
     if res.counterexample:
         ce = res.counterexample
-        lines.append("  dataset: " + dataset_text(ce["points"], ce["labels"]))
-        setting = run_setting(ce.get("params"))
+        lines.append("  dataset: " + dataset_text(ce.points, ce.labels))
+        setting = run_setting(ce)
         if setting:
             lines.append(f"  run setting: {setting}")
-        lines.append(f"  updates (0-based points, in order): {ce['updates']}")
-        if ce["separator"]:
-            lines.append(f"  separator: {separator_text(ce['separator'])} (w_opt = v/|v|)")
-        viol = ce["violation"]
+        lines.append(f"  updates (0-based points, in order): {list(ce.updates)}")
+        if ce.separator:
+            lines.append(f"  separator: {separator_text(ce.separator)} (w_opt = v/|v|)")
+        viol = ce.violation
         where = where_text(viol, ("t", "k", "point"))
         where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
         lines.append(f"  violated {where}: " + (sides_text(viol, claim.expr) or "false"))

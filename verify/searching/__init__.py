@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
 from verify.config import check_jobs
+from verify.replay.counterexample import Counterexample
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared
 from verify.searching.domain import (
@@ -86,7 +87,7 @@ class SearchResult:
     domain: dict
     seconds: float
     checked: int = 0
-    counterexample: dict | None = None
+    counterexample: Counterexample | None = None
     reason: str = ""
     files: dict = field(default_factory=dict)
     completed: dict | None = None
@@ -100,6 +101,7 @@ class SearchResult:
                "candidates_checked": self.checked}
         for k in ("counterexample", "reason", "files", "completed", "choice"):
             v = getattr(self, k)
+            v = v.to_json() if isinstance(v, Counterexample) else v
             if v:
                 out["engine_choice" if k == "choice" else k] = v
         if timing:
@@ -489,7 +491,7 @@ def _search_premise(claim, dom, kw) -> SearchResult:
         return res
     met = search(premise, dom, **{**kw, "timeout": left, "out_dir": None, "progress": None})
     if met.verdict == Verdict.REFUTED:
-        res.reason = f"the premise (given {given}) is met in the domain, e.g. on points {met.counterexample['points']}"
+        res.reason = f"the premise (given {given}) is met in the domain, e.g. on points {met.counterexample.to_json()['points']}"
         return res
     why = ("never met in the domain" if met.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
            else f"not shown met in the domain ({met.reason})")

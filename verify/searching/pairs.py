@@ -30,6 +30,7 @@ from perceptron.declared import variant_of
 from perceptron.outputs import portable_name
 from verify.language.quantifiers import ranging
 from verify.replay.commands import run_options, train_and_check
+from verify.replay.counterexample import Counterexample
 from verify.searching.declared_engine import param_values
 from verify.searching.domain import Domain, SearchError, point_list
 from verify.verdicts import Verdict
@@ -147,7 +148,7 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
                 tally = pair_tally(claim, ds, ctx, rec.trace)
                 assert tally.violation is not None, "the replayed run compares differently"  # a bug, never a verdict
                 taken = np.asarray(rec.trace.i)[np.asarray(rec.trace.mistake, dtype=bool)]
-                ce = _counterexample(claim, pts, labels, params, tally.violation, [int(v) for v in taken])
+                ce = _counterexample(pts, labels, params, tally.violation, [int(v) for v in taken], rec.trace)
                 files = _save(claim, ds, params, out_dir) if out_dir else {}
                 return Verdict.REFUTED, dict(domain=desc, seconds=time.monotonic() - t0, checked=checked,
                                              counterexample=ce, files=files)
@@ -163,13 +164,10 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
     return Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, dict(domain=desc, seconds=seconds, checked=checked)
 
 
-def _counterexample(claim, pts, labels, params, viol, updates) -> dict:
-    """The first run's dataset, setting and updates, and where it parts from its partner."""
-    return {"points": [[str(v) for v in p] for p in pts], "labels": labels, "updates": updates, "separator": None,
-            "violation": viol, "variant": params.variant, "order": params.order,
-            "params": {"eta": format_rational(params.eta), "sign0": params.sign0, "form": params.form,
-                       "w0": None if params.w0 is None else [format_rational(v) for v in params.w0], "b0": None,
-                       **({"declared": {k: format_rational(v) for k, v in params.declared}} if params.declared else {})}}
+def _counterexample(pts, labels, params, viol, updates, trace) -> Counterexample:
+    """The first run's dataset, setting, updates and trace, and where it parts from its partner."""
+    return Counterexample(tuple(tuple(Fraction(v) for v in p) for p in pts), tuple(labels), tuple(updates), params, viol,
+                          summary=trace.end, trace=trace)
 
 
 def _save(claim, ds, params, out_dir) -> dict:

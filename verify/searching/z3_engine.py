@@ -711,7 +711,7 @@ def _child(claim, dom, fold, tie, deadline, incremental, decl, settings, conn):
                 ce = None if pb.V is not None and sep is None else confirm(
                     claim, dom.variant, cand["X"], cand["Y"], cand["path"], sep, tie, eta=eta, declared=values)
                 if ce is not None:
-                    ce["found_by"] = f"z3 at {n} point(s), {t} update(s), slice {slice_s:g} s"
+                    ce = ce.with_found_by(f"z3 at {n} point(s), {t} update(s), slice {slice_s:g} s")
                     conn.send(("sat", ce))
                     return
                 notes.append(f"{n} point(s), {t} update(s): z3's model did not survive exact replay")
