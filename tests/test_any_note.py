@@ -405,7 +405,7 @@ def test_a_pair_claim_as_an_expression_with_c_varied(tmp_path):
                     'expect = "holds"\n')
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(path), "--out", str(out), "--quiet",
-                        "--jobs", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+                        "--jobs", "1", "--depth", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     by_id = {c["id"]: c for c in json.loads((out / "results.json").read_text())["claims"]}
     eta = by_id["p.eta"]
@@ -813,7 +813,7 @@ def test_a_pair_expr_at_every_aligned_update(tmp_path, capsys):
 
     path = tmp_path / "claims_at.toml"
     path.write_text(AT_UPDATE)
-    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1)}
+    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1, depth=1)}
     assert by_id["at.scale"].verdict in (verify.Verdict.HOLDS_ON_EVIDENCE, verify.Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN)
     bad = by_id["at.scale-any-w0"]
     assert bad.verdict == verify.Verdict.REFUTED, bad
@@ -878,7 +878,7 @@ def test_no_augment_holds_a_claim_to_runs_on_the_data_as_given(tmp_path):
              'expect = "holds"\n\n')
     path = tmp_path / "claims_scale.toml"
     path.write_text(HEAD + claim.format(tag="", extra="") + claim.format(tag=".origin", extra=', "no_augment"'))
-    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1)}
+    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1, depth=1)}
     assert by_id["s.scale"].verdict == verify.Verdict.REFUTED
     assert "--augment" in by_id["s.scale"].evidence["replay"]
     origin = by_id["s.scale.origin"]
