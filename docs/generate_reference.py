@@ -204,7 +204,7 @@ def commands_page(parser=None) -> str:
         parser = build_parser()
     sub = _subparsers(parser)
     body = ["Every command of `proof-audit` (also `python -m verify`), with every option as the argument "
-            "parser defines it (`verify/cli.py`). `proof-audit COMMAND --help` prints the same.", ""]
+            "parser defines it (`verify/cli/parser.py`). `proof-audit COMMAND --help` prints the same.", ""]
     body += table(("command", "what it does"), [(f"[`{n}`](#proof-audit-{n})", sp.description.split(".\n")[0].split("\n")[0])
                                               for n, sp in sub.choices.items()])
     top = [a for a in parser._actions if a.option_strings and not isinstance(a, argparse._HelpAction)]

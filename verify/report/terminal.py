@@ -3,7 +3,7 @@ shards.  The verdict tables of run and the results files are verify.report.resul
 
 from __future__ import annotations
 
-__all__ = ["ShardProgress", "search_result_text", "worst_text"]
+__all__ = ["ShardProgress", "search_result_text", "worst_text", "check_text"]
 
 
 class ShardProgress:
@@ -66,3 +66,71 @@ def worst_text(res) -> str:
              f"  dataset: {res.get('points')} labels {res.get('labels')} separator {res.get('separator')}",
              f"  domain: {res['domain']['datasets']}; {res['domain']['runs']}"]
     return "\n".join(lines)
+
+
+def check_text(trace_path, ds, tr, ctx, claims, tallies, *, explicit: bool, embedded: bool):
+    """check's report of a replayed trace: whether it is consistent (it is, when this is
+    called), the variant and certificate, each claim's verdict on this one run against its
+    expectation with its first violation or smallest slack, and the claims that do not apply.
+    Returns (the text, how many verdicts were not the expected ones)."""
+    from perceptron.declared import variant_of
+    from verify.report.claim_text import free_text, partner_text, sides_text, where_text
+    from verify.verdicts import meets, verdict_of
+
+    out = []
+    recorded = (f"a checkpoint trace: {tr.end.get('visits')} visits re-derived from the data" if tr.checkpoints
+                else f"{len(tr.t)} visits recorded")
+    out.append(f"{trace_path}: consistent with {ds.name} ({recorded}, {tr.end.get('updates')} updates, "
+               f"variant {tr.header['variant']}, {tr.header['arithmetic']})")
+    if tr.declaration is not None or getattr(ctx, "declared", False):
+        src = "the declaration embedded in the trace's header" if embedded else "the declaration given"
+        out.append(f"  declared variant {tr.header['variant']}: replayed against {src} "
+                   f"(sha256 {variant_of(tr.header['variant']).sha256[:16]})")
+    if ctx is not None and ctx.kind != "separable":
+        why = ctx.sep.reason if ctx.sep is not None else (ctx.cert.method if ctx.cert is not None else "")
+        out.append(f"  dataset certificate: {ctx.kind} ({why})")
+    if claims and getattr(ctx, "float_note", None):
+        out.append(f"  {ctx.float_note}")
+    unexpected = 0
+    skipped = []
+    for c in claims:
+        t = tallies.get(c.id)
+        if t is None or t.not_applicable or (t.evaluations == 0 and not t.violation and not t.unknown):
+            why = (t.not_applicable if t is not None and t.not_applicable else
+                   "not evaluated on a trace (a claim of another kind: search, symbolic or corpus)" if t is None else
+                   f"premise never met on this run (given {c.given.source} was false at all {t.premise_unmet} steps)"
+                   if t.premise_unmet else "no evaluation on this run")
+            skipped.append((c.id, why))
+            continue
+        v, _ = verdict_of(t)
+        ok = meets(v, c.expect)
+        unexpected += not ok
+        line = f"  {c.id}: {v.label}, {t.evaluations} evaluations, expect {c.expect} -> {'ok' if ok else 'UNEXPECTED'}"
+        out.append(line)
+        if t.violation:
+            viol = t.violation
+            where = where_text(viol, ("t", "k", "point"))
+            if viol.get("end"):
+                where = f"the end of the run ({where})" if where else "the end of the run"
+            free = free_text(viol)
+            out.append(f"      first violation at {where or ('the pair of runs' if c.when == 'pair' else 'the dataset')}" + (f" ({free})" if free else ""))
+            if "partner" in viol:  # a pair claim: the partner run, and where the two part
+                part = partner_text(viol)
+                c_at = f" at c = {viol['c']}" if "c" in viol else ""
+                out.append(f"      partner run ({viol['partner']}){c_at} parts from this one {part}")
+            if sides_text(viol, c.expr):
+                out.append(f"      sides: {sides_text(viol, c.expr)}")
+        elif t.min_slack is not None:
+            from verify.language.scalar import exact_json
+
+            sl = exact_json(t.min_slack)
+            shown = sl["exact"] if len(sl["exact"]) <= 24 else f"~{sl['approx'] if sl['approx'] is not None else float('inf'):.6g} (exact: {'a sum of square roots' if 'sqrt' in sl['exact'] else 'a rational'} of {len(sl['exact'])} characters)"
+            out.append(f"      smallest slack {shown} at {t.min_slack_at}")
+        if t.unknown:
+            out.append(f"      unknown: {t.unknown}")
+    if explicit:
+        for cid, why in skipped:
+            out.append(f"  {cid}: not applicable to this run: {why}")
+    elif skipped:
+        out.append(f"  {len(skipped)} further claims do not apply to this run (name them with --claims or --only to see why)")
+    return "\n".join(out), unexpected
