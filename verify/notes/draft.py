@@ -68,6 +68,7 @@ class Proposals:
         self.base = 0  # the note's index of the initial weights
         self.assume: dict = {}  # assumption -> the line and words it comes from
         self.order: str | None = None
+        self.datasets: list = []  # the note's worked examples: [[dataset]] tables (verify.notes.worked_example)
 
     def for_claim(self, names: set, when: str, line: int | None = None) -> list:
         """The assumptions proposed for a claim at ``line``: only what the note has said by then
@@ -167,7 +168,60 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     claims = []
     for s in found:
         claims.extend(_claims(s, _id(prefix, s, used), notation or {}, props, used))
+    if note.kind == "markdown":
+        claims.extend(_table_claims(note, found, prefix, props, used))
     return note, claims, props
+
+
+def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: set) -> list:
+    """The note's worked examples: each iteration table read (verify.notes.worked_example) as a
+    [[dataset]] (in ``props.datasets``) and a claim per printed weight vector; a table that
+    looks like one but cannot be read is a draft that says why."""
+    from perceptron._numbers import format_rational as fr
+    from verify.notes.worked_example import read_example, tables
+
+    out = []
+    for table in tables(note.text):
+        ex, why = read_example(table, note.text)
+        if ex is None and why is None:
+            continue
+        section = next((s.section for s in reversed(found) if s.line <= table.line and s.section), "(no section)")
+        head = {"line": table.line, "anchor": f"L{table.line}", "section": section,
+                "statement": "the worked example's table: " + " | ".join(table.header)[:300]}
+        if ex is None:
+            out.append({**head, "id": _unique(f"{prefix}.table{table.line}", used), "draft": True,
+                        "untranslated": f"a worked example's table, not read: {why}"})
+            continue
+        name = f"table-{table.line}"
+        props.datasets.append({"name": name, "points": [[fr(v) for v in p] for p in ex.points], "labels": ex.labels})
+        p = ex.params
+        run = {"eta": fr(p.eta), "w0": [fr(v) for v in p.w0], "augment": "none"}
+        if p.variant == "sign":
+            run.update(sign0=p.sign0, form=p.form)
+        review = [f"the table read as the note's run on its {len(ex.points)} points, in the order of its rows (cyclic): "
+                  f"{ex.rule}, eta = {fr(p.eta)}, w0 = ({', '.join(map(fr, p.w0))}) -- the rule, of those the drafter "
+                  f"knows, that the learner agrees with on the most rows from the first ({ex.agreed} of "
+                  f"{len(table.rows)}); check it is the note's"]
+        for line, when, given, w in ex.claims:
+            row = next(" | ".join(cells) for ln, cells in table.rows if ln == line)
+            c = {"id": _unique(f"{prefix}.table{table.line}.L{line}", used), "line": line, "anchor": f"L{line}",
+                 "section": section, "statement": f"the table's row: {row}"[:600],
+                 "expr": "w == vec(" + ", ".join(map(fr, w)) + ")", "when": when, "variants": [p.variant],
+                 "datasets": [name], "orders": ["cyclic"], "run": run, "expect": "holds",
+                 "note": "the weights the note prints " + ("at the run's end" if when == "end" else
+                                                            "after this row (at the next visit, before its update)"),
+                 "review": review if not out or out[-1].get("datasets") != [name] else []}
+            if given:
+                c["given"] = given
+            out.append(c)
+    return out
+
+
+def _unique(cid: str, used: set) -> str:
+    while cid in used:
+        cid += "b"
+    used.add(cid)
+    return cid
 
 
 def _claims(s: Statement, cid: str, notation: dict, props: Proposals, used: set) -> list[dict]:
@@ -310,11 +364,13 @@ def _toml_value(v) -> str:
         return str(v)
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):  # an inline table (a run's setting)
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
     return json.dumps(v, ensure_ascii=False)  # a JSON string is a TOML basic string
 
 
-_ORDER = ("id", "line", "anchor", "section", "statement", "expr", "when", "variants", "assume", "expect", "note",
-          "draft", "untranslated")
+_ORDER = ("id", "line", "anchor", "section", "statement", "given", "expr", "when", "variants", "assume", "datasets",
+          "orders", "run", "expect", "note", "draft", "untranslated")
 
 
 def _one_line(name: str) -> str:
@@ -323,8 +379,8 @@ def _one_line(name: str) -> str:
     return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", lambda m: repr(m.group())[1:-1], name)
 
 
-def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: str) -> str:
-    """The draft claim file's text."""
+def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: str, datasets=()) -> str:
+    """The draft claim file's text; ``datasets``: the note's own ([[dataset]] tables)."""
     rel = os.path.relpath(os.path.abspath(note.path), os.path.dirname(os.path.abspath(out_path)))
     drafts = sum(1 for c in claims if c.get("draft"))
     lines = [f"# Draft claims of {_one_line(os.path.basename(note.path))}: {len(claims)} statements, "
@@ -335,6 +391,9 @@ def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: st
              "", "[document]", f"file = {_toml_value(os.path.basename(note.path))}",
              f"title = {_toml_value(note.title or os.path.basename(note.path))}", f"path = {_toml_value(rel)}", ""]
     lines += [notation_text.rstrip(), ""]
+    for d in datasets:
+        lines += ["[[dataset]]  # the note's worked example, as its table prints it"]
+        lines += [f"{k} = {_toml_value(v)}" for k, v in d.items()] + [""]
     for c in claims:
         lines.append("[[claim]]")
         for r in c.get("review", []):
@@ -362,14 +421,14 @@ def _notation_of(out_path: str) -> tuple[dict, str]:
     return {normalise_symbol(k): v for k, v in table.items()}, "[notation]\n" + body
 
 
-def _finish(note, claims, out, notation_text) -> str:
+def _finish(note, claims, out, notation_text, datasets=()) -> str:
     """The draft's text, with every reading the claim language refuses turned into a draft
     that names why: the file the drafter writes always passes ``claims lint``."""
     from verify.language.claims import lint
 
     folder = os.path.dirname(out) or "."
     for _ in range(3):
-        text = write_draft(note, claims, out, notation_text)
+        text = write_draft(note, claims, out, notation_text, datasets)
         # linted as a temporary file beside it (its relative paths resolve the same): a draft
         # that does not pass is never left where the user asked for one
         fd, tmp = tempfile.mkstemp(prefix=".draft-", suffix=".toml", dir=folder)
@@ -400,11 +459,11 @@ def cmd_draft(args) -> int:
     if os.path.exists(out) and not args.force:
         raise InputError(out, "exists; pass --force to write the draft over it (its [notation] table is kept)")
     notation, notation_text = _notation_of(out)
-    note, claims, _ = draft(args.note, notation)
+    note, claims, props = draft(args.note, notation)
     if not claims:
         raise InputError(args.note, "no statements found (no displayed relation, no inline relation with = < > ≤ ≥ ≠, "
                                     "no numbered statement): nothing to draft")
-    _finish(note, claims, out, notation_text)
+    _finish(note, claims, out, notation_text, props.datasets)
     drafts = [c for c in claims if c.get("draft")]
     print(f"{out}: {len(claims)} statements of {args.note}; {len(claims) - len(drafts)} read into claims "
           f"(review the proposed assumptions), {len(drafts)} left as drafts")

@@ -1,0 +1,100 @@
+"""A worked example's iteration table, drafted (issue 37): its points and labels become the
+note's dataset, each printed weight vector a claim on the note's run, and the audit checks
+every row without an edit.  Oracles: tables worked by hand for these tests (the arithmetic of
+each row is in its comment), one with a wrong row; the learner decides the rule, never the
+drafter's guess."""
+
+import json
+import subprocess
+import sys
+import tomllib
+
+# eta = 1/2, w0 = 0, the rule "update when y w.x <= 0": rows 1 and 3 update
+# (w = 1/2 (1, 2) = (0.5, 1); then 0.5*2 + 1*(-1) = 0 <= 0: w += 1/2 (2, -1) = (1.5, 0.5)),
+# epoch 2 is clean.  Row 7 prints (1.5, 0.6): a slip of the note's, refuted.
+HAND = """# Perceptron by hand
+
+We train on four points with learning rate η = 0.5, starting from w₀ = (0, 0).
+The rule: if y (w · x) ≤ 0 then w ← w + η y x.
+
+| step | x | y | w·x | update? | w |
+|---|---|---|---|---|---|
+| 1 | (1, 2) | +1 | 0 | yes | (0.5, 1) |
+| 2 | (-1, -1) | −1 | -1.5 | no | (0.5, 1) |
+| 3 | (2, -1) | +1 | 0 | yes | (1.5, 0.5) |
+| 4 | (-2, 1) | -1 | -2.5 | no | (1.5, 0.5) |
+| 5 | (1, 2) | +1 | 2.5 | no | (1.5, 0.5) |
+| 6 | (-1, -1) | −1 | -2 | no | (1.5, 0.5) |
+| 7 | (2, -1) | +1 | 2.5 | no | (1.5, 0.6) |
+| 8 | (-2, 1) | -1 | -2.5 | no | (1.5, 0.5) |
+"""
+
+# sign(0) = +1 (out = +1 at a score of 0), eta = 1, w0 = 0: row 1 makes no update (out = +1 = y),
+# row 2 does (out = +1, y = -1: w = (1, 0)); the rule y w.x <= 0 would update at row 1.
+TIE = """# Output rule
+
+out = sign(w·x), with sign(0) = +1; on a mistake w ← w + y x.
+
+| x₁ | x₂ | label | new w |
+|----|----|-------|-------|
+| 1 | 1 | 1 | [0, 0] |
+| -1 | 0 | -1 | [1, 0] |
+| 1 | 1 | 1 | [1, 0] |
+| -1 | 0 | -1 | [1, 0] |
+"""
+
+# no rule the drafter knows gives (7, 7) after the first point (1, 2) from 0 with eta = 1
+ODD = """# Something else
+
+| x | y | w |
+|---|---|---|
+| (1, 2) | 1 | (7, 7) |
+| (-1, 0) | -1 | (7, 7) |
+"""
+
+
+def _draft_and_run(tmp_path, name, text):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "verify", "draft", name], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    claims_file = tmp_path / f"claims_{name[:-3]}.toml"
+    data = tomllib.loads(claims_file.read_text(encoding="utf-8"))
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", claims_file.name, "--out", "out", "--quiet",
+                        "--depth", "1", "--jobs", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode in (0, 1), r.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    by_id = {c["id"]: c for c in results["claims"]}
+    return data, {c["line"]: by_id[c["id"]] for c in data["claim"] if c["id"] in by_id}  # by the note's line
+
+
+def test_a_table_is_the_notes_dataset_and_each_row_a_claim_and_the_wrong_row_is_refuted(tmp_path):
+    data, by_line = _draft_and_run(tmp_path, "hand.md", HAND)
+    (ds,) = data["dataset"]
+    assert ds["points"] == [["1", "2"], ["-1", "-1"], ["2", "-1"], ["-2", "1"]] and ds["labels"] == [1, -1, 1, -1]
+    rows = {c["line"]: c for c in data["claim"] if c.get("datasets") == [ds["name"]]}
+    assert sorted(rows) == list(range(8, 16))
+    assert rows[8]["run"] == {"eta": "1/2", "w0": ["0", "0"], "augment": "none"} and rows[8]["variants"] == ["rosenblatt"]
+    assert rows[8]["given"] == "t == 2" and rows[8]["expr"] == "w == vec(1/2, 1)"
+    assert rows[15]["when"] == "end"  # the run's last visit: its end
+    for line in rows:
+        want = "refuted" if line == 14 else ("holds on evidence", "proved")
+        assert by_line[line]["verdict"] in want, (line, by_line[line]["verdict"], by_line[line]["evidence"])
+
+
+def test_the_tie_rule_is_the_one_the_learner_reproduces(tmp_path):
+    data, by_line = _draft_and_run(tmp_path, "tie.md", TIE)
+    rows = [c for c in data["claim"] if c.get("datasets")]
+    assert rows and all(c["variants"] == ["sign"] and c["run"]["sign0"] == 1 for c in rows), rows
+    assert all(by_line[c["line"]]["verdict"] == "holds on evidence" for c in rows), [by_line[c["line"]] for c in rows]
+
+
+def test_a_table_no_rule_reproduces_is_a_draft_that_says_so(tmp_path):
+    (tmp_path / "odd.md").write_text(ODD, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "verify", "draft", "odd.md"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    data = tomllib.loads((tmp_path / "claims_odd.toml").read_text(encoding="utf-8"))
+    assert "dataset" not in data
+    (c,) = data["claim"]
+    assert c["draft"] and "no rule the drafter knows reproduces the table's first rows" in c["untranslated"], c

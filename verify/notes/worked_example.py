@@ -1,0 +1,215 @@
+"""A note's worked example, read from its iteration table: the points and labels become the
+note's dataset ([[dataset]]), and each printed weight vector a claim about the note's run on
+them, at the visit where the note prints it.
+
+A table is read when its header names the input (``x``, ``input``, ``point``, or ``x1``,
+``x2``, ... one column per coordinate), the label (``y``, ``label``, ``target``, ``t``,
+``class``) and the weights (``w``, ``weights``, ``new w``, ``w after``, ...), and its rows follow
+the points in the cyclic order.  The note's rule is not guessed: the learner itself
+(perceptron.train) runs each rule a note may mean -- w += eta y x on y w.x <= 0, or on
+sign(w.x) != y with sign(0) = +1 or -1, and the 0/1-label form w += eta (t - o) x -- with the
+learning rate and initial weights the note states (else eta = 1, w0 = 0), and the rule kept
+is the one whose weights agree with the most rows of the table from its first.  When no rule
+agrees with the first rows up to an update, the table is not read (the note's rule, learning
+rate or start is not one the drafter can tell): the claim is a draft that says so.  A row
+whose weights differ from the rule's is kept as the note prints it, and refuted by the audit."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+__all__ = ["Table", "tables", "read_example", "MAX_TABLE_ROWS", "MAX_TABLES"]
+
+#: Rows of a table read as a worked example: a run worked by hand is a few epochs of a few
+#: points; a longer table is not drafted (the audit's own runs cover long runs).
+MAX_TABLE_ROWS = 200
+#: Tables of one note read as worked examples (each is one [[dataset]] and its claims).
+MAX_TABLES = 10
+_MAX_CELL = 200  # characters of a cell read as numbers
+
+_X = {"x", "xi", "xt", "input", "inputs", "point", "example", "x(i)", "xn", "vector"}
+_Y = {"y", "yi", "yt", "label", "target", "t", "class", "d", "yn", "label y", "true label"}
+_W_AFTER = {"w", "weights", "new w", "w after", "w (after)", "w_new", "wnew", "updated w", "w'", "w(new)",
+            "w after update", "weights after", "new weights", "w_{t+1}", "wt+1", "w(t+1)", "w_{k+1}", "wk+1"}
+_W_BEFORE = {"w before", "old w", "w (before)", "w_old", "wold", "current w", "w_t", "wt", "w_k", "wk",
+             "weights before", "w(t)"}
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:/\d+)?")
+
+
+@dataclass(frozen=True)
+class Table:
+    line: int  #: the header's line (1-based)
+    header: tuple
+    rows: tuple  #: ((line, (cell, ...)), ...)
+
+
+def tables(text: str) -> list:
+    """The note's Markdown pipe tables (a header row, a |---| row, then rows), at most MAX_TABLES."""
+    lines = text.split("\n")
+    out = []
+    j = 0
+    while j + 1 < len(lines) and len(out) < MAX_TABLES:
+        if "|" in lines[j] and re.fullmatch(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*", lines[j + 1]):
+            header = _cells(lines[j])
+            rows = []
+            k = j + 2
+            while k < len(lines) and "|" in lines[k] and len(rows) <= MAX_TABLE_ROWS:
+                rows.append((k + 1, _cells(lines[k])))
+                k += 1
+            out.append(Table(j + 1, tuple(header), tuple(rows)))
+            j = k
+        else:
+            j += 1
+    return out
+
+
+def _cells(line: str) -> list:
+    s = line.strip()
+    s = s[1:] if s.startswith("|") else s
+    s = s[:-1] if s.endswith("|") else s
+    return [c.strip() for c in s.split("|")]
+
+
+def _name(cell: str) -> str:
+    """A header cell as a name: markup, math delimiters, subscripts and case removed."""
+    s = cell.lower().replace("ᵢ", "i").replace("ₜ", "t").replace("₀", "0").replace("₁", "1").replace("₂", "2")
+    s = s.replace("ₖ", "k").replace("⁽", "(").replace("⁾", ")")
+    s = re.sub(r"[`*$\\]|\\mathbf|\\boldsymbol|\\vec", "", s)
+    s = re.sub(r"\{|\}", "", s).replace("_", "").strip()
+    return re.sub(r"\s+", " ", s)
+
+
+def _numbers(cell: str):
+    """The numbers of a cell ("(1, -2)", "[0.5, 1]", "−1", "+1"), exact; None if it holds other text."""
+    s = cell[:_MAX_CELL].replace("−", "-").replace("$", "").replace("`", "").replace("\\", "")
+    s = s.replace("left", "").replace("right", "").replace(" ", "")
+    body = re.sub(r"^[(\[⟨<]|[)\]⟩>]$", "", s)
+    parts = [p for p in re.split(r"[,;]", body) if p != ""]
+    if not parts or not all(_NUMBER.fullmatch(p) for p in parts):
+        return None
+    return [Fraction(p) for p in parts]
+
+
+def _columns(header):
+    """(x columns, y column, w column, whether w is printed before the row's update) or None."""
+    names = [_name(h) for h in header]
+    y = next((j for j, n in enumerate(names) if n in _Y), None)
+    xs = [j for j, n in enumerate(names) if n in _X]
+    if not xs:
+        xs = [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
+    w = next((j for j, n in enumerate(names) if n in _W_AFTER), None)
+    before = w is None
+    if w is None:
+        w = next((j for j, n in enumerate(names) if n in _W_BEFORE), None)
+    if y is None or not xs or w is None or any(n in ("b", "bias", "b after", "new b") for n in names):
+        return None
+    return xs, y, w, before
+
+
+def _stated(note_text: str):
+    """The learning rate and initial weights the note states (each None when it states none or
+    several)."""
+    etas = {Fraction(m.group(2).replace("−", "-")) for m in re.finditer(
+        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*(?:=|:|of|is)\s*(\$?)\s*([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)",
+        note_text[:200_000])}
+    w0s = {tuple(v) for m in re.finditer(r"\bw\s*(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)\s*=\s*([(\[][^)\]\n]{1,80}[)\]])",
+                                         note_text[:200_000]) if (v := _numbers(m.group(1))) is not None}
+    return (etas.pop() if len(etas) == 1 else None), (w0s.pop() if len(w0s) == 1 else None)
+
+
+@dataclass(frozen=True)
+class Example:
+    points: list
+    labels: list
+    params: object  #: the rule kept (perceptron.Params)
+    claims: list  #: (row line, when, given, w as printed)
+    agreed: int  #: rows from the first whose weights the rule reproduces
+    rule: str  #: the rule in words
+
+
+_RULES = (("rosenblatt", 0, "yx", "w += eta y x when y w.x <= 0"),
+          ("sign", 1, "yx", "w += eta y x when sign(w.x) != y, sign(0) = +1"),
+          ("sign", -1, "yx", "w += eta y x when sign(w.x) != y, sign(0) = -1"),
+          ("sign", 1, "half", "w += eta (t - o) x on labels 0/1, o = 1 at w.x = 0"),
+          ("sign", -1, "half", "w += eta (t - o) x on labels 0/1, o = 0 at w.x = 0"))
+
+
+def read_example(table: Table, note_text: str):
+    """(Example, None) for a table read as a worked example, (None, why) for a table that looks
+    like one but is not read, (None, None) for any other table."""
+    from perceptron import MemoryTrace, ParamError, Params, from_rows, train
+    from verify.corpus.runs import CORPUS_MAX_EPOCHS  # the epochs the audit runs the note's run for
+
+    cols = _columns(table.header)
+    if cols is None or not table.rows:
+        return None, None
+    xs, yc, wc, before = cols
+    if len(table.rows) > MAX_TABLE_ROWS:
+        return None, f"the table has more than {MAX_TABLE_ROWS} rows (verify.notes.worked_example.MAX_TABLE_ROWS)"
+    seq, ws = [], []
+    for line, cells in table.rows:
+        if max(xs + [yc, wc]) >= len(cells):
+            return None, f"line {line}: a row with fewer cells than the header"
+        x = [v for j in xs for v in (_numbers(cells[j]) or [None])]
+        y, w = _numbers(cells[yc]), _numbers(cells[wc])
+        if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or len(w) != len(x):
+            return None, f"line {line}: the input, label or weights are not numbers of one size"
+        seq.append((tuple(x), int(y[0])))
+        ws.append((line, tuple(w)))
+    points, labels = [], []
+    for p, y in seq:
+        if p not in points:
+            points.append(p)
+            labels.append(y)
+    n = len(points)
+    if any(seq[j] != (points[j % n], labels[j % n]) for j in range(len(seq))):
+        return None, "the rows do not visit the points in one cyclic order (the order is not drafted)"
+    if len(set(labels)) < 2 and n > 1 and 0 in labels:
+        return None, "the labels are not +1/-1 or 0/1"
+    eta, w0 = _stated(note_text)
+    d = len(points[0])
+    w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
+    eta = eta if eta is not None and eta > 0 else Fraction(1)
+    zero_one = 0 in labels
+    ds = from_rows("table", [list(p) for p in points], [1 if v == 1 else -1 for v in labels])
+    best = None
+    for variant, sign0, form, words in _RULES:
+        if (form == "half") != zero_one:
+            continue
+        params = Params(variant=variant, order="cyclic", eta=eta, w0=w0, sign0=sign0, form=form,
+                        max_epochs=CORPUS_MAX_EPOCHS)
+        rec = MemoryTrace()
+        try:
+            train(ds, params, rec)
+        except ParamError:
+            continue
+        tr = rec.trace
+        visits = len(tr.t)
+        agreed = 0
+        updated = False
+        for r, (_, w) in enumerate(ws):
+            t = r if before else r + 1  # visits done when the row's weights are printed
+            if t > visits:
+                break
+            u = int(sum(int(m) for m in tr.mistake[:t]))
+            got = tuple(tr.weights_after(u - 1)[0]) if u else w0
+            if tuple(Fraction(v) for v in got) != w:
+                break
+            agreed += 1
+            updated = updated or u > 0
+        if updated and (best is None or agreed > best[0]):
+            best = (agreed, params, words, visits if tr.end.get("converged") else None)
+    if best is None:
+        return None, (f"no rule the drafter knows reproduces the table's first rows with eta = {eta} and w0 = "
+                      f"{tuple(map(str, w0))}: give the note's rule, learning rate and start by hand")
+    agreed, params, words, visits = best
+    claims = []
+    for r, (line, w) in enumerate(ws):
+        t = (r if before else r + 1) + 1  # the visit whose weights are the row's
+        if visits is None or t <= visits:
+            claims.append((line, "visit", f"t == {t}", w))
+        elif t == visits + 1:  # the weights after the run's last visit: the run's end
+            claims.append((line, "end", None, w))
+    return Example(points, labels, params, claims, agreed, words), None
