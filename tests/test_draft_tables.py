@@ -98,3 +98,37 @@ def test_a_table_no_rule_reproduces_is_a_draft_that_says_so(tmp_path):
     assert "dataset" not in data
     (c,) = data["claim"]
     assert c["draft"] and "no rule the drafter knows reproduces the table's first rows" in c["untranslated"], c
+
+
+# 0/1 labels, a bias column, eta = 1/10, "o = 1 when w.x + b > 0": row 4 updates ((1, 1): o = 0,
+# t = 1: w = (0.1, 0.1), b = 0.1); row 5 ((0, 0): 0.1 > 0, o = 1, t = 0: b = 0); row 6 ((0, 1):
+# 0.1 > 0: w = (0.1, 0), b = -0.1); row 7 ((1, 0): 0, o = 0: none); row 8 ((1, 1): 0, o = 0,
+# t = 1: w = (0.2, 0.1), b = 0).
+BIAS = """# AND with a bias
+
+Learning rate η = 0.1, w₀ = (0, 0) and b₀ = 0. Predict 1 when w·x + b > 0, else 0; update w ← w + η (t − o) x, b ← b + η (t − o).
+
+| x₁ | x₂ | t | new w | new b |
+|---|---|---|---|---|
+| 0 | 0 | 0 | (0, 0) | 0 |
+| 0 | 1 | 0 | (0, 0) | 0 |
+| 1 | 0 | 0 | (0, 0) | 0 |
+| 1 | 1 | 1 | (0.1, 0.1) | 0.1 |
+| 0 | 0 | 0 | (0.1, 0.1) | 0 |
+| 0 | 1 | 0 | (0.1, 0) | -0.1 |
+| 1 | 0 | 0 | (0.1, 0) | -0.1 |
+| 1 | 1 | 1 | (0.2, 0.1) | 0 |
+"""
+
+
+def test_a_bias_column_and_labels_0_1_are_the_notes_run_and_its_prediction_rule_is_no_claim(tmp_path):
+    data, by_line = _draft_and_run(tmp_path, "bias.md", BIAS)
+    rows = [c for c in data["claim"] if c.get("datasets")]
+    assert len(rows) == 8 and rows[0]["run"]["augment"] == "last" and rows[0]["run"]["b0"] == "0", rows[0]
+    assert rows[-1]["expr"] == "w == vec(1/5, 1/10, 0)" and rows[0]["run"]["form"] == "half", rows[-1]
+    assert all(by_line[c["line"]]["verdict"] == "holds on evidence" for c in rows), [by_line[c["line"]] for c in rows]
+    rule = [c for c in data["claim"] if c["line"] == 3 and "prediction rule" in c.get("untranslated", "")]
+    assert rule and all(c.get("draft") for c in rule)
+    results = json.loads((tmp_path / "out" / "results.json").read_text())["claims"]
+    line3 = {c["id"] for c in data["claim"] if c["line"] == 3}
+    assert not [r for r in results if r["id"] in line3 and r["verdict"] == "refuted"]  # nothing true is red

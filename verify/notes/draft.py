@@ -48,6 +48,10 @@ _DISOWNED = re.compile(r"\b(would be|is|are) (wrong|false|incorrect)\b|\bdoes no
 
 
 #: A statement about every start ("from any initial weight vector"): the note's w_0 = 0 is not its.
+#: A sentence that gives the algorithm's prediction rule ("predict 1 when w·x + b > 0", "the
+#: output is +1 if ..."): its relation is the rule's condition, not something the run satisfies.
+_PREDICTION_RULE = re.compile(r"\b(predicts?|outputs?|classif(y|ies)|returns?|labels?|says?)\b[^.;]{0,60}?\b(when|if|iff|"
+                              r"whenever)\b", re.I)
 _ANY_W0 = re.compile(r"\b(any|every|all|arbitrary)\s+(non-?zero\s+)?(initial|starting)\s+(weights?|weight vectors?|"
                      r"vectors?|points?|values?)|\b(any|arbitrary)\s+\$?\\?(w|theta|θ)_\{?0\}?", re.I)
 
@@ -195,11 +199,15 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
         name = f"table-{table.line}"
         props.datasets.append({"name": name, "points": [[fr(v) for v in p] for p in ex.points], "labels": ex.labels})
         p = ex.params
-        run = {"eta": fr(p.eta), "w0": [fr(v) for v in p.w0], "augment": "none"}
+        d = len(ex.points[0])
+        run = {"eta": fr(p.eta), "w0": [fr(v) for v in p.w0[:d]], "augment": "last" if p.augment else "none"}
+        if p.augment:  # the table's bias, the last coordinate of the weights
+            run["b0"] = fr(p.w0[d])
         if p.variant == "sign":
             run.update(sign0=p.sign0, form=p.form)
         review = [f"the table read as the note's run on its {len(ex.points)} points, in the order of its rows (cyclic): "
-                  f"{ex.rule}, eta = {fr(p.eta)}, w0 = ({', '.join(map(fr, p.w0))}) -- the rule, of those the drafter "
+                  f"{ex.rule}, eta = {fr(p.eta)}, w0 = ({', '.join(map(fr, p.w0))})"
+                  + (" (its last coordinate the bias b)" if p.augment else "") + " -- the rule, of those the drafter "
                   f"knows, that the learner agrees with on the most rows from the first ({ex.agreed} of "
                   f"{len(table.rows)}); check it is the note's"]
         for line, when, given, w in ex.claims:
@@ -247,6 +255,10 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
            "statement": re.sub(r"\s+", " ", s.text).strip()[:600]}
     if s.math is None:
         return {**out, "draft": True, "untranslated": "a numbered statement in words, with no relation to read"}
+    if not s.display and _PREDICTION_RULE.search(s.text):
+        return {**out, "draft": True, "untranslated": "the algorithm's prediction rule (its relation is the rule's "
+                                                        "condition): it says which variant the note's runs are, "
+                                                        "not something a run satisfies"}
     if initial_weights(s.math, notation) is not None or (re.match(r"\s*(initiali[sz]e|initially|start|begin)", s.context, re.I)
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "

@@ -92,8 +92,13 @@ def _numbers(cell: str):
     return [Fraction(p) for p in parts]
 
 
+_B = {"b", "bias", "new b", "b after", "b (after)", "bnew", "b_new", "updated b", "b'", "b(new)", "new bias", "b before",
+      "old b", "bold", "current b", "bt", "bk"}
+
+
 def _columns(header):
-    """(x columns, y column, w column, whether w is printed before the row's update) or None."""
+    """(x columns, y column, w column, b column or None, whether w is printed before the row's
+    update) or None."""
     names = [_name(h) for h in header]
     y = next((j for j, n in enumerate(names) if n in _Y), None)
     xs = [j for j, n in enumerate(names) if n in _X]
@@ -103,9 +108,9 @@ def _columns(header):
     before = w is None
     if w is None:
         w = next((j for j, n in enumerate(names) if n in _W_BEFORE), None)
-    if y is None or not xs or w is None or any(n in ("b", "bias", "b after", "new b") for n in names):
+    if y is None or not xs or w is None:
         return None
-    return xs, y, w, before
+    return xs, y, w, next((j for j, n in enumerate(names) if n in _B), None), before
 
 
 def _stated(note_text: str):
@@ -116,7 +121,10 @@ def _stated(note_text: str):
         note_text[:200_000])}
     w0s = {tuple(v) for m in re.finditer(r"\bw\s*(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)\s*=\s*([(\[][^)\]\n]{1,80}[)\]])",
                                          note_text[:200_000]) if (v := _numbers(m.group(1))) is not None}
-    return (etas.pop() if len(etas) == 1 else None), (w0s.pop() if len(w0s) == 1 else None)
+    b0s = {Fraction(m.group(1).replace("−", "-")) for m in re.finditer(
+        r"\bb\s*(?:_\{?0\}?|₀)\s*=\s*\$?\s*([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", note_text[:200_000])}
+    return ((etas.pop() if len(etas) == 1 else None), (w0s.pop() if len(w0s) == 1 else None),
+            (b0s.pop() if len(b0s) == 1 else None))
 
 
 @dataclass(frozen=True)
@@ -145,17 +153,20 @@ def read_example(table: Table, note_text: str):
     cols = _columns(table.header)
     if cols is None or not table.rows:
         return None, None
-    xs, yc, wc, before = cols
+    xs, yc, wc, bc, before = cols
     if len(table.rows) > MAX_TABLE_ROWS:
         return None, f"the table has more than {MAX_TABLE_ROWS} rows (verify.notes.worked_example.MAX_TABLE_ROWS)"
     seq, ws = [], []
     for line, cells in table.rows:
-        if max(xs + [yc, wc]) >= len(cells):
+        if max(xs + [yc, wc] + ([bc] if bc is not None else [])) >= len(cells):
             return None, f"line {line}: a row with fewer cells than the header"
         x = [v for j in xs for v in (_numbers(cells[j]) or [None])]
         y, w = _numbers(cells[yc]), _numbers(cells[wc])
-        if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or len(w) != len(x):
-            return None, f"line {line}: the input, label or weights are not numbers of one size"
+        b = _numbers(cells[bc]) if bc is not None else []
+        if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or len(w) != len(x) or b is None \
+                or len(b) > 1 or (bc is not None and not b):
+            return None, f"line {line}: the input, label, weights or bias are not numbers of one size"
+        w = w + b  # the bias is the last coordinate of the run's weights (augment = last)
         seq.append((tuple(x), int(y[0])))
         ws.append((line, tuple(w)))
     points, labels = [], []
@@ -168,9 +179,11 @@ def read_example(table: Table, note_text: str):
         return None, "the rows do not visit the points in one cyclic order (the order is not drafted)"
     if len(set(labels)) < 2 and n > 1 and 0 in labels:
         return None, "the labels are not +1/-1 or 0/1"
-    eta, w0 = _stated(note_text)
+    eta, w0, b0 = _stated(note_text)
     d = len(points[0])
     w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
+    if bc is not None:
+        w0 = w0 + (b0 if b0 is not None else Fraction(0),)
     eta = eta if eta is not None and eta > 0 else Fraction(1)
     zero_one = 0 in labels
     ds = from_rows("table", [list(p) for p in points], [1 if v == 1 else -1 for v in labels])
@@ -179,7 +192,7 @@ def read_example(table: Table, note_text: str):
         if (form == "half") != zero_one:
             continue
         params = Params(variant=variant, order="cyclic", eta=eta, w0=w0, sign0=sign0, form=form,
-                        max_epochs=CORPUS_MAX_EPOCHS)
+                        augment="last" if bc is not None else None, max_epochs=CORPUS_MAX_EPOCHS)
         rec = MemoryTrace()
         try:
             train(ds, params, rec)
