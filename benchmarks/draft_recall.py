@@ -8,6 +8,14 @@ same verdict and the same number of evaluations on the corpus as the built-in on
     python benchmarks/draft_recall.py [--seeds ../shared/seeds]
 
 Prints the recall per note and overall, and every miss with its reason.
+
+Then the notes under benchmarks/notes/, written in the styles public notes use (Unicode math in
+code blocks, \\( \\) delimiters, an iteration table, LaTeX theorems), each with an answer key
+(NOTE.toml: every statement's line and whether it is true), are drafted and audited with no
+edit, as a casual user would: each statement's colour (red: a claim at its line refuted; green:
+one holds, is proved or has no counterexample, none refuted; grey: only drafts, unknowns or no
+claim) is compared with its truth.  Printed per note: statements read (a claim at the line),
+statements with the colour of the truth, false statements green and true statements red.
 """
 
 import argparse
@@ -97,7 +105,59 @@ def main():
         for cid, why in misses:
             print(f"  miss {cid}: {why}")
     print(f"overall: {total_hit}/{total} = {total_hit / max(1, total):.0%}")
+    public_style_notes()
+
+
+GREEN = ("holds on evidence", "proved", "no counterexample in domain")
+
+
+def public_style_notes(folder=os.path.join(HERE, "notes")):
+    """Draft, audit and score every note of ``folder`` against its answer key."""
+    totals = [0, 0, 0, 0, 0]  # statements, read, right colour, false green, true red
+    for key in sorted(f for f in os.listdir(folder) if f.endswith(".toml")):
+        with open(os.path.join(folder, key), "rb") as fh:
+            answers = tomllib.load(fh)["statement"]
+        note = next(os.path.join(folder, key[:-5] + ext) for ext in (".md", ".tex")
+                    if os.path.exists(os.path.join(folder, key[:-5] + ext)))
+        with tempfile.TemporaryDirectory() as tmp:
+            draft_path = os.path.join(tmp, "draft.toml")
+            subprocess.run([sys.executable, "-m", "verify", "draft", note, "--out", draft_path], check=True,
+                           capture_output=True)
+            with open(draft_path, "rb") as fh:
+                drafted = tomllib.load(fh)["claim"]
+            out = os.path.join(tmp, "out")
+            r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", draft_path, "--notes", folder,
+                                "--out", out, "--quiet"], capture_output=True, text=True)
+            if r.returncode not in (0, 1):
+                print(f"{os.path.basename(note)}: the run failed: {r.stderr.strip()[:300]}")
+                continue
+            with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
+                res = {c["id"]: c["verdict"] for c in json.load(fh)["claims"]}
+        read = right = false_green = true_red = 0
+        lines = []
+        for a in answers:
+            verdicts = [res[d["id"]] for d in drafted if d["line"] == a["line"] and not d.get("draft") and d["id"] in res]
+            read += bool(verdicts)
+            colour = "red" if "refuted" in verdicts else "green" if any(v in GREEN for v in verdicts) else "grey"
+            truth = a["truth"] == "true"
+            ok = colour == ("green" if truth else "red")
+            right += ok
+            false_green += colour == "green" and not truth
+            true_red += colour == "red" and truth
+            lines.append(f"  line {a['line']}: {a['truth']:5} {colour:5} {'ok' if ok else '--'}  {a['what']}")
+        n = len(answers)
+        print(f"{os.path.basename(note)}: {n} statements, {read} read, {right} with the colour of the truth "
+              f"({right / max(1, n):.0%}), {false_green} false green, {true_red} true red")
+        print("\n".join(lines))
+        for j, v in enumerate((n, read, right, false_green, true_red)):
+            totals[j] += v
+    n, read, right, fg, tr = totals
+    print(f"public-style notes: {n} statements, {read} read, {right} with the colour of the truth "
+          f"({right / max(1, n):.0%}), {fg} false green, {tr} true red")
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--public-only"]:
+        public_style_notes()
+    else:
+        main()

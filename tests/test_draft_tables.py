@@ -132,3 +132,42 @@ def test_a_bias_column_and_labels_0_1_are_the_notes_run_and_its_prediction_rule_
     results = json.loads((tmp_path / "out" / "results.json").read_text())["claims"]
     line3 = {c["id"] for c in data["claim"] if c["line"] == 3}
     assert not [r for r in results if r["id"] in line3 and r["verdict"] == "refuted"]  # nothing true is red
+
+
+LECTURE = r"""\documentclass{article}
+\newtheorem{theorem}{Theorem}
+\newtheorem{lemma}{Lemma}
+\begin{document}
+\section{Algorithm}
+Start with $w_1 = 0$. If $y_t \langle w_t, x_t \rangle \le 0$, set $w_{t+1} = w_t + \eta\, y_t x_t$.
+\section{Analysis}
+Let $u$ be a unit vector with $y_t \langle u, x_t\rangle \ge \gamma$ for all $t$.
+\begin{lemma}\label{lem:up}
+After $M$ mistakes, $\langle w_{t}, u \rangle \ge \eta M \gamma$.
+\end{lemma}
+\begin{theorem}\label{thm:wrong}
+With $\eta = 1/2$ the number of mistakes is at most $R^2/(4\gamma^2)$.
+\end{theorem}
+\end{document}
+"""
+
+
+def test_a_statements_own_learning_rate_and_its_count_so_far_are_read_as_written(tmp_path):
+    """"After M mistakes" counts the mistakes so far (k), not the run's total (a true lemma was
+    red); "with η = 1/2, ... at most B" is a bound under its own hypothesis (given eta == 1/2, not
+    η = 1), said in words after the count ("the number of mistakes is at most")."""
+    (tmp_path / "lecture.tex").write_text(LECTURE, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "verify", "draft", "lecture.tex"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    drafted = tomllib.loads((tmp_path / "claims_lecture.toml").read_text(encoding="utf-8"))["claim"]
+    lemma = next(c for c in drafted if c["line"] == 10 and c.get("expr"))
+    assert lemma["expr"] == "dot(w, w_opt) >= eta*k*gamma", lemma
+    bound = next(c for c in drafted if c["line"] == 13 and c.get("expr"))
+    assert bound["given"] == "eta == 1/2" and "eta_one" not in bound.get("assume", []), bound
+    assert bound["expr"] == "mistakes <= R2/(4*gamma**2)" and bound["when"] == "end", bound
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "claims_lecture.toml", "--out", "out2",
+                        "--quiet", "--depth", "1", "--jobs", "1"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    verdicts = {c["id"]: c["verdict"] for c in json.loads((tmp_path / "out2" / "results.json").read_text())["claims"]}
+    assert verdicts[lemma["id"]] != "refuted" and verdicts[bound["id"]] == "refuted", verdicts

@@ -52,6 +52,8 @@ _DISOWNED = re.compile(r"\b(would be|is|are) (wrong|false|incorrect)\b|\bdoes no
 #: output is +1 if ..."): its relation is the rule's condition, not something the run satisfies.
 _PREDICTION_RULE = re.compile(r"\b(predicts?|outputs?|classif(y|ies)|returns?|labels?|says?)\b[^.;]{0,60}?\b(when|if|iff|"
                               r"whenever)\b", re.I)
+#: "after M mistakes" / "after k updates": a count of the mistakes so far at a step.
+_SO_FAR = re.compile(r"\b(after|once)\s+\$?\\?[A-Za-z]\w{0,8}\$?\s+(mistakes|updates|errors|corrections)\b", re.I)
 _ANY_W0 = re.compile(r"\b(any|every|all|arbitrary)\s+(non-?zero\s+)?(initial|starting)\s+(weights?|weight vectors?|"
                      r"vectors?|points?|values?)|\b(any|arbitrary)\s+\$?\\?(w|theta|θ)_\{?0\}?", re.I)
 
@@ -284,6 +286,11 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         return {**out, "draft": True, "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
                                                       "give its data and setting ([[dataset]], datasets = [...], run = "
                                                       "{...}) to check it; no other run need reach it"}
+    so_far = _SO_FAR.search(f"{s.context} {s.text}")
+    if t.when in ("update", "visit") and so_far and re.search(r"\bmistakes\b", t.expr):
+        # "after M mistakes, ...": M counts the mistakes so far (k), not the whole run's
+        t.expr = re.sub(r"\bmistakes\b", "k", t.expr)
+        t.links = [re.sub(r"\bmistakes\b", "k", link) for link in t.links]
     out.update(expr=t.expr, when=t.when)
     review = []
     if t.when in _RUN or t.when == "dataset":  # a dataset claim's separator is the variant's (with a bias or not)
@@ -305,9 +312,14 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         assume = assume + ["converged"]
         props.assume.setdefault("converged", "the sentence speaks of the run once it has converged")
     own = _own_clause(s)
-    eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d.])", own)
+    eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d./])", own)
     if t.when in _RUN and eta_here and "eta_one" not in assume:  # "with η = 1, the weights satisfy ...": its hypothesis
         assume = assume + ["eta_one"]
+    eta_c = re.search(r"(\\eta|η)\s*=\s*\$?\s*(\d+(?:\.\d+)?(?:/\d+)?)(?![\d.])", own)
+    if t.when in _RUN and eta_c and not eta_here and "eta" not in t.names and "eta_one" not in assume:
+        # "with η = 1/2, at most ... mistakes": the statement's own hypothesis, a premise on the run's eta
+        out["given"] = f"eta == {eta_c.group(2)}"
+        review.append(f"given: the statement's own hypothesis ({eta_c.group()})")
     if assume:
         out["assume"] = assume
         review.append("assume: " + "; ".join(f"{a} ({props.assume.get(a) or 'the statement: ' + eta_here.group()})"

@@ -305,8 +305,9 @@ def _inline_statements(t, lines, section, out, before=""):
                                    context=_sentence(text, at, len(math) + 4)))
     if not children_math(children) and "\\(" not in text:  # prose with Unicode math: "every ‖xᵢ‖ ≤ R"
         _prose_statements(text, first, section, found, MAX_STATEMENTS - len(out))
-    bound = _BOUND_PHRASE.search(text[:_WINDOW])
-    if bound and not any(bound.group(1).strip("$ ") in (f.math or "") for f in found):  # "makes at most $R^2/\gamma^2$ mistakes", "at most R²/γ² mistakes"
+    bound = bound_match(text)
+    if bound and not any(bound.group(1).strip("$ ").removeprefix("\\(").removesuffix("\\)").strip() in (f.math or "")
+                         for f in found):  # "makes at most $R^2/\gamma^2$ mistakes", "at most R²/γ² mistakes"
         if bound and (math := bound_phrase(bound.group())):
             at = bound.start()
             found.append(Statement(first + line_index(text)(at), section, _sentence(text, at, len(bound.group())), math,
@@ -325,17 +326,31 @@ _BOUND_PHRASE = re.compile(r"\b(?:at most|no more than|not more than)\s+(\$[^$\n
                            r"(?:mistakes|updates|errors|corrections|misclassifications)\b", re.I)
 
 
+#: The same, the count first: "the number of mistakes is at most \\(R/\\gamma\\)".
+_COUNT_BOUND = re.compile(r"\b(?:mistakes|updates|errors|corrections|misclassifications)\s+(?:it makes\s+|made\s+)?"
+                          r"(?:is|are)\s+(?:at most|no more than|not more than|bounded by)\s+"
+                          r"(\$[^$\n]{1,200}\$|\\\([^\n]{1,200}?\\\)|[^\s.,;:][^\s,;:]{0,80})", re.I)
+
+
+def bound_match(text: str):
+    """The first bound a paragraph states in words (either phrasing), or None."""
+    found = [m for m in (_BOUND_PHRASE.search(text[:_WINDOW]), _COUNT_BOUND.search(text[:_WINDOW])) if m]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
 def bound_phrase(text: str) -> str | None:
     """The bound a sentence states in words, as a relation on the mistakes ("k \\le B"), or None
     when it states none (or its B is not math)."""
-    m = _BOUND_PHRASE.search(text[:_WINDOW])
+    m = bound_match(text)
     if not m:
         return None
     from verify.notes.unicode_math import has_unicode_math, to_latex
 
-    bound = m.group(1).strip()
+    bound = m.group(1).strip().rstrip(".")
     if bound.startswith("$"):
         bound = bound.strip("$")
+    elif bound.startswith("\\(") and bound.endswith("\\)"):
+        bound = bound[2:-2]
     elif has_unicode_math(bound) or re.fullmatch(r"[A-Za-z0-9^_{}()/*+\s\\-]{1,80}", bound):
         bound = to_latex(bound)
     else:
@@ -440,6 +455,12 @@ def _latex(note: Note) -> list[Statement]:
                     walk(n.nodelist, depth + 1)
                     label = label_in(n) or None
                     body = n.latex_verbatim()
+                    bound = bound_phrase(body)
+                    if len(out) > before and bound and not any(s.math == bound for s in out[before:]):
+                        # "with $\eta = 1/2$, the number of mistakes is at most $B$": the bound is its claim
+                        at = n.pos + bound_match(body).start()  # the line its words are on
+                        out.append(Statement(line_of(at), state["section"], _latex_text(body)[:400], bound, False,
+                                             context=body[:400], end_line=line_of(n.pos + n.len)))
                     if len(out) > before:
                         out[before].label = out[before].label or label
                         out[before].text = _latex_text(body)[:400]
