@@ -13,8 +13,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("perceptron", "verify")
 
 #: Longest function (lines, decorators and docstring included) and module the house allows.
-MAX_FUNCTION_LINES = 120
-MAX_MODULE_LINES = 800
+MAX_FUNCTION_LINES = 80
+MAX_MODULE_LINES = 600
+#: Units written before the limits were lowered (issue 35), each held to its length when the
+#: limits came: it may shrink and leave this list, never grow, and nothing joins it.
+LONGER_FUNCTIONS = {"perceptron._interval._ieval": 104, "perceptron.declared.parse_declaration": 105,
+                    "perceptron.expression.node": 86, "perceptron.trace_reader._read_jsonl": 90,
+                    "verify.corpus.audit.audit": 111, "verify.corpus.audit.audit_dataset": 95,
+                    "verify.language.column_eval._aggregate": 81, "verify.language.column_eval._get": 86,
+                    "verify.searching.candidates.quantities": 84, "verify.searching.enumeration._bfs": 92,
+                    "verify.searching.hypothesis_engine.hypothesis_search": 95, "verify.searching.search": 107,
+                    "verify.searching.z3_engine._child": 81, "verify.searching.z3_engine.ev": 90}
+LONGER_MODULES = {"perceptron.datasets": 729, "perceptron.models.declared": 654, "perceptron.trace": 678,
+                  "verify.certify.certificates": 660, "verify.corpus.audit": 673, "verify.language.claims": 791,
+                  "verify.report.artefacts": 624, "verify.searching.enumeration": 776, "verify.searching.z3_engine": 770}
 #: Most modules directly under verify/ (the CLI, the API, configuration, the pytest plugin,
 #: verdicts and errors; everything else lives in a package named by its concept).
 MAX_TOP_LEVEL = 8
@@ -136,16 +148,17 @@ def test_packages_by_concept(pkg):
 
 
 def test_units_are_short_enough_to_read():
-    """No function longer than MAX_FUNCTION_LINES and no module longer than MAX_MODULE_LINES."""
+    """No function longer than MAX_FUNCTION_LINES and no module longer than MAX_MODULE_LINES,
+    but those of LONGER_FUNCTIONS and LONGER_MODULES, none longer than it was."""
     long = []
     for name, path in MODULES.items():
         text = _read(path)
-        if text.count("\n") > MAX_MODULE_LINES:
+        if text.count("\n") > LONGER_MODULES.get(name, MAX_MODULE_LINES):
             long.append(f"module {name}: {text.count(chr(10))} lines")
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                if node.end_lineno - first + 1 > MAX_FUNCTION_LINES:
+                if node.end_lineno - first + 1 > LONGER_FUNCTIONS.get(f"{name}.{node.name}", MAX_FUNCTION_LINES):
                     long.append(f"function {name}.{node.name}: {node.end_lineno - first + 1} lines")
     assert not long, "\n".join(long)
 

@@ -93,31 +93,8 @@ def _certify_command(command):
     p.set_defaults(func=cmd_certify)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line; with ``only``, the arguments of that command alone are built (every
-    command is still listed, with its summary)."""
-    ap = Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
-                 epilog=EXIT_CODES, formatter_class=Formatter)
-    ap.add_argument("--version", action=Version, help="show program's version number and exit")
-    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def command(name, summary, description, epilog=EXIT_CODES):
-        p = sub.add_parser(name, help=summary, description=f"{summary}.\n\n{description}", epilog=epilog,
-                           formatter_class=Formatter)
-        return p if only is None or only == name else Unused()
-
-    p = command("train", "run a reference perceptron and write its trace",
-                "Runs one variant of the notes' algorithm on a dataset, exactly (rationals) or in float with every "
-                "close decision re-decided exactly, and writes the complete update log (JSON Lines or NPZ).")
-    add_data_args(p)
-    add_run_args(p)
-    p.add_argument("--trace", help="write the trace here (.jsonl or .npz)")
-    p.add_argument("--record", choices=["visits", "updates", "checkpoints"], default="visits",
-                   help="record every visit, updates only, or (a long run, .npz) each update's visit and point with "
-                        "the weights every 65536 updates: check re-runs every visit from the data")
-    p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
-    p.set_defaults(func=cmd_train)
-
+def _run_command(command):
+    """The run command's arguments."""
     p = command("run", "audit the claim files over the corpus (the main job)",
                 "Trains every variant the claims speak about on the built-in corpus (and --data files), replays "
                 "every trace, evaluates every claim wherever it applies, searches small datasets for "
@@ -143,6 +120,60 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    "growing scopes within a per-claim budget about ten times larger a step (default 2, or "
                    "[tool.proof-audit] depth; a [tool.proof-audit.search] domain is searched as given instead)")
     p.set_defaults(func=cmd_run)
+
+
+def _claims_command(command):
+    """claims lint and claims at."""
+    p = command("claims", "claim file tools", "lint: validate claim files without auditing them; at: a symbolic "
+                "claim at given values.")
+    csub = p.add_subparsers(dest="claims_command", required=True, metavar="TOOL")
+    q = csub.add_parser("lint", help="validate claim files; problems as FILE:LINE:COL: message",
+                        description="Validates claim files (TOML, fields, expressions, variants, assumptions) "
+                                    "without running anything; every problem as FILE:LINE:COL: message.",
+                        epilog="exit codes:\n  0  every file is valid\n  2  a problem in a file (each printed as "
+                               "FILE:LINE:COL: message), or bad usage",
+                        formatter_class=Formatter)
+    q.add_argument("files", nargs="+", help="claim files (TOML)")
+    q.add_argument("--explain", action="store_true", help="also each claim's reading in words: when it is evaluated, "
+                   "on which runs and data, what its assumptions and run fix, and what it ranges over")
+    q.set_defaults(func=cmd_lint)
+    q = csub.add_parser("at", help="a symbolic claim's hypotheses and steps at given values, exactly",
+                        description="Evaluates a symbolic claim exactly at NAME=VALUE values (the replay printed "
+                                    "beside a refuted step).", formatter_class=Formatter,
+                        epilog="exit codes:\n  0  no step fails there, or a hypothesis does not hold\n  1  every "
+                               "hypothesis holds and a step fails (refuted)\n  2  bad input or usage")
+    q.add_argument("claim_id", help="the id of a symbolic claim")
+    q.add_argument("values", nargs="+", help="NAME=VALUE for a scalar (y=-1, eta=1/2), NAME=a,b,... for a vector")
+    q.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
+    q.set_defaults(func=cmd_at)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with ``only``, the arguments of that command alone are built (every
+    command is still listed, with its summary)."""
+    ap = Parser(prog="proof-audit", description="Mechanical, exact audits of perceptron convergence proofs.",
+                 epilog=EXIT_CODES, formatter_class=Formatter)
+    ap.add_argument("--version", action=Version, help="show program's version number and exit")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name, summary, description, epilog=EXIT_CODES):
+        p = sub.add_parser(name, help=summary, description=f"{summary}.\n\n{description}", epilog=epilog,
+                           formatter_class=Formatter)
+        return p if only is None or only == name else Unused()
+
+    p = command("train", "run a reference perceptron and write its trace",
+                "Runs one variant of the notes' algorithm on a dataset, exactly (rationals) or in float with every "
+                "close decision re-decided exactly, and writes the complete update log (JSON Lines or NPZ).")
+    add_data_args(p)
+    add_run_args(p)
+    p.add_argument("--trace", help="write the trace here (.jsonl or .npz)")
+    p.add_argument("--record", choices=["visits", "updates", "checkpoints"], default="visits",
+                   help="record every visit, updates only, or (a long run, .npz) each update's visit and point with "
+                        "the weights every 65536 updates: check re-runs every visit from the data")
+    p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
+    p.set_defaults(func=cmd_train)
+
+    _run_command(command)
 
     p = command("report", "rebuild report.md, index.html, junit.xml, results.sarif from results.json",
                 "Reads a results.json written by run (validated first) and writes the reports beside it, "
@@ -174,26 +205,5 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="write over an existing file (its [notation] is kept)")
     p.set_defaults(func=cmd_draft)
 
-    p = command("claims", "claim file tools", "lint: validate claim files without auditing them; at: a symbolic "
-                "claim at given values.")
-    csub = p.add_subparsers(dest="claims_command", required=True, metavar="TOOL")
-    q = csub.add_parser("lint", help="validate claim files; problems as FILE:LINE:COL: message",
-                        description="Validates claim files (TOML, fields, expressions, variants, assumptions) "
-                                    "without running anything; every problem as FILE:LINE:COL: message.",
-                        epilog="exit codes:\n  0  every file is valid\n  2  a problem in a file (each printed as "
-                               "FILE:LINE:COL: message), or bad usage",
-                        formatter_class=Formatter)
-    q.add_argument("files", nargs="+", help="claim files (TOML)")
-    q.add_argument("--explain", action="store_true", help="also each claim's reading in words: when it is evaluated, "
-                   "on which runs and data, what its assumptions and run fix, and what it ranges over")
-    q.set_defaults(func=cmd_lint)
-    q = csub.add_parser("at", help="a symbolic claim's hypotheses and steps at given values, exactly",
-                        description="Evaluates a symbolic claim exactly at NAME=VALUE values (the replay printed "
-                                    "beside a refuted step).", formatter_class=Formatter,
-                        epilog="exit codes:\n  0  no step fails there, or a hypothesis does not hold\n  1  every "
-                               "hypothesis holds and a step fails (refuted)\n  2  bad input or usage")
-    q.add_argument("claim_id", help="the id of a symbolic claim")
-    q.add_argument("values", nargs="+", help="NAME=VALUE for a scalar (y=-1, eta=1/2), NAME=a,b,... for a vector")
-    q.add_argument("--claims", nargs="+", help="claim files to find the claim in (default: the built-in ones)")
-    q.set_defaults(func=cmd_at)
+    _claims_command(command)
     return ap

@@ -292,6 +292,22 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         t.expr = re.sub(r"\bmistakes\b", "k", t.expr)
         t.links = [re.sub(r"\bmistakes\b", "k", link) for link in t.links]
     out.update(expr=t.expr, when=t.when)
+    review = _variant_and_assumptions(s, t, out, props)
+    if props.order and t.when in _RUN:
+        review.append(f"the note states an order ({props.order}): add orders = [\"cyclic\"] to hold the claim to it")
+    out["expect"] = "holds"
+    disowned = None if s.display else _DISOWNED.search(s.text)  # the sentence that holds the relation, not its neighbours
+    if disowned:  # the note itself says this is wrong: transcribed as its refutation
+        out["expect"] = "refuted"
+        review.append(f"expect = \"refuted\": the note's sentence says this relation is wrong ({disowned.group()})")
+    out["review"] = review
+    out["links"] = t.links
+    return out
+
+
+def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> list:
+    """The claim's variant, assumptions and premise (into ``out``), each from the statement and
+    its section, never from another statement; returns the review comments that say why."""
     review = []
     if t.when in _RUN or t.when == "dataset":  # a dataset claim's separator is the variant's (with a bias or not)
         bias = t.names & {"b", "w_hat", "x_hat", "b_opt", "w_hat_opt"}
@@ -324,16 +340,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         out["assume"] = assume
         review.append("assume: " + "; ".join(f"{a} ({props.assume.get(a) or 'the statement: ' + eta_here.group()})"
                                              for a in assume))
-    if props.order and t.when in _RUN:
-        review.append(f"the note states an order ({props.order}): add orders = [\"cyclic\"] to hold the claim to it")
-    out["expect"] = "holds"
-    disowned = None if s.display else _DISOWNED.search(s.text)  # the sentence that holds the relation, not its neighbours
-    if disowned:  # the note itself says this is wrong: transcribed as its refutation
-        out["expect"] = "refuted"
-        review.append(f"expect = \"refuted\": the note's sentence says this relation is wrong ({disowned.group()})")
-    out["review"] = review
-    out["links"] = t.links
-    return out
+    return review
 
 
 def _own_clause(s: Statement) -> str:

@@ -147,8 +147,7 @@ _RULES = (("rosenblatt", 0, "yx", "w += eta y x when y w.x <= 0"),
 def read_example(table: Table, note_text: str):
     """(Example, None) for a table read as a worked example, (None, why) for a table that looks
     like one but is not read, (None, None) for any other table."""
-    from perceptron import MemoryTrace, ParamError, Params, from_rows, train
-    from verify.corpus.runs import CORPUS_MAX_EPOCHS  # the epochs the audit runs the note's run for
+    from perceptron import from_rows
 
     cols = _columns(table.header)
     if cols is None or not table.rows:
@@ -156,19 +155,10 @@ def read_example(table: Table, note_text: str):
     xs, yc, wc, bc, before = cols
     if len(table.rows) > MAX_TABLE_ROWS:
         return None, f"the table has more than {MAX_TABLE_ROWS} rows (verify.notes.worked_example.MAX_TABLE_ROWS)"
-    seq, ws = [], []
-    for line, cells in table.rows:
-        if max(xs + [yc, wc] + ([bc] if bc is not None else [])) >= len(cells):
-            return None, f"line {line}: a row with fewer cells than the header"
-        x = [v for j in xs for v in (_numbers(cells[j]) or [None])]
-        y, w = _numbers(cells[yc]), _numbers(cells[wc])
-        b = _numbers(cells[bc]) if bc is not None else []
-        if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or len(w) != len(x) or b is None \
-                or len(b) > 1 or (bc is not None and not b):
-            return None, f"line {line}: the input, label, weights or bias are not numbers of one size"
-        w = w + b  # the bias is the last coordinate of the run's weights (augment = last)
-        seq.append((tuple(x), int(y[0])))
-        ws.append((line, tuple(w)))
+    got = _row_values(table, xs, yc, wc, bc)
+    if isinstance(got, str):
+        return None, got
+    seq, ws = got
     points, labels = [], []
     for p, y in seq:
         if p not in points:
@@ -187,12 +177,52 @@ def read_example(table: Table, note_text: str):
     eta = eta if eta is not None and eta > 0 else Fraction(1)
     zero_one = 0 in labels
     ds = from_rows("table", [list(p) for p in points], [1 if v == 1 else -1 for v in labels])
+    best = _best_rule(ds, ws, before, eta, w0, zero_one, bc is not None)
+    if best is None:
+        return None, (f"no rule the drafter knows reproduces the table's first rows with eta = {eta} and w0 = "
+                      f"{tuple(map(str, w0))}: give the note's rule, learning rate and start by hand")
+    agreed, params, words, visits = best
+    claims = []
+    for r, (line, w) in enumerate(ws):
+        t = (r if before else r + 1) + 1  # the visit whose weights are the row's
+        if visits is None or t <= visits:
+            claims.append((line, "visit", f"t == {t}", w))
+        elif t == visits + 1:  # the weights after the run's last visit: the run's end
+            claims.append((line, "end", None, w))
+    return Example(points, labels, params, claims, agreed, words), None
+
+
+def _row_values(table: Table, xs, yc, wc, bc):
+    """((input, label) of each row, (line, weights) of each row), or why a row is not read."""
+    seq, ws = [], []
+    for line, cells in table.rows:
+        if max(xs + [yc, wc] + ([bc] if bc is not None else [])) >= len(cells):
+            return f"line {line}: a row with fewer cells than the header"
+        x = [v for j in xs for v in (_numbers(cells[j]) or [None])]
+        y, w = _numbers(cells[yc]), _numbers(cells[wc])
+        b = _numbers(cells[bc]) if bc is not None else []
+        if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or len(w) != len(x) or b is None \
+                or len(b) > 1 or (bc is not None and not b):
+            return f"line {line}: the input, label, weights or bias are not numbers of one size"
+        w = w + b  # the bias is the last coordinate of the run's weights (augment = last)
+        seq.append((tuple(x), int(y[0])))
+        ws.append((line, tuple(w)))
+    return seq, ws
+
+
+def _best_rule(ds, ws, before, eta, w0, zero_one, bias):
+    """(rows agreed from the first, Params, the rule in words, the run's visits or None when it
+    does not converge) of the rule the learner agrees with on the most rows, or None when none
+    agrees up to an update."""
+    from perceptron import MemoryTrace, ParamError, Params, train
+    from verify.corpus.runs import CORPUS_MAX_EPOCHS  # the epochs the audit runs the note's run for
+
     best = None
     for variant, sign0, form, words in _RULES:
         if (form == "half") != zero_one:
             continue
         params = Params(variant=variant, order="cyclic", eta=eta, w0=w0, sign0=sign0, form=form,
-                        augment="last" if bc is not None else None, max_epochs=CORPUS_MAX_EPOCHS)
+                        augment="last" if bias else None, max_epochs=CORPUS_MAX_EPOCHS)
         rec = MemoryTrace()
         try:
             train(ds, params, rec)
@@ -214,15 +244,4 @@ def read_example(table: Table, note_text: str):
             updated = updated or u > 0
         if updated and (best is None or agreed > best[0]):
             best = (agreed, params, words, visits if tr.end.get("converged") else None)
-    if best is None:
-        return None, (f"no rule the drafter knows reproduces the table's first rows with eta = {eta} and w0 = "
-                      f"{tuple(map(str, w0))}: give the note's rule, learning rate and start by hand")
-    agreed, params, words, visits = best
-    claims = []
-    for r, (line, w) in enumerate(ws):
-        t = (r if before else r + 1) + 1  # the visit whose weights are the row's
-        if visits is None or t <= visits:
-            claims.append((line, "visit", f"t == {t}", w))
-        elif t == visits + 1:  # the weights after the run's last visit: the run's end
-            claims.append((line, "end", None, w))
-    return Example(points, labels, params, claims, agreed, words), None
+    return best
