@@ -132,6 +132,11 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     return p
 
 
+#: A point of the note's data written out, with or without its label: "x_1 = (1, 1), y_1 = +1".
+_DATA_POINT = re.compile(r"\s*x_\{?\w{1,4}\}?\s*=\s*[(\[][^()\[\]]{1,200}[)\]]\s*"
+                         r"(?:,?\s*(?:\\quad\s*)?y_\{?\w{1,4}\}?\s*=\s*[+-]?\s*1\s*)?")
+
+
 def definition_of(s: Statement, notation: dict | None = None) -> str | None:
     """What a statement sets rather than asserts, or None: the run's initial weights or learning
     rate, or a definition of notation (``R := max ||x_i||``, "Let R = ...").  The page shows such a
@@ -140,6 +145,8 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
         return None
     if initial_weights(s.math, notation) is not None:
         return "sets the run's initial weights (state it as w0_zero, or run = { w0 = ... })"
+    if _DATA_POINT.fullmatch(s.math):
+        return "a point of the note's data (give the data as a [[dataset]]; a worked example's table is read as one)"
     if _ETA_SET.fullmatch(s.math):
         return "sets the learning rate (state it as run = { eta = ... } or eta_one)"
     if re.search(r"\\leftarrow|\\gets", s.math):
@@ -265,6 +272,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
+    if _DATA_POINT.fullmatch(s.math):
+        return {**out, "draft": True, "untranslated": definition_of(s, notation)}
     eta = _ETA_SET.fullmatch(s.math)
     if eta:
         one = eta.group(2).rstrip(".") in ("1", "1.0")

@@ -113,18 +113,26 @@ def _columns(header):
     return xs, y, w, next((j for j, n in enumerate(names) if n in _B), None), before
 
 
-def _stated(note_text: str):
-    """The learning rate and initial weights the note states (each None when it states none or
-    several)."""
-    etas = {Fraction(m.group(2).replace("−", "-")) for m in re.finditer(
-        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*(?:=|:|of|is)\s*(\$?)\s*([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)",
-        note_text[:200_000])}
-    w0s = {tuple(v) for m in re.finditer(r"\bw\s*(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)\s*=\s*([(\[][^)\]\n]{1,80}[)\]])",
-                                         note_text[:200_000]) if (v := _numbers(m.group(1))) is not None}
-    b0s = {Fraction(m.group(1).replace("−", "-")) for m in re.finditer(
-        r"\bb\s*(?:_\{?0\}?|₀)\s*=\s*\$?\s*([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", note_text[:200_000])}
-    return ((etas.pop() if len(etas) == 1 else None), (w0s.pop() if len(w0s) == 1 else None),
-            (b0s.pop() if len(b0s) == 1 else None))
+def _stated(note_text: str, line: int):
+    """The learning rate, initial weights and initial bias the note states for the table at
+    ``line``: the last statement of each before the table (a note may compare other values after
+    its example), else the one it states after; None when it states none, or several after."""
+    text = note_text[:200_000]
+    at = sum(len(x) + 1 for x in text.split("\n")[:line - 1])
+
+    def pick(found):
+        before = [v for pos, v in found if pos < at]
+        after = {v for pos, v in found if pos >= at}
+        return before[-1] if before else (after.pop() if len(after) == 1 else None)
+
+    etas = [(m.start(), Fraction(m.group(2))) for m in re.finditer(
+        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*(?:=|:|of|is)\s*(\$?)\s*([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
+    w0s = [(m.start(), tuple(v)) for m in re.finditer(
+        r"\bw\s*(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)\s*=\s*([(\[][^)\]\n]{1,80}[)\]])", text)
+           if (v := _numbers(m.group(1))) is not None]
+    b0s = [(m.start(), Fraction(m.group(1).replace("−", "-"))) for m in re.finditer(
+        r"\bb\s*(?:_\{?0\}?|₀)\s*=\s*\$?\s*([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
+    return pick(etas), pick(w0s), pick(b0s)
 
 
 @dataclass(frozen=True)
@@ -169,7 +177,7 @@ def read_example(table: Table, note_text: str):
         return None, "the rows do not visit the points in one cyclic order (the order is not drafted)"
     if len(set(labels)) < 2 and n > 1 and 0 in labels:
         return None, "the labels are not +1/-1 or 0/1"
-    eta, w0, b0 = _stated(note_text)
+    eta, w0, b0 = _stated(note_text, table.line)
     d = len(points[0])
     w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
     if bc is not None:
