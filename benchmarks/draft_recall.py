@@ -13,8 +13,8 @@ Then the notes under benchmarks/notes/, written in the styles public notes use (
 code blocks, \\( \\) delimiters, an iteration table, LaTeX theorems), each with an answer key
 (NOTE.toml: every statement's line and whether it is true), are drafted and audited with no
 edit, as a casual user would: each statement's colour (red: a claim at its line refuted; green:
-one holds, is proved or has no counterexample, none refuted; grey: only drafts, unknowns or no
-claim) is compared with its truth.  Printed per note: statements read (a claim at the line),
+one holds, is proved or has no counterexample, none refuted; grey: a draft, an unknown or no
+claim there -- the colour the annotated page shows, from badges.json) is compared with its truth.  Printed per note: statements read (a claim at the line),
 statements with the colour of the truth, false statements green and true statements red.
 """
 
@@ -44,6 +44,14 @@ def _claim(fields):
     return "[[claim]]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in fields.items()) + "\n"
 
 
+def _draft(note, tmp):
+    """(the path of the draft of ``note`` written in ``tmp``, its claims)."""
+    draft_path = os.path.join(tmp, "draft.toml")
+    subprocess.run([sys.executable, "-m", "verify", "draft", note, "--out", draft_path], check=True, capture_output=True)
+    with open(draft_path, "rb") as fh:
+        return draft_path, tomllib.load(fh)["claim"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default=os.path.join(HERE, "..", "..", "shared", "seeds"))
@@ -56,11 +64,7 @@ def main():
         with open(note, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
         with tempfile.TemporaryDirectory() as tmp:
-            draft_path = os.path.join(tmp, "draft.toml")
-            subprocess.run([sys.executable, "-m", "verify", "draft", note, "--out", draft_path], check=True,
-                           capture_output=True)
-            with open(draft_path, "rb") as fh:
-                drafted = tomllib.load(fh)["claim"]
+            draft_path, drafted = _draft(note, tmp)
             targets = [c for c in data["claim"] if "$$" in lines[c["line"] - 1] and c.get("expr") and not c.get("corrects")]
             body = f'[document]\nfile = "{data["document"]["file"]}"\n\n'
             pairs, misses = {}, []
@@ -108,7 +112,9 @@ def main():
     public_style_notes()
 
 
-GREEN = ("holds on evidence", "proved", "no counterexample in domain")
+#: The page's statement colours (verify.notes.annotate): green and red.
+GREEN = ("holds", "proved", "searched")
+RED = ("false", "known")
 
 
 def public_style_notes(folder=os.path.join(HERE, "notes")):
@@ -120,25 +126,21 @@ def public_style_notes(folder=os.path.join(HERE, "notes")):
         note = next(os.path.join(folder, key[:-5] + ext) for ext in (".md", ".tex")
                     if os.path.exists(os.path.join(folder, key[:-5] + ext)))
         with tempfile.TemporaryDirectory() as tmp:
-            draft_path = os.path.join(tmp, "draft.toml")
-            subprocess.run([sys.executable, "-m", "verify", "draft", note, "--out", draft_path], check=True,
-                           capture_output=True)
-            with open(draft_path, "rb") as fh:
-                drafted = tomllib.load(fh)["claim"]
+            draft_path, drafted = _draft(note, tmp)
             out = os.path.join(tmp, "out")
             r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", draft_path, "--notes", folder,
                                 "--out", out, "--quiet"], capture_output=True, text=True)
             if r.returncode not in (0, 1):
                 print(f"{os.path.basename(note)}: the run failed: {r.stderr.strip()[:300]}")
                 continue
-            with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
-                res = {c["id"]: c["verdict"] for c in json.load(fh)["claims"]}
+            with open(os.path.join(out, "badges.json"), encoding="utf-8") as fh:
+                page = {m["line"]: m["verdict"] for b in json.load(fh).values() for m in b["statements"].values()}
         read = right = false_green = true_red = 0
         lines = []
-        for a in answers:
-            verdicts = [res[d["id"]] for d in drafted if d["line"] == a["line"] and not d.get("draft") and d["id"] in res]
-            read += bool(verdicts)
-            colour = "red" if "refuted" in verdicts else "green" if any(v in GREEN for v in verdicts) else "grey"
+        for a in answers:  # the colour the page shows the statement's line in
+            shown = page.get(a["line"], "unchecked")
+            read += any(d["line"] == a["line"] and not d.get("draft") for d in drafted)
+            colour = "red" if shown in RED else "green" if shown in GREEN else "grey"
             truth = a["truth"] == "true"
             ok = colour == ("green" if truth else "red")
             right += ok

@@ -77,6 +77,10 @@ def test_a_table_is_the_notes_dataset_and_each_row_a_claim_and_the_wrong_row_is_
     assert rows[8]["run"] == {"eta": "1/2", "w0": ["0", "0"], "augment": "none"} and rows[8]["variants"] == ["rosenblatt"]
     assert rows[8]["given"] == "t == 2" and rows[8]["expr"] == "w == vec(1/2, 1)"
     assert rows[15]["when"] == "end"  # the run's last visit: its end
+    # the page: the sentence that sets eta and w0 defines the run (no truth of its own, not "not checked")
+    page = {m["line"]: m["verdict"] for m in json.loads((tmp_path / "out" / "badges.json").read_text())["hand.md"]
+            ["statements"].values()}
+    assert page[3] == "defines" and page[14] == "false" and page[8] == "holds", page
     for line in rows:
         want = "refuted" if line == 14 else ("holds on evidence", "proved")
         assert by_line[line]["verdict"] in want, (line, by_line[line]["verdict"], by_line[line]["evidence"])

@@ -63,15 +63,17 @@ _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
 def statement_status(claims: list) -> tuple[str, str]:
     """(status, one-line reason) of a statement from the claims that transcribe it: a claim
     with ``corrects`` is the corrected form beside it and does not decide its colour."""
+    from verify.notes.draft import SETS
+
     own = [c for c in claims if not c.get("corrects")] or claims
     best = None
-    for c in own:
-        st = ("draft" if c.get("draft") else ("known" if c["expect"] == "refuted" else "false") if c["verdict"] == "refuted"
+    for c in own:  # a draft that sets the note's run or notation has no truth: it greys nothing
+        st = (("defines" if str(c.get("untranslated", "")).startswith(SETS) else "draft") if c.get("draft") else ("known" if c["expect"] == "refuted" else "false") if c["verdict"] == "refuted"
               else _SHOWN.get(c["verdict"], "unknown"))
         if best is None or _RANK.index(st) < _RANK.index(best[0]):
             best = (st, c)
     st, c = best
-    if st == "draft":
+    if st in ("draft", "defines"):
         reason = f"{c['id']}: not evaluated: {c['untranslated']}"
     elif st in ("false", "known"):
         lines = failure_text(c).splitlines()

@@ -22,7 +22,7 @@ from perceptron.outputs import write_file
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 
-__all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of"]
+__all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of", "SETS"]
 
 #: The algorithm's start said in words: "start from w = [0, 0]", "initialize w ← 0", "w is initialised to zero".
 _START_ZERO = re.compile(r"\b(?:start(?:s|ing)? (?:from|with|at)|initiali[sz]e[sd]?|begin(?:s|ning)? (?:from|with))\s+"
@@ -131,6 +131,11 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
         p.order = f"line {_line(text, order.start())}: {order.group()}"
     return p
 
+
+#: How a draft that sets the note's run or notation (its learning rate, initial weights, data,
+#: prediction rule) begins its reason: such a statement has no truth of its own, and the page
+#: shows it as defining the note (verify.notes.annotate), never greying a line a claim checks.
+SETS = "sets the note's run or notation: "
 
 #: A point of the note's data written out, with or without its label: "x_1 = (1, 1), y_1 = +1".
 _DATA_POINT = re.compile(r"\s*x_\{?\w{1,4}\}?\s*=\s*[(\[][^()\[\]]{1,200}[)\]]\s*"
@@ -265,19 +270,19 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if s.math is None:
         return {**out, "draft": True, "untranslated": "a numbered statement in words, with no relation to read"}
     if not s.display and _PREDICTION_RULE.search(s.text):
-        return {**out, "draft": True, "untranslated": "the algorithm's prediction rule (its relation is the rule's "
+        return {**out, "draft": True, "untranslated": SETS + "the algorithm's prediction rule (its relation is the rule's "
                                                         "condition): it says which variant the note's runs are, "
                                                         "not something a run satisfies"}
     if initial_weights(s.math, notation) is not None or (re.match(r"\s*(initiali[sz]e|initially|start|begin)", s.context, re.I)
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
-        return {**out, "draft": True, "untranslated": "the algorithm's initial value: a setting of the run, "
+        return {**out, "draft": True, "untranslated": SETS + "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
     if _DATA_POINT.fullmatch(s.math):
-        return {**out, "draft": True, "untranslated": definition_of(s, notation)}
+        return {**out, "draft": True, "untranslated": SETS + definition_of(s, notation)}
     eta = _ETA_SET.fullmatch(s.math)
     if eta:
         one = eta.group(2).rstrip(".") in ("1", "1.0")
-        return {**out, "draft": True, "untranslated": "the algorithm's learning rate: a setting of the run, " + (
+        return {**out, "draft": True, "untranslated": SETS + "the algorithm's learning rate: a setting of the run, " + (
             "proposed as an assumption (eta_one) on the run claims" if one else
             f"not an assumption: state it as run = {{ eta = \"{eta.group(2).rstrip('.')}\" }} on the claims about "
             "the note's own run (with datasets = [...])")}
@@ -287,10 +292,14 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if t.expr is None and "no relation (nothing compared)" in t.untranslated and _BOUND.search(s.context or ""):
         t = translate("M \\leq " + s.math, notation, base=props.base)  # "... is bounded by <display>"
     if t.expr is None:
-        return {**out, "draft": True, "untranslated": "; ".join(t.untranslated)[:300]}
+        why = definition_of(s, notation)  # "where R = max ||x_i||": notation, not something to check
+        return {**out, "draft": True, "untranslated": SETS + why if why else "; ".join(t.untranslated)[:300]}
     if t.names and t.names <= {"eta"}:  # "pick a learning rate 0 < eta < 1": what the run is given, not what it does
-        return {**out, "draft": True, "untranslated": "a condition on the learning rate: a setting of the run, proposed as "
+        return {**out, "draft": True, "untranslated": SETS + "a condition on the learning rate: a setting of the run, proposed as "
                                                       "an assumption (eta_le_one or eta_one) on the run claims"}
+    if t.when in _RUN and _one_runs_value(t.expr) and t.names <= {"w0", "b0"}:
+        return {**out, "draft": True, "untranslated": SETS + f"the run's initial weights ({t.expr}): state them as "
+                                                             "assume = [\"w0_zero\"] or run = { w0 = [...] }"}
     if t.when in _RUN and _one_runs_value(t.expr):
         return {**out, "draft": True, "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
                                                       "give its data and setting ([[dataset]], datasets = [...], run = "

@@ -36,6 +36,8 @@ def to_latex(s: str) -> str:
         s = s.replace(k, f"\\{v} ")
     # sign(...), max(...) written plain are functions, not products of letters
     s = re.sub(r"(?<![\\A-Za-z])(" + "|".join(sorted(MATH_WORDS - {"sqrt"})) + r")(?=\s*\()", r"\\operatorname{\1}", s)
+    # max ‖xᵢ‖, min_i ...: the operators LaTeX writes as \max, \min (before a norm, a subscript or a letter)
+    s = re.sub(r"(?<![\\A-Za-z])(max|min)(?![A-Za-z])(?=\s*(?:\\\||_|[A-Za-z]))", r"\\\1 ", s)
     # w* (the optimal w), not a product (products are × or ·); w*ᵀ is w^{*T}
     s = re.sub(r"(?<=[A-Za-z}])\*(?:\^\{([^{}]*)\})?", lambda m: "^{*" + (m.group(1) or "") + "}", s)
     return re.sub(r"[ \t]+", " ", s).strip()
