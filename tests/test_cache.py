@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 CLAIMS = '''[document]
 file = "n.md"
 
@@ -186,7 +188,16 @@ expect = "holds"
 '''
 
 
-def test_an_edit_makes_only_the_runs_its_claim_is_about(tmp_path, monkeypatch):
+#: The edits: a run claim's bound (slow: the pair, update and dataset edit covers the same path
+#: and more kinds of claim in the default run), then a pair relation, an update and a dataset claim.
+EDITS = [pytest.param([("2*R2", "R2")], marks=pytest.mark.slow, id="bound"),
+         pytest.param([('relation = "same_mistakes"', 'relation = "same_decisions"'),
+                       ("dot(prev(w), w_opt)\"", "dot(prev(w), w_opt) + 0\""),
+                       ("y*dot(w_opt, x) > 0", "y*dot(w_opt, x) >= 0")], id="pair-update-dataset")]
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_an_edit_makes_only_the_runs_its_claim_is_about(tmp_path, monkeypatch, edit):
     """After an edit, the runs of variants the edited claims are not about are counted, not made
     (each claim finds them not applicable, as a replay would), and the certificates and second
     separators are the cache's (no program solved again, but for a pair claim's partner runs);
@@ -222,10 +233,7 @@ def test_an_edit_makes_only_the_runs_its_claim_is_about(tmp_path, monkeypatch):
     for mod, name in ((dispatch, "certify"), (audit_mod, "alternative_separator")):
         fn = getattr(mod, name)
         monkeypatch.setattr(mod, name, lambda *a, _fn=fn, _n=name, **k: solved.append(_n) or _fn(*a, **k))
-    edits = [[("2*R2", "R2")],
-             [('relation = "same_mistakes"', 'relation = "same_decisions"'),
-              ("dot(prev(w), w_opt)\"", "dot(prev(w), w_opt) + 0\""), ("y*dot(w_opt, x) > 0", "y*dot(w_opt, x) >= 0")]]
-    for edit in edits:
+    for edit in [edit]:
         text = MIXED.replace("R2/gamma**2", "2*R2/gamma**2")
         path.write_text(text)
         run(text)  # the cache of this text

@@ -377,6 +377,7 @@ def test_the_examples_audit_as_expected():
     _examples_as_expected(("margin.toml", "averaged.toml", "eta_over_k.toml", "bias_one.toml"), 13)
 
 
+@pytest.mark.slow  # (22 s; the default run searches both bounds of margin.toml and bias_one.toml below)
 def test_the_margin_and_bias_examples_audit_as_expected():
     _examples_as_expected(("margin.toml", "bias_one.toml"), 6)
 
