@@ -67,7 +67,10 @@ def search(claim_id: str, *, claims=None, engine: str = "auto", timeout: float =
     ``jobs`` worker processes or the Dask ``scheduler`` at that address run the shards, under a
     memory budget of ``max_memory_gib`` and the hard ``timeout``.  The result has ``verdict``
     (refuted with a replayed ``counterexample``, no counterexample in the stated ``domain``, or
-    unknown with the part ``completed``) and ``to_json()``."""
+    unknown with the part ``completed``) and ``to_json()``.  The counterexample is a
+    verify.replay.counterexample.Counterexample: ``points``, ``labels``, ``updates`` (the points
+    updated on, in order), ``params`` (the run, perceptron.Params: ``params.argv()`` are its train
+    options), ``separator``, ``violation`` and ``to_json()``."""
     from verify.searching import Domain
     from verify.searching import search as run_search
 
