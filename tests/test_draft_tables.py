@@ -175,3 +175,37 @@ def test_a_statements_own_learning_rate_and_its_count_so_far_are_read_as_written
                        timeout=300)
     verdicts = {c["id"]: c["verdict"] for c in json.loads((tmp_path / "out2" / "results.json").read_text())["claims"]}
     assert verdicts[lemma["id"]] != "refuted" and verdicts[bound["id"]] == "refuted", verdicts
+
+
+REMARKS = """# Lecture
+
+## The algorithm
+
+We take η = 0.25 and start from w₀ = (0, 0), b₀ = 0.
+
+## Worked example
+
+| x | y | w |
+|---|---|---|
+| (1, 2) | 1 | (0.25, 0.5) |
+| (-1, 0) | -1 | (0.25, 0.5) |
+
+## Remarks
+
+Because η = 0.25, training needs four times as many updates as it would with η = 1.
+
+The length ‖w‖ never decreases from one update to the next.
+"""
+
+
+def test_settings_define_the_run_and_worded_remarks_are_counted_not_hidden(tmp_path):
+    """Found by a newcomer: a false remark that mentions η was shown as defining the run, and two
+    remarks in words had no mark at all; b₀ = 0 greyed its line; the table's rows were filed
+    under the section before the table."""
+    data, _ = _draft_and_run(tmp_path, "remarks.md", REMARKS)
+    page = {m["line"]: m["verdict"] for m in json.loads((tmp_path / "out" / "badges.json").read_text())["remarks.md"]
+            ["statements"].values()}
+    assert page[5] == "defines", page  # η = 0.25, w₀, b₀: the run's setting
+    assert page[16] == "draft" and page[18] == "draft", page  # asserted in words: counted, not read, not "defines"
+    rows = [c for c in data["claim"] if c.get("datasets")]
+    assert rows and all(c["section"] == "Worked example" for c in rows), rows

@@ -137,6 +137,13 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
 #: shows it as defining the note (verify.notes.annotate), never greying a line a claim checks.
 SETS = "sets the note's run or notation: "
 
+#: Words with which a sentence asserts something of its math (it is then no mere setting).
+_ASSERTS = re.compile(r"\b(times|as many|more|fewer|less|needs?|changes?|depends?|faster|slower|halves|"
+                      r"doubles|never|always|at most|at least|bound(ed)?|increases?|decreases?)\b", re.I)
+_WITHOUT_MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)")
+#: The initial bias: "b₀ = 0", "b_0 = 0".
+_B0_SET = re.compile(r"\s*b_\{?0\}?\s*=\s*[-+]?[0-9./]+\s*")
+
 #: A point of the note's data written out, with or without its label: "x_1 = (1, 1), y_1 = +1".
 _DATA_POINT = re.compile(r"\s*x_\{?\w{1,4}\}?\s*=\s*[(\[][^()\[\]]{1,200}[)\]]\s*"
                          r"(?:,?\s*(?:\\quad\s*)?y_\{?\w{1,4}\}?\s*=\s*[+-]?\s*1\s*)?")
@@ -152,6 +159,10 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
         return "sets the run's initial weights (state it as w0_zero, or run = { w0 = ... })"
     if _DATA_POINT.fullmatch(s.math):
         return "a point of the note's data (give the data as a [[dataset]]; a worked example's table is read as one)"
+    if _B0_SET.fullmatch(s.math):
+        return "sets the run's initial bias (state it as run = { b0 = ... })"
+    if not s.display and _PREDICTION_RULE.search(s.text):
+        return "the algorithm's prediction rule: it says which variant the note's runs are"
     if _ETA_SET.fullmatch(s.math):
         return "sets the learning rate (state it as run = { eta = ... } or eta_one)"
     if re.search(r"\\leftarrow|\\gets", s.math):
@@ -203,7 +214,8 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
         ex, why = read_example(table, note.text)
         if ex is None and why is None:
             continue
-        section = next((s.section for s in reversed(found) if s.line <= table.line and s.section), "(no section)")
+        heads = [ln.lstrip("#").strip() for ln in note.text.split("\n")[:table.line - 1] if re.match(r"#{1,6}\s", ln)]
+        section = heads[-1][:200] if heads else "(no section)"  # the heading the table is under
         head = {"line": table.line, "anchor": f"L{table.line}", "section": section,
                 "statement": "the worked example's table: " + " | ".join(table.header)[:300]}
         if ex is None:
@@ -268,7 +280,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     out = {"id": cid, "line": s.line, "anchor": s.anchor, "section": s.section or "(no section)",
            "statement": re.sub(r"\s+", " ", s.text).strip()[:600]}
     if s.math is None:
-        return {**out, "draft": True, "untranslated": "a numbered statement in words, with no relation to read"}
+        return {**out, "draft": True, "untranslated": "a statement in words, with no relation to read: transcribe it "
+                                                        "by hand (proof-audit claims lint --explain checks a reading)"}
     if not s.display and _PREDICTION_RULE.search(s.text):
         return {**out, "draft": True, "untranslated": SETS + "the algorithm's prediction rule (its relation is the rule's "
                                                         "condition): it says which variant the note's runs are, "
@@ -277,9 +290,13 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": SETS + "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
-    if _DATA_POINT.fullmatch(s.math):
+    if _DATA_POINT.fullmatch(s.math) or _B0_SET.fullmatch(s.math):
         return {**out, "draft": True, "untranslated": SETS + definition_of(s, notation)}
     eta = _ETA_SET.fullmatch(s.math)
+    if eta and _ASSERTS.search(_WITHOUT_MATH.sub(" ", s.text)):  # "because η = 0.25, training needs four times ...
+        return {**out, "draft": True, "untranslated": "a statement about runs with this learning rate, in words: "
+                                                        "not read (transcribe it by hand, e.g. a pair claim "
+                                                        "pair = \"eta:c\")"}
     if eta:
         one = eta.group(2).rstrip(".") in ("1", "1.0")
         return {**out, "draft": True, "untranslated": SETS + "the algorithm's learning rate: a setting of the run, " + (
@@ -432,7 +449,8 @@ def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: st
     """The draft claim file's text; ``datasets``: the note's own ([[dataset]] tables)."""
     rel = os.path.relpath(os.path.abspath(note.path), os.path.dirname(os.path.abspath(out_path)))
     drafts = sum(1 for c in claims if c.get("draft"))
-    lines = [f"# Draft claims of {_one_line(os.path.basename(note.path))}: {len(claims)} statements, "
+    lines = [f"# Draft claims of {_one_line(os.path.basename(note.path))}: {len(claims)} claims on "
+             f"{len({c['line'] for c in claims})} statements, "
              f"{len(claims) - drafts} read into the claim language, {drafts} left as drafts.",
              "# Written by `proof-audit draft`. Check each claim marked \"review:\", finish or delete each",
              "# draft (draft = true: listed, never evaluated), then: proof-audit run --claims "
@@ -514,8 +532,8 @@ def cmd_draft(args) -> int:
                                     "no numbered statement): nothing to draft")
     _finish(note, claims, out, notation_text, props.datasets)
     drafts = [c for c in claims if c.get("draft")]
-    print(f"{out}: {len(claims)} statements of {args.note}; {len(claims) - len(drafts)} read into claims "
-          f"(review the proposed assumptions), {len(drafts)} left as drafts")
+    print(f"{out}: {len(claims)} claims on {len({c['line'] for c in claims})} statements of {args.note}; "
+          f"{len(claims) - len(drafts)} read into claims (review the proposed assumptions), {len(drafts)} left as drafts")
     for c in drafts:
         print(f"  line {c['line']}: {c['id']}: {c['untranslated']}")
     print(f"next: proof-audit run --claims {out}")

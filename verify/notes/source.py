@@ -312,6 +312,8 @@ def _inline_statements(t, lines, section, out, before=""):
             at = bound.start()
             found.append(Statement(first + line_index(text)(at), section, _sentence(text, at, len(bound.group())), math,
                                    False, context=_sentence(text, at, len(bound.group()))))
+    if not found and len(out) <= MAX_STATEMENTS:  # "‖w‖ never decreases": a statement in words, with math
+        _worded_statements(text, first, line_of_text=line_index(text), section=section, found=found)
     if label:
         if found:
             found[0].label = label
@@ -358,6 +360,24 @@ def bound_phrase(text: str) -> str | None:
     if is_relation(bound) or not re.search(r"[A-Za-z0-9]", bound) or re.search(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", "", bound)):
         return None  # a relation is read as written; words are not a bound
     return "k \\le " + bound
+
+
+#: What a sentence asserts in words ("never decreases", "needs four times as many updates").
+WORDED = re.compile(r"\b(never|always|every|each|at most|at least|increases?|decreases?|grows?|shrinks?|changes?|"
+                    r"converges?|stops?|halts?|doubles?|halves|times as many|as many|needs?|depends?|bounded)\b", re.I)
+#: Math written in a sentence without a relation: a symbol, a norm, a Greek letter, a power.
+_MATHY = re.compile(r"[‖ηγ²³ᵢₖ·×√Σ∑]|\$[^$\n]{1,200}\$|\\\(")
+
+
+def _worded_statements(text: str, first: int, line_of_text, section: str, found: list) -> None:
+    """Each sentence of a paragraph that asserts something in words about math it writes (and
+    holds no relation the drafter reads): a statement with no relation, so that the page counts
+    it and says no claim reads it, rather than not seeing it."""
+    for m in re.finditer(r"[^.!?\n][^.!?]{0,600}[.!?]", text[:_WINDOW]):
+        sentence = m.group().strip()
+        if WORDED.search(sentence) and _MATHY.search(sentence):
+            found.append(Statement(first + line_of_text(m.start()), section, sentence[:400], None, False,
+                                   context=sentence[:400]))
 
 
 def children_math(children) -> bool:
