@@ -4,7 +4,8 @@ import textwrap
 
 import pytest
 
-from verify.language.claims import ClaimError, builtin_claim_files, lint, load_claims
+from verify.language.claims import ClaimError, builtin_claim_files, load_claims
+from verify.language.lint import lint
 from verify.cli import main
 
 
@@ -161,3 +162,19 @@ def test_a_document_table_without_its_file_says_so(tmp_path):
                         'expr = "1 == 1"\nexpect = "holds"\n')
         problems = lint([str(path)])
         assert len(problems) == 1 and says in str(problems[0]), problems
+
+
+def test_lint_advises_on_a_bias_read_on_a_variant_without_one(tmp_path, capsys):
+    """A newcomer's true remark ("every update changes b by exactly eta") on the rosenblatt rule
+    with augment = "last" was refuted: b is 0 there, the bias being w's last coordinate.  lint
+    says so, and says nothing of the same claim on a variant with a bias."""
+    from verify.cli import main
+
+    claim = ('[[claim]]\nid = "{id}"\nsection = "s"\nstatement = "s"\nwhen = "update"\nvariants = ["{v}"]\n'
+             'expr = "abs(b - prev(b)) == eta"\nexpect = "holds"\n\n')
+    path = tmp_path / "c.toml"
+    path.write_text('[document]\nfile = "n.md"\n\n' + claim.format(id="c.plain", v="rosenblatt")
+                    + claim.format(id="c.bias", v="novikoff"))
+    assert main(["claims", "lint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "c.plain: it reads b, which is 0 on every run of rosenblatt" in out and "c.bias:" not in out, out

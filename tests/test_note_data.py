@@ -95,7 +95,7 @@ def test_a_stated_run_is_the_only_run_a_claim_applies_to(tmp_path):
     ('{ eta = "-1" }', "must be > 0"), ("{ sign0 = 2 }", "sign0"), ('{ form = "other" }', "form must be"),
     ("{ speed = 1 }", "unknown run field"), ('{ eta = "abc" }', "run:")])
 def test_a_bad_run_table_is_a_lint_error(tmp_path, run, message):
-    from verify.language.claims import lint
+    from verify.language.lint import lint
 
     p = tmp_path / "c.toml"
     p.write_text('[document]\nfile = "n.md"\n\n[[dataset]]\nname = "d"\npoints = [[1, 0], [0, 1]]\nlabels = [1, -1]\n\n'
@@ -106,7 +106,7 @@ def test_a_bad_run_table_is_a_lint_error(tmp_path, run, message):
 
 
 def test_dataset_tables_and_names_are_checked_by_lint(tmp_path):
-    from verify.language.claims import lint
+    from verify.language.lint import lint
 
     p = tmp_path / "c.toml"
     p.write_text('[document]\nfile = "n.md"\n\n[[dataset]]\nname = "mine"\npoints = [[1, 0], [0, 1]]\nlabels = [1, -1]\n\n'
@@ -211,7 +211,7 @@ def test_review_findings_on_stated_runs(tmp_path, capsys):
     """A stated run is one run: other kernels do not refute it; a bias with nowhere to go and a
     tie rule the variant fixes are lint errors; a w0 of the wrong length is refused, said, never
     matched by a prefix; a bad number in a table is one line."""
-    from verify.language.claims import lint
+    from verify.language.lint import lint
     from verify.language.setting import Setting
     from perceptron import Params
 

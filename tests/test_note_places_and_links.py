@@ -191,7 +191,7 @@ def test_a_bom_is_not_the_title(tmp_path):
 
 
 def test_a_note_name_with_a_newline_drafts_a_file_that_passes_lint(tmp_path):
-    from verify.language.claims import lint
+    from verify.language.lint import lint
 
     note = tmp_path / "new\nline.md"
     note.write_text("# N\n\nWe have $k \\le R^2/\\gamma^2$.\n")

@@ -71,7 +71,7 @@ def test_max_epochs_lets_the_run_end(tmp_path):
 
 
 def test_max_epochs_needs_datasets_and_a_bound(tmp_path, capsys):
-    from verify.language.claims import lint
+    from verify.language.lint import lint
 
     for bad, msg in (("max_epochs = 0", "integer from 1"), ("max_epochs = 10000000", "integer from 1"),
                      ('max_epochs = "many"', "integer from 1")):

@@ -7,7 +7,7 @@ from verify.cli.options import claim_named
 
 
 def cmd_lint(args) -> int:
-    from verify.language.claims import lint
+    from verify.language.lint import lint
 
     drafts: list = []
     notes: list = []

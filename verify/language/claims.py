@@ -64,7 +64,7 @@ from verify.language.setting import Setting, setting_of
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES, TYPES
 
-__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "claims_of", "lint", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "claims_of", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
 
 #: Most claims in one file.
 MAX_CLAIMS = 2000
@@ -757,25 +757,6 @@ def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = 
         raise ExprError(f"{', '.join(sorted(step))} inside prev(...): the current visit's, not a state's; prev() goes "
                         "back to the weights, bias, k and sumsq of an earlier state, not to an earlier update's point "
                         "(the current point against an earlier state is e.g. dot(prev(w), x))")
-
-
-def lint(paths, drafts: list | None = None, notes: list | None = None) -> list[ClaimError]:
-    """Every problem in the given claim files (an empty list when they are all valid); the
-    files' draft claims are appended to ``drafts`` and advice (a top-level ``or`` read as an
-    implication) to ``notes`` when they are given."""
-    problems: list[ClaimError] = []
-    for p in paths:
-        cf = load_claims(p, collect=problems)
-        if drafts is not None:
-            drafts.extend(cf.drafts)
-        if notes is not None:
-            for c in cf.claims:
-                if c.implied:
-                    a, b = split_implication(c.expr)
-                    notes.append(f"{c.path}:{c.line}:1: note: {c.id}: a top-level 'or' is read as an implication: "
-                                 f"it applies where {a} is false and tests {b} there; say so with "
-                                 f"given = \"not ({a})\" and expr = \"{b}\"")
-    return problems
 
 
 #: The built-in claim files (one per note), package data of ``verify``.

@@ -491,7 +491,7 @@ def _notation_of(out_path: str) -> tuple[dict, str]:
 def _finish(note, claims, out, notation_text, datasets=()) -> str:
     """The draft's text, with every reading the claim language refuses turned into a draft
     that names why: the file the drafter writes always passes ``claims lint``."""
-    from verify.language.claims import lint
+    from verify.language.lint import lint
 
     folder = os.path.dirname(out) or "."
     for _ in range(3):
