@@ -175,8 +175,8 @@ def read_example(table: Table, note_text: str):
     n = len(points)
     if any(seq[j] != (points[j % n], labels[j % n]) for j in range(len(seq))):
         return None, "the rows do not visit the points in one cyclic order (the order is not drafted)"
-    if len(set(labels)) < 2 and n > 1 and 0 in labels:
-        return None, "the labels are not +1/-1 or 0/1"
+    if not (set(labels) <= {-1, 1} or set(labels) <= {0, 1}):
+        return None, "the labels are neither +1/-1 nor 0/1"
     eta, w0, b0 = _stated(note_text, table.line)
     d = len(points[0])
     w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
