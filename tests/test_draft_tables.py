@@ -209,3 +209,18 @@ def test_settings_define_the_run_and_worded_remarks_are_counted_not_hidden(tmp_p
     assert page[16] == "draft" and page[18] == "draft", page  # asserted in words: counted, not read, not "defines"
     rows = [c for c in data["claim"] if c.get("datasets")]
     assert rows and all(c["section"] == "Worked example" for c in rows), rows
+
+
+def test_what_the_prose_after_a_table_says_the_run_did_is_checked_on_it(tmp_path):
+    """"One update in total; it stops after the second pass" are end claims on the table's run
+    (TIE: one update, at row 2; the second pass is clean): true ones hold, a wrong count is
+    refuted, a hedged count ("at most 5 updates") is not read as this run's."""
+    note = TIE + "\nIt makes one update in total and stops after the second pass.\n\nIt makes two updates.\n\n" \
+                 "It makes at most 5 updates.\n"
+    data, by_line = _draft_and_run(tmp_path, "facts.md", note)
+    facts = {c["expr"]: c for c in data["claim"] if c.get("note", "").startswith("what the prose")}
+    assert set(facts) == {"mistakes == 1", "epochs == 2", "converged == 1", "mistakes == 2"}, facts
+    results = {c["id"]: c["verdict"] for c in json.loads((tmp_path / "out" / "results.json").read_text())["claims"]}
+    assert results[facts["mistakes == 1"]["id"]] == "holds on evidence"
+    assert results[facts["epochs == 2"]["id"]] == "holds on evidence"
+    assert results[facts["mistakes == 2"]["id"]] == "refuted"

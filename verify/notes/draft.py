@@ -207,7 +207,7 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
     [[dataset]] (in ``props.datasets``) and a claim per printed weight vector; a table that
     looks like one but cannot be read is a draft that says why."""
     from perceptron._numbers import format_rational as fr
-    from verify.notes.worked_example import read_example, tables
+    from verify.notes.worked_example import read_example, run_facts, tables
 
     out = []
     for table in tables(note.text):
@@ -248,6 +248,11 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
             if given:
                 c["given"] = given
             out.append(c)
+        for line, sentence, expr in run_facts(note.text, table):  # "one mistake in total": what the run did
+            out.append({"id": _unique(f"{prefix}.table{table.line}.L{line}", used), "line": line, "anchor": f"L{line}",
+                        "section": section, "statement": sentence[:600], "expr": expr, "when": "end",
+                        "variants": [p.variant], "datasets": [name], "orders": ["cyclic"], "run": run, "expect": "holds",
+                        "note": "what the prose after the table says its run did", "review": []})
     return out
 
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["Table", "tables", "read_example", "MAX_TABLE_ROWS", "MAX_TABLES"]
+__all__ = ["Table", "tables", "read_example", "run_facts", "MAX_TABLE_ROWS", "MAX_TABLES"]
 
 #: Rows of a table read as a worked example: a run worked by hand is a few epochs of a few
 #: points; a longer table is not drafted (the audit's own runs cover long runs).
@@ -253,3 +253,41 @@ def _best_rule(ds, ws, before, eta, w0, zero_one, bias):
         if updated and (best is None or agreed > best[0]):
             best = (agreed, params, words, visits if tr.end.get("converged") else None)
     return best
+
+
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
+_NUM = r"(\d{1,4}|" + "|".join(_WORDS) + r")"
+_COUNT = re.compile(r"\b" + _NUM + r"\s+(?:mistakes?|updates?|errors?)\b", re.I)
+_EPOCHS = re.compile(r"\b(?:after|in|within)\s+(?:the\s+)?" + _NUM + r"(?:st|nd|rd|th)?\s+(?:pass(?:es)?|epochs?|sweeps?)\b",
+                     re.I)
+_CONVERGED = re.compile(r"\b(has converged|converges|converged|stops|halts|terminates)\b", re.I)
+_HEDGED = re.compile(r"(at most|at least|more than|fewer than|less than|up to|no more than|not|never|n't)\s+\S*\s*$", re.I)
+#: Lines after a worked example's table read for what its run did ("one mistake in total").
+FACT_LINES = 12
+
+
+def run_facts(note_text: str, table: Table) -> list:
+    """(line, sentence, expr) for each thing the prose right after a table says its run did, as
+    the note writes it: a number of mistakes ("one mistake in total": mistakes == 1), of epochs
+    ("stops after the second pass": epochs == 2), or that it converged (converged == 1).  Only
+    until the next heading, within FACT_LINES lines; a hedged count ("at most 3 mistakes") is a
+    bound, not what this run did, and is left to the drafter's bounds."""
+    lines = note_text.split("\n")
+    end = table.rows[-1][0] if table.rows else table.line
+    out = []
+    for j in range(end, min(len(lines), end + FACT_LINES)):
+        if lines[j].startswith("#"):
+            break
+        for m in re.finditer(r"[^.;!?]+[.;!?]?", lines[j][:2000]):
+            sentence = m.group().strip()
+            for pattern, name in ((_COUNT, "mistakes"), (_EPOCHS, "epochs")):
+                for c in pattern.finditer(sentence):
+                    if not _HEDGED.search(sentence[:c.start()]):
+                        value = c.group(1).lower()
+                        out.append((j + 1, sentence, f"{name} == {_WORDS.get(value, value)}"))
+            conv = _CONVERGED.search(sentence)
+            if conv and not _HEDGED.search(sentence[:conv.start()]):
+                out.append((j + 1, sentence, "converged == 1"))
+    return out
+
