@@ -224,3 +224,23 @@ def test_what_the_prose_after_a_table_says_the_run_did_is_checked_on_it(tmp_path
     assert results[facts["mistakes == 1"]["id"]] == "holds on evidence"
     assert results[facts["epochs == 2"]["id"]] == "holds on evidence"
     assert results[facts["mistakes == 2"]["id"]] == "refuted"
+
+
+WORDED = r"""# Notes
+
+We start from $w_0 = 0$ with $\eta = 1$ on linearly separable data.
+
+After $k$ updates, $\|w_k\|^2$ is at most $k R^2$.
+
+The margin of the final weights, \(\min_i y_i w_k \cdot x_i\), is at least \(\gamma\) once the run stops.
+"""
+
+
+def test_a_relation_said_in_words_between_two_spans_of_math_is_read(tmp_path):
+    """"$A$ is at most $B$" is the relation A <= B, in dollars or backslash-parentheses (a false one was grey): the
+    true bound holds, the false claim about the final margin is refuted."""
+    data, by_line = _draft_and_run(tmp_path, "worded.md", WORDED)
+    got = {c["line"]: c for c in data["claim"] if c.get("expr")}
+    assert got[5]["expr"] == "norm2(w) <= k*R2", got[5]
+    assert got[7]["expr"] == "min_i(dot(y*w, x)) >= gamma", got[7]
+    assert by_line[5]["verdict"] != "refuted" and by_line[7]["verdict"] == "refuted", (by_line[5], by_line[7])

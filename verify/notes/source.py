@@ -312,6 +312,12 @@ def _inline_statements(t, lines, section, out, before=""):
             at = bound.start()
             found.append(Statement(first + line_index(text)(at), section, _sentence(text, at, len(bound.group())), math,
                                    False, context=_sentence(text, at, len(bound.group()))))
+    for m in _WORDED_RELATION.finditer(text[:_WINDOW]):  # "$A$ is at least $B$": a relation said in words
+        a, b = (x.strip("$").removeprefix("\\(").removesuffix("\\)").strip() for x in (m.group(1), m.group(3)))
+        if not is_relation(a) and not is_relation(b) and len(out) + len(found) <= MAX_STATEMENTS:
+            sentence = _sentence(text, m.start(), len(m.group()))
+            found.append(Statement(first + line_index(text)(m.start()), section, sentence,
+                                   f"{a} {_WORDED_OPS[m.group(2).lower()]} {b}", False, context=sentence))
     if not found and len(out) <= MAX_STATEMENTS:  # "‖w‖ never decreases": a statement in words, with math
         _worded_statements(text, first, line_of_text=line_index(text), section=section, found=found)
     if label:
@@ -367,6 +373,16 @@ WORDED = re.compile(r"\b(never|always|every|each|at most|at least|increases?|dec
                     r"converges?|stops?|halts?|doubles?|halves|times as many|as many|needs?|depends?|bounded)\b", re.I)
 #: Math written in a sentence without a relation: a symbol, a norm, a Greek letter, a power.
 _MATHY = re.compile(r"[‖ηγ²³ᵢₖ·×√Σ∑]|\$[^$\n]{1,200}\$|\\\(")
+
+
+#: Two spans of math joined by a comparison in words: "$m$, is at least $\\gamma$".
+_WORDED_RELATION = re.compile(r"(\$[^$\n]{1,200}\$|\\\((?:(?!\\[()])[^\n]){1,200}\\\))\s*,?\s*(?:is|are|stays|remains)\s+"
+                              r"(at least|at most|no more than|no less than|greater than or equal to|"
+                              r"less than or equal to|greater than|less than|bigger than|smaller than|equal to)\s+"
+                              r"(\$[^$\n]{1,200}\$|\\\((?:(?!\\[()])[^\n]){1,200}\\\))", re.I)
+_WORDED_OPS = {"at least": "\\ge", "no less than": "\\ge", "greater than or equal to": "\\ge", "at most": "\\le",
+               "no more than": "\\le", "less than or equal to": "\\le", "greater than": ">", "bigger than": ">",
+               "less than": "<", "smaller than": "<", "equal to": "="}
 
 
 def _worded_statements(text: str, first: int, line_of_text, section: str, found: list) -> None:
