@@ -146,7 +146,7 @@ _B0_SET = re.compile(r"\s*b_\{?0\}?\s*=\s*[-+]?[0-9./]+\s*")
 
 #: A point of the note's data written out, with or without its label: "x_1 = (1, 1), y_1 = +1".
 _DATA_POINT = re.compile(r"\s*x_\{?\w{1,4}\}?\s*=\s*[(\[][^()\[\]]{1,200}[)\]]\s*"
-                         r"(?:,?\s*(?:\\quad\s*)?y_\{?\w{1,4}\}?\s*=\s*[+-]?\s*1\s*)?")
+                         r"(?:,?\s*(?:\\quad\s*)?y_\{?\w{1,4}\}?\s*=\s*[+−-]?\s*1\s*)?|\s*y_\{?\w{1,4}\}?\s*=\s*[+−-]?\s*1\s*")
 
 
 def definition_of(s: Statement, notation: dict | None = None) -> str | None:
@@ -305,7 +305,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if eta:
         one = eta.group(2).rstrip(".") in ("1", "1.0")
         return {**out, "draft": True, "untranslated": SETS + "the algorithm's learning rate: a setting of the run, " + (
-            "proposed as an assumption (eta_one) on the run claims" if one else
+            ("proposed as an assumption (eta_one) on the run claims" if "eta_one" in props.assume else
+             "not proposed for every claim (its sentence says more): add eta_one to the claims it is about") if one else
             f"not an assumption: state it as run = {{ eta = \"{eta.group(2).rstrip('.')}\" }} on the claims about "
             "the note's own run (with datasets = [...])")}
     in_proof = bool(re.search(r"\bproof\b", s.section, re.I))
