@@ -1082,10 +1082,10 @@ expect = "holds"
     ce = res.counterexample.to_json()
     assert res.verdict == verify.Verdict.REFUTED and (ce["params"]["degree"], ce["params"]["offset"]) == (2, "1"), ce
     assert ce["violation"]["sides"][0] == str(ce["summary"]["updates"]) and "parts" not in ce["violation"], ce
-    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1)}
+    # (depth 1: the corpus's kernels are the point here; the search above refutes k.poly-bound)
+    by_id = {f.claim_id: f for f in verify.audit([str(path)], jobs=1, depth=1, only=["k.alpha-sum"])}
     q = by_id["k.alpha-sum"].evidence["quantifiers"]["kernel"]
     assert q["varied"] and set(q["values_evaluated"]) == {"linear", "(x.z + 1)^2"}, q
-    assert by_id["k.poly-bound"].verdict == verify.Verdict.REFUTED
 
 
 def test_a_linear_kernel_claim_that_names_its_kernel_is_searched_on_the_linear_kernel_only(tmp_path):
