@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 __all__ = ["Table", "tables", "read_example", "run_facts", "MAX_TABLE_ROWS", "MAX_TABLES"]
 
 #: Rows of a table read as a worked example: a run worked by hand is a few epochs of a few
@@ -188,7 +190,7 @@ def read_example(table: Table, note_text: str):
     best = _best_rule(ds, ws, before, eta, w0, zero_one, bc is not None)
     if best is None:
         return None, (f"no rule the drafter knows reproduces the table's first rows with eta = {eta} and w0 = "
-                      f"{tuple(map(str, w0))}: give the note's rule, learning rate and start by hand")
+                      f"({', '.join(map(str, w0))}): give the note's rule, learning rate and start by hand")
     agreed, params, words, visits = best
     claims = []
     for r, (line, w) in enumerate(ws):
@@ -240,11 +242,12 @@ def _best_rule(ds, ws, before, eta, w0, zero_one, bias):
         visits = len(tr.t)
         agreed = 0
         updated = False
+        done = np.cumsum(np.asarray(tr.mistake, dtype=np.int64))  # updates made by the end of each visit
         for r, (_, w) in enumerate(ws):
             t = r if before else r + 1  # visits done when the row's weights are printed
             if t > visits:
                 break
-            u = int(sum(int(m) for m in tr.mistake[:t]))
+            u = int(done[t - 1]) if t else 0
             got = tuple(tr.weights_after(u - 1)[0]) if u else w0
             if tuple(Fraction(v) for v in got) != w:
                 break
