@@ -118,7 +118,7 @@ def test_the_readme_is_short_and_keeps_the_set_up():
     blocks = re.findall(r"```sh\n(.*?)\n```", setup, re.S)
     assert blocks == [
         "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/proof-audit run",
-        "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q",
+        "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q -n auto",
     ]
     assert "<!-- test-command -->\n```sh\npython3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'" in setup
 
