@@ -158,7 +158,8 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
     if initial_weights(s.math, notation) is not None:
         return "sets the run's initial weights (state it as w0_zero, or run = { w0 = ... })"
     if _DATA_POINT.fullmatch(s.math):
-        return "a point of the note's data (give the data as a [[dataset]]; a worked example's table is read as one)"
+        return ("a point of the note's data (written out with what the note says its run did, or as a worked "
+                "example's table, it becomes the [[dataset]] of the claims about that run)")
     if _B0_SET.fullmatch(s.math):
         return "sets the run's initial bias (state it as run = { b0 = ... })"
     if not s.display and _PREDICTION_RULE.search(s.text):
@@ -199,7 +200,28 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
         claims.extend(_claims(s, _id(prefix, s, used), notation or {}, props, used))
     if note.kind == "markdown":
         claims.extend(_table_claims(note, found, prefix, props, used))
+    claims = _with_data_claims(note, claims, prefix, props, used)
     return note, claims, props
+
+
+def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, used: set) -> list:
+    """``claims`` with the note's data written out and what it says its run did
+    (verify.notes.note_run): a fact's claim takes the place of the draft its line had ("a value
+    of one run ... give its data", or a worked step's arithmetic it could not read), now that the
+    line is read as the run's."""
+    from verify.notes.note_run import data_claims
+
+    lines = note.text.split("\n")
+    heads = [(j + 1, ln.lstrip("#").strip()[:200]) for j, ln in enumerate(lines) if re.match(r"#{1,6}\s", ln)]
+
+    def section_of(line):
+        return next((h for at, h in reversed(heads) if at < line), "(no section)")
+
+    datasets, facts = data_claims(note.text, section_of, lambda cid: _unique(f"{prefix}.{cid}", used))
+    props.datasets.extend(datasets)
+    read = {c["line"] for c in facts if not c.get("draft")}
+    kept = [c for c in claims if not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))]
+    return kept + facts
 
 
 def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: set) -> list:
@@ -207,7 +229,8 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
     [[dataset]] (in ``props.datasets``) and a claim per printed weight vector; a table that
     looks like one but cannot be read is a draft that says why."""
     from perceptron._numbers import format_rational as fr
-    from verify.notes.worked_example import read_example, run_facts, tables
+    from verify.notes.note_run import fact_expr, run_facts
+    from verify.notes.worked_example import read_example, tables
 
     out = []
     for table in tables(note.text):
@@ -248,9 +271,13 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
             if given:
                 c["given"] = given
             out.append(c)
-        for line, sentence, expr in run_facts(note.text, table):  # "one mistake in total": what the run did
+        last = table.rows[-1][0]
+        for fact in run_facts(note.text, last + 1, last, p.eta):  # "one mistake in total": what the run did
+            if (expr := fact_expr(fact, p, d)) is None:
+                continue
+            line = fact.line
             out.append({"id": _unique(f"{prefix}.table{table.line}.L{line}", used), "line": line, "anchor": f"L{line}",
-                        "section": section, "statement": sentence[:600], "expr": expr, "when": "end",
+                        "section": section, "statement": fact.sentence[:600], "expr": expr, "when": "end",
                         "variants": [p.variant], "datasets": [name], "orders": ["cyclic"], "run": run, "expect": "holds",
                         "note": "what the prose after the table says its run did", "review": []})
     return out

@@ -180,8 +180,14 @@ class Parser:
             raise Untranslated("nesting too deep")
         node = p.relation()
         if p.i != len(p.t):
-            raise Untranslated(" ".join(p.t[p.i:p.i + 4]))
+            p.rest()
         return node
+
+    def rest(self):
+        """Raise Untranslated for tokens left after a relation, naming where the reading stopped."""
+        before = "".join(self.t[max(0, self.i - 3):self.i]) or "the start"
+        raise Untranslated(f"no reading of {''.join(self.t[self.i:self.i + 4])!r} after {before!r} (the math there is "
+                           "not one relation)")
 
     def enclosed(self, close):
         self.depth += 1
@@ -378,5 +384,5 @@ def parse(src: str) -> tuple:
     p = Parser(toks)
     tree = p.relation()
     if p.i != len(toks):
-        raise Untranslated(" ".join(toks[p.i:p.i + 4]))
+        p.rest()
     return tree

@@ -22,7 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Table", "tables", "read_example", "run_facts", "MAX_TABLE_ROWS", "MAX_TABLES"]
+__all__ = ["Table", "tables", "read_example", "numbers_of", "header_name", "stated_setting", "RULES", "INPUT_NAMES",
+           "LABEL_NAMES", "MAX_TABLE_ROWS", "MAX_TABLES"]
 
 #: Rows of a table read as a worked example: a run worked by hand is a few epochs of a few
 #: points; a longer table is not drafted (the audit's own runs cover long runs).
@@ -31,8 +32,8 @@ MAX_TABLE_ROWS = 200
 MAX_TABLES = 10
 _MAX_CELL = 200  # characters of a cell read as numbers
 
-_X = {"x", "xi", "xt", "input", "inputs", "point", "example", "x(i)", "xn", "vector"}
-_Y = {"y", "yi", "yt", "label", "target", "t", "class", "d", "yn", "label y", "true label"}
+INPUT_NAMES = {"x", "xi", "xt", "input", "inputs", "point", "example", "x(i)", "xn", "vector"}
+LABEL_NAMES = {"y", "yi", "yt", "label", "target", "t", "class", "d", "yn", "label y", "true label"}
 _W_AFTER = {"w", "weights", "new w", "w after", "w (after)", "w_new", "wnew", "updated w", "w'", "w(new)",
             "w after update", "weights after", "new weights", "w_{t+1}", "wt+1", "w(t+1)", "w_{k+1}", "wk+1"}
 _W_BEFORE = {"w before", "old w", "w (before)", "w_old", "wold", "current w", "w_t", "wt", "w_k", "wk",
@@ -47,13 +48,25 @@ class Table:
     rows: tuple  #: ((line, (cell, ...)), ...)
 
 
+_FENCE = re.compile(r"\s{0,3}(```|~~~)")
+_RULE_ROW = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*")
+
+
 def tables(text: str) -> list:
-    """The note's Markdown pipe tables (a header row, a |---| row, then rows), at most MAX_TABLES."""
+    """The note's tables, at most MAX_TABLES: Markdown pipe tables (a header row, a |---| row,
+    then rows), and tables a note writes in a code block, aligned by spaces (a header row of
+    names, an optional row of dashes, then rows of as many cells)."""
     lines = text.split("\n")
     out = []
     j = 0
+    fenced = False
     while j + 1 < len(lines) and len(out) < MAX_TABLES:
-        if "|" in lines[j] and re.fullmatch(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*", lines[j + 1]):
+        if _FENCE.match(lines[j]):
+            fenced = not fenced
+            if fenced and (table := _code_table(lines, j + 1)) is not None:
+                out.append(table)
+            j += 1
+        elif not fenced and "|" in lines[j] and _RULE_ROW.fullmatch(lines[j + 1]):
             header = _cells(lines[j])
             rows = []
             k = j + 2
@@ -67,6 +80,44 @@ def tables(text: str) -> list:
     return out
 
 
+def _code_table(lines: list, j: int):
+    """The table a code block starting at line index ``j`` holds, or None: its first line is a
+    header whose cells name an input and a label (split at runs of two spaces, a tab or ``|``;
+    else at each space), and each following line (a row of dashes aside) has as many cells."""
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    if j >= len(lines) or _FENCE.match(lines[j]):
+        return None
+    header = _split_row(lines[j], None)
+    names = [header_name(h) for h in header]
+    if not any(n in LABEL_NAMES for n in names) or not any(n in INPUT_NAMES or re.fullmatch(r"x\(?\d\)?", n) for n in names):
+        return None
+    rows = []
+    k = j + 1
+    while k < len(lines) and not _FENCE.match(lines[k]) and len(rows) <= MAX_TABLE_ROWS:
+        if re.fullmatch(r"[\s|:+=-]*-[\s|:+=-]*", lines[k]) or not lines[k].strip():
+            k += 1
+            continue
+        cells = _split_row(lines[k], len(header))
+        if cells is None:
+            break
+        rows.append((k + 1, cells))
+        k += 1
+    return Table(j + 1, tuple(header), tuple(rows)) if rows else None
+
+
+def _split_row(line: str, size):
+    """A code-block table's line as cells: split at ``|``, at runs of two or more spaces or tabs,
+    or at single spaces (a parenthesised vector kept whole); the first split with ``size`` cells
+    (any, for a header: the one with the most cells up to the line's words)."""
+    s = line.strip()[:2000]
+    tries = [_cells(s)] if "|" in s else []
+    tries += [re.split(r"\s{2,}|\t", s), re.findall(r"[(\[⟨][^)\]⟩]*[)\]⟩]|[^\s(\[⟨]+", s)]
+    if size is None:
+        return next((t for t in tries if len(t) > 1), tries[-1])
+    return next((t for t in tries if len(t) == size), None)
+
+
 def _cells(line: str) -> list:
     s = line.strip()
     s = s[1:] if s.startswith("|") else s
@@ -74,7 +125,7 @@ def _cells(line: str) -> list:
     return [c.strip() for c in s.split("|")]
 
 
-def _name(cell: str) -> str:
+def header_name(cell: str) -> str:
     """A header cell as a name: markup, math delimiters, subscripts and case removed."""
     s = cell.lower().replace("ᵢ", "i").replace("ₜ", "t").replace("₀", "0").replace("₁", "1").replace("₂", "2")
     s = s.replace("ₖ", "k").replace("⁽", "(").replace("⁾", ")")
@@ -83,7 +134,7 @@ def _name(cell: str) -> str:
     return re.sub(r"\s+", " ", s)
 
 
-def _numbers(cell: str):
+def numbers_of(cell: str):
     """The numbers of a cell ("(1, -2)", "[0.5, 1]", "−1", "+1"), exact; None if it holds other text."""
     s = cell[:_MAX_CELL].replace("−", "-").replace("$", "").replace("`", "").replace("\\", "")
     s = s.replace("left", "").replace("right", "").replace(" ", "")
@@ -101,21 +152,24 @@ _B = {"b", "bias", "new b", "b after", "b (after)", "bnew", "b_new", "updated b"
 def _columns(header):
     """(x columns, y column, w column, b column or None, whether w is printed before the row's
     update) or None."""
-    names = [_name(h) for h in header]
-    y = next((j for j, n in enumerate(names) if n in _Y), None)
-    xs = [j for j, n in enumerate(names) if n in _X]
+    names = [header_name(h) for h in header]
+    y = next((j for j, n in enumerate(names) if n in LABEL_NAMES), None)
+    xs = [j for j, n in enumerate(names) if n in INPUT_NAMES]
     if not xs:
         xs = [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
-    w = next((j for j, n in enumerate(names) if n in _W_AFTER), None)
-    before = w is None
-    if w is None:
-        w = next((j for j, n in enumerate(names) if n in _W_BEFORE), None)
-    if y is None or not xs or w is None:
+    w = [j for j, n in enumerate(names) if n in _W_AFTER][:1]
+    before = not w
+    if not w:
+        w = [j for j, n in enumerate(names) if n in _W_BEFORE][:1]
+    if not w:  # one column per coordinate: w1, w2, ... (the weights after the row's update)
+        w = [j for j, n in enumerate(names) if re.fullmatch(r"w\(?\d\)?", n)]
+        before = False
+    if y is None or not xs or not w:
         return None
     return xs, y, w, next((j for j, n in enumerate(names) if n in _B), None), before
 
 
-def _stated(note_text: str, line: int):
+def stated_setting(note_text: str, line: int):
     """The learning rate, initial weights and initial bias the note states for the table at
     ``line``: the last statement of each before the table (a note may compare other values after
     its example), else the one it states after; None when it states none, or several after."""
@@ -131,7 +185,7 @@ def _stated(note_text: str, line: int):
         r"(?:η|\\eta|\beta\b|learning rate|step size)\s*(?:=|:|of|is)\s*(\$?)\s*([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
     w0s = [(m.start(), tuple(v)) for m in re.finditer(
         r"\bw\s*(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)\s*=\s*([(\[][^)\]\n]{1,80}[)\]])", text)
-           if (v := _numbers(m.group(1))) is not None]
+           if (v := numbers_of(m.group(1))) is not None]
     b0s = [(m.start(), Fraction(m.group(1).replace("−", "-"))) for m in re.finditer(
         r"\bb\s*(?:_\{?0\}?|₀)\s*=\s*\$?\s*([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
     return pick(etas), pick(w0s), pick(b0s)
@@ -147,7 +201,7 @@ class Example:
     rule: str  #: the rule in words
 
 
-_RULES = (("rosenblatt", 0, "yx", "w += eta y x when y w.x <= 0"),
+RULES = (("rosenblatt", 0, "yx", "w += eta y x when y w.x <= 0"),
           ("sign", 1, "yx", "w += eta y x when sign(w.x) != y, sign(0) = +1"),
           ("sign", -1, "yx", "w += eta y x when sign(w.x) != y, sign(0) = -1"),
           ("sign", 1, "half", "w += eta (t - o) x on labels 0/1, o = 1 at w.x = 0"),
@@ -179,7 +233,7 @@ def read_example(table: Table, note_text: str):
         return None, "the rows do not visit the points in one cyclic order (the order is not drafted)"
     if not (set(labels) <= {-1, 1} or set(labels) <= {0, 1}):
         return None, "the labels are neither +1/-1 nor 0/1"
-    eta, w0, b0 = _stated(note_text, table.line)
+    eta, w0, b0 = stated_setting(note_text, table.line)
     d = len(points[0])
     w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
     if bc is not None:
@@ -206,11 +260,13 @@ def _row_values(table: Table, xs, yc, wc, bc):
     """((input, label) of each row, (line, weights) of each row), or why a row is not read."""
     seq, ws = [], []
     for line, cells in table.rows:
-        if max(xs + [yc, wc] + ([bc] if bc is not None else [])) >= len(cells):
+        if max(xs + [yc] + wc + ([bc] if bc is not None else [])) >= len(cells):
             return f"line {line}: a row with fewer cells than the header"
-        x = [v for j in xs for v in (_numbers(cells[j]) or [None])]
-        y, w = _numbers(cells[yc]), _numbers(cells[wc])
-        b = _numbers(cells[bc]) if bc is not None else []
+        x = [v for j in xs for v in (numbers_of(cells[j]) or [None])]
+        y = numbers_of(cells[yc])
+        w = [v for j in wc for v in (numbers_of(cells[j]) or [None])]
+        w = None if None in w else w
+        b = numbers_of(cells[bc]) if bc is not None else []
         if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or len(w) != len(x) or b is None \
                 or len(b) > 1 or (bc is not None and not b):
             return f"line {line}: the input, label, weights or bias are not numbers of one size"
@@ -228,7 +284,7 @@ def _best_rule(ds, ws, before, eta, w0, zero_one, bias):
     from verify.corpus.runs import CORPUS_MAX_EPOCHS  # the epochs the audit runs the note's run for
 
     best = None
-    for variant, sign0, form, words in _RULES:
+    for variant, sign0, form, words in RULES:
         if (form == "half") != zero_one:
             continue
         params = Params(variant=variant, order="cyclic", eta=eta, w0=w0, sign0=sign0, form=form,
@@ -256,41 +312,3 @@ def _best_rule(ds, ws, before, eta, w0, zero_one, bias):
         if updated and (best is None or agreed > best[0]):
             best = (agreed, params, words, visits if tr.end.get("converged") else None)
     return best
-
-
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-          "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
-_NUM = r"(\d{1,4}|" + "|".join(_WORDS) + r")"
-_COUNT = re.compile(r"\b" + _NUM + r"\s+(?:mistakes?|updates?|errors?)\b", re.I)
-_EPOCHS = re.compile(r"\b(?:after|in|within)\s+(?:the\s+)?" + _NUM + r"(?:st|nd|rd|th)?\s+(?:pass(?:es)?|epochs?|sweeps?)\b",
-                     re.I)
-_CONVERGED = re.compile(r"\b(has converged|converges|converged|stops|halts|terminates)\b", re.I)
-_HEDGED = re.compile(r"(at most|at least|more than|fewer than|less than|up to|no more than|not|never|n't)\s+\S*\s*$", re.I)
-#: Lines after a worked example's table read for what its run did ("one mistake in total").
-FACT_LINES = 12
-
-
-def run_facts(note_text: str, table: Table) -> list:
-    """(line, sentence, expr) for each thing the prose right after a table says its run did, as
-    the note writes it: a number of mistakes ("one mistake in total": mistakes == 1), of epochs
-    ("stops after the second pass": epochs == 2), or that it converged (converged == 1).  Only
-    until the next heading, within FACT_LINES lines; a hedged count ("at most 3 mistakes") is a
-    bound, not what this run did, and is left to the drafter's bounds."""
-    lines = note_text.split("\n")
-    end = table.rows[-1][0] if table.rows else table.line
-    out = []
-    for j in range(end, min(len(lines), end + FACT_LINES)):
-        if lines[j].startswith("#"):
-            break
-        for m in re.finditer(r"[^.;!?]+[.;!?]?", lines[j][:2000]):
-            sentence = m.group().strip()
-            for pattern, name in ((_COUNT, "mistakes"), (_EPOCHS, "epochs")):
-                for c in pattern.finditer(sentence):
-                    if not _HEDGED.search(sentence[:c.start()]):
-                        value = c.group(1).lower()
-                        out.append((j + 1, sentence, f"{name} == {_WORDS.get(value, value)}"))
-            conv = _CONVERGED.search(sentence)
-            if conv and not _HEDGED.search(sentence[:conv.start()]):
-                out.append((j + 1, sentence, "converged == 1"))
-    return out
-

@@ -1,0 +1,486 @@
+"""A note's own run outside an iteration table: the data it writes out, the rule its algorithm
+states, and what it says the run did.
+
+The data.  A note writes its points and labels out in one of three ways, each read exactly as
+printed: subscripted (``x_1 = (1, 1)``, ``y_1 = +1``, ``x₂ = (−1, 0)``, ``y₂ = −1``, as math or
+plain text), one point a line (``x = (0, 1)  t = 1``, in a code block or not), or a table whose
+header names an input and a label and no weights (verify.notes.worked_example reads one with
+weights as the run itself).
+
+The rule.  What the note's algorithm says is read, never guessed: 0/1 labels are the rule
+w += eta (t - o) x; a bias updated (``b ← b + η (t − o)``) or added in the prediction
+(``w·x + b > 0``) is the run's added coordinate; the prediction at a score of 0 is read from
+``> 0`` (o is 0, or -1) or ``≥ 0`` (o is 1), and a mistake ``y w·x ≤ 0`` is one at a tie.  What the
+note leaves open (most often the tie) stays open: every rule the note may mean is run, and a
+fact the rules disagree on is a draft that names what the note does not say.
+
+The facts.  Sentences from the data to the next heading (at most FACT_LINES lines after it)
+that say what the run did: its final weights and bias (``the run stops with w = (1, 1)``,
+``final weights w = [0.5, 0.5], b = 0``, ``w ≈ [0.6, 0.6]``: each coordinate within half a unit
+of the last printed digit), its number of updates, of epochs, that it converged.  A hedged
+count ("at most 3 mistakes") is a bound, a sentence about another learning rate is about
+another run, and both are left to the drafter's statements."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verify.notes.worked_example import RULES, INPUT_NAMES, LABEL_NAMES, header_name, numbers_of, tables
+
+__all__ = ["NoteData", "note_data", "note_rules", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
+           "MAX_LISTINGS", "MAX_LISTED_POINTS"]
+
+#: Listings of a note read as its data (each is one [[dataset]] and its claims).
+MAX_LISTINGS = 10
+#: Lines after a note's data (to the next heading) read for what its run did.
+FACT_LINES = 40
+#: Points of one listing: data written out by hand is a few points.
+MAX_LISTED_POINTS = 100
+_GAP = 400  # characters between two entries of one subscripted listing
+
+_TUPLE = r"(?:\\left)?[(\[⟨]([^()\[\]⟨⟩\n]{1,200}?)(?:\\right)?[)\]⟩]"
+_SUB = r"(?:_\{?(\d{1,3})\}?|([₀-₉]{1,3}))"
+_SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_POINT = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|𝐱|x)\s*" + _SUB + r"\s*=\s*\$?\s*" + _TUPLE)
+_LABEL = re.compile(r"(?<![A-Za-z\\])(?:y|t|d)\s*" + _SUB + r"\s*=\s*\$?\s*([+−-]?\s*\d+(?:\.\d+)?)(?![\d]|\.\d)")
+_LINE_POINT = re.compile(r"(?<![A-Za-z\\_])(?:x|input|point)\s*=\s*" + _TUPLE)
+_LINE_LABEL = re.compile(r"(?<![A-Za-z\\_])(?:y|t|d|label|target|class)\s*=\s*([+−-]?\d+)(?![\d]|\.\d)")
+
+
+@dataclass(frozen=True)
+class NoteData:
+    line: int  #: the data's first line (1-based)
+    end: int  #: its last line
+    points: tuple  #: exact, as printed
+    labels: tuple  #: as printed: +1/-1 or 0/1
+    source: str  #: how the note wrote it, for the review comment
+
+
+def _labels_ok(labels) -> bool:
+    return len(set(labels)) == 2 and (set(labels) <= {-1, 1} or set(labels) <= {0, 1})
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _subscripted(text: str) -> list:
+    """Listings written ``x_1 = (...)``, ``y_1 = ...``: entries close together, each index once."""
+    found = sorted([(m.start(), m.end(), "x", int((m.group(1) or m.group(2)).translate(_SUBSCRIPT)), numbers_of(m.group(3)))
+                    for m in _POINT.finditer(text)]
+                   + [(m.start(), m.end(), "y", int((m.group(1) or m.group(2)).translate(_SUBSCRIPT)),
+                       numbers_of(m.group(3).replace(" ", ""))) for m in _LABEL.finditer(text)], key=lambda e: e[0])
+    groups, cur = [], []
+    for e in found:
+        if cur and (e[0] - cur[-1][1] > _GAP or any(c[2] == e[2] and c[3] == e[3] for c in cur)):
+            groups.append(cur)
+            cur = []
+        cur.append(e)
+    groups.append(cur)
+    out = []
+    for g in groups:
+        xs = {i: v for _, _, kind, i, v in g if kind == "x"}
+        ys = {i: v for _, _, kind, i, v in g if kind == "y"}
+        idx = sorted(xs)
+        if len(idx) < 2 or len(idx) > MAX_LISTED_POINTS or set(idx) != set(ys) or idx != list(range(idx[0], idx[0] + len(idx))):
+            continue
+        pts = [xs[i] for i in idx]
+        labels = [ys[i][0] if ys[i] and len(ys[i]) == 1 else None for i in idx]
+        if None in pts or len({len(p) for p in pts}) != 1 or None in labels or not _labels_ok(labels):
+            continue
+        out.append(NoteData(_line_of(text, g[0][0]), _line_of(text, g[-1][1]), tuple(tuple(p) for p in pts),
+                            tuple(int(v) for v in labels), f"the points x_{idx[0]} to x_{idx[-1]} the note writes out"))
+    return out
+
+
+def _one_a_line(text: str) -> list:
+    """Listings of one point a line: ``x = (0, 1)  t = 1`` on consecutive lines."""
+    out, run = [], []
+    lines = text.split("\n")
+    for j, line in enumerate(lines + [""]):
+        p, y = _LINE_POINT.search(line[:400]), _LINE_LABEL.search(line[:400])
+        pt = numbers_of(p.group(1)) if p else None
+        lab = numbers_of(y.group(1)) if y else None
+        if pt and lab and len(lab) == 1:
+            run.append((j + 1, tuple(pt), lab[0]))
+            continue
+        if len(run) >= 2 and len({len(r[1]) for r in run}) == 1 and _labels_ok([r[2] for r in run]) \
+                and len(run) <= MAX_LISTED_POINTS:
+            out.append(NoteData(run[0][0], run[-1][0], tuple(r[1] for r in run), tuple(int(r[2]) for r in run),
+                                f"the points listed one a line (lines {run[0][0]} to {run[-1][0]})"))
+        run = []
+    return out
+
+
+def _data_tables(text: str) -> list:
+    """Tables whose header names an input and a label and no weights: the note's data."""
+    out = []
+    for table in tables(text):
+        names = [header_name(h) for h in table.header]
+        if any(n in ("w", "weights") or re.fullmatch(r"w\(?\d\)?|new w|w after", n) for n in names):
+            continue  # an iteration table: the run itself (verify.notes.worked_example)
+        ys = [j for j, n in enumerate(names) if n in LABEL_NAMES and n != "t"] or [j for j, n in enumerate(names) if n == "t"]
+        xs = [j for j, n in enumerate(names) if n in INPUT_NAMES and n != "t"] or \
+            [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
+        if not ys or not xs or not table.rows:
+            continue
+        pts, labels = [], []
+        for _, cells in table.rows:
+            if max(xs + ys) >= len(cells):
+                break
+            x = [v for j in xs for v in (numbers_of(cells[j]) or [None])]
+            y = numbers_of(cells[ys[0]])
+            if None in x or not y or len(y) != 1:
+                break
+            pts.append(tuple(x))
+            labels.append(int(y[0]) if y[0] in (-1, 0, 1) else None)
+        else:
+            if len(pts) >= 2 and len({len(p) for p in pts}) == 1 and None not in labels and _labels_ok(labels):
+                out.append(NoteData(table.line, table.rows[-1][0], tuple(pts), tuple(labels),
+                                    f"the table of points and labels at line {table.line}"))
+    return out
+
+
+def note_data(text: str) -> list:
+    """The note's data written out, in the order of the note, at most MAX_LISTINGS (a listing
+    inside another's lines is the same data)."""
+    out = []
+    for d in sorted(_data_tables(text) + _subscripted(text) + _one_a_line(text), key=lambda d: (d.line, -d.end)):
+        if not any(o.line <= d.line <= o.end for o in out) and len(out) < MAX_LISTINGS:
+            out.append(d)
+    return out
+
+
+@dataclass(frozen=True)
+class Rule:
+    variant: str
+    sign0: int
+    form: str
+    words: str
+    bias: bool  #: the run has a bias (the added coordinate of its weights)
+    place: str  #: where the bias is: "last" or "first"
+
+
+_BIAS = re.compile(r"\bb\s*(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*=\s*b\s*\+|(?:·|\\cdot|\bx|\))\s*\+\s*b\b")
+_TIE_GT = re.compile(r"(?:=|is)\s*\+?1\s*,?\s*(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*0", re.I)
+_MISTAKE_LE = re.compile(r"\by\w{0,3}\s*(?:\(|·|\\cdot|\*)?[^,;\n]{0,40}?(≤|<=|\\leq?\b)\s*0")
+_FIRST = re.compile(r"\bx\s*(?:_\{?0\}?|₀)\s*=\s*1\b|\bw\s*(?:_\{?0\}?|₀)\s+is\s+the\s+bias", re.I)
+
+
+def note_rules(text: str, zero_one: bool) -> tuple:
+    """(the rules the note's algorithm may mean, what was read in words): each a Rule; more than
+    one when the note leaves the tie open."""
+    head = text[:200_000]
+    bias = bool(_BIAS.search(head))
+    place = "first" if _FIRST.search(head) else "last"
+    read = []
+    ties = {0, 1, -1}  # rosenblatt (a tie is a mistake), sign(0) = +1, sign(0) = -1
+    if m := _TIE_GT.search(head):
+        ties = {-1} if m.group(1) == ">" else {1}
+        read.append(f"the output at a score of 0 ({'o = 0 or -1: w.x > 0' if m.group(1) == '>' else 'o = 1: w.x >= 0'})")
+    elif not zero_one and _MISTAKE_LE.search(head):
+        ties = {0}
+        read.append("a mistake at a score of 0 (y w.x <= 0)")
+    if bias:
+        read.append(f"a bias, the {place} coordinate of the weights")
+    rules = [Rule(v, s0, form, words, bias, place) for v, s0, form, words in RULES
+             if (form == "half") == zero_one and (0 if v == "rosenblatt" else s0) in ties]
+    return rules, read
+
+
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8}
+_NUM = r"(\d{1,4}|" + "|".join(_WORDS) + r")"
+_COUNT = re.compile(r"\b" + _NUM + r"\s+(?:mistakes?|updates?|errors?|corrections?)\b", re.I)
+_EPOCHS = re.compile(r"\b(?:(?:after|in|within)\s+(?:the\s+)?" + _NUM + r"(?:st|nd|rd|th)?\s+(?:pass(?:es)?|epochs?|sweeps?)"
+                     r"|" + r"(\d{1,4})\s+(?:epochs?|passes|sweeps))\b", re.I)
+_CONVERGED = re.compile(r"\b(has converged|converges|converged|stops|halts|terminates)\b", re.I)
+_HEDGED = re.compile(r"(at most|at least|more than|fewer than|less than|up to|no more than|not|never|n't|if|would|"
+                     r"could|suppose)\s+\S*\s*$", re.I)
+_AT_END = re.compile(r"\b(stops?|stopped|final|finally|converge[sd]?|ends?|ended|terminates|halts|after training|"
+                     r"learn(?:s|ed|t)|result(?:ing)?|no (?:more )?mistakes|in the end)\b", re.I)
+_WEIGHTS = re.compile(r"(?:\bweights?(?: vector)?|\\mathbf\{w\}|\\vec\{w\}|𝐰|(?<![A-Za-z\\_])w)(?:\s*[₀-₉]*)\s*"
+                      r"(?:\$\s*)?(=|≈|\\approx|is|are|becomes|of)\s*\$?\s*" + _TUPLE)
+_BIAS_VALUE = re.compile(r"(?<![A-Za-z\\_])b\s*(=|≈|\\approx)\s*\$?\s*([+−-]?\d+(?:\.\d+)?(?:/\d+)?)(?![\d/]|\.\d)")
+_OTHER_RATE = re.compile(r"(?:η|\\eta|learning rate|step size)\s*(?:=|of|is)\s*\$?\s*([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)")
+
+
+@dataclass(frozen=True)
+class Fact:
+    line: int
+    sentence: str
+    quantity: str  #: "w", "mistakes", "epochs", "converged"
+    value: tuple  #: the printed numbers (w, then b when printed), or (n,)
+    approx: bool = False  #: printed with ≈: each coordinate within half a unit of its last digit
+    digits: tuple = ()  #: decimals printed of each coordinate (for approx)
+    with_b: bool = False  #: the sentence prints the bias too (the last value)
+    visit: int | None = None  #: a step of the run: the weights after this visit (None: the run's end)
+
+
+_EPOCH_MARK = re.compile(r"\b(?:epoch|pass|sweep)\s+(\d{1,3})\b", re.I)
+_NO_CHANGE = re.compile(r"\b(?:no (?:change|update|mistake)s?|unchanged|stays? the same|correct(?:ly classified)?)\b", re.I)
+_ANY_TUPLE = re.compile(_TUPLE)
+
+
+def run_steps(text: str, data: NoteData) -> list:
+    """The steps of the run the note works by hand after its data, to the next heading (at most
+    FACT_LINES lines): a line or sentence that names one of the data's points and the weights
+    after it (``(0,1): ... w = [0, 0.5], b = 0.5``) or says they did not change (``no change``)
+    is the state after that point's visit in the current epoch (``Epoch 2: ...`` sets it; the
+    first is 1).  Read while the visits grow; "no change" keeps the weights the note printed
+    last (w0 at first).  A step whose point is printed twice in the data is not read."""
+    lines = text.split("\n")
+    n = len(data.points)
+    epoch, last_visit, out = 1, 0, []
+    for j in range(data.end, min(len(lines), data.end + FACT_LINES)):
+        if lines[j].lstrip().startswith("#"):
+            break
+        for sentence in re.split(r"(?<=[.;!?])\s+", lines[j][:2000]):
+            if m := _EPOCH_MARK.search(sentence):
+                epoch = int(m.group(1))
+            point = next((v for t in _ANY_TUPLE.finditer(sentence)
+                          if not re.search(r"[wb]\s*(=|≈|\\approx)\s*\$?\s*$", sentence[max(0, t.start() - 8):t.start()])
+                          and (v := numbers_of(t.group(1))) is not None), None)
+            if point is None or data.points.count(tuple(point)) != 1:
+                continue
+            visit = (epoch - 1) * n + data.points.index(tuple(point)) + 1
+            w = list(_WEIGHTS.finditer(sentence))[-1:]
+            if visit <= last_visit:
+                return out  # not the order the drafter reads
+            if w and (fact := _printed_weights(j + 1, sentence.strip(), w[0], visit)) is not None:
+                out.append(fact)
+            elif _NO_CHANGE.search(sentence):
+                out.append(Fact(j + 1, sentence.strip(), "w", (), False, (), False, visit))  # the last printed
+            else:
+                continue
+            last_visit = visit
+    return out
+
+
+def _decimals(cell: str) -> tuple:
+    return tuple(len(p.split(".")[1]) if "." in p else 0 for p in re.split(r"[,;]", cell))
+
+
+def run_facts(text: str, first: int, last: int, eta: Fraction | None) -> list:
+    """The Facts the note states about the run on data at lines ``first`` to ``last``: in its
+    sentences from ``first`` to the next heading, at most FACT_LINES lines past ``last``."""
+    lines = text.split("\n")
+    out = []
+    for j in range(first - 1, min(len(lines), last + FACT_LINES)):
+        if j >= last and lines[j].lstrip().startswith("#"):
+            break
+        for sentence in re.split(r"(?<=[.;!?])\s+", lines[j][:2000]):
+            out.extend(_sentence_facts(j + 1, sentence.strip(), eta))
+    return out
+
+
+def _sentence_facts(line: int, sentence: str, eta) -> list:
+    rate = _OTHER_RATE.search(sentence)
+    if rate and (eta is None or Fraction(rate.group(1)) != eta):
+        return []  # about a run with another learning rate
+    out = []
+    for pattern, name in ((_COUNT, "mistakes"), (_EPOCHS, "epochs")):
+        for c in pattern.finditer(sentence):
+            if not _HEDGED.search(sentence[:c.start()]):
+                value = (c.group(1) or c.group(2)).lower()
+                out.append(Fact(line, sentence, name, (Fraction(_WORDS.get(value, value)),)))
+    conv = _CONVERGED.search(sentence)
+    if conv and not _HEDGED.search(sentence[:conv.start()]):
+        out.append(Fact(line, sentence, "converged", (Fraction(1),)))
+    if _AT_END.search(sentence):
+        for w in list(_WEIGHTS.finditer(sentence))[-1:]:  # the last weights said: the ones the run ends with
+            if not _HEDGED.search(sentence[:w.start()]) and (fact := _printed_weights(line, sentence, w)) is not None:
+                out.append(fact)
+    return out
+
+
+def _printed_weights(line: int, sentence: str, w, visit=None):
+    """The Fact of weights printed in ``sentence`` (``w``: their _WEIGHTS match), with the bias
+    printed after them ("w = [0.5, 0.5], b = 0"), or None when they are not numbers."""
+    vals = numbers_of(w.group(2))
+    if vals is None:
+        return None
+    b = _BIAS_VALUE.search(sentence, w.end())
+    bval = numbers_of(b.group(2)) if b else None
+    approx = w.group(1) in ("≈", "\\approx") or bool(b and b.group(1) != "=")
+    digits = _decimals(w.group(2).replace(" ", "")) + (_decimals(b.group(2)) if bval else ())
+    return Fact(line, sentence, "w", tuple(vals) + (tuple(bval) if bval else ()), approx, digits, bool(bval), visit)
+
+
+def _run_params(rule: Rule, eta, w0, b0, d: int):
+    """The learner's Params of the note's run under ``rule``, as the audit makes it from the
+    claim's ``run = {...}`` (verify.language.setting), and that ``run`` table."""
+    from perceptron._numbers import format_rational as fr
+    from verify.corpus.runs import CORPUS_MAX_EPOCHS
+    from verify.language.setting import Setting
+
+    run = {"eta": fr(eta), "w0": [fr(v) for v in w0], "augment": rule.place if rule.bias else "none"}
+    if rule.bias:
+        run["b0"] = fr(b0)
+    if rule.variant == "sign":
+        run.update(sign0=rule.sign0, form=rule.form)
+    setting = Setting(eta=eta, w0=tuple(w0), b0=b0 if rule.bias else None, sign0=run.get("sign0"), form=run.get("form"),
+                      augment=run["augment"])
+    return setting.params_for(rule.variant, "cyclic", None, d, CORPUS_MAX_EPOCHS), run
+
+
+def _placed(fact: Fact, rule: Rule, d: int):
+    """(size of the run's weights, [(coordinate, printed value, decimals printed), ...]) of a
+    weights fact on the run of ``rule`` on data of ``d`` features, or None when its numbers do
+    not fit: all the run's weights (with the bias printed last, wherever the run keeps it), or
+    the d weights without the bias."""
+    size = d + 1 if rule.bias else d
+    digits = list(fact.digits) + [0] * (len(fact.value) - len(fact.digits))
+    printed = list(zip(fact.value, digits))
+    first = rule.bias and rule.place == "first"
+    if len(printed) == size:
+        # b printed last ("w = [..], b = .."): the run's coordinate 0 when it keeps the bias first
+        at = [j + 1 for j in range(d)] + [0] if first and fact.with_b else list(range(size))
+    elif len(printed) == d:
+        at = [j + 1 for j in range(d)] if first else list(range(d))
+    else:
+        return None
+    return size, [(j, v, dig) for j, (v, dig) in zip(at, printed)]
+
+
+def _expr(fact: Fact, rule: Rule, d: int) -> str | None:
+    """The claim's expression of a fact on the run of ``rule`` on data of ``d`` features, or None
+    when its numbers do not fit the run's weights."""
+    from perceptron._numbers import format_rational as fr
+
+    if fact.quantity != "w":
+        return f"{fact.quantity} == {fr(fact.value[0])}"
+    placed = _placed(fact, rule, d)
+    if placed is None:
+        return None
+    size, coords = placed
+    if len(coords) == size and not fact.approx:
+        return "w == vec(" + ", ".join(fr(v) for _, v, _ in sorted(coords)) + ")"
+    parts = []
+    for j, v, dig in coords:
+        unit = "vec(" + ", ".join("1" if c == j else "0" for c in range(size)) + ")"
+        parts.append(f"abs(dot(w, {unit}) - {fr(v)}) <= {fr(Fraction(1, 2 * 10 ** dig))}" if fact.approx
+                     else f"dot(w, {unit}) == {fr(v)}")
+    return " and ".join(parts)
+
+
+def fact_expr(fact: Fact, params, d: int) -> str | None:
+    """The claim's expression of a fact on a run of ``params`` (a worked example's table's run)."""
+    return _expr(fact, Rule(params.variant, params.sign0, params.form, "", params.augment is not None,
+                            params.augment or "last"), d)
+
+
+def _holds(fact: Fact, rule: Rule, run, d: int):
+    """Whether the fact holds of a run (its Result and its weights after each visit); None when
+    the run did not end by itself (a fact of its end), or has no such visit (a step)."""
+    result, states = run
+    if fact.visit is None and not result.converged:
+        return None
+    if fact.quantity != "w":
+        have = {"mistakes": result.updates, "epochs": result.epochs, "converged": 1}[fact.quantity]
+        return Fraction(have) == fact.value[0]
+    if fact.visit is not None and fact.visit > len(states):
+        return None
+    placed = _placed(fact, rule, d)
+    w = [Fraction(v) for v in (result.w if fact.visit is None else states[fact.visit - 1])]
+    if placed is None or placed[0] != len(w):
+        return None
+    tol = (lambda dig: Fraction(1, 2 * 10 ** dig)) if fact.approx else (lambda dig: 0)
+    return all(abs(w[j] - v) <= tol(dig) for j, v, dig in placed[1])
+
+
+def _states(ds, params):
+    """(Result, the weights after each visit) of the learner's run: the weights of every visit
+    come from its trace (the run of a worked example is a few epochs of a few points)."""
+    from perceptron import MemoryTrace, train
+
+    rec = MemoryTrace()
+    result = train(ds, params, rec)
+    tr = rec.trace
+    w0 = [Fraction(v) for v in (params.w0 if params.w0 is not None else [0] * ds.X.shape[1])]
+    states, u = [], 0
+    for mistake in tr.mistake:
+        u += int(mistake)
+        states.append([Fraction(v) for v in tr.weights_after(u - 1)[0]] if u else w0)
+    return result, states
+
+
+def _with_last_printed(steps: list, start: tuple, bias: bool) -> list:
+    """The steps with each "no change" given the weights the note printed last (``start``, w0
+    and b0, before the first)."""
+    out, last = [], (start, bias)
+    for f in steps:
+        if not f.value:
+            f = Fact(f.line, f.sentence, "w", last[0], False, (), last[1], f.visit)
+        out.append(f)
+        last = (f.value, f.with_b)
+    return out
+
+
+def data_claims(text: str, section_of, unique) -> tuple:
+    """([[dataset]] tables, claims) of the note's data written out, the steps it works by hand
+    and the facts it states about its run: each a claim on the run of the note's rule, or a
+    draft naming what the note leaves open when the rules it may mean disagree on it.
+    ``section_of(line)`` is the heading a line is under; ``unique(id)`` makes a claim id unique."""
+    from perceptron import ParamError, from_rows
+    from perceptron._numbers import format_rational as fr
+    from verify.notes.worked_example import stated_setting
+
+    datasets, claims = [], []
+    for data in note_data(text):
+        eta, w0, b0 = stated_setting(text, data.line)
+        eta = eta if eta is not None and eta > 0 else Fraction(1)
+        d = len(data.points[0])
+        w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
+        b0 = b0 if b0 is not None else Fraction(0)
+        rules, read = note_rules(text, 0 in data.labels)
+        steps = run_steps(text, data)
+        facts = run_facts(text, data.line, data.end, eta)
+        if any(len(f.value) == d + 1 or f.with_b for f in steps + facts if f.quantity == "w") and rules \
+                and not rules[0].bias:  # the note prints a bias: its run has one
+            rules = [Rule(r.variant, r.sign0, r.form, r.words, True, r.place) for r in rules]
+            read.append("a bias, printed with the weights")
+        if not rules or not (steps or facts):
+            continue
+        steps = _with_last_printed(steps, tuple(w0) + ((b0,) if rules[0].bias else ()), rules[0].bias)
+        ds = from_rows("note", [list(p) for p in data.points], [1 if v == 1 else -1 for v in data.labels])
+        runs = []
+        for rule in rules:
+            params, run = _run_params(rule, eta, w0, b0, d)
+            try:
+                runs.append((rule, run, _states(ds, params)))
+            except ParamError:
+                continue
+        if not runs:
+            continue
+        name = f"data-{data.line}"
+        datasets.append({"name": name, "points": [[fr(v) for v in p] for p in data.points], "labels": list(data.labels)})
+        rule, run, (_, states) = runs[0]
+        review = [f"the note's run on {data.source}, in the order written (cyclic): {rule.words}, eta = {fr(eta)}, "
+                  f"w0 = ({', '.join(map(fr, w0))})" + (f", b0 = {fr(b0)}" if rule.bias else "")
+                  + (f"; read from the note: {'; '.join(read)}" if read else "")
+                  + (f"; the note leaves the tie open: {len(runs)} rules run, and each claim is one they agree on"
+                     if len(runs) > 1 else "")]
+        for fact in steps + facts:
+            head = {"id": unique(f"data{data.line}.L{fact.line}"), "line": fact.line, "anchor": f"L{fact.line}",
+                    "section": section_of(fact.line), "statement": fact.sentence[:600]}
+            expr = _expr(fact, rule, d)
+            if expr is None:
+                claims.append({**head, "draft": True, "untranslated": "weights of the note's run whose size is not the "
+                               f"run's ({d} features{' and a bias' if rule.bias else ''}): not read"})
+                continue
+            if len({_holds(fact, r, st, d) for r, _, st in runs} - {None}) > 1:
+                claims.append({**head, "draft": True, "untranslated": "what the note's run did, on its data: true under "
+                               "one rule it may mean and false under another; the note does not say its output at a "
+                               "score of 0 (give run = { sign0 = 1 } or -1, and variants = [\"sign\"])"})
+                continue
+            when, given, where = "end", None, "at the run's end"
+            if fact.visit is not None and fact.visit != len(states):  # the weights after the visit: at the next one
+                when, given, where = "visit", f"t == {fact.visit + 1}", f"after visit {fact.visit} (at the next visit)"
+            claims.append({**head, "expr": expr, "when": when, **({"given": given} if given else {}),
+                           "variants": [rule.variant], "datasets": [name], "orders": ["cyclic"], "run": run,
+                           "expect": "holds", "note": f"what the note says its run did, on its data, {where}",
+                           "review": review if not any(c.get("datasets") == [name] for c in claims) else []})
+    return datasets, claims
