@@ -155,3 +155,20 @@ def test_listings_are_bounded():
     lines = "\n".join(f"x = ({j}, 1)  t = {j % 2}" for j in range(MAX_LISTED_POINTS + 5))
     assert note_data(lines) == []  # longer than a note's data written by hand: not read
     assert len(note_data("\n".join(f"x = ({j}, 1)  t = {j % 2}" for j in range(MAX_LISTED_POINTS)))) == 1
+
+
+def test_weights_with_a_bias_whose_place_the_note_does_not_say_are_a_draft(tmp_path):
+    """x_1 = (2, 1), +1 and x_2 = (1, 3), -1 with a bias, from 0, a mistake when y w.x <= 0: 5 updates, 4 epochs;
+    the bias first, w = (1, 4, -3); last, (4, -3, 1).  "weights = (1, 4, -3)" is true only with the bias first:
+    a draft until the note says where it is (x_0 = 1), then a claim that holds."""
+    note = ("# Bias\nOn a mistake ($y\\, w·x ≤ 0$), $w ← w + y x$.\n\n"
+            "Data: $x_1 = (2, 1)$, $y_1 = +1$, $x_2 = (1, 3)$, $y_2 = −1$.\n\n5 updates, 4 epochs, weights = (1, 4, −3).\n")
+    data = _draft(tmp_path, "bias.md", note)
+    line6 = [c for c in data["claim"] if c["line"] == 6]
+    assert {c.get("expr") for c in line6 if not c.get("draft")} == {"mistakes == 5", "epochs == 4"}
+    assert any("where the bias is" in c.get("untranslated", "") for c in line6)
+    placed = _draft(tmp_path, "placed.md", note.replace("# Bias\n", "# Bias\nEach input has $x_0 = 1$.\n"))
+    (w,) = [c for c in placed["claim"] if c.get("expr", "").startswith("w ==")]
+    assert w["expr"] == "w == vec(1, 4, -3)" and w["run"]["augment"] == "first"
+    got = _run(tmp_path, "placed.md")
+    assert got[w["id"]] == "holds on evidence"

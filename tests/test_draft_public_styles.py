@@ -116,3 +116,34 @@ def test_prose_math_is_read_in_linear_time(monkeypatch):
     U.prose_spans(text)
     assert len(calls) < 4 * len(text), len(calls)
     assert U.prose_spans("so every ‖xᵢ‖ ≤ R here") == [(9, "‖xᵢ‖ ≤ R")]
+
+
+DERIVATION = """# Why the norm grows slowly
+
+Start from w₀ = 0. On a mistake, y w·x ≤ 0 and w ← w + y x. Let R = max ‖xᵢ‖.
+
+```
+‖w_{k+1}‖² = ‖w_k + y x‖²
+           = ‖w_k‖² + 2 y w_k·x + ‖x‖²
+           ≤ ‖w_k‖² + R²
+```
+"""
+
+
+def test_a_derivation_over_several_lines_of_a_code_block_is_one_statement(tmp_path):
+    """Lines that open with a relation continue the line above: one statement at its first line
+    (to its last), a claim per link of its chain; none of them a draft with nothing on its left."""
+    from verify.notes.draft import draft
+    from verify.notes.source import read_note, statements
+
+    path = tmp_path / "deriv.md"
+    path.write_text(DERIVATION, encoding="utf-8")
+    found = [s for s in statements(read_note(str(path))) if s.line >= 6]
+    assert [(s.line, s.end_line) for s in found] == [(6, 8)]
+    _, claims, _ = draft(str(path))
+    links = [c for c in claims if c["line"] == 6]
+    assert [c.get("expr") for c in links] == [
+        "norm2(w) == norm2(prev(w) + y*x)",
+        "norm2(prev(w) + y*x) == norm2(prev(w)) + dot(2*y*prev(w), x) + norm2(x)",
+        "norm2(prev(w)) + dot(2*y*prev(w), x) + norm2(x) <= norm2(prev(w)) + R2"]
+    assert not [c for c in claims if c["line"] in (7, 8)]

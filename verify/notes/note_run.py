@@ -165,7 +165,7 @@ class Rule:
 
 _BIAS = re.compile(r"\bb\s*(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*=\s*b\s*\+|(?:·|\\cdot|\bx|\))\s*\+\s*b\b")
 _TIE_GT = re.compile(r"(?:=|is)\s*\+?1\s*,?\s*(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*0", re.I)
-_MISTAKE_LE = re.compile(r"\by\w{0,3}\s*(?:\(|·|\\cdot|\*)?[^,;\n]{0,40}?(≤|<=|\\leq?\b)\s*0")
+_MISTAKE_LE = re.compile(r"\by\w{0,3}\s*(?:\(|·|\\cdot|\*)?(?:\\[,;!]|[^,;\n]){0,40}?(≤|<=|\\leq?\b)\s*0")
 _FIRST = re.compile(r"\bx\s*(?:_\{?0\}?|₀)\s*=\s*1\b|\bw\s*(?:_\{?0\}?|₀)\s+is\s+the\s+bias", re.I)
 
 
@@ -289,7 +289,7 @@ def _sentence_facts(line: int, sentence: str, eta) -> list:
     conv = _CONVERGED.search(sentence)
     if conv and not _HEDGED.search(sentence[:conv.start()]):
         out.append(Fact(line, sentence, "converged", (Fraction(1),)))
-    if _AT_END.search(sentence):
+    if _AT_END.search(sentence) or out:  # "3 updates, 3 epochs, weights = (300, 1, 1)": the run's summary
         for w in list(_WEIGHTS.finditer(sentence))[-1:]:  # the last weights said: the ones the run ends with
             if not _HEDGED.search(sentence[:w.start()]) and (fact := _printed_weights(line, sentence, w)) is not None:
                 out.append(fact)
@@ -442,6 +442,10 @@ def data_claims(text: str, section_of, unique) -> tuple:
                 and not rules[0].bias:  # the note prints a bias: its run has one
             rules = [Rule(r.variant, r.sign0, r.form, r.words, True, r.place) for r in rules]
             read.append("a bias, printed with the weights")
+        if rules and rules[0].bias and not _FIRST.search(text[:200_000]) and any(
+                f.quantity == "w" and len(f.value) == d + 1 and not f.with_b for f in steps + facts):
+            # d + 1 weights printed, and the note does not say where its bias is: first and last both run
+            rules = rules + [Rule(r.variant, r.sign0, r.form, r.words, True, "first") for r in rules]
         if not rules or not (steps or facts):
             continue
         steps = _with_last_printed(steps, tuple(w0) + ((b0,) if rules[0].bias else ()), rules[0].bias)
@@ -461,7 +465,8 @@ def data_claims(text: str, section_of, unique) -> tuple:
         review = [f"the note's run on {data.source}, in the order written (cyclic): {rule.words}, eta = {fr(eta)}, "
                   f"w0 = ({', '.join(map(fr, w0))})" + (f", b0 = {fr(b0)}" if rule.bias else "")
                   + (f"; read from the note: {'; '.join(read)}" if read else "")
-                  + (f"; the note leaves the tie open: {len(runs)} rules run, and each claim is one they agree on"
+                  + (f"; the note leaves the tie or the bias's place open: {len(runs)} rules run, and each claim is one "
+                     "they agree on"
                      if len(runs) > 1 else "")]
         for fact in steps + facts:
             head = {"id": unique(f"data{data.line}.L{fact.line}"), "line": fact.line, "anchor": f"L{fact.line}",
@@ -473,8 +478,9 @@ def data_claims(text: str, section_of, unique) -> tuple:
                 continue
             if len({_holds(fact, r, st, d) for r, _, st in runs} - {None}) > 1:
                 claims.append({**head, "draft": True, "untranslated": "what the note's run did, on its data: true under "
-                               "one rule it may mean and false under another; the note does not say its output at a "
-                               "score of 0 (give run = { sign0 = 1 } or -1, and variants = [\"sign\"])"})
+                               "one rule it may mean and false under another: the note does not say its output at a "
+                               "score of 0 (give run = { sign0 = 1 } or -1, and variants = [\"sign\"]) or, when it prints "
+                               "the bias with the weights, where the bias is (run = { augment = \"first\" } or \"last\")"})
                 continue
             when, given, where = "end", None, "at the run's end"
             if fact.visit is not None and fact.visit != len(states):  # the weights after the visit: at the next one

@@ -238,10 +238,9 @@ def _code_statements(t, section, out) -> None:
     from verify.notes.unicode_math import MATH_WORDS, has_unicode_math, prose_spans, to_latex
 
     first = t.map[0] + (2 if t.type == "fence" else 1)  # a fence's content starts a line after it
-    for j, line in enumerate(t.content.split("\n")):
+    for j, text, end in continued(t.content.split("\n")):
         if len(out) > MAX_STATEMENTS:
             return
-        text = line.strip()
         if "$" in text:
             for _, _, _, math in delimited(text, [("$", "$")]):
                 if is_relation(math):
@@ -252,7 +251,31 @@ def _code_statements(t, section, out) -> None:
                 r"\b(" + "|".join(MATH_WORDS) + r")\b", "", text)) else []
             for math in spans or [to_latex(text[:2000])]:  # a line of math is short
                 if is_relation(math):
-                    out.append(Statement(first + j, section, text[:400], math[:600], False, context=text[:300]))
+                    out.append(Statement(first + j, section, text[:400], math[:600], False, context=text[:300],
+                                         end_line=first + end))
+
+
+#: A line of math that continues the one above: it opens with a relation ("    ≤ ‖w_k‖² + R²"),
+#: or the line above ends with an operator ("‖w_k + y x‖² =").
+_OPENS = re.compile(r"\s*(=|≤|≥|<|>|≠|≈|<=|>=|\\le|\\ge|\\leq|\\geq|\\approx|\\neq)(?![A-Za-z=])")
+_ENDS = re.compile(r"(=|≤|≥|<|>|≠|≈|\+|−|-|·|×|\\cdot|\\times|\\le|\\ge|\\leq|\\geq)\s*$")
+#: Lines of a code block joined into one statement at most (a derivation set over a few lines).
+MAX_CONTINUED = 8
+
+
+def continued(lines: list) -> list:
+    """(index of the first line, the statement's text, index of its last line) of each logical
+    line of a code block: a line that continues the one above is joined to it (at most
+    MAX_CONTINUED lines), so a derivation written over several lines is one statement."""
+    out = []
+    for j, line in enumerate(lines):
+        text = line.strip()
+        if out and text and out[-1][2] == j - 1 and j - out[-1][0] < MAX_CONTINUED and (
+                _OPENS.match(text) or _ENDS.search(out[-1][1])) and len(out[-1][1]) < 2000:
+            out[-1] = (out[-1][0], out[-1][1] + " " + text, j)
+        else:
+            out.append((j, text, j))
+    return out
 
 
 def _previous_prose(toks, j) -> str:
