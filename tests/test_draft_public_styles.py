@@ -147,3 +147,20 @@ def test_a_derivation_over_several_lines_of_a_code_block_is_one_statement(tmp_pa
         "norm2(prev(w) + y*x) == norm2(prev(w)) + dot(2*y*prev(w), x) + norm2(x)",
         "norm2(prev(w)) + dot(2*y*prev(w), x) + norm2(x) <= norm2(prev(w)) + R2"]
     assert not [c for c in claims if c["line"] in (7, 8)]
+
+
+def test_a_statement_of_the_bias_is_about_the_variant_whose_bias_update_the_note_writes(tmp_path):
+    """b ← b + η y is sklearn's update (not novikoff's b += η y R²); b ← b + η(y − ŷ) is no built-in
+    variant's: the statement is a draft that names the update, never a claim about another rule."""
+    from verify.notes.draft import draft
+
+    base = "# Bias\n\nOn a mistake, w ← w + η y x and {update}.\n\nAfter each update, |b| ≤ k η.\n"
+    path = tmp_path / "bias.md"
+    path.write_text(base.format(update="b ← b + η y"), encoding="utf-8")
+    _, claims, _ = draft(str(path))
+    (bound,) = [c for c in claims if c["line"] == 5]
+    assert bound["variants"] == ["sklearn"] and bound["expr"].startswith("abs(b) <="), bound
+    path.write_text(base.format(update="b ← b + η(y − ŷ)"), encoding="utf-8")
+    _, claims, _ = draft(str(path))
+    (bound,) = [c for c in claims if c["line"] == 5]
+    assert bound.get("draft") and "b ← b + η(y − ŷ)" in bound["untranslated"], bound

@@ -75,6 +75,7 @@ class Proposals:
         self.assume: dict = {}  # assumption -> the line and words it comes from
         self.order: str | None = None
         self.datasets: list = []  # the note's worked examples: [[dataset]] tables (verify.notes.worked_example)
+        self.bias: tuple = (None, None)  # the note's bias update: (built-in variant or None, as written or None)
 
     def for_claim(self, names: set, when: str, line: int | None = None) -> list:
         """The assumptions proposed for a claim at ``line``: only what the note has said by then
@@ -107,6 +108,9 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
                 p.base = int(index)
             p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
     text = note.text
+    from verify.notes.note_run import bias_update
+
+    p.bias = bias_update(text)
     zero = _START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
     if zero:
         p.assume.setdefault("w0_zero", f"line {_line(text, zero.start())}: {zero.group()[:40]}")
@@ -359,6 +363,10 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         # "after M mistakes, ...": M counts the mistakes so far (k), not the whole run's
         t.expr = re.sub(r"\bmistakes\b", "k", t.expr)
         t.links = [re.sub(r"\bmistakes\b", "k", link) for link in t.links]
+    if t.when in _RUN and t.names & {"b", "w_hat", "x_hat"} and props.bias[1] and not props.bias[0]:
+        return {**out, "draft": True, "untranslated": f"a statement of the run's bias, whose update the note writes as "
+                f"{props.bias[1][:80]}: no built-in variant updates b so (sklearn: b += eta y; novikoff: b += eta y "
+                "R^2); declare the note's rule as a variant (docs: declared variants) and name it in variants"}
     out.update(expr=t.expr, when=t.when)
     review = _variant_and_assumptions(s, t, out, props)
     if props.order and t.when in _RUN:
@@ -379,10 +387,13 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
     review = []
     if t.when in _RUN or t.when == "dataset":  # a dataset claim's separator is the variant's (with a bias or not)
         bias = t.names & {"b", "w_hat", "x_hat", "b_opt", "w_hat_opt"}
-        # a statement of the output (out = sign(w.x)) is about the variant that has one
-        out["variants"] = ["sign"] if "out" in t.names and not bias else ["novikoff"] if bias else ["rosenblatt"]
-        review.append(f"variants: the note's algorithm{' (with a bias)' if bias else ''}; proof-audit has "
-                      "rosenblatt, novikoff, sign, kernel, pocket, ... (README)")
+        # a statement of the output (out = sign(w.x)) is about the variant that has one; one of the
+        # bias, about the variant whose bias update the note writes (novikoff's when it writes none)
+        with_bias = props.bias[0] or "novikoff"
+        out["variants"] = ["sign"] if "out" in t.names and not bias else [with_bias] if bias else ["rosenblatt"]
+        review.append(f"variants: the note's algorithm" + (f" (with a bias: {props.bias[1]})" if bias and props.bias[1]
+                                                           else " (with a bias)" if bias else "")
+                      + "; proof-audit has rosenblatt, novikoff, sklearn, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when, s.line)
     if out.get("variants") == ["sign"] and re.search(r"\bout\b.*\bsign\(|\bsign\(.*\bout\b", t.expr):
         # the note writes the output as sign(...) itself, whose value at 0 is 0: its tie rule

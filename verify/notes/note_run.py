@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from verify.notes.worked_example import RULES, INPUT_NAMES, LABEL_NAMES, header_name, numbers_of, tables
 
-__all__ = ["NoteData", "note_data", "note_rules", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
+__all__ = ["NoteData", "note_data", "note_rules", "bias_update", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
            "MAX_LISTINGS", "MAX_LISTED_POINTS"]
 
 #: Listings of a note read as its data (each is one [[dataset]] and its claims).
@@ -167,6 +167,26 @@ _BIAS = re.compile(r"\bb\s*(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*=\s*b\s*\+|(?
 _TIE_GT = re.compile(r"(?:=|is)\s*\+?1\s*,?\s*(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*0", re.I)
 _MISTAKE_LE = re.compile(r"\by\w{0,3}\s*(?:\(|·|\\cdot|\*)?(?:\\[,;!]|[^,;\n]){0,40}?(≤|<=|\\leq?\b)\s*0")
 _FIRST = re.compile(r"\bx\s*(?:_\{?0\}?|₀)\s*=\s*1\b|\bw\s*(?:_\{?0\}?|₀)\s+is\s+the\s+bias", re.I)
+
+
+_SUBSCRIPTED = r"(?:_\{?[^}\s$]{1,6}\}?|[ₖₜᵢ₊₀₁₂₃]{1,4})?"
+_BIAS_UPDATE = re.compile(r"(?<![A-Za-z\\_])b\s*" + _SUBSCRIPTED + r"\s*(?:←|:=|\\leftarrow|\\gets|\+=|=)\s*(?:b\s*"
+                          + _SUBSCRIPTED + r"\s*\+\s*)?([^\n;$]{1,60})")
+
+
+def bias_update(text: str) -> tuple:
+    """(the built-in variant whose bias update the note's algorithm writes, the update as
+    written): ``b ← b + η y`` is sklearn's (b += eta y), ``b ← b + η y R²`` novikoff's; another
+    update (``b ← b + η (t − o)``) is none of them: (None, its text).  (None, None) when the note
+    writes no update of b."""
+    for m in _BIAS_UPDATE.finditer(text[:200_000]):
+        inc = m.group(1).strip()
+        if not re.search(r"(?<![A-Za-z\\])y(?![A-Za-z])|yᵢ|ŷ|(?<![A-Za-z\\])t\s*[−-]|error", inc):
+            continue  # not an update by the label ("b = 0", "b = −0.1")
+        if re.search(r"ŷ|\\hat|[−-]\s*(o|out|ŷ|\\hat)\b|\(t|error|\by\s*[−-]", inc):
+            return None, m.group().strip()
+        return ("novikoff" if re.search(r"R\s*(²|\^\s*\{?2|\*\*\s*2)|R2", inc) else "sklearn"), m.group().strip()
+    return None, None
 
 
 def note_rules(text: str, zero_one: bool) -> tuple:
