@@ -58,7 +58,7 @@ def _draft_and_run(tmp_path, name, text):
     r = subprocess.run([sys.executable, "-m", "verify", "draft", name], cwd=tmp_path, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr
-    claims_file = tmp_path / f"claims_{name[:-3]}.toml"
+    claims_file = tmp_path / f"claims_{name.rsplit('.', 1)[0]}.toml"
     data = tomllib.loads(claims_file.read_text(encoding="utf-8"))
     r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", claims_file.name, "--out", "out", "--quiet",
                         "--depth", "1", "--jobs", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -244,3 +244,34 @@ def test_a_relation_said_in_words_between_two_spans_of_math_is_read(tmp_path):
     assert got[5]["expr"] == "norm2(w) <= k*R2", got[5]
     assert got[7]["expr"] == "min_i(dot(y*w, x)) >= gamma", got[7]
     assert by_line[5]["verdict"] != "refuted" and by_line[7]["verdict"] == "refuted", (by_line[5], by_line[7])
+
+
+LATEX = r"""\documentclass{article}
+\title{Perceptron by hand}
+\begin{document}
+\maketitle
+\section{A worked example}
+We train with learning rate $\eta = 0.5$ from $w_0 = (0, 0)$; if $y\, (w \cdot x) \le 0$ then $w \gets w + \eta y x$.
+
+\begin{tabular}{c|c|c}
+\hline
+$x$ & $y$ & $w$ \\ \hline
+$(1, 2)$ & $+1$ & $(0.5, 1)$ \\
+$(-1, -1)$ & $-1$ & $(0.5, 1)$ \\
+$(2, -1)$ & $+1$ & $(1.5, 0.5)$ \\
+$(-2, 1)$ & $-1$ & $(1.5, 0.6)$ \\
+\hline
+\end{tabular}
+\end{document}
+"""
+
+
+def test_a_latex_tabular_is_read_as_the_worked_example(tmp_path):
+    """HAND's first epoch as a LaTeX tabular: each row a claim at its line; the slip (1.5, 0.6) refuted."""
+    data, by_line = _draft_and_run(tmp_path, "hand.tex", LATEX)
+    (ds,) = data["dataset"]
+    assert ds["points"] == [["1", "2"], ["-1", "-1"], ["2", "-1"], ["-2", "1"]]
+    rows = {c["line"]: c for c in data["claim"] if c.get("datasets") == [ds["name"]]}
+    assert sorted(rows) == [11, 12, 13, 14] and rows[11]["section"] == "A worked example"
+    assert {by_line[line]["verdict"] for line in (11, 12, 13)} == {"holds on evidence"}
+    assert by_line[14]["verdict"] == "refuted"

@@ -202,8 +202,7 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     claims = []
     for s in found:
         claims.extend(_claims(s, _id(prefix, s, used), notation or {}, props, used))
-    if note.kind == "markdown":
-        claims.extend(_table_claims(note, found, prefix, props, used))
+    claims.extend(_table_claims(note, found, prefix, props, used))
     claims = _with_data_claims(note, claims, prefix, props, used)
     return note, claims, props
 
@@ -215,13 +214,7 @@ def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, u
     line is read as the run's."""
     from verify.notes.note_run import data_claims
 
-    lines = note.text.split("\n")
-    heads = [(j + 1, ln.lstrip("#").strip()[:200]) for j, ln in enumerate(lines) if re.match(r"#{1,6}\s", ln)]
-
-    def section_of(line):
-        return next((h for at, h in reversed(heads) if at < line), "(no section)")
-
-    datasets, facts = data_claims(note.text, section_of, lambda cid: _unique(f"{prefix}.{cid}", used))
+    datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used))
     props.datasets.extend(datasets)
     read = {c["line"] for c in facts if not c.get("draft")}
     kept = [c for c in claims if not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))]
@@ -233,16 +226,16 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
     [[dataset]] (in ``props.datasets``) and a claim per printed weight vector; a table that
     looks like one but cannot be read is a draft that says why."""
     from perceptron._numbers import format_rational as fr
-    from verify.notes.note_run import fact_expr, run_facts
+    from verify.notes.note_run import fact_expr, run_facts, section_of
     from verify.notes.worked_example import read_example, tables
 
     out = []
+    under = section_of(note.text)
     for table in tables(note.text):
         ex, why = read_example(table, note.text)
         if ex is None and why is None:
             continue
-        heads = [ln.lstrip("#").strip() for ln in note.text.split("\n")[:table.line - 1] if re.match(r"#{1,6}\s", ln)]
-        section = heads[-1][:200] if heads else "(no section)"  # the heading the table is under
+        section = under(table.line)  # the heading the table is under
         head = {"line": table.line, "anchor": f"L{table.line}", "section": section,
                 "statement": "the worked example's table: " + " | ".join(table.header)[:300]}
         if ex is None:
@@ -391,7 +384,7 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
         # bias, about the variant whose bias update the note writes (novikoff's when it writes none)
         with_bias = props.bias[0] or "novikoff"
         out["variants"] = ["sign"] if "out" in t.names and not bias else [with_bias] if bias else ["rosenblatt"]
-        review.append(f"variants: the note's algorithm" + (f" (with a bias: {props.bias[1]})" if bias and props.bias[1]
+        review.append("variants: the note's algorithm" + (f" (with a bias: {props.bias[1]})" if bias and props.bias[1]
                                                            else " (with a bias)" if bias else "")
                       + "; proof-audit has rosenblatt, novikoff, sklearn, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when, s.line)

@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from verify.notes.worked_example import RULES, INPUT_NAMES, LABEL_NAMES, header_name, numbers_of, tables
 
-__all__ = ["NoteData", "note_data", "note_rules", "bias_update", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
+__all__ = ["NoteData", "note_data", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
            "MAX_LISTINGS", "MAX_LISTED_POINTS"]
 
 #: Listings of a note read as its data (each is one [[dataset]] and its claims).
@@ -47,6 +47,21 @@ _POINT = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x
 _LABEL = re.compile(r"(?<![A-Za-z\\])(?:y|t|d)\s*" + _SUB + r"\s*=\s*\$?\s*([+−-]?\s*\d+(?:\.\d+)?)(?![\d]|\.\d)")
 _LINE_POINT = re.compile(r"(?<![A-Za-z\\_])(?:x|input|point)\s*=\s*" + _TUPLE)
 _LINE_LABEL = re.compile(r"(?<![A-Za-z\\_])(?:y|t|d|label|target|class)\s*=\s*([+−-]?\d+)(?![\d]|\.\d)")
+
+
+_HEADING = re.compile(r"\s{0,3}(#{1,6})\s+(.*)|\s*\\(?:sub){0,2}section\*?\{([^{}\n]{0,200})\}")
+
+
+def heading(line: str) -> str | None:
+    """The heading a line is, Markdown (``## Worked example``) or LaTeX (``\\section{...}``), or None."""
+    m = _HEADING.match(line[:400])
+    return None if m is None else (m.group(2) if m.group(1) else m.group(3)).strip()[:200]
+
+
+def section_of(text: str):
+    """``of(line)``: the heading the 1-based ``line`` of ``text`` is under ("(no section)" before any)."""
+    heads = [(j + 1, h) for j, ln in enumerate(text.split("\n")) if (h := heading(ln)) is not None]
+    return lambda line: next((h for at, h in reversed(heads) if at < line), "(no section)")
 
 
 @dataclass(frozen=True)
@@ -255,7 +270,7 @@ def run_steps(text: str, data: NoteData) -> list:
     n = len(data.points)
     epoch, last_visit, out = 1, 0, []
     for j in range(data.end, min(len(lines), data.end + FACT_LINES)):
-        if lines[j].lstrip().startswith("#"):
+        if heading(lines[j]) is not None:
             break
         for sentence in re.split(r"(?<=[.;!?])\s+", lines[j][:2000]):
             if m := _EPOCH_MARK.search(sentence):
@@ -289,7 +304,7 @@ def run_facts(text: str, first: int, last: int, eta: Fraction | None) -> list:
     lines = text.split("\n")
     out = []
     for j in range(first - 1, min(len(lines), last + FACT_LINES)):
-        if j >= last and lines[j].lstrip().startswith("#"):
+        if j >= last and heading(lines[j]) is not None:
             break
         for sentence in re.split(r"(?<=[.;!?])\s+", lines[j][:2000]):
             out.extend(_sentence_facts(j + 1, sentence.strip(), eta))
@@ -439,16 +454,17 @@ def _with_last_printed(steps: list, start: tuple, bias: bool) -> list:
     return out
 
 
-def data_claims(text: str, section_of, unique) -> tuple:
+def data_claims(text: str, unique) -> tuple:
     """([[dataset]] tables, claims) of the note's data written out, the steps it works by hand
     and the facts it states about its run: each a claim on the run of the note's rule, or a
     draft naming what the note leaves open when the rules it may mean disagree on it.
-    ``section_of(line)`` is the heading a line is under; ``unique(id)`` makes a claim id unique."""
+    ``unique(id)`` makes a claim id unique."""
     from perceptron import ParamError, from_rows
     from perceptron._numbers import format_rational as fr
     from verify.notes.worked_example import stated_setting
 
     datasets, claims = [], []
+    under = section_of(text)
     for data in note_data(text):
         eta, w0, b0 = stated_setting(text, data.line)
         eta = eta if eta is not None and eta > 0 else Fraction(1)
@@ -490,7 +506,7 @@ def data_claims(text: str, section_of, unique) -> tuple:
                      if len(runs) > 1 else "")]
         for fact in steps + facts:
             head = {"id": unique(f"data{data.line}.L{fact.line}"), "line": fact.line, "anchor": f"L{fact.line}",
-                    "section": section_of(fact.line), "statement": fact.sentence[:600]}
+                    "section": under(fact.line), "statement": fact.sentence[:600]}
             expr = _expr(fact, rule, d)
             if expr is None:
                 claims.append({**head, "draft": True, "untranslated": "weights of the note's run whose size is not the "

@@ -77,6 +77,29 @@ def tables(text: str) -> list:
             j = k
         else:
             j += 1
+    return (out + _tabulars(text))[:MAX_TABLES]
+
+
+_TABULAR = re.compile(r"\\begin\{(tabular\*?|array)\}(?:\{[^{}\n]{0,200}\})+")
+
+
+def _tabulars(text: str) -> list:
+    """A LaTeX note's tables: ``tabular`` (and ``array``) environments, rows split at ``\\\\``,
+    cells at ``&``; ``\\hline`` and rules dropped; each row at the line it starts on."""
+    out = []
+    for m in _TABULAR.finditer(text[:MAX_TABLES * 100_000]):
+        end = text.find("\\end{" + m.group(1) + "}", m.end())
+        if end < 0 or len(out) >= MAX_TABLES:
+            break
+        rows, pos = [], m.end()
+        for raw in re.split(r"\\\\", text[m.end():end])[:MAX_TABLE_ROWS + 2]:
+            cells = re.sub(r"\\(hline|toprule|midrule|bottomrule|cline\{[^}]*\})", lambda r: " " * len(r.group()), raw)
+            at = pos + len(cells) - len(cells.lstrip())
+            pos += len(raw) + 2
+            if cells.strip():
+                rows.append((text.count("\n", 0, at) + 1, [c.strip() for c in cells.split("&")]))
+        if len(rows) > 1:
+            out.append(Table(rows[0][0], tuple(rows[0][1]), tuple(rows[1:])))
     return out
 
 
