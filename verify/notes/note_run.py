@@ -87,12 +87,13 @@ def _subscripted(text: str) -> list:
                     for m in _POINT.finditer(text)]
                    + [(m.start(), m.end(), "y", int((m.group(1) or m.group(2)).translate(_SUBSCRIPT)),
                        numbers_of(m.group(3).replace(" ", ""))) for m in _LABEL.finditer(text)], key=lambda e: e[0])
-    groups, cur = [], []
+    groups, cur, seen = [], [], set()
     for e in found:
-        if cur and (e[0] - cur[-1][1] > _GAP or any(c[2] == e[2] and c[3] == e[3] for c in cur)):
+        if cur and (e[0] - cur[-1][1] > _GAP or (e[2], e[3]) in seen):
             groups.append(cur)
-            cur = []
+            cur, seen = [], set()
         cur.append(e)
+        seen.add((e[2], e[3]))
     groups.append(cur)
     out = []
     for g in groups:
@@ -180,6 +181,7 @@ class Rule:
 
 _BIAS = re.compile(r"\bb\s*(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*=\s*b\s*\+|(?:·|\\cdot|\bx|\))\s*\+\s*b\b")
 _TIE_GT = re.compile(r"(?:=|is)\s*\+?1\s*,?\s*(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*0", re.I)
+_SIGN0 = re.compile(r"\bsign\s*\(\s*0\s*\)\s*(?:=|:=|is)\s*\$?\s*([+−-]?\s*1|0)(?![\d.])")
 _MISTAKE_LE = re.compile(r"\by\w{0,3}\s*(?:\(|·|\\cdot|\*)?(?:\\[,;!]|[^,;\n]){0,40}?(≤|<=|\\leq?\b)\s*0")
 _FIRST = re.compile(r"\bx\s*(?:_\{?0\}?|₀)\s*=\s*1\b|\bw\s*(?:_\{?0\}?|₀)\s+is\s+the\s+bias", re.I)
 
@@ -212,7 +214,11 @@ def note_rules(text: str, zero_one: bool) -> tuple:
     place = "first" if _FIRST.search(head) else "last"
     read = []
     ties = {0, 1, -1}  # rosenblatt (a tie is a mistake), sign(0) = +1, sign(0) = -1
-    if m := _TIE_GT.search(head):
+    if m := _SIGN0.search(head):  # "sign(0) = +1", "with sign(0) := −1"
+        v = int(m.group(1).replace("−", "-").replace(" ", ""))
+        ties = {v} if v else {0}
+        read.append(f"the output at a score of 0 (sign(0) = {v})")
+    elif m := _TIE_GT.search(head):
         ties = {-1} if m.group(1) == ">" else {1}
         read.append(f"the output at a score of 0 ({'o = 0 or -1: w.x > 0' if m.group(1) == '>' else 'o = 1: w.x >= 0'})")
     elif not zero_one and _MISTAKE_LE.search(head):

@@ -86,7 +86,10 @@ _TABULAR = re.compile(r"\\begin\{(tabular\*?|array)\}(?:\{[^{}\n]{0,200}\})+")
 def _tabulars(text: str) -> list:
     """A LaTeX note's tables: ``tabular`` (and ``array``) environments, rows split at ``\\\\``,
     cells at ``&``; ``\\hline`` and rules dropped; each row at the line it starts on."""
+    import bisect
+
     out = []
+    starts = [m.end() for m in re.finditer("\n", text)]  # a row's line by bisection, not by counting each time
     for m in _TABULAR.finditer(text[:MAX_TABLES * 100_000]):
         end = text.find("\\end{" + m.group(1) + "}", m.end())
         if end < 0 or len(out) >= MAX_TABLES:
@@ -97,7 +100,7 @@ def _tabulars(text: str) -> list:
             at = pos + len(cells) - len(cells.lstrip())
             pos += len(raw) + 2
             if cells.strip():
-                rows.append((text.count("\n", 0, at) + 1, [c.strip() for c in cells.split("&")]))
+                rows.append((bisect.bisect_right(starts, at) + 1, [c.strip()[:_MAX_CELL] for c in cells.split("&")]))
         if len(rows) > 1:
             out.append(Table(rows[0][0], tuple(rows[0][1]), tuple(rows[1:])))
     return out
