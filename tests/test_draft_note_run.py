@@ -172,3 +172,28 @@ def test_weights_with_a_bias_whose_place_the_note_does_not_say_are_a_draft(tmp_p
     assert w["expr"] == "w == vec(1, 4, -3)" and w["run"]["augment"] == "first"
     got = _run(tmp_path, "placed.md")
     assert got[w["id"]] == "holds on evidence"
+
+
+def test_the_example_worked_in_the_section_after_the_data_is_read_and_no_further():
+    """Data under "## Data", its first epoch under the next heading: read; a count under a third heading is
+    another part of the note (a rule of thumb), not this run's."""
+    from verify.notes.note_run import data_claims
+
+    note = ("# Sheet\nOn a mistake (y w·x ≤ 0), w ← w + y x.\n\n## Data\n\n```\nx1  x2  y\n1   1   +1\n-1  0   -1\n```\n\n"
+            "## By hand\n\n(1, 1): w = (1, 1). (-1, 0): no change.\n\n## Rules of thumb\n\nA run makes 7 updates.\n")
+    _, claims = data_claims(note, lambda cid: cid)
+    assert [(c["line"], c.get("given"), c["expr"]) for c in claims] == [
+        (14, "t == 2", "w == vec(1, 1)"), (14, "t == 3", "w == vec(1, 1)")], claims
+
+
+def test_a_pseudo_code_assignment_defines_notation_and_a_statements_own_start_is_its_hypothesis(tmp_path):
+    from verify.notes.draft import SETS, draft
+
+    path = tmp_path / "sheet.md"
+    path.write_text("# Sheet\n\n```\nnet = w₁x₁ + w₂x₂ + b\n```\n\nStarted from w = 0, a run on separable data makes "
+                    "at most R²/γ² updates.\n", encoding="utf-8")
+    _, claims, _ = draft(str(path))
+    (net,) = [c for c in claims if c["line"] == 4]
+    assert net["untranslated"].startswith(SETS) and "assignment" in net["untranslated"]
+    (bound,) = [c for c in claims if c["line"] == 7]
+    assert "w0_zero" in bound["assume"], bound

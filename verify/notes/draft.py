@@ -25,7 +25,8 @@ from verify.notes.source import Note, Statement, read_note, statements
 __all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of", "SETS"]
 
 #: The algorithm's start said in words: "start from w = [0, 0]", "initialize w ← 0", "w is initialised to zero".
-_START_ZERO = re.compile(r"\b(?:start(?:s|ing)? (?:from|with|at)|initiali[sz]e[sd]?|begin(?:s|ning)? (?:from|with))\s+"
+_START_ZERO = re.compile(r"\b(?:start(?:s|ed|ing)? (?:from|with|at)|initiali[sz]e[sd]?|begin(?:s|ning)? (?:from|with)|"
+                         r"(?<!\w )from)\s+"
                          r"(?:the weights?\s+|the weight vector\s+)?(?:w|θ|theta)\w{0,3}\s*(?:=|←|:=|to|at)\s*"
                          r"(?:0(?!\.?\d)|zero|\[0(?:\s*,\s*0)*\]|\(0(?:\s*,\s*0)*\)|𝟎)", re.I)
 #: How much of a note its proposals are read from (a longer note is read to this point).
@@ -153,6 +154,12 @@ _DATA_POINT = re.compile(r"\s*x_\{?\w{1,4}\}?\s*=\s*[(\[][^()\[\]]{1,200}[)\]]\s
                          r"(?:,?\s*(?:\\quad\s*)?y_\{?\w{1,4}\}?\s*=\s*[+−-]?\s*1\s*)?|\s*y_\{?\w{1,4}\}?\s*=\s*[+−-]?\s*1\s*")
 
 
+#: A pseudo-code assignment of a new name: "net = w₁x₁ + w₂x₂ + b" (one "=", nothing compared).
+_ASSIGNED = re.compile(r"\s*([A-Za-z]\w{0,12})\s*=(?!=)[^=<>]*")
+#: Names a pseudo-code line may assign that are the run's own (their assignment is a step, not notation).
+_RUN_NAMES = {"w", "b", "k", "t", "x", "y", "R", "eta", "gamma", "M"}
+
+
 def definition_of(s: Statement, notation: dict | None = None) -> str | None:
     """What a statement sets rather than asserts, or None: the run's initial weights or learning
     rate, or a definition of notation (``R := max ||x_i||``, "Let R = ...").  The page shows such a
@@ -172,6 +179,8 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
         return "sets the learning rate (state it as run = { eta = ... } or eta_one)"
     if re.search(r"\\leftarrow|\\gets", s.math):
         return "a step of the algorithm (it is the claims' variant and run = {...}; or transcribe it as an update claim)"
+    if s.code and (m := _ASSIGNED.fullmatch(s.math)) and m.group(1) not in _RUN_NAMES:
+        return "defines notation the claims use (an assignment of the algorithm's pseudo-code)"
     if re.search(r":=|\\coloneqq|\\triangleq|\\equiv", s.math) or (
             _DEFINED.match(s.math) and _DEFINES.search((s.context or "")[-120:].split("$")[0] if s.context else "")):
         return "defines notation the claims use"
@@ -400,6 +409,9 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
         assume = assume + ["converged"]
         props.assume.setdefault("converged", "the sentence speaks of the run once it has converged")
     own = _own_clause(s)
+    if t.when in _RUN and "w0_zero" not in assume and not anyw0 and _START_ZERO.search(own or s.text):
+        assume = assume + ["w0_zero"]  # "started from w = 0, a run ...": the statement's own hypothesis
+        props.assume.setdefault("w0_zero", "the statement: " + _START_ZERO.search(own or s.text).group())
     eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d./])", own)
     if t.when in _RUN and eta_here and "eta_one" not in assume:  # "with η = 1, the weights satisfy ...": its hypothesis
         assume = assume + ["eta_one"]

@@ -265,9 +265,9 @@ _NO_CHANGE = re.compile(r"\b(?:no (?:change|update|mistake)s?|unchanged|stays? t
 _ANY_TUPLE = re.compile(_TUPLE)
 
 
-def run_steps(text: str, data: NoteData) -> list:
-    """The steps of the run the note works by hand after its data, to the next heading (at most
-    FACT_LINES lines): a line or sentence that names one of the data's points and the weights
+def run_steps(text: str, data: NoteData, stop: int | None = None) -> list:
+    """The steps of the run the note works by hand after its data, in the lines ``window`` gives
+    (its data's section and the next; the data of another run, at line ``stop``, ends them): a line or sentence that names one of the data's points and the weights
     after it (``(0,1): ... w = [0, 0.5], b = 0.5``) or says they did not change (``no change``)
     is the state after that point's visit in the current epoch (``Epoch 2: ...`` sets it; the
     first is 1).  Read while the visits grow; "no change" keeps the weights the note printed
@@ -275,9 +275,7 @@ def run_steps(text: str, data: NoteData) -> list:
     lines = text.split("\n")
     n = len(data.points)
     epoch, last_visit, out = 1, 0, []
-    for j in range(data.end, min(len(lines), data.end + FACT_LINES)):
-        if heading(lines[j]) is not None:
-            break
+    for j in window(lines, data.end + 1, data.end, 2, stop):
         for sentence in re.split(r"(?<=[.;!?])\s+", lines[j][:2000]):
             if m := _EPOCH_MARK.search(sentence):
                 epoch = int(m.group(1))
@@ -304,14 +302,27 @@ def _decimals(cell: str) -> tuple:
     return tuple(len(p.split(".")[1]) if "." in p else 0 for p in re.split(r"[,;]", cell))
 
 
-def run_facts(text: str, first: int, last: int, eta: Fraction | None) -> list:
+def window(lines: list, first: int, last: int, sections: int, stop: int | None = None):
+    """The 0-based indices of the lines read for a run whose data (or table) is at lines
+    ``first`` to ``last`` (1-based): from ``first`` on, at most FACT_LINES past ``last``, through
+    ``sections`` sections (1: to the next heading; 2: the data's section and the one after it,
+    where a note often works its example), and before line ``stop`` (another run's data)."""
+    headings = 0
+    for j in range(first - 1, min(len(lines), last + FACT_LINES, (stop or 1 << 30) - 1)):
+        if j >= last and heading(lines[j]) is not None:
+            headings += 1
+            if headings >= sections:
+                return
+        yield j
+
+
+def run_facts(text: str, first: int, last: int, eta: Fraction | None, sections: int = 1,
+              stop: int | None = None) -> list:
     """The Facts the note states about the run on data at lines ``first`` to ``last``: in its
-    sentences from ``first`` to the next heading, at most FACT_LINES lines past ``last``."""
+    sentences of the lines ``window`` gives."""
     lines = text.split("\n")
     out = []
-    for j in range(first - 1, min(len(lines), last + FACT_LINES)):
-        if j >= last and heading(lines[j]) is not None:
-            break
+    for j in window(lines, first, last, sections, stop):
         for sentence in re.split(r"(?<=[.;!?])\s+", lines[j][:2000]):
             out.extend(_sentence_facts(j + 1, sentence.strip(), eta))
     return out
@@ -471,15 +482,17 @@ def data_claims(text: str, unique) -> tuple:
 
     datasets, claims = [], []
     under = section_of(text)
-    for data in note_data(text):
+    listed = note_data(text)
+    for at, data in enumerate(listed):
+        stop = listed[at + 1].line if at + 1 < len(listed) else None
         eta, w0, b0 = stated_setting(text, data.line)
         eta = eta if eta is not None and eta > 0 else Fraction(1)
         d = len(data.points[0])
         w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
         b0 = b0 if b0 is not None else Fraction(0)
         rules, read = note_rules(text, 0 in data.labels)
-        steps = run_steps(text, data)
-        facts = run_facts(text, data.line, data.end, eta)
+        steps = run_steps(text, data, stop)
+        facts = run_facts(text, data.line, data.end, eta, 2, stop)
         if any(len(f.value) == d + 1 or f.with_b for f in steps + facts if f.quantity == "w") and rules \
                 and not rules[0].bias:  # the note prints a bias: its run has one
             rules = [Rule(r.variant, r.sign0, r.form, r.words, True, r.place) for r in rules]

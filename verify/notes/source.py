@@ -54,6 +54,7 @@ class Statement:
     label: str | None = None  # the note's own label (thm:novikoff, 9.1)
     context: str = ""  # the prose around it (the sentence before a displayed relation)
     end_line: int | None = None
+    code: bool = False  # a line of a code block (pseudo-code, worked arithmetic)
 
     @property
     def anchor(self) -> str:
@@ -252,7 +253,7 @@ def _code_statements(t, section, out) -> None:
             for math in spans or [to_latex(text[:2000])]:  # a line of math is short
                 if is_relation(math):
                     out.append(Statement(first + j, section, text[:400], math[:600], False, context=text[:300],
-                                         end_line=first + end))
+                                         end_line=first + end, code=True))
 
 
 #: A line of math that continues the one above: it opens with a relation ("    ≤ ‖w_k‖² + R²"),
