@@ -508,7 +508,7 @@ def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: st
              f"title = {_toml_value(note.title or os.path.basename(note.path))}", f"path = {_toml_value(rel)}", ""]
     lines += [notation_text.rstrip(), ""]
     for d in datasets:
-        lines += ["[[dataset]]  # the note's worked example, as its table prints it"]
+        lines += ["[[dataset]]  # the note's own data (its worked example), exactly as the note prints it"]
         lines += [f"{k} = {_toml_value(v)}" for k, v in d.items()] + [""]
     for c in claims:
         lines.append("[[claim]]")
