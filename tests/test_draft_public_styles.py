@@ -164,3 +164,13 @@ def test_a_statement_of_the_bias_is_about_the_variant_whose_bias_update_the_note
     _, claims, _ = draft(str(path))
     (bound,) = [c for c in claims if c["line"] == 5]
     assert bound.get("draft") and "b ← b + η(y − ŷ)" in bound["untranslated"], bound
+
+
+def test_online_notation_indexes_the_point_by_the_step():
+    """x_t, y_t beside w_t (online notation) are the point of the current step, as x_i, y_i beside w_k are;
+    a sum over t of y_t x_t is still a sum over the updates."""
+    from verify.notes.reading import translate
+
+    assert translate(r"y_t \langle w_t, x_t\rangle \le 0").expr == "y*dot(prev(w), x) <= 0"
+    assert translate(r"w_{t+1} = w_t + y_t x_t").expr == "w == prev(w) + y*x"
+    assert translate(r"\sum_{t} y_t x_t = w").expr is None

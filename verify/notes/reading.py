@@ -140,6 +140,8 @@ class _Renderer:
             m = re.fullmatch(r"\(?i_\{?([a-z])\}?\)?", s)  # x_{i_q}: the point of the q-th update
             if m:
                 return name, None, "upd:" + m.group(1)
+            if re.fullmatch(r"[kt]", s):  # x_t, y_t: the point of step t (online notation), the current one
+                return name, None, "upd:" + s
             raise Untranslated(f"{key}_{{{s}}} (a particular point)")
         if name in _STEPPED:
             m = re.fullmatch(r"([ktqT])([+-]\d+)?|(\d+)", s)
