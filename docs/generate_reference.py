@@ -235,7 +235,9 @@ FIELD_TEXT = {
     "expr": "the machine form of the statement: an expression of the claim language "
             "([expressions](expressions.md)); not with `when = \"symbolic\"`",
     "given": "a premise: a condition on the same names as `expr`; where it is false the claim does not apply, "
-             "and a premise never met makes the verdict unknown",
+             "and a premise never met makes the verdict unknown; on a run or a dataset only (not with "
+             "`when = \"pair\"`, `\"once\"` or `\"symbolic\"`: a pair claim states its condition in `expr`, "
+             "as `A or B`, B where A fails)",
     "vectors": "symbolic claims: the vector names of the proof",
     "scalars": "symbolic claims: the scalar names of the proof",
     "hypotheses": "symbolic claims: the comparisons the steps may assume",

@@ -73,7 +73,9 @@ RUN_QUANTITIES: dict[str, tuple[str, str]] = {
     "epochs": (S, "epochs of the run"),
     "mistakes": (S, "updates in the whole run"),
     "converged": (S, "1 if the run ended with every point correctly classified, else 0"),
-    "stopped_by_budget": (S, "1 if the run stopped on its epoch/update/visit budget before converging"),
+    "stopped_by_budget": (S, "1 if the run stopped on its epoch/update/visit budget before converging (a claim "
+                             "that reads it speaks of such runs too: the search's runs cut at its update bound "
+                             "are among them, so 'it always stops' is a bound on mistakes, not stopped_by_budget == 0)"),
     "sumsq": (S, "sum of |x|^2 over the points updated on so far"),
     "sign0": (S, "the run's value of sign(0)"),
     "kernel_degree": (S, "the kernel perceptron's kernel (x.z + kernel_offset)^kernel_degree: its degree (1 for the "

@@ -197,3 +197,19 @@ def test_a_pseudo_code_assignment_defines_notation_and_a_statements_own_start_is
     assert net["untranslated"].startswith(SETS) and "assignment" in net["untranslated"]
     (bound,) = [c for c in claims if c["line"] == 7]
     assert "w0_zero" in bound["assume"], bound
+
+
+def test_a_heading_is_no_fact_and_data_a_table_gives_is_its_run_once(tmp_path):
+    """The newcomer's blog: its points written out and then worked in a table are one dataset (the
+    table's), and "## Why it always stops" under the table is a heading, not a claim that the run stops."""
+    note = ("# Blog\nWhen \\(y_i \\, w \\cdot x_i \\le 0\\) it updates \\(w \\leftarrow w + \\eta\\, y_i x_i\\).\n\n"
+            "We use \\(\\eta = 0.5\\) from \\(w = 0\\): x₁ = (2, 1) with y₁ = +1, x₂ = (−1, 2) with y₂ = +1.\n\n"
+            "```\nstep  x         y    w after\n1     (2, 1)    +1   (1, 0.5)\n2     (-1, 2)   +1   (0.5, 1.5)\n```\n\n"
+            "## Why it always stops\n\nThe bound is \\(R^2/\\gamma^2\\).\n")
+    data = _draft(tmp_path, "blog.md", note)
+    assert len(data["dataset"]) == 1
+    assert not [c for c in data["claim"] if c["line"] == 12], "the heading's line has no claim"
+    # the page renders \\( ... \\) and \\[ ... \\] as MathML, as it does $ ... $
+    _run(tmp_path, "blog.md")
+    page = (tmp_path / "out" / "notes" / "blog.html").read_text(encoding="utf-8")
+    assert page.count("<math") >= 5 and "\\le" not in page.split("<body", 1)[1].split("statement:", 1)[0], page[:2000]

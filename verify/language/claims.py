@@ -76,7 +76,7 @@ WHEN = {
     "dataset": "once per dataset (with its certificate)",
     "once": "once: a closed statement about numbers",
     "symbolic": "for all dimensions: steps checked by sympy and z3 over inner products",
-    "pair": "once per applicable run: the run against the run `pair` names (see RELATIONS)",
+    "pair": "once per applicable run: the run against the run `pair` names (its `relation` or `expr`: see pair claims below)",
 }
 
 #: Relations a pair claim may state between its two runs.

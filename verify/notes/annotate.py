@@ -277,12 +277,16 @@ def _blocks(note: Note) -> list[tuple[int, int, str]]:
 def _markdown_blocks(note: Note, mathml: Renderer) -> list:
     from verify.notes.source import markdown_parser
 
+    from mdit_py_plugins.texmath import texmath_plugin
+
     md = markdown_parser().enable("table")  # the note's iteration tables, as GitHub shows them
+    md.use(texmath_plugin, delimiters="brackets")  # \( ... \) and \[ ... \], as MathJax shows them
     md.options["html"] = False
     md.add_render_rule("math_inline", lambda self, toks, idx, opts, env: mathml(toks[idx].content, False))
     md.add_render_rule("math_inline_double", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
     md.add_render_rule("math_block", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
     md.add_render_rule("math_block_label", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
+    md.add_render_rule("math_block_eqno", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
     # nothing on the page is fetched or followed: an image is its alt text, a link its text
     # (an anchor of the page itself stays a link)
     md.add_render_rule("image", lambda self, toks, idx, opts, env: H.escape(toks[idx].content or ""))

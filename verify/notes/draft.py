@@ -223,7 +223,7 @@ def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, u
     line is read as the run's."""
     from verify.notes.note_run import data_claims
 
-    datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used))
+    datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used), props.datasets)
     props.datasets.extend(datasets)
     read = {c["line"] for c in facts if not c.get("draft")}
     kept = [c for c in claims if not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))]

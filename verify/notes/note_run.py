@@ -313,6 +313,7 @@ def window(lines: list, first: int, last: int, sections: int, stop: int | None =
             headings += 1
             if headings >= sections:
                 return
+            continue  # a heading names a section; it says nothing of the run
         yield j
 
 
@@ -471,11 +472,12 @@ def _with_last_printed(steps: list, start: tuple, bias: bool) -> list:
     return out
 
 
-def data_claims(text: str, unique) -> tuple:
+def data_claims(text: str, unique, tabled=()) -> tuple:
     """([[dataset]] tables, claims) of the note's data written out, the steps it works by hand
     and the facts it states about its run: each a claim on the run of the note's rule, or a
     draft naming what the note leaves open when the rules it may mean disagree on it.
-    ``unique(id)`` makes a claim id unique."""
+    ``unique(id)`` makes a claim id unique; data that a worked example's table already gives
+    (``tabled``: its [[dataset]] tables) is that table's run, not another."""
     from perceptron import ParamError, from_rows
     from perceptron._numbers import format_rational as fr
     from verify.notes.worked_example import stated_setting
@@ -485,6 +487,9 @@ def data_claims(text: str, unique) -> tuple:
     listed = note_data(text)
     for at, data in enumerate(listed):
         stop = listed[at + 1].line if at + 1 < len(listed) else None
+        if any(t["points"] == [[fr(v) for v in p] for p in data.points] and t["labels"] == list(data.labels)
+               for t in tabled):
+            continue
         eta, w0, b0 = stated_setting(text, data.line)
         eta = eta if eta is not None and eta > 0 else Fraction(1)
         d = len(data.points[0])
