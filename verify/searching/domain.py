@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 
@@ -297,6 +298,51 @@ def label_symmetric(claim, variant, tie) -> bool:
     names = set(claim.compiled.names)
     return tie == 0 and VARIANTS[variant].bias is None and not (names & {"x", "y", "score", "out", "x_hat", "i"}) \
         and not claim.compiled.uses_points and "nontrivial" not in claim.assume
+
+
+def rotation_symmetric(claim, dom) -> bool:
+    """Whether the search may take one dataset of each orbit under the signed permutations of the
+    coordinates (the 8 rotations and reflections of the square grid in 2-D): each maps the grid,
+    the w0 box and the separator box onto themselves and commutes with every built-in variant
+    (they read the points only through inner products), so a claim that also reads them only so
+    has the same truth on every dataset of an orbit.  Not when the claim names a vector by its
+    coordinates (vec(...), ones), a point by its index (i), quantifies over free names, or picks
+    one separator of each dataset (its ties need not map onto each other); not on the unit
+    circle."""
+    text = " ".join(t for t in (claim.expr, claim.given) if t)
+    return not dom.unit and not getattr(claim, "free", None) and dom.separators != "best" \
+        and not re.search(r"\bvec\s*\(|\bones\b|\bi\b", text)
+
+
+@functools.lru_cache(maxsize=16)
+def symmetries(dim: int, box: int, fold: bool, unit: bool = False) -> tuple:
+    """The signed permutations of ``dim`` coordinates but the identity, each as the permutation
+    of point_list's indices it makes (labels kept)."""
+    P, L = point_list(dim, box, fold, unit)
+    where = {(tuple(int(v) for v in p), int(y)): j for j, (p, y) in enumerate(zip(P, L))}
+    out = []
+    for perm in itertools.permutations(range(dim)):
+        for signs in itertools.product((1, -1), repeat=dim):
+            if perm == tuple(range(dim)) and all(s > 0 for s in signs):
+                continue
+            out.append(np.array([where[(tuple(signs[c] * int(p[perm[c]]) for c in range(dim)), int(y))]
+                                 for p, y in zip(P, L)], dtype=np.int64))
+    return tuple(out)
+
+
+def canonical(idx, maps, ordered: bool):
+    """Rows of ``idx`` (datasets as point indices: non-decreasing, or sequences when ``ordered``)
+    that are the least of their orbit under ``maps`` (symmetries()), lexicographically."""
+    keep = np.ones(len(idx), dtype=bool)
+    rows = np.arange(len(idx))
+    for m in maps:
+        T = m[idx]
+        if not ordered:
+            T = np.sort(T, axis=1)
+        diff = idx != T
+        first = diff.argmax(axis=1)
+        keep &= ~diff.any(axis=1) | (idx[rows, first] < T[rows, first])
+    return keep
 
 
 def first_length(claim) -> int:

@@ -1,0 +1,105 @@
+"""The search takes one dataset of each orbit of the grid's rotations and reflections (issue 38:
+more scope for the same budget) only when the claim cannot tell the datasets of an orbit apart.
+Oracle: the same search without the reduction (every dataset), on true and false claims, and a
+claim that reads a coordinate, which must be searched whole."""
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import verify.searching.enumeration as enumeration
+from verify.language.claims import load_claims
+from verify.searching import search
+from verify.searching.domain import Domain, canonical, point_list, rotation_symmetric, symmetries
+from verify.verdicts import Verdict
+
+CLAIMS = """
+[document]
+file = "sym.md"
+
+[[claim]]
+id = "sym.bound"
+section = "s"
+statement = "the mistake bound"
+expr = "mistakes <= R2/gamma**2"
+when = "end"
+variants = ["rosenblatt"]
+assume = ["separable", "w0_zero"]
+expect = "holds"
+
+[[claim]]
+id = "sym.wrong-bound"
+section = "s"
+statement = "a wrong bound"
+expr = "mistakes <= R/gamma"
+when = "end"
+variants = ["rosenblatt"]
+assume = ["separable", "w0_zero"]
+expect = "refuted"
+
+[[claim]]
+id = "sym.growth"
+section = "s"
+statement = "|w| grows at every update"
+expr = "norm2(w) > norm2(prev(w))"
+when = "update"
+variants = ["rosenblatt"]
+expect = "refuted"
+
+[[claim]]
+id = "sym.first-coordinate"
+section = "s"
+statement = "the first weight ends non-negative (false: it depends on which way the data points)"
+expr = "dot(w, vec(1, 0)) >= 0"
+when = "end"
+variants = ["rosenblatt"]
+assume = ["w0_zero"]
+expect = "refuted"
+"""
+
+DOM = Domain(points=2, dim=2, box=2, max_updates=6, separators="every", sep_box=3)
+
+
+@pytest.fixture(scope="module")
+def claims(tmp_path_factory):
+    p = tmp_path_factory.mktemp("sym") / "sym.toml"
+    p.write_text(textwrap.dedent(CLAIMS))
+    return {c.id: c for c in load_claims(str(p)).claims}
+
+
+def test_the_orbits_cover_every_dataset_once():
+    """Each dataset of 2 points of [-2, 2]^2 (as sets and as sequences) has exactly one canonical
+    member in its orbit under the 8 signed permutations."""
+    maps = symmetries(2, 2, False)
+    assert len(maps) == 7
+    P, _ = point_list(2, 2, False)
+    for ordered in (False, True):
+        rows = np.array([(a, b) for a in range(len(P)) for b in range(len(P)) if ordered or a <= b], dtype=np.int64)
+        keep = canonical(rows, maps, ordered)
+        reps = {tuple(int(v) for v in r) for r in rows[keep]}
+        full = (np.arange(len(P), dtype=np.int64),) + maps
+        for r in rows:  # the orbit of every dataset meets the representatives exactly once
+            orbit = {tuple(int(v) for v in (sorted(m[r]) if not ordered else m[r])) for m in full}
+            assert len(orbit & reps) == 1
+        assert len(reps) < len(rows) / 4
+
+
+def test_the_same_verdicts_with_fewer_candidates(claims, monkeypatch):
+    for cid in ("sym.bound", "sym.wrong-bound", "sym.growth"):
+        assert rotation_symmetric(claims[cid], DOM)
+        reduced = search(claims[cid], DOM, engine="enumerate", timeout=120)
+        with monkeypatch.context() as m:
+            m.setattr(enumeration, "rotation_symmetric", lambda c, d: False)
+            whole = search(claims[cid], DOM, engine="enumerate", timeout=120)
+        assert reduced.verdict == whole.verdict, cid
+        want = Verdict.REFUTED if claims[cid].expect == "refuted" else Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+        assert reduced.verdict == want, (cid, reduced.to_json())
+        if reduced.verdict != Verdict.REFUTED:
+            assert reduced.checked * 4 < whole.checked, (cid, reduced.checked, whole.checked)
+
+
+def test_a_claim_that_reads_a_coordinate_is_searched_whole(claims):
+    c = claims["sym.first-coordinate"]
+    assert not rotation_symmetric(c, DOM)
+    assert search(c, DOM, engine="enumerate", timeout=120).verdict == Verdict.REFUTED
