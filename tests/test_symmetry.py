@@ -103,3 +103,21 @@ def test_a_claim_that_reads_a_coordinate_is_searched_whole(claims):
     c = claims["sym.first-coordinate"]
     assert not rotation_symmetric(c, DOM)
     assert search(c, DOM, engine="enumerate", timeout=120).verdict == Verdict.REFUTED
+
+
+def test_a_declared_variant_is_reduced_only_when_it_reads_no_coordinate(tmp_path):
+    """The learner's searches (declared variants, any kernel) take one dataset of each orbit too, but
+    only for a declaration whose expressions name no coordinate: one that pushes w along (1, 0) is not."""
+    import os
+
+    from perceptron.declared import load_variants
+    from verify.searching.learner_runs import _equivariant
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    load_variants(os.path.join(root, "examples", "variants", "margin.toml"))
+    p = tmp_path / "drift.toml"
+    p.write_text('[variants.drift]\nnote = "a drift along the first axis"\nstate = { w = "w0" }\n'
+                 'score = "dot(w, x)"\nmistake = "y * score <= 0"\nupdate = { w = "w + eta * y * x + vec(1, 0)" }\n'
+                 'orders = ["cyclic"]\nstop = "converged"\n')
+    load_variants(str(p))
+    assert _equivariant("margin") and _equivariant("rosenblatt") and not _equivariant("drift")

@@ -13,6 +13,7 @@ class) and the kernel perceptron with a polynomial kernel (search_kernels).
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import asdict, replace
 from fractions import Fraction
@@ -33,6 +34,9 @@ from verify.replay.dispatch import (
 from verify.searching.confirm import NotRunnable, confirm, save_counterexample
 from verify.searching.domain import (
     SearchError,
+    canonical,
+    rotation_symmetric,
+    symmetries,
     best_separator,
     choose_separators,
     needs_separator,
@@ -43,6 +47,19 @@ from verify.searching.domain import (
 from verify.verdicts import Verdict
 
 __all__ = ["Walker", "Found", "KERNELS", "search_kernels"]
+
+
+def _equivariant(variant: str) -> bool:
+    """Whether a variant reads the points only through inner products and norms: every built-in
+    one; a declared one whose expressions name no coordinate (vec(...), ones) and no point index."""
+    import json
+
+    from perceptron.declared import variant_of
+
+    var = variant_of(variant)
+    if not getattr(var, "declared", False):
+        return True
+    return not re.search(r"\bvec\s*\(|\bones\b|\bi\b", json.dumps(var.source))
 
 
 class Found(Exception):
@@ -75,6 +92,9 @@ class Walker:
         self.learner = dom.order != "any"
         self.run_order = {"order": "cyclic" if not self.learner else dom.order}
         self.ends = reads_run_end(claim)  # a run the bound cuts has not ended: nothing for this claim
+        # one dataset of each orbit of the grid's rotations and reflections (verify.searching.domain.
+        # rotation_symmetric), when the variant, built in or declared, reads no coordinate either
+        self.maps = symmetries(dom.dim, dom.box, False) if rotation_symmetric(claim, dom) and _equivariant(variant) else ()
 
     def search(self, eng, result, out_dir) -> dict:
         """Walk D with ``eng`` (enumerate or hypothesis); ``result(verdict, **fields)`` makes the
@@ -125,6 +145,8 @@ class Walker:
                 if self._late():
                     return False
                 idx = list(combo)
+                if self.maps and not canonical(np.array([idx], dtype=np.int64), self.maps, ordered)[0]:
+                    continue
                 self.dataset([tuple(int(c) for c in P[j]) for j in idx], [int(L[j]) for j in idx])
             self.points_done = n
         return True
