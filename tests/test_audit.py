@@ -195,7 +195,7 @@ def test_the_corpus_on_a_dask_cluster_gives_the_same_results_file(tmp_path, monk
 
     rc, out, err = run("--out", tmp_path / "one", "--jobs", "1")
     assert rc == 0, out + err
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         rc, out, err = run("--out", tmp_path / "dask", "--scheduler", cluster.scheduler_address)
         assert rc == 0, out + err

@@ -121,7 +121,7 @@ def test_scheduler_probe_accepts_a_real_scheduler():
     from verify.searching.scheduler import connect
 
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://",
-                                  dashboard_address=None) as cl:
+                                  dashboard_address=":0") as cl:
         with connect(cl.scheduler_address, 5) as client:
             assert client.submit(lambda x: x + 1, 1).result(timeout=10) == 2
 
