@@ -7,7 +7,9 @@ same verdict and the same number of evaluations on the corpus as the built-in on
 
     python benchmarks/draft_recall.py [--seeds ../shared/seeds]
 
-Prints the recall per note and overall, and every miss with its reason.
+Prints the recall per note and overall, and every miss with its reason; then each seed drafted and
+audited as drafted (no edit, no substitution): how many drafted claims get the verdict of the
+built-in claim at their line and time, and each that does not.
 
 Then the notes under benchmarks/notes/, written in the styles public notes use (Unicode math in
 code blocks, \\( \\) delimiters, an iteration table, LaTeX theorems), each with an answer key
@@ -109,7 +111,43 @@ def main():
         for cid, why in misses:
             print(f"  miss {cid}: {why}")
     print(f"overall: {total_hit}/{total} = {total_hit / max(1, total):.0%}")
+    seed_verdicts(args.seeds)
     public_style_notes()
+
+
+def seed_verdicts(seeds):
+    """Each seed drafted and audited as drafted, with no edit: every drafted claim at the line of a
+    built-in claim evaluated at the same time gets that claim's verdict in reports/ (a drafted claim
+    refuted where the hand-written one holds is a true statement shown red)."""
+    with open(os.path.join(HERE, "..", "reports", "results.json"), encoding="utf-8") as fh:
+        built = {c["id"]: c["verdict"] for c in json.load(fh)["claims"]}
+    same = differ = 0
+    for f in sorted(os.listdir(CLAIMS)):
+        with open(os.path.join(CLAIMS, f), "rb") as fh:
+            data = tomllib.load(fh)
+        hand = {}
+        for c in data["claim"]:
+            hand.setdefault((c.get("line"), c.get("when")), set()).add(built.get(c["id"]))
+        with tempfile.TemporaryDirectory() as tmp:
+            draft_path, drafted = _draft(os.path.join(seeds, data["document"]["file"]), tmp)
+            out = os.path.join(tmp, "out")
+            r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", draft_path, "--notes", seeds, "--out",
+                                out, "--quiet"], capture_output=True, text=True)
+            if r.returncode not in (0, 1):
+                print(f"{data['document']['file']}: the run of its draft failed: {r.stderr.strip()[:300]}")
+                continue
+            with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
+                got = {c["id"]: c["verdict"] for c in json.load(fh)["claims"]}
+        for d in drafted:
+            want = hand.get((d.get("line"), d.get("when")))
+            if d["id"] not in got or not want:
+                continue
+            if got[d["id"]] in want:
+                same += 1
+            else:
+                differ += 1
+                print(f"  differs {d['id']}: {got[d['id']]} against {' / '.join(sorted(map(str, want)))} ({d.get('expr')})")
+    print(f"seed notes as drafted: {same} drafted claims with the built-in claim's verdict, {differ} with another")
 
 
 #: The page's statement colours (verify.notes.annotate): green and red.

@@ -174,3 +174,28 @@ def test_online_notation_indexes_the_point_by_the_step():
     assert translate(r"y_t \langle w_t, x_t\rangle \le 0").expr == "y*dot(prev(w), x) <= 0"
     assert translate(r"w_{t+1} = w_t + y_t x_t").expr == "w == prev(w) + y*x"
     assert translate(r"\sum_{t} y_t x_t = w").expr is None
+
+
+def test_the_notes_own_terms_for_its_data_are_proposed_and_an_iterations_value_is_one_runs():
+    """A margin assumed strictly (y_i w*.x_i > γ), data assumed non-trivial, inputs of norm 1 written
+    \\|\\mathbf{x}_i\\|_2 = 1: each is the note's assumption for its claims (as drafted, the claims on the seed
+    notes that lacked them were refuted where the hand-written ones hold); "w_2 = w_1 + (-1) x = (2, 0)" at
+    one step is one run's value, a draft, not a claim about every run."""
+    import tempfile
+
+    from verify.notes.draft import draft
+    from verify.notes.note_run import one_runs_value
+
+    text = ("# Notes\n\nWe assume the set is non-trivial and linearly separable: there is a unit $w^*$ with "
+            "$y_i w^* \\cdot x_i > \\gamma$ for all $i$, and every $\\|\\mathbf{x}_i\\|_2 = 1$. Start from $w_0 = 0$.\n\n"
+            "$$w^* \\cdot w_{k+1} > k \\gamma$$\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/n.md"
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        _, claims, props = draft(path)
+    assert {"strict_margin", "nontrivial", "unit_norm", "separable"} <= set(props.assume), props.assume
+    (bound,) = [c for c in claims if c["line"] == 5]
+    assert {"separable", "strict_margin", "nontrivial", "w0_zero"} <= set(bound["assume"]), bound
+    assert one_runs_value("k != 1 or (w == vec(0, 0) + (-1)*vec(-2, 0) == vec(2, 0))")
+    assert not one_runs_value("w == prev(w) + y*x") and not one_runs_value("norm2(w) == 3")

@@ -19,6 +19,7 @@ import tempfile
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
 from perceptron.outputs import write_file
+from verify.notes.note_run import one_runs_value
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 
@@ -90,6 +91,9 @@ class Proposals:
             out.append("separable")
         if self._said("unit_norm", line) and when in _RUN:
             out.append("unit_norm")
+        if "separable" in out:  # the note's own terms for its separable data
+            out += [a for a in ("nontrivial", "strict_margin") if self._said(a, line)
+                    and (a == "nontrivial" or "gamma" in names)]
         return out
 
     def _said(self, a: str, line: int | None) -> bool:
@@ -128,9 +132,19 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     sep = re.search(r"linearly separable|separable|separates (them|the data|the points|the classes)", text, re.I)
     if sep:
         p.assume["separable"] = f"line {_line(text, sep.start())}: {sep.group()}"
-    unit = re.search(r"(\\\|\s*\\?(mathbf\{)?x_?\{?i\}?\}?\s*\\\|\s*=\s*1)|unit[- ]norm inputs|normali[sz]ed to unit", text, re.I)
+    unit = re.search(r"\\\|\s*(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|x)(?:_\{?i\}?)?\s*\\\|(?:_\{?2\}?)?\s*=\s*1(?![\d.])|"
+                     r"‖\s*xᵢ?\s*‖\s*=\s*1(?![\d.])|unit[- ]norm inputs|normali[sz]ed to unit|each (?:data )?(?:vector|point|"
+                     r"input) is a unit vector", text[:MAX_PROPOSAL_CHARS], re.I)
     if unit:
         p.assume["unit_norm"] = f"line {_line(text, unit.start())}: {unit.group()[:40]}"
+    trivial = re.search(r"non-?trivial|not all (?:\$?\\?\w{1,8}\$? )?(?:points |inputs |examples )?have the same label|"
+                        r"both labels (?:occur|appear)", text[:MAX_PROPOSAL_CHARS], re.I)
+    if trivial:
+        p.assume["nontrivial"] = f"line {_line(text, trivial.start())}: {trivial.group()[:40]}"
+    # the margin assumed strictly ("y_i w*.x_i > γ for all i"): gamma is then below every point's margin
+    strict = re.search(r"y_\{?i\}?[^$\n]{0,80}?(?<![\\\w=<>])>(?!=)\s*(\\gamma|γ)", text[:MAX_PROPOSAL_CHARS])
+    if strict:
+        p.assume["strict_margin"] = f"line {_line(text, strict.start())}: {strict.group()[:40]}"
     order = re.search(r"cycl\w*|over and over|in (?:a fixed|the same) order|in turn", text, re.I)
     if order:
         p.order = f"line {_line(text, order.start())}: {order.group()}"
@@ -353,10 +367,10 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if t.names and t.names <= {"eta"}:  # "pick a learning rate 0 < eta < 1": what the run is given, not what it does
         return {**out, "draft": True, "untranslated": SETS + "a condition on the learning rate: a setting of the run, proposed as "
                                                       "an assumption (eta_le_one or eta_one) on the run claims"}
-    if t.when in _RUN and _one_runs_value(t.expr) and t.names <= {"w0", "b0"}:
+    if t.when in _RUN and one_runs_value(t.expr) and t.names <= {"w0", "b0"}:
         return {**out, "draft": True, "untranslated": SETS + f"the run's initial weights ({t.expr}): state them as "
                                                              "assume = [\"w0_zero\"] or run = { w0 = [...] }"}
-    if t.when in _RUN and _one_runs_value(t.expr):
+    if t.when in _RUN and one_runs_value(t.expr):
         return {**out, "draft": True, "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
                                                       "give its data and setting ([[dataset]], datasets = [...], run = "
                                                       "{...}) to check it; no other run need reach it"}
@@ -397,6 +411,9 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
                                                            else " (with a bias)" if bias else "")
                       + "; proof-audit has rosenblatt, novikoff, sklearn, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when, s.line)
+    if out.get("variants") == ["sign"] and re.search(r"\(y - out\)", t.expr):
+        assume = assume + ["form_half"]  # w += eta (y - out) x / 2, as the statement writes it: the 0/1-label form
+        props.assume.setdefault("form_half", "the statement writes the update with (y - out)")
     if out.get("variants") == ["sign"] and re.search(r"\bout\b.*\bsign\(|\bsign\(.*\bout\b", t.expr):
         # the note writes the output as sign(...) itself, whose value at 0 is 0: its tie rule
         assume = assume + ["sign0_zero"]
@@ -449,27 +466,6 @@ def _states_more(text: str, m) -> bool:
     sentence = text[lo + 1:min(hi + [end])]
     rest = sentence.replace(m.group(), " ", 1)
     return bool(re.search(r"[≤≥<>]|\\le|\\ge|\\leq|\\geq|\bbound\b|\bat most\b|\bsame\b", rest))
-
-
-def _one_runs_value(expr: str) -> bool:
-    """Whether ``expr`` equates a quantity of the run with plain numbers ("b == -0.1", "w ==
-    vec(0.6, 0.6)", "mistakes == 3"): a statement about one run, which every other run refutes."""
-    import ast
-
-    try:
-        node = ast.parse(expr, mode="eval").body
-    except SyntaxError:
-        return False
-    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
-        return False
-
-    def numbers(n) -> bool:  # a number, or vec(...) of numbers
-        if isinstance(n, ast.Call):
-            return getattr(n.func, "id", "") == "vec" and all(numbers(a) for a in n.args)
-        return not any(isinstance(x, (ast.Name, ast.Call)) for x in ast.walk(n))
-
-    sides = (node.left, node.comparators[0])
-    return any(isinstance(a, ast.Name) and numbers(b) for a, b in (sides, sides[::-1]))
 
 
 def _toml_value(v) -> str:

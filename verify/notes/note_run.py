@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from verify.notes.worked_example import RULES, INPUT_NAMES, LABEL_NAMES, header_name, numbers_of, tables
 
-__all__ = ["NoteData", "note_data", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
+__all__ = ["NoteData", "note_data", "one_runs_value", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
            "MAX_LISTINGS", "MAX_LISTED_POINTS"]
 
 #: Listings of a note read as its data (each is one [[dataset]] and its claims).
@@ -550,3 +550,32 @@ def data_claims(text: str, unique, tabled=()) -> tuple:
                            "expect": "holds", "note": f"what the note says its run did, on its data, {where}",
                            "review": review if not any(c.get("datasets") == [name] for c in claims) else []})
     return datasets, claims
+
+
+def one_runs_value(expr: str) -> bool:
+    """Whether ``expr`` equates a quantity of the run with plain numbers ("b == -0.1", "w ==
+    vec(0.6, 0.6)", "mistakes == 3"): a statement about one run, which every other run refutes."""
+    import ast
+
+    try:
+        node = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
+            and isinstance(node.values[0], ast.Compare) and isinstance(node.values[0].ops[0], ast.NotEq):
+        node = node.values[1]  # "k != 1 or (w == vec(2, 0))": the value at one step of one run
+    if not (isinstance(node, ast.Compare) and all(isinstance(op, ast.Eq) for op in node.ops)):
+        return False
+
+    def numbers(n) -> bool:  # a number, or vec(...) of numbers, or arithmetic of them
+        if isinstance(n, ast.Call):
+            return getattr(n.func, "id", "") == "vec" and all(numbers(a) for a in n.args)
+        if isinstance(n, ast.BinOp):
+            return numbers(n.left) and numbers(n.right)
+        if isinstance(n, ast.UnaryOp):
+            return numbers(n.operand)
+        return isinstance(n, ast.Constant)
+
+    sides = [node.left, *node.comparators]  # "w == vec(0, 0) + (-1)*vec(-2, 0) == vec(2, 0)": a chain too
+    names = [n for n in sides if isinstance(n, ast.Name)]
+    return len(names) == 1 and all(numbers(n) for n in sides if n is not names[0])
