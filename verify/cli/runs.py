@@ -128,7 +128,6 @@ def cmd_check(args) -> int:
         tallies.update({c.id: pair_tally(c, ds, ctx, tr) for c in claims if c.when == "pair"})
     from verify.report.terminal import check_text
 
-    text, unexpected = check_text(args.trace, ds, tr, ctx, claims, tallies, explicit=explicit, embedded=embedded,
-                                  named=set(args.only or ()))
+    text, unexpected = check_text(args.trace, ds, tr, ctx, claims, tallies, explicit=explicit, embedded=embedded)
     print(text)
     return 1 if unexpected else 0

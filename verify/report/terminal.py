@@ -68,12 +68,11 @@ def worst_text(res) -> str:
     return "\n".join(lines)
 
 
-def check_text(trace_path, ds, tr, ctx, claims, tallies, *, explicit: bool, embedded: bool, named=()):
+def check_text(trace_path, ds, tr, ctx, claims, tallies, *, explicit: bool, embedded: bool):
     """check's report of a replayed trace: whether it is consistent (it is, when this is
     called), the variant and certificate, each claim's verdict on this one run against its
     expectation with its first violation or smallest slack, and the claims that do not apply.
-    Returns (the text, how many verdicts were not the expected ones, counting each claim named in
-    ``named`` (check --only) that does not apply: nothing checked it, so its expectation is unmet)."""
+    Returns (the text, how many verdicts were not the expected ones)."""
     from perceptron.declared import variant_of
     from verify.report.claim_text import free_text, partner_text, sides_text, where_text
     from verify.verdicts import meets, verdict_of
@@ -130,10 +129,8 @@ def check_text(trace_path, ds, tr, ctx, claims, tallies, *, explicit: bool, embe
         if t.unknown:
             out.append(f"      unknown: {t.unknown}")
     if explicit:
-        for cid, why in skipped:  # a claim named with --only that nothing checked has not met its expectation
-            out.append(f"  {cid}: not applicable to this run: {why}" + (" -> UNEXPECTED (named with --only, and nothing "
-                                                                       "was checked)" if cid in named else ""))
-            unexpected += cid in named
+        for cid, why in skipped:
+            out.append(f"  {cid}: not applicable to this run: {why}")
     elif skipped:
         out.append(f"  {len(skipped)} further claims do not apply to this run (name them with --claims or --only to see why)")
     return "\n".join(out), unexpected
