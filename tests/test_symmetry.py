@@ -111,7 +111,7 @@ def test_a_declared_variant_is_reduced_only_when_it_reads_no_coordinate(tmp_path
     import os
 
     from perceptron.declared import load_variants
-    from verify.searching.learner_runs import _equivariant
+    from verify.searching.domain import equivariant
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     load_variants(os.path.join(root, "examples", "variants", "margin.toml"))
@@ -120,4 +120,62 @@ def test_a_declared_variant_is_reduced_only_when_it_reads_no_coordinate(tmp_path
                  'score = "dot(w, x)"\nmistake = "y * score <= 0"\nupdate = { w = "w + eta * y * x + vec(1, 0)" }\n'
                  'orders = ["cyclic"]\nstop = "converged"\n')
     load_variants(str(p))
-    assert _equivariant("margin") and _equivariant("rosenblatt") and not _equivariant("drift")
+    assert equivariant("margin") and equivariant("rosenblatt") and not equivariant("drift")
+
+
+PAIRS = """
+[document]
+file = "pairs.md"
+
+[[claim]]
+id = "p.eta"
+section = "s"
+statement = "from w0 = 0 the learning rate does not change the mistakes"
+when = "pair"
+pair = "eta:c"
+variants = ["rosenblatt"]
+assume = ["w0_zero"]
+expr = "other_mistakes == mistakes"
+expect = "holds"
+
+[[claim]]
+id = "p.eta-any-start"
+section = "s"
+statement = "from any start the learning rate does not change the mistakes (false)"
+when = "pair"
+pair = "eta:c"
+variants = ["rosenblatt"]
+expr = "other_mistakes == mistakes"
+expect = "refuted"
+
+[[claim]]
+id = "p.translate"
+section = "s"
+statement = "a partner that adds a fixed vector is not taken by orbit"
+when = "pair"
+pair = "translate:c"
+variants = ["rosenblatt"]
+assume = ["w0_zero"]
+expr = "other_mistakes >= 0"
+expect = "holds"
+"""
+
+
+def test_pair_searches_take_one_dataset_of_each_orbit_when_the_partner_commutes(tmp_path, monkeypatch):
+    import verify.searching.pairs as pairs
+
+    p = tmp_path / "pairs.toml"
+    p.write_text(textwrap.dedent(PAIRS))
+    claims = {c.id: c for c in load_claims(str(p)).claims}
+    dom = Domain(points=2, dim=2, box=1, max_updates=4, separators="every", w0_box=1)
+    for cid in ("p.eta", "p.eta-any-start"):
+        reduced = search(claims[cid], dom, engine="enumerate", timeout=120)
+        with monkeypatch.context() as m:
+            m.setattr(pairs, "rotation_symmetric", lambda c, d: False)
+            whole = search(claims[cid], dom, engine="enumerate", timeout=120)
+        want = Verdict.REFUTED if claims[cid].expect == "refuted" else Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+        assert reduced.verdict == whole.verdict == want, (cid, reduced.to_json())
+        if want != Verdict.REFUTED:
+            assert reduced.checked * 3 < whole.checked and "rotations or reflections" in reduced.domain["datasets"]
+    translated = search(claims["p.translate"], dom, engine="enumerate", timeout=120)
+    assert "rotations or reflections" not in translated.domain["datasets"]

@@ -129,7 +129,7 @@ class Domain:
                         + ((" (labels folded into the points: the claim is label-symmetric)"
                             if claim is not None and claim.when == "dataset" else
                             " (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)")
-                           if fold else ""),
+                           if fold else "") + (ORBITS if claim is not None and rotation_symmetric(claim, self) else ""),
             "runs": f"{self.variant}{' (the linear kernel: w = eta sum_i alpha_i y_i x_i)' if var.dual else ''} with "
                     f"{settings}, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
@@ -298,6 +298,22 @@ def label_symmetric(claim, variant, tie) -> bool:
     names = set(claim.compiled.names)
     return tie == 0 and VARIANTS[variant].bias is None and not (names & {"x", "y", "score", "out", "x_hat", "i"}) \
         and not claim.compiled.uses_points and "nontrivial" not in claim.assume
+
+
+#: What a search that takes one dataset of each orbit says of its datasets.
+ORBITS = (" (one of each set of datasets that are rotations or reflections of each other: the claim reads the points "
+          "only through inner products)")
+
+
+def equivariant(variant: str) -> bool:
+    """Whether a variant reads the points only through inner products and norms: every built-in
+    one; a declared one whose expressions name no coordinate (vec(...), ones) and no point index."""
+    import json
+
+    var = variant_of(variant)
+    if not getattr(var, "declared", False):
+        return True
+    return not re.search(r"\bvec\s*\(|\bones\b|\bi\b", json.dumps(var.source))
 
 
 def rotation_symmetric(claim, dom) -> bool:

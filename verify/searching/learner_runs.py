@@ -13,7 +13,6 @@ class) and the kernel perceptron with a polynomial kernel (search_kernels).
 from __future__ import annotations
 
 import itertools
-import re
 import time
 from dataclasses import asdict, replace
 from fractions import Fraction
@@ -33,8 +32,10 @@ from verify.replay.dispatch import (
 )
 from verify.searching.confirm import NotRunnable, confirm, save_counterexample
 from verify.searching.domain import (
+    ORBITS,
     SearchError,
     canonical,
+    equivariant,
     rotation_symmetric,
     symmetries,
     best_separator,
@@ -47,19 +48,6 @@ from verify.searching.domain import (
 from verify.verdicts import Verdict
 
 __all__ = ["Walker", "Found", "KERNELS", "search_kernels"]
-
-
-def _equivariant(variant: str) -> bool:
-    """Whether a variant reads the points only through inner products and norms: every built-in
-    one; a declared one whose expressions name no coordinate (vec(...), ones) and no point index."""
-    import json
-
-    from perceptron.declared import variant_of
-
-    var = variant_of(variant)
-    if not getattr(var, "declared", False):
-        return True
-    return not re.search(r"\bvec\s*\(|\bones\b|\bi\b", json.dumps(var.source))
 
 
 class Found(Exception):
@@ -94,7 +82,7 @@ class Walker:
         self.ends = reads_run_end(claim)  # a run the bound cuts has not ended: nothing for this claim
         # one dataset of each orbit of the grid's rotations and reflections (verify.searching.domain.
         # rotation_symmetric), when the variant, built in or declared, reads no coordinate either
-        self.maps = symmetries(dom.dim, dom.box, False) if rotation_symmetric(claim, dom) and _equivariant(variant) else ()
+        self.maps = symmetries(dom.dim, dom.box, False) if rotation_symmetric(claim, dom) and equivariant(variant) else ()
 
     def search(self, eng, result, out_dir) -> dict:
         """Walk D with ``eng`` (enumerate or hypothesis); ``result(verdict, **fields)`` makes the
@@ -319,7 +307,8 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
     kernels = ", ".join("linear" if k == "linear" else f"poly (x.z + {off})^{deg}" for k, deg, off in kernels_run)
     d = asdict(dom)
     d.update({
-        "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1",
+        "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1"
+                    + (ORBITS if rotation_symmetric(claim, dom) else ""),
         "runs": f"kernel with kernels {{{kernels}}} (rbf not searched: exp is irrational, its runs are float), eta in "
                 f"{{{', '.join(dom.etas)}}}, sign(0) in {{{', '.join(map(str, sign0s))}}}, alpha = 0 at the start, at most "
                 f"{dom.max_updates} updates, order {dom.order}; each candidate the learner's run, replayed with the claim (a run "

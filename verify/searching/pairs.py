@@ -32,7 +32,8 @@ from verify.language.quantifiers import ranging
 from verify.replay.commands import run_options, train_and_check
 from verify.replay.counterexample import Counterexample
 from verify.searching.declared_engine import param_values
-from verify.searching.domain import Domain, SearchError, point_list
+from verify.searching.domain import (ORBITS, Domain, SearchError, canonical, equivariant, point_list,
+                                      rotation_symmetric, symmetries)
 from verify.verdicts import Verdict
 
 __all__ = ["search_pair"]
@@ -69,7 +70,7 @@ def _settings(claim, dom: Domain) -> list[dict]:
             for e in etas for s in sign0s for w in w0s for d in params]
 
 
-def _describe(claim, dom, settings) -> dict:
+def _describe(claim, dom, settings, orbits=False) -> dict:
     s0 = settings[0]
     etas = sorted({format_rational(s["eta"]) for s in settings}, key=Fraction)
     box = max(dom.w0_box, 1)  # as _settings draws them
@@ -81,17 +82,26 @@ def _describe(claim, dom, settings) -> dict:
     params = "".join(f", {k} in {{{', '.join(format_rational(v) for v in sorted(vs))}}}" for k, vs in decl.items())
     runs = (f"{claim.variants[0]} with eta in {{{', '.join(etas)}}}{params}, w0 = {w0}, order {s0['order']}, those that "
             f"converge within {dom.max_updates} updates, each with its partner ({claim.pair})")
-    datasets = f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} in every order, labels -1/+1"
+    datasets = f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} in every order, labels -1/+1" + (
+        ORBITS if orbits else "")
     return {"points": dom.points, "dim": dom.dim, "box": dom.box, "datasets": datasets, "runs": runs,
             "separators": "the certified one of each dataset (as the audit)", "engine": "pair runs",
             "text": f"{datasets}; runs: {runs}; engine pair runs"}
 
 
-def _candidates(dom: Domain):
-    """Labelled ordered datasets, smallest first; all-zero ones left out (R = 0)."""
+#: Partners that commute with the grid's rotations and reflections (the same run of other data,
+#: settings or order; a partner adding a fixed vector, or computing in floats, does not).
+_EQUIVARIANT_PAIRS = ("eta", "eta:c", "scale:c", "flip")
+
+
+def _candidates(dom: Domain, maps=()):
+    """Labelled ordered datasets, smallest first; all-zero ones left out (R = 0); with ``maps``,
+    one of each orbit of the grid's rotations and reflections (verify.searching.domain.canonical)."""
     P, Y = point_list(dom.dim, dom.box, False)
     for n in range(1, dom.points + 1):
         for idx in itertools.product(range(len(P)), repeat=n):
+            if maps and not canonical(np.array([idx], dtype=np.int64), maps, True)[0]:
+                continue
             pts = [[int(v) for v in P[j]] for j in idx]
             if any(any(p) for p in pts):
                 yield pts, [int(Y[j]) for j in idx]
@@ -107,10 +117,14 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
         raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
     t0, deadline = time.monotonic(), time.time() + timeout
     settings = _settings(claim, dom)
-    desc = _describe(claim, dom, settings)
+    same_runs = claim.pair in _EQUIVARIANT_PAIRS or claim.pair.startswith("order:") or (
+        claim.pair.startswith("variant:") and equivariant(claim.pair.split(":", 1)[1]))
+    maps = symmetries(dom.dim, dom.box, False) if same_runs and equivariant(claim.variants[0]) \
+        and rotation_symmetric(claim, dom) else ()
+    desc = _describe(claim, dom, settings, bool(maps))
     checked = evaluated = 0
     why = ""
-    for pts, labels in _candidates(dom):
+    for pts, labels in _candidates(dom, maps):
         if time.time() > deadline:
             why = f"time limit of {timeout:g} s reached"
             break
