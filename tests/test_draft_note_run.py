@@ -213,3 +213,16 @@ def test_a_heading_is_no_fact_and_data_a_table_gives_is_its_run_once(tmp_path):
     _run(tmp_path, "blog.md")
     page = (tmp_path / "out" / "notes" / "blog.html").read_text(encoding="utf-8")
     assert page.count("<math") >= 5 and "\\le" not in page.split("<body", 1)[1].split("statement:", 1)[0], page[:2000]
+
+
+def test_a_steps_arithmetic_is_the_runs_not_a_claim_about_every_run(tmp_path):
+    """'(2, −1): w·x = 0 → mistake, w = (−2, 6)' is a step of the note's run: its w·x = 0 is that visit's
+    score, read with the step, not a claim that every run's score is 0 (which was refuted: a true line red)."""
+    note = ("# Week 3\nLearning rate η = 2, start from w₀ = (0, 0); on a mistake, y (w·x) ≤ 0, w ← w + η y x.\n\n"
+            "Our data: x₁ = (1, 2), y₁ = +1; x₂ = (2, −1), y₂ = −1; x₃ = (−1, −1), y₃ = −1.\n\n"
+            "```\n(1, 2):  w·x = 0   → mistake, w = (2, 4)\n(2, −1): w·x = 0   → mistake, w = (−2, 6)\n"
+            "(−1, −1): w·x = −4 → correct\n```\n")
+    data = _draft(tmp_path, "week3.md", note)
+    on_steps = [c for c in data["claim"] if c["line"] in (7, 8, 9) and not c.get("draft")]
+    assert on_steps and all(c.get("datasets") for c in on_steps), on_steps
+    assert {c["expr"] for c in on_steps} == {"w == vec(2, 4)", "w == vec(-2, 6)"}

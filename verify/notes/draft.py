@@ -234,13 +234,17 @@ def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, u
     """``claims`` with the note's data written out and what it says its run did
     (verify.notes.note_run): a fact's claim takes the place of the draft its line had ("a value
     of one run ... give its data", or a worked step's arithmetic it could not read), now that the
-    line is read as the run's."""
+    line is read as the run's.  A line read as a step of that run (its weights after one visit) is
+    the run's arithmetic: its "w·x = 0" speaks of that visit, not of every run, and leaves with the
+    drafts."""
     from verify.notes.note_run import data_claims
 
     datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used), props.datasets)
     props.datasets.extend(datasets)
     read = {c["line"] for c in facts if not c.get("draft")}
-    kept = [c for c in claims if not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))]
+    steps = {c["line"] for c in facts if c.get("when") == "visit"}
+    kept = [c for c in claims if not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))
+            and not (c["line"] in steps and not c.get("datasets") and c.get("when") in _RUN + ("visit",))]
     return kept + facts
 
 
