@@ -11,7 +11,8 @@ import pytest
 import verify.searching.enumeration as enumeration
 from verify.language.claims import load_claims
 from verify.searching import search
-from verify.searching.domain import Domain, canonical, point_list, rotation_symmetric, symmetries
+from verify.searching.domain import Domain, point_list, symmetries
+from verify.searching.orbits import canonical, rotation_symmetric
 from verify.verdicts import Verdict
 
 CLAIMS = """
@@ -111,7 +112,7 @@ def test_a_declared_variant_is_reduced_only_when_it_reads_no_coordinate(tmp_path
     import os
 
     from perceptron.declared import load_variants
-    from verify.searching.domain import equivariant
+    from verify.searching.orbits import equivariant
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     load_variants(os.path.join(root, "examples", "variants", "margin.toml"))
@@ -179,3 +180,19 @@ def test_pair_searches_take_one_dataset_of_each_orbit_when_the_partner_commutes(
             assert reduced.checked * 3 < whole.checked and "rotations or reflections" in reduced.domain["datasets"]
     translated = search(claims["p.translate"], dom, engine="enumerate", timeout=120)
     assert "rotations or reflections" not in translated.domain["datasets"]
+
+
+def test_a_coordinate_read_behind_a_tab_or_in_a_premise_is_still_read(tmp_path):
+    """The reading is the compiled tree's, not the text's: a declaration that adds vec(1, 0) after a tab,
+    and a claim whose premise names one, are searched whole."""
+    from perceptron.declared import load_variants
+    from verify.searching.orbits import equivariant, reads_coordinates
+    from perceptron.expression import compile_expr
+
+    p = tmp_path / "tabbed.toml"
+    p.write_text('[variants.tabbed]\nnote = "i and ones in a note are words"\nstate = { w = "w0" }\n'
+                 'score = "dot(w, x)"\nmistake = "y * score <= 0"\nupdate = { w = "w + eta * y * x +\\tvec(1, 0)" }\n'
+                 'orders = ["cyclic"]\nstop = "converged"\n')
+    load_variants(str(p))
+    assert not equivariant("tabbed")
+    assert reads_coordinates(compile_expr("dot(w, ones) >= 0").tree) and not reads_coordinates(compile_expr("k >= 0").tree)

@@ -26,8 +26,8 @@ from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
 from verify.replay.declared import DeclaredRun
-from verify.searching.domain import (MAX_SETTINGS, ORBITS, WIDEST_TEXT, SearchError, check_limits, domain_for,
-                                      equivariant, rotation_symmetric)
+from verify.searching.domain import MAX_SETTINGS, WIDEST_TEXT, SearchError, check_limits, domain_for
+from verify.searching.orbits import ORBITS, equivariant, rotation_symmetric
 from verify.searching.learner_runs import Walker
 from verify.verdicts import Verdict
 
@@ -78,7 +78,7 @@ def describe(dom, decl, settings, engine, claim) -> dict:
         " (and b0 in the same range)" if decl.bias else "")
     d.update({
         "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1"
-                    + (ORBITS if rotation_symmetric(claim, dom) and equivariant(decl.name) else ""),
+                    + (ORBITS if engine == "enumerate" and rotation_symmetric(claim, dom) and equivariant(decl.name) else ""),
         "runs": f"the declared variant {decl.name} (sha256 {decl.sha256[:16]}) with eta in {{{etas}}}, w0 = {w0}"
                 + (f", {params}" if params else "") + (f", sign(0) in {{{', '.join(map(str, dom.sign0s))}}}" if decl.sign0 is None else "")
                 + f", at most {dom.max_updates} updates, order {dom.order}"

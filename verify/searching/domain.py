@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import re
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 
@@ -24,6 +23,7 @@ import numpy as np
 from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
+from verify.searching.orbits import ORBITS, rotation_symmetric
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 
@@ -129,7 +129,7 @@ class Domain:
                         + ((" (labels folded into the points: the claim is label-symmetric)"
                             if claim is not None and claim.when == "dataset" else
                             " (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)")
-                           if fold else "") + (ORBITS if claim is not None and rotation_symmetric(claim, self) else ""),
+                           if fold else "") + (ORBITS if claim is not None and engine == "enumerate" and rotation_symmetric(claim, self) else ""),
             "runs": f"{self.variant}{' (the linear kernel: w = eta sum_i alpha_i y_i x_i)' if var.dual else ''} with "
                     f"{settings}, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
@@ -300,41 +300,11 @@ def label_symmetric(claim, variant, tie) -> bool:
         and not claim.compiled.uses_points and "nontrivial" not in claim.assume
 
 
-#: What a search that takes one dataset of each orbit says of its datasets.
-ORBITS = (" (one of each set of datasets that are rotations or reflections of each other: the claim reads the points "
-          "only through inner products)")
-
-
-def equivariant(variant: str) -> bool:
-    """Whether a variant reads the points only through inner products and norms: every built-in
-    one; a declared one whose expressions name no coordinate (vec(...), ones) and no point index."""
-    import json
-
-    var = variant_of(variant)
-    if not getattr(var, "declared", False):
-        return True
-    return not re.search(r"\bvec\s*\(|\bones\b|\bi\b", json.dumps(var.source))
-
-
-def rotation_symmetric(claim, dom) -> bool:
-    """Whether the search may take one dataset of each orbit under the signed permutations of the
-    coordinates (the 8 rotations and reflections of the square grid in 2-D): each maps the grid,
-    the w0 box and the separator box onto themselves and commutes with every built-in variant
-    (they read the points only through inner products), so a claim that also reads them only so
-    has the same truth on every dataset of an orbit.  Not when the claim names a vector by its
-    coordinates (vec(...), ones), a point by its index (i), quantifies over free names, or picks
-    one separator of each dataset (its ties need not map onto each other); not on the unit
-    circle."""
-    text = " ".join(t for t in (claim.expr, claim.given) if t)
-    return not dom.unit and not getattr(claim, "free", None) and dom.separators != "best" \
-        and not re.search(r"\bvec\s*\(|\bones\b|\bi\b", text)
-
-
 @functools.lru_cache(maxsize=16)
-def symmetries(dim: int, box: int, fold: bool, unit: bool = False) -> tuple:
+def symmetries(dim: int, box: int, fold: bool) -> tuple:
     """The signed permutations of ``dim`` coordinates but the identity, each as the permutation
     of point_list's indices it makes (labels kept)."""
-    P, L = point_list(dim, box, fold, unit)
+    P, L = point_list(dim, box, fold)
     where = {(tuple(int(v) for v in p), int(y)): j for j, (p, y) in enumerate(zip(P, L))}
     out = []
     for perm in itertools.permutations(range(dim)):
@@ -344,21 +314,6 @@ def symmetries(dim: int, box: int, fold: bool, unit: bool = False) -> tuple:
             out.append(np.array([where[(tuple(signs[c] * int(p[perm[c]]) for c in range(dim)), int(y))]
                                  for p, y in zip(P, L)], dtype=np.int64))
     return tuple(out)
-
-
-def canonical(idx, maps, ordered: bool):
-    """Rows of ``idx`` (datasets as point indices: non-decreasing, or sequences when ``ordered``)
-    that are the least of their orbit under ``maps`` (symmetries()), lexicographically."""
-    keep = np.ones(len(idx), dtype=bool)
-    rows = np.arange(len(idx))
-    for m in maps:
-        T = m[idx]
-        if not ordered:
-            T = np.sort(T, axis=1)
-        diff = idx != T
-        first = diff.argmax(axis=1)
-        keep &= ~diff.any(axis=1) | (idx[rows, first] < T[rows, first])
-    return keep
 
 
 def first_length(claim) -> int:

@@ -32,10 +32,11 @@ from verify.language.free import FREE_BOX, FREE_VALUES, MAX_ASSIGNMENTS, MAX_FRE
 from verify.numbers.integers import first_rows
 from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import confirm
-from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, canonical, choose_separators,
+from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, choose_separators,
                                       claim_names, first_length, label_symmetric, late_names, needs_separator,
-                                      order_names, point_list, range_blocks, rotation_symmetric, separators,
+                                      order_names, point_list, range_blocks, separators,
                                       sequence_of, symmetries, widest_arrays)
+from verify.searching.orbits import canonical, rotation_symmetric
 from verify.searching.radicals import Radicals
 
 __all__ = ["Enumerator", "ShardResult", "Budget", "BLOCK_DATASETS", "row_bytes"]
@@ -126,7 +127,7 @@ class Enumerator:
         self.late = late_names(claim)  # whole-run quantities read before the run's end
         self.seq = sequence_of(dom.order)  # a sequence order's points (None for another order)
         # one dataset of each orbit of the grid's rotations and reflections, when the claim cannot tell them apart
-        self.maps = symmetries(dom.dim, dom.box, self.fold, dom.unit) if rotation_symmetric(claim, dom) else ()
+        self.maps = symmetries(dom.dim, dom.box, self.fold) if rotation_symmetric(claim, dom) else ()
 
     # ---- set-up
     def _w0s(self, dim):

@@ -32,11 +32,7 @@ from verify.replay.dispatch import (
 )
 from verify.searching.confirm import NotRunnable, confirm, save_counterexample
 from verify.searching.domain import (
-    ORBITS,
     SearchError,
-    canonical,
-    equivariant,
-    rotation_symmetric,
     symmetries,
     best_separator,
     choose_separators,
@@ -45,6 +41,7 @@ from verify.searching.domain import (
     searchable_order,
     separators,
 )
+from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
 
 __all__ = ["Walker", "Found", "KERNELS", "search_kernels"]
@@ -308,7 +305,7 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
     d = asdict(dom)
     d.update({
         "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1"
-                    + (ORBITS if rotation_symmetric(claim, dom) else ""),
+                    + (ORBITS if eng == "enumerate" and rotation_symmetric(claim, dom) else ""),
         "runs": f"kernel with kernels {{{kernels}}} (rbf not searched: exp is irrational, its runs are float), eta in "
                 f"{{{', '.join(dom.etas)}}}, sign(0) in {{{', '.join(map(str, sign0s))}}}, alpha = 0 at the start, at most "
                 f"{dom.max_updates} updates, order {dom.order}; each candidate the learner's run, replayed with the claim (a run "
