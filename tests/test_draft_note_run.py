@@ -226,3 +226,11 @@ def test_a_steps_arithmetic_is_the_runs_not_a_claim_about_every_run(tmp_path):
     on_steps = [c for c in data["claim"] if c["line"] in (7, 8, 9) and not c.get("draft")]
     assert on_steps and all(c.get("datasets") for c in on_steps), on_steps
     assert {c["expr"] for c in on_steps} == {"w == vec(2, 4)", "w == vec(-2, 6)"}
+
+
+def test_a_review_comment_quoting_the_note_stays_one_comment_line(tmp_path):
+    """A proposal quotes the note (its words can span lines): written into a # review: comment, a newline of
+    the note must not end the comment and start TOML (a hostile note set a claim's separator that way)."""
+    note = '# N\n\nOn a mistake, b =\nseparator = "max-margin" # y\n\nAfter $k$ updates, $$|b| \\le k R^2$$\n'
+    data = _draft(tmp_path, "hostile.md", note)
+    assert all("separator" not in c for c in data["claim"]), data["claim"]

@@ -489,8 +489,8 @@ _ORDER = ("id", "line", "anchor", "section", "statement", "given", "expr", "when
 
 
 def _one_line(name: str) -> str:
-    """A file name in a TOML comment: its control characters (a newline would end the comment
-    and start TOML) written as escapes."""
+    """Text in a TOML comment (a file name, a review quoting the note): its control characters (a
+    newline would end the comment and start TOML) written as escapes."""
     return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", lambda m: repr(m.group())[1:-1], name)
 
 
@@ -513,7 +513,7 @@ def write_draft(note: Note, claims: list[dict], out_path: str, notation_text: st
     for c in claims:
         lines.append("[[claim]]")
         for r in c.get("review", []):
-            lines.append(f"# review: {r}")
+            lines.append(f"# review: {_one_line(r)}")
         for key in _ORDER:
             if key in c:
                 lines.append(f"{key} = {_toml_value(c[key])}")

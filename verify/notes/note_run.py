@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from verify.notes.source import line_index
 from verify.notes.worked_example import RULES, INPUT_NAMES, LABEL_NAMES, header_name, numbers_of, tables
 
 __all__ = ["NoteData", "note_data", "one_runs_value", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
@@ -43,10 +44,10 @@ _GAP = 400  # characters between two entries of one subscripted listing
 _TUPLE = r"(?:\\left)?[(\[⟨]([^()\[\]⟨⟩\n]{1,200}?)(?:\\right)?[)\]⟩]"
 _SUB = r"(?:_\{?(\d{1,3})\}?|([₀-₉]{1,3}))"
 _SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_POINT = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|𝐱|x)\s*" + _SUB + r"\s*=\s*\$?\s*" + _TUPLE)
-_LABEL = re.compile(r"(?<![A-Za-z\\])(?:y|t|d)\s*" + _SUB + r"\s*=\s*\$?\s*([+−-]?\s*\d+(?:\.\d+)?)(?![\d]|\.\d)")
-_LINE_POINT = re.compile(r"(?<![A-Za-z\\_])(?:x|input|point)\s*=\s*" + _TUPLE)
-_LINE_LABEL = re.compile(r"(?<![A-Za-z\\_])(?:y|t|d|label|target|class)\s*=\s*([+−-]?\d+)(?![\d]|\.\d)")
+_POINT = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|𝐱|x)\s*+" + _SUB + r"\s*+=\s*+\$?\s*+" + _TUPLE)
+_LABEL = re.compile(r"(?<![A-Za-z\\])(?:y|t|d)\s*+" + _SUB + r"\s*+=\s*+\$?\s*+([+−-]?\s*+\d+(?:\.\d+)?)(?![\d]|\.\d)")
+_LINE_POINT = re.compile(r"(?<![A-Za-z\\_])(?:x|input|point)\s*+=\s*+" + _TUPLE)
+_LINE_LABEL = re.compile(r"(?<![A-Za-z\\_])(?:y|t|d|label|target|class)\s*+=\s*+([+−-]?\d+)(?![\d]|\.\d)")
 
 
 _HEADING = re.compile(r"\s{0,3}(#{1,6})\s+(.*)|\s*\\(?:sub){0,2}section\*?\{([^{}\n]{0,200})\}")
@@ -77,10 +78,6 @@ def _labels_ok(labels) -> bool:
     return len(set(labels)) == 2 and (set(labels) <= {-1, 1} or set(labels) <= {0, 1})
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
 def _subscripted(text: str) -> list:
     """Listings written ``x_1 = (...)``, ``y_1 = ...``: entries close together, each index once."""
     found = sorted([(m.start(), m.end(), "x", int((m.group(1) or m.group(2)).translate(_SUBSCRIPT)), numbers_of(m.group(3)))
@@ -95,7 +92,7 @@ def _subscripted(text: str) -> list:
         cur.append(e)
         seen.add((e[2], e[3]))
     groups.append(cur)
-    out = []
+    out, line_of = [], None
     for g in groups:
         xs = {i: v for _, _, kind, i, v in g if kind == "x"}
         ys = {i: v for _, _, kind, i, v in g if kind == "y"}
@@ -106,7 +103,8 @@ def _subscripted(text: str) -> list:
         labels = [ys[i][0] if ys[i] and len(ys[i]) == 1 else None for i in idx]
         if None in pts or len({len(p) for p in pts}) != 1 or None in labels or not _labels_ok(labels):
             continue
-        out.append(NoteData(_line_of(text, g[0][0]), _line_of(text, g[-1][1]), tuple(tuple(p) for p in pts),
+        line_of = line_of or line_index(text)  # once per note: a listing's lines by bisection
+        out.append(NoteData(line_of(g[0][0]), line_of(g[-1][1]), tuple(tuple(p) for p in pts),
                             tuple(int(v) for v in labels), f"the points x_{idx[0]} to x_{idx[-1]} the note writes out"))
     return out
 
@@ -179,16 +177,16 @@ class Rule:
     place: str  #: where the bias is: "last" or "first"
 
 
-_BIAS = re.compile(r"\bb\s*(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*=\s*b\s*\+|(?:·|\\cdot|\bx|\))\s*\+\s*b\b")
-_TIE_GT = re.compile(r"(?:=|is)\s*\+?1\s*,?\s*(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*0", re.I)
-_SIGN0 = re.compile(r"\bsign\s*\(\s*0\s*\)\s*(?:=|:=|is)\s*\$?\s*([+−-]?\s*1|0)(?![\d.])")
-_MISTAKE_LE = re.compile(r"\by\w{0,3}\s*(?:\(|·|\\cdot|\*)?(?:\\[,;!]|[^,;\n]){0,40}?(≤|<=|\\leq?\b)\s*0")
-_FIRST = re.compile(r"\bx\s*(?:_\{?0\}?|₀)\s*=\s*1\b|\bw\s*(?:_\{?0\}?|₀)\s+is\s+the\s+bias", re.I)
+_BIAS = re.compile(r"\bb\s*+(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*+=\s*+b\s*+\+|(?:·|\\cdot|\bx|\))\s*+\+\s*+b\b")
+_TIE_GT = re.compile(r"(?:=|is)\s*+\+?1\s*+,?\s*+(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*+0", re.I)
+_SIGN0 = re.compile(r"\bsign\s*+\(\s*+0\s*+\)\s*+(?:=|:=|is)\s*+\$?\s*+([+−-]?\s*+1|0)(?![\d.])")
+_MISTAKE_LE = re.compile(r"\by\w{0,3}\s*+(?:\(|·|\\cdot|\*)?(?:\\[,;!]|[^,;\n]){0,40}?(≤|<=|\\leq?\b)\s*+0")
+_FIRST = re.compile(r"\bx\s*+(?:_\{?0\}?|₀)\s*+=\s*+1\b|\bw\s*+(?:_\{?0\}?|₀)\s+is\s+the\s+bias", re.I)
 
 
 _SUBSCRIPTED = r"(?:_\{?[^}\s$]{1,6}\}?|[ₖₜᵢ₊₀₁₂₃]{1,4})?"
-_BIAS_UPDATE = re.compile(r"(?<![A-Za-z\\_])b\s*" + _SUBSCRIPTED + r"\s*(?:←|:=|\\leftarrow|\\gets|\+=|=)\s*(?:b\s*"
-                          + _SUBSCRIPTED + r"\s*\+\s*)?([^\n;$]{1,60})")
+_BIAS_UPDATE = re.compile(r"(?<![A-Za-z\\_])b\s*+" + _SUBSCRIPTED + r"\s*+(?:←|:=|\\leftarrow|\\gets|\+=|=)\s*+(?:b\s*+"
+                          + _SUBSCRIPTED + r"\s*+\+\s*+)?([^\n;$]{1,60})")
 
 
 def bias_update(text: str) -> tuple:
@@ -242,10 +240,10 @@ _HEDGED = re.compile(r"(at most|at least|more than|fewer than|less than|up to|no
                      r"could|suppose)\s+\S*\s*$", re.I)
 _AT_END = re.compile(r"\b(stops?|stopped|final|finally|converge[sd]?|ends?|ended|terminates|halts|after training|"
                      r"learn(?:s|ed|t)|result(?:ing)?|no (?:more )?mistakes|in the end)\b", re.I)
-_WEIGHTS = re.compile(r"(?:\bweights?(?: vector)?|\\mathbf\{w\}|\\vec\{w\}|𝐰|(?<![A-Za-z\\_])w)(?:\s*[₀-₉]*)\s*"
-                      r"(?:\$\s*)?(=|≈|\\approx|is|are|becomes|of)\s*\$?\s*" + _TUPLE)
-_BIAS_VALUE = re.compile(r"(?<![A-Za-z\\_])b\s*(=|≈|\\approx)\s*\$?\s*([+−-]?\d+(?:\.\d+)?(?:/\d+)?)(?![\d/]|\.\d)")
-_OTHER_RATE = re.compile(r"(?:η|\\eta|learning rate|step size)\s*(?:=|of|is)\s*\$?\s*([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)")
+_WEIGHTS = re.compile(r"(?:\bweights?(?: vector)?|\\mathbf\{w\}|\\vec\{w\}|𝐰|(?<![A-Za-z\\_])w)(?:\s*+[₀-₉]*)\s*+"
+                      r"(?:\$\s*+)?(=|≈|\\approx|is|are|becomes|of)\s*+\$?\s*+" + _TUPLE)
+_BIAS_VALUE = re.compile(r"(?<![A-Za-z\\_])b\s*+(=|≈|\\approx)\s*+\$?\s*+([+−-]?\d+(?:\.\d+)?(?:/\d+)?)(?![\d/]|\.\d)")
+_OTHER_RATE = re.compile(r"(?:η|\\eta|learning rate|step size)\s*+(?:=|of|is)\s*+\$?\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)")
 
 
 @dataclass(frozen=True)

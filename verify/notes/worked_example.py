@@ -208,13 +208,13 @@ def stated_setting(note_text: str, line: int):
         return before[-1] if before else (after.pop() if len(after) == 1 else None)
 
     etas = [(m.start(), Fraction(m.group(2))) for m in re.finditer(
-        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*(?:=|:|of|is)\s*(\$?)\s*([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
+        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
     start = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"  # "start with w = [..]"
     w0s = [(m.start(), tuple(v)) for m in re.finditer(
-        r"(?:\bw\s*(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)|" + start + r"\bw)\s*=\s*\$?\s*([(\[][^)\]\n]{1,80}[)\]])", text)
+        r"(?:\bw\s*+(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)|" + start + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)
            if (v := numbers_of(m.group(1))) is not None]
     b0s = [(m.start(), Fraction(m.group(1).replace("−", "-"))) for m in re.finditer(
-        r"(?:\bb\s*(?:_\{?0\}?|₀)|" + start + r"\bb)\s*=\s*\$?\s*([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)(?![\d/]|\.\d)", text)]
+        r"(?:\bb\s*+(?:_\{?0\}?|₀)|" + start + r"\bb)\s*+=\s*+\$?\s*+([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)(?![\d/]|\.\d)", text)]
     return pick(etas), pick(w0s), pick(b0s)
 
 

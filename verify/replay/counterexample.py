@@ -67,17 +67,22 @@ class Counterexample:
     def from_json(cls, obj: dict) -> "Counterexample":
         """A counterexample read back from results.json (checked by verify.report.evidence_check
         before a report reads it); raises KeyError, TypeError or ValueError on another shape."""
+        from perceptron._numbers import parse_rational
+
+        def q(v):  # a number of the file, bounded in length and exponent before it is converted
+            return parse_rational(str(v))
+
         prm = obj["params"]
         sep = obj.get("separator")
-        params = Params(variant=obj["variant"], order=obj["order"], eta=Fraction(prm["eta"]),
-                        w0=None if prm.get("w0") is None else tuple(Fraction(v) for v in prm["w0"]),
-                        b0=None if prm.get("b0") is None else Fraction(prm["b0"]), sign0=prm.get("sign0", 0),
+        params = Params(variant=obj["variant"], order=obj["order"], eta=q(prm["eta"]),
+                        w0=None if prm.get("w0") is None else tuple(q(v) for v in prm["w0"]),
+                        b0=None if prm.get("b0") is None else q(prm["b0"]), sign0=prm.get("sign0", 0),
                         form=prm.get("form", "yx"), ratchet=bool(prm.get("ratchet", False)),
-                        declared=tuple((k, Fraction(v)) for k, v in sorted((prm.get("declared") or {}).items())),
+                        declared=tuple((k, q(v)) for k, v in sorted((prm.get("declared") or {}).items())),
                         **{k: prm[k] for k in ("max_updates", "max_epochs") if prm.get(k) is not None},
-                        **({"kernel": prm["kernel"], "degree": prm["degree"], "offset": Fraction(prm["offset"])}
+                        **({"kernel": prm["kernel"], "degree": prm["degree"], "offset": q(prm["offset"])}
                            if "kernel" in prm else {}))
-        return cls(tuple(tuple(Fraction(v) for v in row) for row in obj["points"]), tuple(obj["labels"]),
+        return cls(tuple(tuple(q(v) for v in row) for row in obj["points"]), tuple(obj["labels"]),
                    tuple(obj["updates"]), params, obj["violation"],
-                   None if sep is None else (tuple(sep["v"]), Fraction(sep["b"])), obj.get("summary"),
+                   None if sep is None else (tuple(sep["v"]), q(sep["b"])), obj.get("summary"),
                    "max_updates" in prm, obj.get("found_by"))
