@@ -19,7 +19,7 @@ import tempfile
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
 from perceptron.outputs import write_file
-from verify.notes.note_run import one_runs_value
+from verify.notes.note_run import bias_update, data_claims, fact_expr, one_runs_value, run_facts, section_of
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 
@@ -113,8 +113,6 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
                 p.base = int(index)
             p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
     text = note.text
-    from verify.notes.note_run import bias_update
-
     p.bias = bias_update(text)
     zero = _START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
     if zero:
@@ -237,8 +235,6 @@ def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, u
     line is read as the run's.  A line read as a step of that run (its weights after one visit) is
     the run's arithmetic: its "w·x = 0" speaks of that visit, not of every run, and leaves with the
     drafts."""
-    from verify.notes.note_run import data_claims
-
     datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used), props.datasets)
     props.datasets.extend(datasets)
     read = {c["line"] for c in facts if not c.get("draft")}
@@ -253,7 +249,6 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
     [[dataset]] (in ``props.datasets``) and a claim per printed weight vector; a table that
     looks like one but cannot be read is a draft that says why."""
     from perceptron._numbers import format_rational as fr
-    from verify.notes.note_run import fact_expr, run_facts, section_of
     from verify.notes.worked_example import read_example, tables
 
     out = []

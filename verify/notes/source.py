@@ -298,6 +298,7 @@ def _inline_statements(t, lines, section, out, before=""):
     pos = cpos = 0  # where the next span is looked for: in the source lines, in the paragraph's text
     line_of = line_index(para)
     text = t.content
+    text_line = line_index(text)  # a line of the paragraph's text, by bisection (built once)
     found = []
     for c in children:
         if c.type != "math_inline" and c.type != "math_inline_double":
@@ -324,7 +325,7 @@ def _inline_statements(t, lines, section, out, before=""):
                                    context=(before[-200:] + " " if opening else "") + context))
     for at, _, _, math in delimited(text, [("\\(", "\\)")]):  # \( ... \) (CommonMark reads it as text)
         if is_relation(math) and len(out) + len(found) <= MAX_STATEMENTS:
-            line_in = line_index(text)(at)
+            line_in = text_line(at)
             found.append(Statement(first + line_in, section, _sentence(text, at, len(math) + 4), math.strip(), False,
                                    context=_sentence(text, at, len(math) + 4)))
     if not children_math(children) and "\\(" not in text:  # prose with Unicode math: "every ‖xᵢ‖ ≤ R"
@@ -334,16 +335,16 @@ def _inline_statements(t, lines, section, out, before=""):
                          for f in found):  # "makes at most $R^2/\gamma^2$ mistakes", "at most R²/γ² mistakes"
         if bound and (math := bound_phrase(bound.group())):
             at = bound.start()
-            found.append(Statement(first + line_index(text)(at), section, _sentence(text, at, len(bound.group())), math,
+            found.append(Statement(first + text_line(at), section, _sentence(text, at, len(bound.group())), math,
                                    False, context=_sentence(text, at, len(bound.group()))))
     for m in _WORDED_RELATION.finditer(text[:_WINDOW]):  # "$A$ is at least $B$": a relation said in words
         a, b = (x.strip("$").removeprefix("\\(").removesuffix("\\)").strip() for x in (m.group(1), m.group(3)))
         if not is_relation(a) and not is_relation(b) and len(out) + len(found) <= MAX_STATEMENTS:
             sentence = _sentence(text, m.start(), len(m.group()))
-            found.append(Statement(first + line_index(text)(m.start()), section, sentence,
+            found.append(Statement(first + text_line(m.start()), section, sentence,
                                    f"{a} {_WORDED_OPS[m.group(2).lower()]} {b}", False, context=sentence))
     if not found and len(out) <= MAX_STATEMENTS:  # "‖w‖ never decreases": a statement in words, with math
-        _worded_statements(text, first, line_of_text=line_index(text), section=section, found=found)
+        _worded_statements(text, first, line_of_text=text_line, section=section, found=found)
     if label:
         if found:
             found[0].label = label

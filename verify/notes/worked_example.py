@@ -90,15 +90,18 @@ def _tabulars(text: str) -> list:
 
     out = []
     starts = [m.end() for m in re.finditer("\n", text)]  # a row's line by bisection, not by counting each time
-    for m in _TABULAR.finditer(text[:MAX_TABLES * 100_000]):
-        end = text.find("\\end{" + m.group(1) + "}", m.end())
+    pos, limit = 0, min(len(text), MAX_TABLES * 100_000)
+    for _ in range(4 * MAX_TABLES):  # each environment read once: the next is looked for after its end
+        m = _TABULAR.search(text, pos, limit)
+        end = text.find("\\end{" + m.group(1) + "}", m.end()) if m else -1
         if end < 0 or len(out) >= MAX_TABLES:
             break
-        rows, pos = [], m.end()
+        pos = end
+        rows, row_at = [], m.end()
         for raw in re.split(r"\\\\", text[m.end():end])[:MAX_TABLE_ROWS + 2]:
             cells = re.sub(r"\\(hline|toprule|midrule|bottomrule|cline\{[^}]*\})", lambda r: " " * len(r.group()), raw)
-            at = pos + len(cells) - len(cells.lstrip())
-            pos += len(raw) + 2
+            at = row_at + len(cells) - len(cells.lstrip())
+            row_at += len(raw) + 2
             if cells.strip():
                 rows.append((bisect.bisect_right(starts, at) + 1, [c.strip()[:_MAX_CELL] for c in cells.split("&")]))
         if len(rows) > 1:
