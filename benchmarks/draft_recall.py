@@ -23,6 +23,7 @@ statements with the colour of the truth, false statements green and true stateme
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -115,19 +116,29 @@ def main():
     public_style_notes()
 
 
+def _link(expr):
+    """A claim's relation as text with no spaces, the run's count named k: a drafted link and the
+    hand-written claim of the same relation (``k == (2*R/gamma)**2`` and ``mistakes == ...``) match."""
+    return re.sub(r"\bmistakes\b", "k", expr or "").replace(" ", "") or None
+
+
 def seed_verdicts(seeds):
-    """Each seed drafted and audited as drafted, with no edit: every drafted claim at the line of a
-    built-in claim evaluated at the same time gets that claim's verdict in reports/ (a drafted claim
-    refuted where the hand-written one holds is a true statement shown red)."""
+    """Each seed drafted and audited as drafted, with no edit: every drafted claim gets the verdict
+    in reports/ of the built-in claim of the same relation at its line (``_link``), or else of the
+    built-in claims at its line evaluated at the same time on the same runs (the note's own
+    data, or every run: a sentence about the worked example and a theorem on one line are two
+    statements).  A drafted claim refuted where the hand-written one holds is a true statement
+    shown red."""
     with open(os.path.join(HERE, "..", "reports", "results.json"), encoding="utf-8") as fh:
         built = {c["id"]: c["verdict"] for c in json.load(fh)["claims"]}
     same = differ = 0
     for f in sorted(os.listdir(CLAIMS)):
         with open(os.path.join(CLAIMS, f), "rb") as fh:
             data = tomllib.load(fh)
-        hand = {}
+        hand, twins = {}, {}
         for c in data["claim"]:
-            hand.setdefault((c.get("line"), c.get("when")), set()).add(built.get(c["id"]))
+            hand.setdefault((c.get("line"), c.get("when"), bool(c.get("datasets"))), set()).add(built.get(c["id"]))
+            twins.setdefault((c.get("line"), _link(c.get("expr"))), set()).add(built.get(c["id"]))
         with tempfile.TemporaryDirectory() as tmp:
             draft_path, drafted = _draft(os.path.join(seeds, data["document"]["file"]), tmp)
             out = os.path.join(tmp, "out")
@@ -139,7 +150,7 @@ def seed_verdicts(seeds):
             with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
                 got = {c["id"]: c["verdict"] for c in json.load(fh)["claims"]}
         for d in drafted:
-            want = hand.get((d.get("line"), d.get("when")))
+            want = twins.get((d.get("line"), _link(d.get("expr")))) or hand.get((d.get("line"), d.get("when"), bool(d.get("datasets"))))
             if d["id"] not in got or not want:
                 continue
             if got[d["id"]] in want:

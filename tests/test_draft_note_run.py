@@ -9,7 +9,8 @@ import subprocess
 import sys
 import tomllib
 
-from verify.notes.note_run import MAX_LISTED_POINTS, note_data, note_rules
+from verify.notes.note_run import note_rules
+from verify.notes.written_data import MAX_LISTED_POINTS, note_data
 
 # eta = 1, w0 = 0, a mistake when y w.x <= 0: visit 1 (1, 1), +1: 0 <= 0, w = (1, 1); visit 2
 # (-1, 0), -1: y w.x = 1 > 0; epoch 2 clean.  One update, two epochs, w = (1, 1).
@@ -234,3 +235,76 @@ def test_a_review_comment_quoting_the_note_stays_one_comment_line(tmp_path):
     note = '# N\n\nOn a mistake, b =\nseparator = "max-margin" # y\n\nAfter $k$ updates, $$|b| \\le k R^2$$\n'
     data = _draft(tmp_path, "hostile.md", note)
     assert all("separator" not in c for c in data["claim"]), data["claim"]
+
+
+# A note converted from a PDF: plain text, its data a table split at tabs with column vectors
+# (\begin{pmatrix}) and an unnamed label column, printed again at each iteration with that
+# iteration's y w.x.  eta = 1, w_1 = 0, a mistake when y w.x <= 0, the points in turn:
+# visit 1: (1, 2), +1: 0 <= 0, w_2 = (1, 2); visit 2: (2, -1), -1: -(2 - 2) = 0 <= 0,
+# w_3 = (1, 2) - (2, -1) = (-1, 3); visit 3: (0, -1), -1: -(-3) = 3 > 0; epoch 2 clean.
+PDF_NOTE = """1 Algorithm
+
+while some $j$ has $y_j \\mathbf{w}_k^T \\mathbf{x}_j \\leq 0$: $\\mathbf{w}_{k+1} \\leftarrow \\mathbf{w}_k + y_j \\mathbf{x}_j$
+
+2 Example
+
+2.1 Iteration 1
+
+$$\\mathbf{w}_1 = \\begin{pmatrix} 0 \\\\ 0 \\end{pmatrix}$$
+
+\\mathbf{x}\t\t
+$\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}$\t1\t0
+$\\begin{pmatrix} 2 \\\\ -1 \\end{pmatrix}$\t-1\t0
+$\\begin{pmatrix} 0 \\\\ -1 \\end{pmatrix}$\t-1\t0
+
+2.2 Iteration 2
+
+$$\\mathbf{w}_2 = \\begin{pmatrix} 0 \\\\ 0 \\end{pmatrix} + (1) \\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix} = \\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}$$
+
+\\mathbf{x}\t\t
+$\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}$\t1\t5
+$\\begin{pmatrix} 2 \\\\ -1 \\end{pmatrix}$\t-1\t0
+$\\begin{pmatrix} 0 \\\\ -1 \\end{pmatrix}$\t-1\t2
+
+2.3 Iteration 3
+
+$$\\mathbf{w}_3 = \\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix} + (-1) \\begin{pmatrix} 2 \\\\ -1 \\end{pmatrix} = \\begin{pmatrix} -1 \\\\ 2 \\end{pmatrix}$$
+
+Every point is now classified correctly, and the algorithm terminates.
+"""
+
+
+def _draft_txt(tmp_path, text):
+    (tmp_path / "pdf.txt").write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "verify", "draft", "pdf.txt"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return tomllib.loads((tmp_path / "claims_pdf.toml").read_text(encoding="utf-8"))
+
+
+def test_a_table_split_at_tabs_with_column_vectors_is_the_notes_data_once(tmp_path):
+    data = _draft_txt(tmp_path, PDF_NOTE)
+    (ds,) = data["dataset"]  # printed at each iteration: one dataset
+    assert ds["points"] == [["1", "2"], ["2", "-1"], ["0", "-1"]] and ds["labels"] == [1, -1, -1]
+
+
+def test_an_iterate_the_note_works_out_is_a_claim_on_its_own_run(tmp_path):
+    """w_2 = (1, 2) holds on the note's data; its w_3 = (-1, 2) is false (the run gives (-1, 3))."""
+    data = _draft_txt(tmp_path, PDF_NOTE)
+    at = {c["line"]: c for c in data["claim"] if c.get("datasets") == [data["dataset"][0]["name"]]}
+    # w_1 = 0 is the start (the note's first index is 1): w_2 is the weights after update 1
+    assert at[18]["expr"].startswith("k != 1 or") and at[18]["when"] == "update"
+    assert at[18]["variants"] == ["rosenblatt"] and at[18]["run"]["eta"] == "1"
+    assert at[27]["expr"].startswith("k != 2 or")
+    got = _run(tmp_path, "pdf.md")  # claims_pdf.toml
+    assert got[at[18]["id"]] == "holds on evidence"
+    assert got[at[27]["id"]] == "refuted"
+
+
+def test_an_iterate_whose_value_depends_on_a_tie_the_note_leaves_open_is_a_draft(tmp_path):
+    """With no mistake condition, sign(0) = +1 makes no update at visit 1 (y = +1) and y w.x <= 0
+    does: the note's w_2 depends on the tie rule."""
+    data = _draft_txt(tmp_path, PDF_NOTE.replace("while some $j$ has $y_j \\mathbf{w}_k^T \\mathbf{x}_j \\leq 0$:",
+                                                 "repeat:"))
+    w2 = [c for c in data["claim"] if c["line"] == 18]
+    assert w2 and all(c.get("draft") for c in w2) and "score of 0" in w2[0]["untranslated"], w2

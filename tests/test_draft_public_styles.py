@@ -5,6 +5,7 @@ test in the style of public study guides, and what each of its statements says."
 import subprocess
 import sys
 import tomllib
+from fractions import Fraction
 
 GUIDE = """# Perceptron study guide
 
@@ -199,3 +200,48 @@ def test_the_notes_own_terms_for_its_data_are_proposed_and_an_iterations_value_i
     assert {"separable", "strict_margin", "nontrivial", "w0_zero"} <= set(bound["assume"]), bound
     assert one_runs_value("k != 1 or (w == vec(0, 0) + (-1)*vec(-2, 0) == vec(2, 0))")
     assert not one_runs_value("w == prev(w) + y*x") and not one_runs_value("norm2(w) == 3")
+
+
+def test_a_learning_rate_in_a_list_of_the_proofs_assumptions_is_the_notes_setting():
+    """"- The learning rate is η = 1." in a bulleted list, beside items with ≥ in them, is the
+    setting of the proof's claims (η = 1, not the algorithm's earlier 0 < η < 1); a statement in one
+    sentence with a bound ("with η = 1 the same bound holds") stays that statement's hypothesis."""
+    import tempfile
+
+    from verify.notes.draft import draft
+
+    text = ("# Algorithm\n\nPick a learning rate $0 < \\eta < 1$ and start from $w(0) = 0$.\n\n# Theorem\n\n"
+            "Assume:\n- The data is linearly separable: $y_i w^* \\cdot x_i \\geq \\alpha$.\n"
+            "- The learning rate is $\\eta = 1$.\n- Let $\\beta = \\max_i \\|x_i\\|^2$.\n\n"
+            "$$\\|w\\|^2 \\leq k \\beta$$\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/n.md"
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        _, claims, props = draft(path)
+        assert "eta_one" in props.assume and "eta_le_one" in props.assume, props.assume
+        (bound,) = [c for c in claims if c["line"] == 12]
+        assert "eta_one" in bound["assume"] and "eta_le_one" not in bound["assume"], bound
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text.replace("- The learning rate is $\\eta = 1$.", "- With $\\eta = 1$ the same bound holds."))
+        _, _, props = draft(path)
+        assert "eta_one" not in props.assume
+
+
+def test_a_sentence_about_every_run_is_no_fact_of_the_notes_run():
+    """"always converges", "is guaranteed to stop": what the theorem promises, not what the
+    worked run did; "the algorithm terminates" after the run is."""
+    from verify.notes.note_run import run_facts
+
+    text = "The perceptron always converges on separable data.\nIt is guaranteed to stop.\nThe algorithm terminates.\n"
+    facts = run_facts(text, 1, 3, None)
+    assert [(f.line, f.quantity) for f in facts] == [(3, "converged")]
+
+
+def test_a_header_written_in_latex_bold_names_its_column():
+    from verify.notes.worked_example import header_name, numbers_of
+
+    assert header_name("\\mathbf{x}") == "x" and header_name("$\\boldsymbol{w}$") == "w"
+    assert numbers_of("$\\begin{pmatrix} -2 \\\\ 0 \\end{pmatrix}$") == [-2, 0]
+    assert numbers_of("\\begin{bmatrix} 1 & 1/2 \\end{bmatrix}") == [1, Fraction(1, 2)]
+    assert numbers_of("\\begin{pmatrix} a \\\\ 0 \\end{pmatrix}") is None

@@ -85,7 +85,7 @@ class Proposals:
         out = []
         if when in _RUN:
             for a in ("w0_zero", "eta_one", "eta_le_one"):
-                if self._said(a, line):
+                if self._said(a, line) and not (a == "eta_le_one" and "eta_one" in out):  # η = 1 said by then: the narrower
                     out.append(a)
         if self._said("separable", line) and (names & _MARGIN or "mistakes" in names):
             out.append("separable")
@@ -123,9 +123,9 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     eta = next((m for m in re.finditer(r"(\\eta|η)\s*=\s*1(?![\d.])", text) if not _states_more(text, m)), None)
     if eta:
         p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"
-    elif m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
+    if m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
         p.assume["eta_le_one"] = f"line {_line(text, m.start())}: {m.group()}..."
-    elif not re.search(r"\\eta|η|learning rate|step size", text, re.I):
+    if not eta and not m and not re.search(r"\\eta|η|learning rate|step size", text, re.I):
         p.assume["eta_one"] = "the note has no learning rate"
     sep = re.search(r"linearly separable|separable|separates (them|the data|the points|the classes)", text, re.I)
     if sep:
@@ -235,11 +235,13 @@ def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, u
     line is read as the run's.  A line read as a step of that run (its weights after one visit) is
     the run's arithmetic: its "w·x = 0" speaks of that visit, not of every run, and leaves with the
     drafts."""
-    datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used), props.datasets)
+    values = [(c, *c.pop("one_run")) for c in claims if "one_run" in c]
+    datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used), props.datasets, values)
     props.datasets.extend(datasets)
+    replaced = {c["id"] for c in facts}  # a value of one run now read on the note's run (or a draft that says why not)
     read = {c["line"] for c in facts if not c.get("draft")}
     steps = {c["line"] for c in facts if c.get("when") == "visit"}
-    kept = [c for c in claims if not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))
+    kept = [c for c in claims if c["id"] not in replaced and not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))
             and not (c["line"] in steps and not c.get("datasets") and c.get("when") in _RUN + ("visit",))]
     return kept + facts
 
@@ -369,10 +371,11 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if t.when in _RUN and one_runs_value(t.expr) and t.names <= {"w0", "b0"}:
         return {**out, "draft": True, "untranslated": SETS + f"the run's initial weights ({t.expr}): state them as "
                                                              "assume = [\"w0_zero\"] or run = { w0 = [...] }"}
-    if t.when in _RUN and one_runs_value(t.expr):
-        return {**out, "draft": True, "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
-                                                      "give its data and setting ([[dataset]], datasets = [...], run = "
-                                                      "{...}) to check it; no other run need reach it"}
+    if t.when in _RUN and one_runs_value(t.expr):  # a claim on the note's own run, when its data is written out
+        return {**out, "draft": True, "one_run": (t.expr, t.when),
+                "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
+                                "give its data and setting ([[dataset]], datasets = [...], run = "
+                                "{...}) to check it; no other run need reach it"}
     so_far = _SO_FAR.search(f"{s.context} {s.text}")
     if t.when in ("update", "visit") and so_far and re.search(r"\bmistakes\b", t.expr):
         # "after M mistakes, ...": M counts the mistakes so far (k), not the whole run's
@@ -460,8 +463,10 @@ def _states_more(text: str, m) -> bool:
     """Whether the sentence around the match ``m`` states something beside it (a relation or a
     bound: then the match is that statement's hypothesis, not the note's setting)."""
     start, end = max(0, m.start() - 300), m.end() + 300  # a sentence's reach: bounded, so many matches stay linear
-    lo = max(text.rfind(". ", start, m.start()), text.rfind("\n\n", start, m.start()), start - 1)
-    hi = [i for i in (text.find(". ", m.end(), end), text.find("\n\n", m.end(), end)) if i >= 0]
+    # a sentence ends at ". ", ".\n" or a blank line, and a list item ("\n- ") is one of its own
+    ends = (". ", ".\n", "\n\n", "\n- ", "\n* ")
+    lo = max([text.rfind(e, start, m.start()) for e in ends] + [start - 1])
+    hi = [i for i in (text.find(e, m.end(), end) for e in ends) if i >= 0]
     sentence = text[lo + 1:min(hi + [end])]
     rest = sentence.replace(m.group(), " ", 1)
     return bool(re.search(r"[≤≥<>]|\\le|\\ge|\\leq|\\geq|\bbound\b|\bat most\b|\bsame\b", rest))

@@ -1,11 +1,7 @@
 """A note's own run outside an iteration table: the data it writes out, the rule its algorithm
 states, and what it says the run did.
 
-The data.  A note writes its points and labels out in one of three ways, each read exactly as
-printed: subscripted (``x_1 = (1, 1)``, ``y_1 = +1``, ``x₂ = (−1, 0)``, ``y₂ = −1``, as math or
-plain text), one point a line (``x = (0, 1)  t = 1``, in a code block or not), or a table whose
-header names an input and a label and no weights (verify.notes.worked_example reads one with
-weights as the run itself).
+The data: verify.notes.written_data reads it as the note prints it.
 
 The rule.  What the note's algorithm says is read, never guessed: 0/1 labels are the rule
 w += eta (t - o) x; a bias updated (``b ← b + η (t − o)``) or added in the prediction
@@ -27,27 +23,14 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verify.notes.source import line_index
-from verify.notes.worked_example import RULES, INPUT_NAMES, LABEL_NAMES, header_name, numbers_of, tables
+from verify.notes.worked_example import RULES, numbers_of
+from verify.notes.written_data import TUPLE, NoteData, note_data
 
-__all__ = ["NoteData", "note_data", "one_runs_value", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr", "data_claims", "FACT_LINES",
-           "MAX_LISTINGS", "MAX_LISTED_POINTS"]
+__all__ = ["one_runs_value", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
+           "data_claims", "FACT_LINES"]
 
-#: Listings of a note read as its data (each is one [[dataset]] and its claims).
-MAX_LISTINGS = 10
 #: Lines after a note's data (to the next heading) read for what its run did.
 FACT_LINES = 40
-#: Points of one listing: data written out by hand is a few points.
-MAX_LISTED_POINTS = 100
-_GAP = 400  # characters between two entries of one subscripted listing
-
-_TUPLE = r"(?:\\left)?[(\[⟨]([^()\[\]⟨⟩\n]{1,200}?)(?:\\right)?[)\]⟩]"
-_SUB = r"(?:_\{?(\d{1,3})\}?|([₀-₉]{1,3}))"
-_SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_POINT = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|𝐱|x)\s*+" + _SUB + r"\s*+=\s*+\$?\s*+" + _TUPLE)
-_LABEL = re.compile(r"(?<![A-Za-z\\])(?:y|t|d)\s*+" + _SUB + r"\s*+=\s*+\$?\s*+([+−-]?\s*+\d+(?:\.\d+)?)(?![\d]|\.\d)")
-_LINE_POINT = re.compile(r"(?<![A-Za-z\\_])(?:x|input|point)\s*+=\s*+" + _TUPLE)
-_LINE_LABEL = re.compile(r"(?<![A-Za-z\\_])(?:y|t|d|label|target|class)\s*+=\s*+([+−-]?\d+)(?![\d]|\.\d)")
 
 
 _HEADING = re.compile(r"\s{0,3}(#{1,6})\s+(.*)|\s*\\(?:sub){0,2}section\*?\{([^{}\n]{0,200})\}")
@@ -65,106 +48,6 @@ def section_of(text: str):
     return lambda line: next((h for at, h in reversed(heads) if at < line), "(no section)")
 
 
-@dataclass(frozen=True)
-class NoteData:
-    line: int  #: the data's first line (1-based)
-    end: int  #: its last line
-    points: tuple  #: exact, as printed
-    labels: tuple  #: as printed: +1/-1 or 0/1
-    source: str  #: how the note wrote it, for the review comment
-
-
-def _labels_ok(labels) -> bool:
-    return len(set(labels)) == 2 and (set(labels) <= {-1, 1} or set(labels) <= {0, 1})
-
-
-def _subscripted(text: str) -> list:
-    """Listings written ``x_1 = (...)``, ``y_1 = ...``: entries close together, each index once."""
-    found = sorted([(m.start(), m.end(), "x", int((m.group(1) or m.group(2)).translate(_SUBSCRIPT)), numbers_of(m.group(3)))
-                    for m in _POINT.finditer(text)]
-                   + [(m.start(), m.end(), "y", int((m.group(1) or m.group(2)).translate(_SUBSCRIPT)),
-                       numbers_of(m.group(3).replace(" ", ""))) for m in _LABEL.finditer(text)], key=lambda e: e[0])
-    groups, cur, seen = [], [], set()
-    for e in found:
-        if cur and (e[0] - cur[-1][1] > _GAP or (e[2], e[3]) in seen):
-            groups.append(cur)
-            cur, seen = [], set()
-        cur.append(e)
-        seen.add((e[2], e[3]))
-    groups.append(cur)
-    out, line_of = [], None
-    for g in groups:
-        xs = {i: v for _, _, kind, i, v in g if kind == "x"}
-        ys = {i: v for _, _, kind, i, v in g if kind == "y"}
-        idx = sorted(xs)
-        if len(idx) < 2 or len(idx) > MAX_LISTED_POINTS or set(idx) != set(ys) or idx != list(range(idx[0], idx[0] + len(idx))):
-            continue
-        pts = [xs[i] for i in idx]
-        labels = [ys[i][0] if ys[i] and len(ys[i]) == 1 else None for i in idx]
-        if None in pts or len({len(p) for p in pts}) != 1 or None in labels or not _labels_ok(labels):
-            continue
-        line_of = line_of or line_index(text)  # once per note: a listing's lines by bisection
-        out.append(NoteData(line_of(g[0][0]), line_of(g[-1][1]), tuple(tuple(p) for p in pts),
-                            tuple(int(v) for v in labels), f"the points x_{idx[0]} to x_{idx[-1]} the note writes out"))
-    return out
-
-
-def _one_a_line(text: str) -> list:
-    """Listings of one point a line: ``x = (0, 1)  t = 1`` on consecutive lines."""
-    out, run = [], []
-    lines = text.split("\n")
-    for j, line in enumerate(lines + [""]):
-        p, y = _LINE_POINT.search(line[:400]), _LINE_LABEL.search(line[:400])
-        pt = numbers_of(p.group(1)) if p else None
-        lab = numbers_of(y.group(1)) if y else None
-        if pt and lab and len(lab) == 1:
-            run.append((j + 1, tuple(pt), lab[0]))
-            continue
-        if len(run) >= 2 and len({len(r[1]) for r in run}) == 1 and _labels_ok([r[2] for r in run]) \
-                and len(run) <= MAX_LISTED_POINTS:
-            out.append(NoteData(run[0][0], run[-1][0], tuple(r[1] for r in run), tuple(int(r[2]) for r in run),
-                                f"the points listed one a line (lines {run[0][0]} to {run[-1][0]})"))
-        run = []
-    return out
-
-
-def _data_tables(text: str) -> list:
-    """Tables whose header names an input and a label and no weights: the note's data."""
-    out = []
-    for table in tables(text):
-        names = [header_name(h) for h in table.header]
-        if any(n in ("w", "weights") or re.fullmatch(r"w\(?\d\)?|new w|w after", n) for n in names):
-            continue  # an iteration table: the run itself (verify.notes.worked_example)
-        ys = [j for j, n in enumerate(names) if n in LABEL_NAMES and n != "t"] or [j for j, n in enumerate(names) if n == "t"]
-        xs = [j for j, n in enumerate(names) if n in INPUT_NAMES and n != "t"] or \
-            [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
-        if not ys or not xs or not table.rows:
-            continue
-        pts, labels = [], []
-        for _, cells in table.rows:
-            if max(xs + ys) >= len(cells):
-                break
-            x = [v for j in xs for v in (numbers_of(cells[j]) or [None])]
-            y = numbers_of(cells[ys[0]])
-            if None in x or not y or len(y) != 1:
-                break
-            pts.append(tuple(x))
-            labels.append(int(y[0]) if y[0] in (-1, 0, 1) else None)
-        else:
-            if len(pts) >= 2 and len({len(p) for p in pts}) == 1 and None not in labels and _labels_ok(labels):
-                out.append(NoteData(table.line, table.rows[-1][0], tuple(pts), tuple(labels),
-                                    f"the table of points and labels at line {table.line}"))
-    return out
-
-
-def note_data(text: str) -> list:
-    """The note's data written out, in the order of the note, at most MAX_LISTINGS (a listing
-    inside another's lines is the same data)."""
-    out = []
-    for d in sorted(_data_tables(text) + _subscripted(text) + _one_a_line(text), key=lambda d: (d.line, -d.end)):
-        if not any(o.line <= d.line <= o.end for o in out) and len(out) < MAX_LISTINGS:
-            out.append(d)
-    return out
 
 
 @dataclass(frozen=True)
@@ -237,11 +120,11 @@ _EPOCHS = re.compile(r"\b(?:(?:after|in|within)\s+(?:the\s+)?" + _NUM + r"(?:st|
                      r"|" + r"(\d{1,4})\s+(?:epochs?|passes|sweeps))\b", re.I)
 _CONVERGED = re.compile(r"\b(has converged|converges|converged|stops|halts|terminates)\b", re.I)
 _HEDGED = re.compile(r"(at most|at least|more than|fewer than|less than|up to|no more than|not|never|n't|if|would|"
-                     r"could|suppose)\s+\S*\s*$", re.I)
+                     r"could|suppose|always|guaranteed|will|must|can|to)\s+\S*\s*$", re.I)  # a bound, a hope, a rule: not what it did
 _AT_END = re.compile(r"\b(stops?|stopped|final|finally|converge[sd]?|ends?|ended|terminates|halts|after training|"
                      r"learn(?:s|ed|t)|result(?:ing)?|no (?:more )?mistakes|in the end)\b", re.I)
 _WEIGHTS = re.compile(r"(?:\bweights?(?: vector)?|\\mathbf\{w\}|\\vec\{w\}|𝐰|(?<![A-Za-z\\_])w)(?:\s*+[₀-₉]*)\s*+"
-                      r"(?:\$\s*+)?(=|≈|\\approx|is|are|becomes|of)\s*+\$?\s*+" + _TUPLE)
+                      r"(?:\$\s*+)?(=|≈|\\approx|is|are|becomes|of)\s*+\$?\s*+" + TUPLE)
 _BIAS_VALUE = re.compile(r"(?<![A-Za-z\\_])b\s*+(=|≈|\\approx)\s*+\$?\s*+([+−-]?\d+(?:\.\d+)?(?:/\d+)?)(?![\d/]|\.\d)")
 _OTHER_RATE = re.compile(r"(?:η|\\eta|learning rate|step size)\s*+(?:=|of|is)\s*+\$?\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)")
 
@@ -260,20 +143,20 @@ class Fact:
 
 _EPOCH_MARK = re.compile(r"\b(?:epoch|pass|sweep)\s+(\d{1,3})\b", re.I)
 _NO_CHANGE = re.compile(r"\b(?:no (?:change|update|mistake)s?|unchanged|stays? the same|correct(?:ly classified)?)\b", re.I)
-_ANY_TUPLE = re.compile(_TUPLE)
+_ANY_TUPLE = re.compile(TUPLE)
 
 
-def run_steps(text: str, data: NoteData, stop: int | None = None) -> list:
+def run_steps(text: str, data: NoteData, stop: int | None = None, last: int | None = None) -> list:
     """The steps of the run the note works by hand after its data, in the lines ``window`` gives
     (its data's section and the next; the data of another run, at line ``stop``, ends them): a line or sentence that names one of the data's points and the weights
     after it (``(0,1): ... w = [0, 0.5], b = 0.5``) or says they did not change (``no change``)
     is the state after that point's visit in the current epoch (``Epoch 2: ...`` sets it; the
-    first is 1).  Read while the visits grow; "no change" keeps the weights the note printed
+    first is 1); ``last``: the end of the data printed again, when it is.  Read while the visits grow; "no change" keeps the weights the note printed
     last (w0 at first).  A step whose point is printed twice in the data is not read."""
     lines = text.split("\n")
     n = len(data.points)
     epoch, last_visit, out = 1, 0, []
-    for j in window(lines, data.end + 1, data.end, 2, stop):
+    for j in window(lines, data.end + 1, last or data.end, 2, stop):
         for sentence in re.split(r"(?<=[.;!?])\s+", lines[j][:2000]):
             if m := _EPOCH_MARK.search(sentence):
                 epoch = int(m.group(1))
@@ -470,84 +353,149 @@ def _with_last_printed(steps: list, start: tuple, bias: bool) -> list:
     return out
 
 
-def data_claims(text: str, unique, tabled=()) -> tuple:
+@dataclass
+class _NoteRun:
+    """The note's run on one listing of its data: the rules it may mean, each run."""
+    name: str
+    d: int
+    eta: Fraction
+    w0: tuple
+    b0: Fraction
+    read: list  #: what the note says of its rule, in words
+    steps: list  #: the Facts of its steps worked by hand
+    facts: list  #: the Facts of what it did
+    runs: list  #: (Rule, its run = {...} table, (Result, weights after each visit)), one a rule
+    lines: set  #: the 1-based lines read as being about this run
+
+
+def _note_run(text: str, data: NoteData, setting: tuple, stop, last: int):
+    """The run on ``data`` (the listing, printed again up to line ``last``), read in the lines
+    ``window`` gives before ``stop``; None when the note gives no rule or the learner cannot run."""
+    from perceptron import ParamError, from_rows
+
+    eta, w0, b0 = setting
+    eta = eta if eta is not None and eta > 0 else Fraction(1)
+    d = len(data.points[0])
+    w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
+    b0 = b0 if b0 is not None else Fraction(0)
+    rules, read = note_rules(text, 0 in data.labels)
+    steps = run_steps(text, data, stop, last)
+    facts = run_facts(text, data.line, last, eta, 2, stop)
+    if any(len(f.value) == d + 1 or f.with_b for f in steps + facts if f.quantity == "w") and rules \
+            and not rules[0].bias:  # the note prints a bias: its run has one
+        rules = [Rule(r.variant, r.sign0, r.form, r.words, True, r.place) for r in rules]
+        read.append("a bias, printed with the weights")
+    if rules and rules[0].bias and not _FIRST.search(text[:200_000]) and any(
+            f.quantity == "w" and len(f.value) == d + 1 and not f.with_b for f in steps + facts):
+        # d + 1 weights printed, and the note does not say where its bias is: first and last both run
+        rules = rules + [Rule(r.variant, r.sign0, r.form, r.words, True, "first") for r in rules]
+    if not rules:
+        return None
+    steps = _with_last_printed(steps, tuple(w0) + ((b0,) if rules[0].bias else ()), rules[0].bias)
+    ds = from_rows("note", [list(p) for p in data.points], [1 if v == 1 else -1 for v in data.labels])
+    runs = []
+    for rule in rules:
+        params, run = _run_params(rule, eta, w0, b0, d)
+        try:
+            runs.append((rule, run, _states(ds, params)))
+        except ParamError:
+            continue
+    lines = {j + 1 for j in window(text.split("\n"), data.line, last, 2, stop)}
+    return _NoteRun(f"data-{data.line}", d, eta, w0, b0, read, steps, facts, runs, lines) if runs else None
+
+
+def data_claims(text: str, unique, tabled=(), values=()) -> tuple:
     """([[dataset]] tables, claims) of the note's data written out, the steps it works by hand
     and the facts it states about its run: each a claim on the run of the note's rule, or a
     draft naming what the note leaves open when the rules it may mean disagree on it.
     ``unique(id)`` makes a claim id unique; data that a worked example's table already gives
-    (``tabled``: its [[dataset]] tables) is that table's run, not another."""
-    from perceptron import ParamError, from_rows
+    (``tabled``: its [[dataset]] tables) is that table's run, not another.  ``values``: claims
+    read as a value of one run (``k != 1 or w == vec(2, 0)``, their expr and when), each a
+    claim on the run whose lines it is in, when every rule the note may mean makes the same
+    updates; the same data printed again (a table repeated each iteration) is the same run."""
     from perceptron._numbers import format_rational as fr
     from verify.notes.worked_example import stated_setting
 
     datasets, claims = [], []
     under = section_of(text)
     listed = note_data(text)
+    keys = [(d.points, d.labels, stated_setting(text, d.line)) for d in listed]
     for at, data in enumerate(listed):
-        stop = listed[at + 1].line if at + 1 < len(listed) else None
+        if at and keys[at] == keys[at - 1]:
+            continue  # printed again: the run of the listing before
+        later = [b for b in range(at + 1, len(listed)) if keys[b] != keys[at]]
+        stop, last = (listed[later[0]].line, listed[later[0] - 1].end) if later else (None, listed[-1].end)
         if any(t["points"] == [[fr(v) for v in p] for p in data.points] and t["labels"] == list(data.labels)
                for t in tabled):
             continue
-        eta, w0, b0 = stated_setting(text, data.line)
-        eta = eta if eta is not None and eta > 0 else Fraction(1)
-        d = len(data.points[0])
-        w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
-        b0 = b0 if b0 is not None else Fraction(0)
-        rules, read = note_rules(text, 0 in data.labels)
-        steps = run_steps(text, data, stop)
-        facts = run_facts(text, data.line, data.end, eta, 2, stop)
-        if any(len(f.value) == d + 1 or f.with_b for f in steps + facts if f.quantity == "w") and rules \
-                and not rules[0].bias:  # the note prints a bias: its run has one
-            rules = [Rule(r.variant, r.sign0, r.form, r.words, True, r.place) for r in rules]
-            read.append("a bias, printed with the weights")
-        if rules and rules[0].bias and not _FIRST.search(text[:200_000]) and any(
-                f.quantity == "w" and len(f.value) == d + 1 and not f.with_b for f in steps + facts):
-            # d + 1 weights printed, and the note does not say where its bias is: first and last both run
-            rules = rules + [Rule(r.variant, r.sign0, r.form, r.words, True, "first") for r in rules]
-        if not rules or not (steps or facts):
+        run = _note_run(text, data, keys[at][2], stop, last)
+        new = [] if run is None else _fact_claims(run, unique, under) + _value_claims(
+            run, [v for v in values if v[0]["line"] in run.lines])
+        if not new:
             continue
-        steps = _with_last_printed(steps, tuple(w0) + ((b0,) if rules[0].bias else ()), rules[0].bias)
-        ds = from_rows("note", [list(p) for p in data.points], [1 if v == 1 else -1 for v in data.labels])
-        runs = []
-        for rule in rules:
-            params, run = _run_params(rule, eta, w0, b0, d)
-            try:
-                runs.append((rule, run, _states(ds, params)))
-            except ParamError:
-                continue
-        if not runs:
-            continue
-        name = f"data-{data.line}"
-        datasets.append({"name": name, "points": [[fr(v) for v in p] for p in data.points], "labels": list(data.labels)})
-        rule, run, (_, states) = runs[0]
-        review = [f"the note's run on {data.source}, in the order written (cyclic): {rule.words}, eta = {fr(eta)}, "
-                  f"w0 = ({', '.join(map(fr, w0))})" + (f", b0 = {fr(b0)}" if rule.bias else "")
-                  + (f"; read from the note: {'; '.join(read)}" if read else "")
-                  + (f"; the note leaves the tie or the bias's place open: {len(runs)} rules run, and each claim is one "
-                     "they agree on"
-                     if len(runs) > 1 else "")]
-        for fact in steps + facts:
-            head = {"id": unique(f"data{data.line}.L{fact.line}"), "line": fact.line, "anchor": f"L{fact.line}",
-                    "section": under(fact.line), "statement": fact.sentence[:600]}
-            expr = _expr(fact, rule, d)
-            if expr is None:
-                claims.append({**head, "draft": True, "untranslated": "weights of the note's run whose size is not the "
-                               f"run's ({d} features{' and a bias' if rule.bias else ''}): not read"})
-                continue
-            if len({_holds(fact, r, st, d) for r, _, st in runs} - {None}) > 1:
-                claims.append({**head, "draft": True, "untranslated": "what the note's run did, on its data: true under "
-                               "one rule it may mean and false under another: the note does not say its output at a "
-                               "score of 0 (give run = { sign0 = 1 } or -1, and variants = [\"sign\"]) or, when it prints "
-                               "the bias with the weights, where the bias is (run = { augment = \"first\" } or \"last\")"})
-                continue
-            when, given, where = "end", None, "at the run's end"
-            if fact.visit is not None and fact.visit != len(states):  # the weights after the visit: at the next one
-                when, given, where = "visit", f"t == {fact.visit + 1}", f"after visit {fact.visit} (at the next visit)"
-            claims.append({**head, "expr": expr, "when": when, **({"given": given} if given else {}),
-                           "variants": [rule.variant], "datasets": [name], "orders": ["cyclic"], "run": run,
-                           "expect": "holds", "note": f"what the note says its run did, on its data, {where}",
-                           "review": review if not any(c.get("datasets") == [name] for c in claims) else []})
+        datasets.append({"name": run.name, "points": [[fr(v) for v in p] for p in data.points],
+                         "labels": list(data.labels)})
+        rule, setting, _ = run.runs[0]
+        review = [f"the note's run on {data.source}, in the order written (cyclic): {rule.words}, eta = {fr(run.eta)}, "
+                  f"w0 = ({', '.join(map(fr, run.w0))})" + (f", b0 = {fr(run.b0)}" if rule.bias else "")
+                  + (f"; read from the note: {'; '.join(run.read)}" if run.read else "")
+                  + (f"; the note leaves the tie or the bias's place open: {len(run.runs)} rules run, and each claim is "
+                     "one they agree on" if len(run.runs) > 1 else "")]
+        for c in new:
+            if not c.get("draft"):
+                c.update(variants=[rule.variant], datasets=[run.name], orders=["cyclic"], run=setting, expect="holds",
+                         review=review if not any(o.get("datasets") == [run.name] for o in claims) else [])
+            claims.append(c)
     return datasets, claims
+
+
+#: Why a claim on the note's run is a draft when the rules the note may mean disagree.
+_OPEN_RULE = ("true under one rule it may mean and false under another: the note does not say its output at a "
+              "score of 0 (give run = { sign0 = 1 } or -1, and variants = [\"sign\"]) or, when it prints the bias with "
+              "the weights, where the bias is (run = { augment = \"first\" } or \"last\")")
+
+
+def _fact_claims(run: _NoteRun, unique, under) -> list:
+    """A claim (its expression, time and note) or a draft per step and fact of ``run``."""
+    rule, _, (_, states) = run.runs[0]
+    out = []
+    for fact in run.steps + run.facts:
+        head = {"id": unique(f"{run.name.replace('-', '')}.L{fact.line}"), "line": fact.line, "anchor": f"L{fact.line}",
+                "section": under(fact.line), "statement": fact.sentence[:600]}
+        expr = _expr(fact, rule, run.d)
+        if expr is None:
+            out.append({**head, "draft": True, "untranslated": "weights of the note's run whose size is not the "
+                        f"run's ({run.d} features{' and a bias' if rule.bias else ''}): not read"})
+            continue
+        if len({_holds(fact, r, st, run.d) for r, _, st in run.runs} - {None}) > 1:
+            out.append({**head, "draft": True, "untranslated": "what the note's run did, on its data: " + _OPEN_RULE})
+            continue
+        when, given, where = "end", None, "at the run's end"
+        if fact.visit is not None and fact.visit != len(states):  # the weights after the visit: at the next one
+            when, given, where = "visit", f"t == {fact.visit + 1}", f"after visit {fact.visit} (at the next visit)"
+        out.append({**head, "expr": expr, "when": when, **({"given": given} if given else {}),
+                    "note": f"what the note says its run did, on its data, {where}"})
+    return out
+
+
+#: A value at one step of the run: "k != 1 or (w == vec(2, 0))" (the note's w_2).
+_AT_STEP = re.compile(r"k != \d+ or \(")
+
+
+def _value_claims(run: _NoteRun, values) -> list:
+    """The statements read as a value at one step of one run (``values``: (claim, expr, when)) in
+    the run's lines and not read as its steps or facts, each a claim on it when every rule makes the same updates (the same weights after
+    each visit), else a draft that says what the note leaves open."""
+    same = len({tuple(tuple(w) for w in st[1]) for _, _, st in run.runs}) == 1
+    read = {f.line for f in run.steps + run.facts}
+    out = []
+    for c, expr, when in values:
+        if c["line"] in read or not _AT_STEP.match(expr):
+            continue  # read as a step or fact of the run already; or not a value at one step (its start, in words)
+        keep = {k: c[k] for k in ("id", "line", "anchor", "section", "statement")}
+        out.append({**keep, "expr": expr, "when": when, "note": "a value of the note's own run, on its data"} if same
+                   else {**keep, "draft": True, "untranslated": "a value of the note's run, on its data: " + _OPEN_RULE})
+    return out
 
 
 def one_runs_value(expr: str) -> bool:

@@ -82,7 +82,8 @@ def initial_weights(math: str, notation: dict | None = None) -> str | None:
     if tree[0] != "rel" or len(tree[1]) != 3 or tree[1][1] not in ("==", "<-"):
         return None
     lhs, _, rhs = tree[1]
-    zero = rhs in (("num", "0"), ("sym", "\\mathbf{0}", None))
+    zero = rhs in (("num", "0"), ("sym", "\\mathbf{0}", None)) or (
+        rhs[0] == "vec" and all(e == ("num", "0") for e in rhs[1]))  # w_1 = (0, 0), a column of zeros
     if not zero or lhs[0] != "sym" or table.get(lhs[1]) != "w":
         return None
     return "".join(lhs[2] or ())

@@ -54,8 +54,9 @@ _RULE_ROW = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*")
 
 def tables(text: str) -> list:
     """The note's tables, at most MAX_TABLES: Markdown pipe tables (a header row, a |---| row,
-    then rows), and tables a note writes in a code block, aligned by spaces (a header row of
-    names, an optional row of dashes, then rows of as many cells)."""
+    then rows), tables a note writes in a code block, aligned by spaces (a header row of
+    names, an optional row of dashes, then rows of as many cells), and rows of cells split at
+    tabs under a header that names an input."""
     lines = text.split("\n")
     out = []
     j = 0
@@ -75,6 +76,9 @@ def tables(text: str) -> list:
                 k += 1
             out.append(Table(j + 1, tuple(header), tuple(rows)))
             j = k
+        elif not fenced and "\t" in lines[j] and (table := _tab_table(lines, j)) is not None:
+            out.append(table)
+            j = table.rows[-1][0]
         else:
             j += 1
     return (out + _tabulars(text))[:MAX_TABLES]
@@ -135,6 +139,25 @@ def _code_table(lines: list, j: int):
     return Table(j + 1, tuple(header), tuple(rows)) if rows else None
 
 
+def _tab_table(lines: list, j: int):
+    """The table whose header is line index ``j``, its cells split at tabs (as a note converted
+    from a PDF writes one), or None: the header names an input (its other cells may be empty),
+    and each following line has as many cells."""
+    header = [c.strip() for c in lines[j][:2000].split("\t")]
+    names = [header_name(h) for h in header]
+    if len(header) < 2 or not any(n in INPUT_NAMES or re.fullmatch(r"x\(?\d\)?", n) for n in names):
+        return None
+    rows = []
+    k = j + 1
+    while k < len(lines) and len(rows) <= MAX_TABLE_ROWS:
+        cells = [c.strip() for c in lines[k][:2000].split("\t")]
+        if len(cells) != len(header):
+            break
+        rows.append((k + 1, cells))
+        k += 1
+    return Table(j + 1, tuple(header), tuple(rows)) if rows else None
+
+
 def _split_row(line: str, size):
     """A code-block table's line as cells: split at ``|``, at runs of two or more spaces or tabs,
     or at single spaces (a parenthesised vector kept whole); the first split with ``size`` cells
@@ -158,14 +181,21 @@ def header_name(cell: str) -> str:
     """A header cell as a name: markup, math delimiters, subscripts and case removed."""
     s = cell.lower().replace("ᵢ", "i").replace("ₜ", "t").replace("₀", "0").replace("₁", "1").replace("₂", "2")
     s = s.replace("ₖ", "k").replace("⁽", "(").replace("⁾", ")")
-    s = re.sub(r"[`*$\\]|\\mathbf|\\boldsymbol|\\vec", "", s)
+    s = re.sub(r"\\(?:mathbf|boldsymbol|vec|mathrm|mathit|bm)\b|[`*$\\]", "", s)  # a macro before its backslash
     s = re.sub(r"\{|\}", "", s).replace("_", "").strip()
     return re.sub(r"\s+", " ", s)
 
 
+#: A matrix environment written as one cell: a point as a column (or row) vector.
+_MATRIX = re.compile(r"\\begin\{([pbvB]?matrix)\}(.{0,180}?)\\end\{\1\}", re.S)
+
+
 def numbers_of(cell: str):
     """The numbers of a cell ("(1, -2)", "[0.5, 1]", "−1", "+1"), exact; None if it holds other text."""
-    s = cell[:_MAX_CELL].replace("−", "-").replace("$", "").replace("`", "").replace("\\", "")
+    s = cell[:_MAX_CELL].replace("−", "-").replace("$", "").replace("`", "")
+    if m := _MATRIX.fullmatch(s.strip()):  # a column or row vector: \begin{pmatrix} -2 \\ 0 \end{pmatrix}
+        s = "(" + re.sub(r"\\\\|&", ",", m.group(2)) + ")"
+    s = s.replace("\\", "")
     s = s.replace("left", "").replace("right", "").replace(" ", "")
     body = re.sub(r"^[(\[⟨<]|[)\]⟩>]$", "", s)
     parts = [p for p in re.split(r"[,;]", body) if p != ""]
