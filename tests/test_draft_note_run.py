@@ -308,3 +308,39 @@ def test_an_iterate_whose_value_depends_on_a_tie_the_note_leaves_open_is_a_draft
                                                  "repeat:"))
     w2 = [c for c in data["claim"] if c["line"] == 18]
     assert w2 and all(c.get("draft") for c in w2) and "score of 0" in w2[0]["untranslated"], w2
+
+
+# A lab handout: its points named x₁, x₂, x₃ (Unicode subscripts), its tie rule sign(0) = −1 and
+# η = 0.5 stated after the data, another η further on.  The run (sign(0) = -1, eta = 1/2, w0 = 0):
+# visit 1: x₁ = (2, 1), +1: w.x = 0, output -1: w = (1, 1/2); visit 2: x₂ = (-1, 1), -1: w.x = -1/2,
+# output -1, correct; visit 3: x₃ = (0, -2), -1: w.x = -1, correct; epoch 2 clean.
+LAB = """# Lab
+
+Our points are x₁ = (2, 1) with y₁ = +1, x₂ = (−1, 1) with y₂ = −1 and x₃ = (0, −2) with y₃ = −1.
+
+We predict ŷ = sign(w·x), with sign(0) = −1, and on a mistake we update w ← w + η y x with η = 0.5,
+starting from w = (0, 0).
+
+Visit 1: x₁ gives w·x = 0, so ŷ = −1 and w = (1, 0.5).
+Visit 2: x₂ gives w·x = −0.5, correct: no change.
+Visit 3: x₃ gives w·x = −1: w = (1, 0.6).
+
+With η = 2 the perceptron makes a quarter as many updates.
+"""
+
+
+def test_steps_that_name_the_points_as_the_listing_does_and_the_tie_rule_set_in_words(tmp_path):
+    data = _draft(tmp_path, "lab.md", LAB)
+    (ds,) = data["dataset"]
+    run = [c for c in data["claim"] if c.get("datasets") == [ds["name"]]]
+    assert run[0]["run"]["eta"] == "1/2", run[0]  # the rate stated after the data, not the comparison's
+    steps = {c["line"]: (c["given"], c["expr"]) for c in run if c["when"] == "visit"}
+    assert steps == {8: ("t == 2", "w == vec(1, 1/2)"), 9: ("t == 3", "w == vec(1, 1/2)"),
+                     10: ("t == 4", "w == vec(1, 3/5)")}, steps
+    (tie,) = [c for c in data["claim"] if c["line"] == 5 and "sign(0)" in c["statement"] and c.get("draft")
+              and "tie rule" in c["untranslated"]]
+    assert not [c for c in data["claim"] if c.get("expr", "").startswith("sign(0)")]
+    got = _run(tmp_path, "lab.md")
+    assert {got[c["id"]] for c in run if c["line"] in (8, 9)} == {"holds on evidence"}
+    (third,) = [c for c in run if c["line"] == 10]  # its w = (1, 0.6) is false: x₃ is classified correctly
+    assert got[third["id"]] == "refuted"

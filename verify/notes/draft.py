@@ -161,6 +161,8 @@ _WITHOUT_MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)")
 #: The initial bias: "b₀ = 0", "b_0 = 0".
 _B0_SET = re.compile(r"\s*b_\{?0\}?\s*=\s*[-+]?[0-9./]+\s*")
 
+#: The output at a score of 0, as the note sets it: "sign(0) = −1", "sgn(0) := +1".
+_SIGN0_SET = re.compile(r"\s*(?:\\operatorname\{)?(?:sign|sgn)\}?\s*\(\s*0\s*\)\s*(?:=|:=|\\coloneqq)\s*[+−-]?\s*[01]\s*")
 #: A point of the note's data written out, with or without its label: "x_1 = (1, 1), y_1 = +1".
 _DATA_POINT = re.compile(r"\s*x_\{?\w{1,4}\}?\s*=\s*[(\[][^()\[\]]{1,200}[)\]]\s*"
                          r"(?:,?\s*(?:\\quad\s*)?y_\{?\w{1,4}\}?\s*=\s*[+−-]?\s*1\s*)?|\s*y_\{?\w{1,4}\}?\s*=\s*[+−-]?\s*1\s*")
@@ -185,6 +187,9 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
                 "example's table, it becomes the [[dataset]] of the claims about that run)")
     if _B0_SET.fullmatch(s.math):
         return "sets the run's initial bias (state it as run = { b0 = ... })"
+    if _SIGN0_SET.fullmatch(s.math):
+        return ("sets the algorithm's output at a score of 0, its tie rule (state it as run = { sign0 = ... } with "
+                "variants = [\"sign\"])")
     if not s.display and _PREDICTION_RULE.search(s.text):
         return "the algorithm's prediction rule: it says which variant the note's runs are"
     if _ETA_SET.fullmatch(s.math):
@@ -343,7 +348,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": SETS + "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
-    if _DATA_POINT.fullmatch(s.math) or _B0_SET.fullmatch(s.math):
+    if _DATA_POINT.fullmatch(s.math) or _B0_SET.fullmatch(s.math) or _SIGN0_SET.fullmatch(s.math):
         return {**out, "draft": True, "untranslated": SETS + definition_of(s, notation)}
     eta = _ETA_SET.fullmatch(s.math)
     if eta and _ASSERTS.search(_WITHOUT_MATH.sub(" ", s.text)):  # "because η = 0.25, training needs four times ...

@@ -144,14 +144,19 @@ class Fact:
 _EPOCH_MARK = re.compile(r"\b(?:epoch|pass|sweep)\s+(\d{1,3})\b", re.I)
 _NO_CHANGE = re.compile(r"\b(?:no (?:change|update|mistake)s?|unchanged|stays? the same|correct(?:ly classified)?)\b", re.I)
 _ANY_TUPLE = re.compile(TUPLE)
+#: A point named by its index, as the note's listing names it: x₁, x_1, x_{2}, \mathbf{x}_3.
+_NAMED = re.compile(r"(?<![A-Za-z\\])(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|x)(?:_\{?(\d{1,3})\}?|([₀-₉]{1,3}))(?![\d₀-₉])")
+_SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
 def run_steps(text: str, data: NoteData, stop: int | None = None, last: int | None = None) -> list:
     """The steps of the run the note works by hand after its data, in the lines ``window`` gives
-    (its data's section and the next; the data of another run, at line ``stop``, ends them): a line or sentence that names one of the data's points and the weights
+    (its data's section and the next; the data of another run, at line ``stop``, ends them;
+    ``last``: the end of the data printed again, when it is): a line or sentence that names one
+    of the data's points (as a vector, or by its name in the listing: ``x₂``) and the weights
     after it (``(0,1): ... w = [0, 0.5], b = 0.5``) or says they did not change (``no change``)
     is the state after that point's visit in the current epoch (``Epoch 2: ...`` sets it; the
-    first is 1); ``last``: the end of the data printed again, when it is.  Read while the visits grow; "no change" keeps the weights the note printed
+    first is 1).  Read while the visits grow; "no change" keeps the weights the note printed
     last (w0 at first).  A step whose point is printed twice in the data is not read."""
     lines = text.split("\n")
     n = len(data.points)
@@ -163,6 +168,10 @@ def run_steps(text: str, data: NoteData, stop: int | None = None, last: int | No
             point = next((v for t in _ANY_TUPLE.finditer(sentence)
                           if not re.search(r"[wb]\s*(=|≈|\\approx)\s*\$?\s*$", sentence[max(0, t.start() - 8):t.start()])
                           and (v := numbers_of(t.group(1))) is not None), None)
+            named = _NAMED.search(sentence) if point is None and data.first is not None else None
+            if named:  # "x₁ gives w·x = 0": the point the note named x_1
+                at = int((named.group(1) or named.group(2)).translate(_SUBSCRIPT)) - data.first
+                point = data.points[at] if 0 <= at < n else None
             if point is None or data.points.count(tuple(point)) != 1:
                 continue
             visit = (epoch - 1) * n + data.points.index(tuple(point)) + 1

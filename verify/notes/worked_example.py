@@ -228,10 +228,17 @@ def _columns(header):
     return xs, y, w, next((j for j, n in enumerate(names) if n in _B), None), before
 
 
+#: Words of a line that compares runs, or speaks of another.
+_COMPARES = re.compile(r"\b(times|as many|as much|more|fewer|less|faster|slower|halves|doubles|quarter|half|twice|"
+                       r"would|instead|compared?)\b", re.I)
+
+
 def stated_setting(note_text: str, line: int):
     """The learning rate, initial weights and initial bias the note states for the table at
     ``line``: the last statement of each before the table (a note may compare other values after
-    its example), else the one it states after; None when it states none, or several after."""
+    its example), else the one it states after; None when it states none, or several after.  A
+    learning rate on a line that compares runs ("with η = 2, half as many updates") is another
+    run's, not the table's."""
     text = note_text[:200_000]
     at = sum(len(x) + 1 for x in text.split("\n")[:line - 1])
 
@@ -240,8 +247,12 @@ def stated_setting(note_text: str, line: int):
         after = {v for pos, v in found if pos >= at}
         return before[-1] if before else (after.pop() if len(after) == 1 else None)
 
+    def compared(pos: int) -> bool:  # "with η = 2 it makes a quarter as many updates": another run, not this one's
+        return bool(_COMPARES.search(text, text.rfind("\n", 0, pos) + 1, (text.find("\n", pos) + 1 or len(text) + 1) - 1))
+
     etas = [(m.start(), Fraction(m.group(2))) for m in re.finditer(
-        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
+        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)
+        if not compared(m.start())]
     start = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"  # "start with w = [..]"
     w0s = [(m.start(), tuple(v)) for m in re.finditer(
         r"(?:\bw\s*+(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)|" + start + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)

@@ -37,6 +37,7 @@ class NoteData:
     points: tuple  #: exact, as printed
     labels: tuple  #: as printed: +1/-1 or 0/1
     source: str  #: how the note wrote it, for the review comment
+    first: int | None = None  #: the index of its first point, when the note names them (x_1, x₂, ...)
 
 
 def _labels_ok(labels) -> bool:
@@ -70,7 +71,8 @@ def _subscripted(text: str) -> list:
             continue
         line_of = line_of or line_index(text)  # once per note: a listing's lines by bisection
         out.append(NoteData(line_of(g[0][0]), line_of(g[-1][1]), tuple(tuple(p) for p in pts),
-                            tuple(int(v) for v in labels), f"the points x_{idx[0]} to x_{idx[-1]} the note writes out"))
+                            tuple(int(v) for v in labels), f"the points x_{idx[0]} to x_{idx[-1]} the note writes out",
+                            idx[0]))
     return out
 
 
