@@ -344,3 +344,20 @@ def test_steps_that_name_the_points_as_the_listing_does_and_the_tie_rule_set_in_
     assert {got[c["id"]] for c in run if c["line"] in (8, 9)} == {"holds on evidence"}
     (third,) = [c for c in run if c["line"] == 10]  # its w = (1, 0.6) is false: x₃ is classified correctly
     assert got[third["id"]] == "refuted"
+
+
+def test_points_named_by_letters_are_the_notes_data_and_the_bias_it_puts_last_is_last(tmp_path):
+    """0/1 targets, the bias folded in last (x̃ = (x_1, x_2, 1)), o = 1 if w·x̃ > 0 (a tie gives 0),
+    eta = 1/2: P: (2, 2), 1: score 0, o = 0: w = (1, 1, 1/2); Q: (1, 0), 0: score 3/2: w = (1/2, 1, 0);
+    S: (0, 1), 0: score 1: w = (1/2, 1/2, -1/2); epoch 2: scores 3/2, 0, 0: clean.  3 updates, 2 epochs."""
+    text = ("# Three points\n\nWe fold the bias in: $\\tilde x = (x_1, x_2, 1)$, and predict $o = 1$ if $w·\\tilde x > 0$, "
+            "else $o = 0$; we update $w ← w + η (t − o) \\tilde x$.\n\n"
+            "Data: P = (2, 2) with t = 1, Q = (1, 0) with t = 0, S = (0, 1) with t = 0. We take η = 0.5 and start "
+            "from w = (0, 0, 0).\n\nThe run stops after 3 updates with w = (0.5, 0.5, −0.5).\n")
+    data = _draft(tmp_path, "letters.md", text)
+    (ds,) = data["dataset"]
+    assert ds["points"] == [["2", "2"], ["1", "0"], ["0", "1"]] and ds["labels"] == [1, 0, 0]
+    run = {c["expr"]: c for c in data["claim"] if c.get("datasets") == [ds["name"]]}
+    assert {"mistakes == 3", "w == vec(1/2, 1/2, -1/2)"} <= set(run), run
+    setting = run["mistakes == 3"]["run"]
+    assert setting["augment"] == "last" and setting["sign0"] == -1 and setting["eta"] == "1/2", setting

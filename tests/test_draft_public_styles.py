@@ -245,3 +245,27 @@ def test_a_header_written_in_latex_bold_names_its_column():
     assert numbers_of("$\\begin{pmatrix} -2 \\\\ 0 \\end{pmatrix}$") == [-2, 0]
     assert numbers_of("\\begin{bmatrix} 1 & 1/2 \\end{bmatrix}") == [1, Fraction(1, 2)]
     assert numbers_of("\\begin{pmatrix} a \\\\ 0 \\end{pmatrix}") is None
+
+
+def test_hypotheses_premises_and_one_datasets_values_are_drafts_not_claims(tmp_path):
+    """Each was a wrong colour: "a separator would need $b < 0$" (XOR, which has none) was a claim on
+    the run's bias; "the same bound holds from any $w_1$ with $\\|w_1\\| \\le \\gamma$" was drafted as
+    its premise; "for our data $R = 3$" was a claim on every dataset (red on the corpus); "taking
+    η = 0.25 would double the updates" was shown as a setting."""
+    from verify.notes.draft import draft
+
+    text = ("# Notes\n\nStart from $w_1 = 0$; on a mistake, $y_i w_t \\cdot x_i \\le 0$, set $w_{t+1} = w_t + y_i x_i$.\n\n"
+            "For XOR, a separator would need $b < 0$ and $w_1 + b > 0$.\n\n"
+            "The same bound holds if we start from any $w_1$ with $\\|w_1\\| \\le \\gamma$.\n\n"
+            "For our data $R = 3$.\n\nTaking η = 0.25 would double the number of updates.\n")
+    path = tmp_path / "n.md"
+    path.write_text(text, encoding="utf-8")
+    _, claims, _ = draft(str(path))
+    by_line = {}
+    for c in claims:
+        by_line.setdefault(c["line"], []).append(c)
+    for line, why in ((5, "supposes"), (7, "premise"), (9, "one dataset"), (11, "learning rate")):
+        assert by_line[line] and all(c.get("draft") for c in by_line[line]), (line, by_line[line])
+        assert any(why in c["untranslated"] for c in by_line[line]), (line, by_line[line])
+        assert not any(c["untranslated"].startswith("sets the note's run") for c in by_line[line]), by_line[line]
+

@@ -55,7 +55,7 @@ _CSS = ("body{font-family:Georgia,serif;margin:0;color:#222;line-height:1.5}"
         ".badges details{margin:.15em 0}.badges summary{cursor:pointer}"
         ".badge{display:inline-block;padding:0 .5em;border-radius:4px;margin-right:.4em;font-size:12px}"
         ".badges pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;background:#f7f7f7;padding:.5em}"
-        "pre.src{white-space:pre-wrap}math{font-size:1.05em}"
+        "pre.src{white-space:pre-wrap}math{font-size:1.05em}main pre{white-space:pre-wrap;overflow-wrap:anywhere}"
         "main table{border-collapse:collapse;margin:.5em 0}main td,main th{border:1px solid #ddd;padding:.15em .6em}"
         ".label{font-family:system-ui,sans-serif;font-size:11px;color:#777;margin-left:.4em}.titleblock{text-align:center}")
 

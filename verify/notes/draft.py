@@ -19,27 +19,20 @@ import tempfile
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
 from perceptron.outputs import write_file
-from verify.notes.note_run import bias_update, data_claims, fact_expr, one_runs_value, run_facts, section_of
+from verify.notes.note_run import data_claims, fact_expr, one_runs_value, run_facts, section_of
+from verify.notes.proposals import RUN_TIMES as _RUN
+from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of", "SETS"]
 
-#: The algorithm's start said in words: "start from w = [0, 0]", "initialize w ← 0", "w is initialised to zero".
-_START_ZERO = re.compile(r"\b(?:start(?:s|ed|ing)? (?:from|with|at)|initiali[sz]e[sd]?|begin(?:s|ning)? (?:from|with)|"
-                         r"(?<!\w )from)\s+"
-                         r"(?:the weights?\s+|the weight vector\s+)?(?:w|θ|theta)\w{0,3}\s*(?:=|←|:=|to|at)\s*"
-                         r"(?:0(?!\.?\d)|zero|\[0(?:\s*,\s*0)*\]|\(0(?:\s*,\s*0)*\)|𝟎)", re.I)
-#: How much of a note its proposals are read from (a longer note is read to this point).
-MAX_PROPOSAL_CHARS = 200_000
 #: A statement that sets the learning rate ("eta = 0.5"): a setting of the run, not a claim.
 _ETA_SET = re.compile(r"\s*(\\eta|η)\s*=\s*([0-9./]+)\s*[.,;]?\s*")
 #: A sentence that introduces notation ("Let R = max ||x_i||", "where gamma = ...", "define ...").
 _DEFINES = re.compile(r"\b(let|define[sd]?|denote[sd]?|we write|write|where|set)\b[^.]{0,80}$", re.I)
 _DEFINED = re.compile(r"\s*\\?[A-Za-z]+(_\{?\w+\}?)?\s*(=|:=|\\coloneqq|\\equiv|\\triangleq)")
 
-_MARGIN = {"gamma", "w_opt", "b_opt", "w_hat_opt", "v_opt", "c_opt", "m_opt"}
-_RUN = ("update", "end")
 _BOUND = re.compile(r"(mistakes|updates|corrections|errors|iterations|steps)[^.]{0,120}?(bounded(?: above)? by|at most|"
                     r"no more than|no larger than)\s*:?\s*$", re.I | re.S)
 
@@ -68,95 +61,24 @@ _AT_END = re.compile(r"\b(when|once|after|where)\s+(the\s+)?(algorithm|perceptro
                      re.I)
 
 
-class Proposals:
-    """What the note's own sentences say about every run: each proposal with the line it
-    comes from, for the ``# review:`` comments."""
-
-    def __init__(self):
-        self.base = 0  # the note's index of the initial weights
-        self.assume: dict = {}  # assumption -> the line and words it comes from
-        self.order: str | None = None
-        self.datasets: list = []  # the note's worked examples: [[dataset]] tables (verify.notes.worked_example)
-        self.bias: tuple = (None, None)  # the note's bias update: (built-in variant or None, as written or None)
-
-    def for_claim(self, names: set, when: str, line: int | None = None) -> list:
-        """The assumptions proposed for a claim at ``line``: only what the note has said by then
-        (a "(with η = 1)" further down is that later statement's hypothesis, not this one's)."""
-        out = []
-        if when in _RUN:
-            for a in ("w0_zero", "eta_one", "eta_le_one"):
-                if self._said(a, line) and not (a == "eta_le_one" and "eta_one" in out):  # η = 1 said by then: the narrower
-                    out.append(a)
-        if self._said("separable", line) and (names & _MARGIN or "mistakes" in names):
-            out.append("separable")
-        if self._said("unit_norm", line) and when in _RUN:
-            out.append("unit_norm")
-        if "separable" in out:  # the note's own terms for its separable data
-            out += [a for a in ("nontrivial", "strict_margin") if self._said(a, line)
-                    and (a == "nontrivial" or "gamma" in names)]
-        return out
-
-    def _said(self, a: str, line: int | None) -> bool:
-        src = self.assume.get(a)
-        m = re.match(r"line (\d+):", src or "")
-        return src is not None and (line is None or m is None or int(m.group(1)) <= line)
-
-
-def proposals(note: Note, found: list[Statement], notation: dict | None = None) -> Proposals:
-    """The assumptions the note states, read from its statements and sentences (its symbols
-    through the notation table: a note's theta_1 = 0 is its w_1 = 0)."""
-    p = Proposals()
-    for s in found:
-        index = s.math and initial_weights(s.math, notation)
-        if index is not None:
-            if index.isdigit():
-                p.base = int(index)
-            p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
-    text = note.text
-    p.bias = bias_update(text)
-    zero = _START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
-    if zero:
-        p.assume.setdefault("w0_zero", f"line {_line(text, zero.start())}: {zero.group()[:40]}")
-    if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
-        p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
-    # η = 1 as the note's setting, not a hypothesis of one statement ("with η = 1 it is the same bound")
-    eta = next((m for m in re.finditer(r"(\\eta|η)\s*=\s*1(?![\d.])", text) if not _states_more(text, m)), None)
-    if eta:
-        p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"
-    if m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
-        p.assume["eta_le_one"] = f"line {_line(text, m.start())}: {m.group()}..."
-    if not eta and not m and not re.search(r"\\eta|η|learning rate|step size", text, re.I):
-        p.assume["eta_one"] = "the note has no learning rate"
-    sep = re.search(r"linearly separable|separable|separates (them|the data|the points|the classes)", text, re.I)
-    if sep:
-        p.assume["separable"] = f"line {_line(text, sep.start())}: {sep.group()}"
-    unit = re.search(r"\\\|\s*(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|x)(?:_\{?i\}?)?\s*\\\|(?:_\{?2\}?)?\s*=\s*1(?![\d.])|"
-                     r"‖\s*xᵢ?\s*‖\s*=\s*1(?![\d.])|unit[- ]norm inputs|normali[sz]ed to unit|each (?:data )?(?:vector|point|"
-                     r"input) is a unit vector", text[:MAX_PROPOSAL_CHARS], re.I)
-    if unit:
-        p.assume["unit_norm"] = f"line {_line(text, unit.start())}: {unit.group()[:40]}"
-    trivial = re.search(r"non-?trivial|not all (?:\$?\\?\w{1,8}\$? )?(?:points |inputs |examples )?have the same label|"
-                        r"both labels (?:occur|appear)", text[:MAX_PROPOSAL_CHARS], re.I)
-    if trivial:
-        p.assume["nontrivial"] = f"line {_line(text, trivial.start())}: {trivial.group()[:40]}"
-    # the margin assumed strictly ("y_i w*.x_i > γ for all i"): gamma is then below every point's margin
-    strict = re.search(r"y_\{?i\}?[^$\n]{0,80}?(?<![\\\w=<>])>(?!=)\s*(\\gamma|γ)", text[:MAX_PROPOSAL_CHARS])
-    if strict:
-        p.assume["strict_margin"] = f"line {_line(text, strict.start())}: {strict.group()[:40]}"
-    order = re.search(r"cycl\w*|over and over|in (?:a fixed|the same) order|in turn", text, re.I)
-    if order:
-        p.order = f"line {_line(text, order.start())}: {order.group()}"
-    return p
-
-
 #: How a draft that sets the note's run or notation (its learning rate, initial weights, data,
 #: prediction rule) begins its reason: such a statement has no truth of its own, and the page
 #: shows it as defining the note (verify.notes.annotate), never greying a line a claim checks.
 SETS = "sets the note's run or notation: "
 
 #: Words with which a sentence asserts something of its math (it is then no mere setting).
-_ASSERTS = re.compile(r"\b(times|as many|more|fewer|less|needs?|changes?|depends?|faster|slower|halves|"
-                      r"doubles|never|always|at most|at least|bound(ed)?|increases?|decreases?)\b", re.I)
+_ASSERTS = re.compile(r"\b(times|as many|more|fewer|less|needs?|changes?|depends?|faster|slower|halve[sd]?|"
+                      r"doubles?|doubled|triples?|quadruples?|would|never|always|at most|at least|bound(ed)?|"
+                      r"increases?|decreases?)\b", re.I)
+#: A sentence that speaks of what is not (a separator XOR "would need"), or supposes: its math is
+#: no statement about the note's runs.
+_HYPOTHETICAL = re.compile(r"\b(would|impossible|imagine|hypothetical(ly)?|if there were)\b", re.I)
+#: Quantities of a dataset alone: "R = 3" of the note's data is one dataset's value.
+_DATA_NAMES = {"R", "R2", "gamma", "n", "d"}
+#: Where a clause of a sentence begins: a comma, colon or semicolon, or a word that opens one.
+_CLAUSE = re.compile(r"[,;:]\s|\b(?:because|since|otherwise|hence|thus|so that|we have|we get|then)\b", re.I)
+#: "... from any $w_1$ with <math>": the math is the premise of a claim said in words.
+_PREMISE = re.compile(r"\b(any|every|each|all)\s+\S{1,40}\s+(with|such that|satisfying|where)\s*\$?\s*$", re.I)
 _WITHOUT_MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)")
 #: The initial bias: "b₀ = 0", "b_0 = 0".
 _B0_SET = re.compile(r"\s*b_\{?0\}?\s*=\s*[-+]?[0-9./]+\s*")
@@ -202,10 +124,6 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
             _DEFINED.match(s.math) and _DEFINES.search((s.context or "")[-120:].split("$")[0] if s.context else "")):
         return "defines notation the claims use"
     return None
-
-
-def _line(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
 
 
 def _id(prefix: str, s: Statement, used: set) -> str:
@@ -362,6 +280,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
              "not proposed for every claim (its sentence says more): add eta_one to the claims it is about") if one else
             f"not an assumption: state it as run = {{ eta = \"{eta.group(2).rstrip('.')}\" }} on the claims about "
             "the note's own run (with datasets = [...])")}
+    if not s.display and not s.code and (why := _not_a_claim(s)):
+        return {**out, "draft": True, "untranslated": why}
     in_proof = bool(re.search(r"\bproof\b", s.section, re.I))
     t = translate(s.math, notation, base=props.base, forall=bool(_FORALL.search(s.context)), running=in_proof,
                   ends=bool(_AT_END.search(s.context)))
@@ -376,6 +296,10 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if t.when in _RUN and one_runs_value(t.expr) and t.names <= {"w0", "b0"}:
         return {**out, "draft": True, "untranslated": SETS + f"the run's initial weights ({t.expr}): state them as "
                                                              "assume = [\"w0_zero\"] or run = { w0 = [...] }"}
+    if t.when == "dataset" and one_runs_value(t.expr) and t.names <= _DATA_NAMES:  # "for our data R = 3"
+        return {**out, "draft": True, "untranslated": f"a value of one dataset ({t.expr}), the note's own: give its "
+                                                      "data ([[dataset]], datasets = [...]) to check it; no other data "
+                                                      "need have it"}
     if t.when in _RUN and one_runs_value(t.expr):  # a claim on the note's own run, when its data is written out
         return {**out, "draft": True, "one_run": (t.expr, t.when),
                 "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
@@ -402,6 +326,22 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     out["review"] = review
     out["links"] = t.links
     return out
+
+
+def _not_a_claim(s: Statement) -> str | None:
+    """Why the relation of a statement in prose is no claim of its own, or None: its sentence
+    supposes or speaks of what is not ("a separator would need $b < 0$"), or the relation is the
+    premise of a claim said in words ("the same bound holds from any $w_1$ with $\\|w_1\\| \\le \\gamma$")."""
+    at = s.text.find(s.math)
+    clause = _WITHOUT_MATH.sub(" ", s.text[:at] if at >= 0 else s.text)
+    clause = _CLAUSE.split(clause)[-1]  # the clause the relation is in: "..., because otherwise it would" is another's
+    if m := _HYPOTHETICAL.search(clause):
+        return (f"a sentence that supposes or speaks of what is not ({m.group()}): its math is no statement about the "
+                "note's runs; transcribe it by hand if it is one")
+    if at > 0 and (m := _PREMISE.search(s.text[max(0, at - 120):at].rstrip("\\( "))):
+        return (f"the premise of a claim said in words ({m.group().strip().rstrip('$ ')} ...: {s.math.strip()[:60]}): transcribe the "
+                "claim it is the premise of, with given = \"...\" (or an assumption) for this relation")
+    return None
 
 
 def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> list:
@@ -433,9 +373,9 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
         assume = assume + ["converged"]
         props.assume.setdefault("converged", "the sentence speaks of the run once it has converged")
     own = _own_clause(s)
-    if t.when in _RUN and "w0_zero" not in assume and not anyw0 and _START_ZERO.search(own or s.text):
+    if t.when in _RUN and "w0_zero" not in assume and not anyw0 and START_ZERO.search(own or s.text):
         assume = assume + ["w0_zero"]  # "started from w = 0, a run ...": the statement's own hypothesis
-        props.assume.setdefault("w0_zero", "the statement: " + _START_ZERO.search(own or s.text).group())
+        props.assume.setdefault("w0_zero", "the statement: " + START_ZERO.search(own or s.text).group())
     eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d./])", own)
     if t.when in _RUN and eta_here and "eta_one" not in assume:  # "with η = 1, the weights satisfy ...": its hypothesis
         assume = assume + ["eta_one"]
@@ -462,19 +402,6 @@ def _own_clause(s: Statement) -> str:
         if math and (math in re.sub(r"\s+", "", c) or math in re.sub(r"\s+", "", to_latex(c))):
             return c
     return clauses[0] if len(clauses) == 1 else ""
-
-
-def _states_more(text: str, m) -> bool:
-    """Whether the sentence around the match ``m`` states something beside it (a relation or a
-    bound: then the match is that statement's hypothesis, not the note's setting)."""
-    start, end = max(0, m.start() - 300), m.end() + 300  # a sentence's reach: bounded, so many matches stay linear
-    # a sentence ends at ". ", ".\n" or a blank line, and a list item ("\n- ") is one of its own
-    ends = (". ", ".\n", "\n\n", "\n- ", "\n* ")
-    lo = max([text.rfind(e, start, m.start()) for e in ends] + [start - 1])
-    hi = [i for i in (text.find(e, m.end(), end) for e in ends) if i >= 0]
-    sentence = text[lo + 1:min(hi + [end])]
-    rest = sentence.replace(m.group(), " ", 1)
-    return bool(re.search(r"[≤≥<>]|\\le|\\ge|\\leq|\\geq|\bbound\b|\bat most\b|\bsame\b", rest))
 
 
 def _toml_value(v) -> str:

@@ -61,10 +61,14 @@ class Rule:
 
 
 _BIAS = re.compile(r"\bb\s*+(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*+=\s*+b\s*+\+|(?:·|\\cdot|\bx|\))\s*+\+\s*+b\b")
-_TIE_GT = re.compile(r"(?:=|is)\s*+\+?1\s*+,?\s*+(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*+0", re.I)
+_TIE_GT = re.compile(r"(?:=|is)\s*+\+?1\s*+\$?\s*+,?\s*+(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*+0", re.I)
 _SIGN0 = re.compile(r"\bsign\s*+\(\s*+0\s*+\)\s*+(?:=|:=|is)\s*+\$?\s*+([+−-]?\s*+1|0)(?![\d.])")
 _MISTAKE_LE = re.compile(r"\by\w{0,3}\s*+(?:\(|·|\\cdot|\*)?(?:\\[,;!]|[^,;\n]){0,40}?(≤|<=|\\leq?\b)\s*+0")
-_FIRST = re.compile(r"\bx\s*+(?:_\{?0\}?|₀)\s*+=\s*+1\b|\bw\s*+(?:_\{?0\}?|₀)\s+is\s+the\s+bias", re.I)
+_FIRST = re.compile(r"\bx\s*+(?:_\{?0\}?|₀)\s*+=\s*+1\b|\bw\s*+(?:_\{?0\}?|₀)\s+is\s+the\s+bias|"
+                    r"[(\[]\s*+1\s*+,\s*+x\s*+(?:_\{?1\}?|₁)", re.I)  # x̃ = (1, x_1, x_2)
+#: The note puts the bias's 1 last: x̃ = (x_1, x_2, 1), w = (w_1, w_2, b).
+_LAST = re.compile(r"[(\[]\s*+x\s*+(?:_\{?1\}?|₁)\s*+,[^()\[\]\n]{0,60}?,\s*+1\s*+[)\]]|"
+                   r"[(\[]\s*+w\s*+(?:_\{?1\}?|₁)\s*+,[^()\[\]\n]{0,60}?,\s*+b\s*+[)\]]")
 
 
 _SUBSCRIPTED = r"(?:_\{?[^}\s$]{1,6}\}?|[ₖₜᵢ₊₀₁₂₃]{1,4})?"
@@ -394,7 +398,7 @@ def _note_run(text: str, data: NoteData, setting: tuple, stop, last: int):
             and not rules[0].bias:  # the note prints a bias: its run has one
         rules = [Rule(r.variant, r.sign0, r.form, r.words, True, r.place) for r in rules]
         read.append("a bias, printed with the weights")
-    if rules and rules[0].bias and not _FIRST.search(text[:200_000]) and any(
+    if rules and rules[0].bias and not _FIRST.search(text[:200_000]) and not _LAST.search(text[:200_000]) and any(
             f.quantity == "w" and len(f.value) == d + 1 and not f.with_b for f in steps + facts):
         # d + 1 weights printed, and the note does not say where its bias is: first and last both run
         rules = rules + [Rule(r.variant, r.sign0, r.form, r.words, True, "first") for r in rules]

@@ -1,5 +1,6 @@
 """The data a note writes out, read exactly as printed: subscripted (``x_1 = (1, 1)``,
-``y_1 = +1``, ``x₂ = (−1, 0)``, ``y₂ = −1``, as math or plain text), one point a line
+``y_1 = +1``, ``x₂ = (−1, 0)``, ``y₂ = −1``, as math or plain text), named by letters
+(``A = (2, 2) with t = 1``), one point a line
 (``x = (0, 1)  t = 1``, in a code block or not), or a table whose header names an input and a
 label (or leaves the label's column unnamed) and no weights (verify.notes.worked_example reads
 one with weights as the run itself).  verify.notes.note_run runs the note's rule on it."""
@@ -76,6 +77,37 @@ def _subscripted(text: str) -> list:
     return out
 
 
+#: A point named by a capital letter, with its label: "A = (2, 2) with t = 1", "B = (1, 0), y = −1".
+_LETTERED = re.compile(r"(?<![A-Za-z\\_])([A-Z])\s*+=\s*+\$?\s*+" + TUPLE + r"\s*+\$?\s*+(?:,|with|and)?\s*+(?:its\s+|the\s+)?"
+                       r"(?:label|target|class)?\s*+\$?\s*+(?:y|t|d)?(?:_\{?[A-Z]\}?)?\s*+(?:=|:|of)\s*+\$?\s*+([+−-]?\s*+\d+)"
+                       r"(?![\d]|\.\d)")
+
+
+def _lettered(text: str) -> list:
+    """Listings whose points are named by letters: ``A = (2, 2) with t = 1, B = (1, 0) with t = 0``:
+    entries close together, each name once."""
+    groups, cur = [], []
+    for m in _LETTERED.finditer(text[:200_000]):
+        if cur and (m.start() - cur[-1].end() > _GAP or m.group(1) in {c.group(1) for c in cur}):
+            groups.append(cur)
+            cur = []
+        cur.append(m)
+    groups.append(cur)
+    out, line_of = [], None
+    for g in groups:
+        pts = [numbers_of(m.group(2)) for m in g]
+        labels = [numbers_of(m.group(3).replace(" ", "")) for m in g]
+        if not 2 <= len(g) <= MAX_LISTED_POINTS or None in pts or None in labels or len({len(p) for p in pts}) != 1:
+            continue
+        labels = [v[0] for v in labels]
+        if not _labels_ok(labels):
+            continue
+        line_of = line_of or line_index(text)
+        out.append(NoteData(line_of(g[0].start()), line_of(g[-1].end()), tuple(tuple(p) for p in pts),
+                            tuple(int(v) for v in labels), f"the points {g[0].group(1)} to {g[-1].group(1)} the note writes out"))
+    return out
+
+
 def _one_a_line(text: str) -> list:
     """Listings of one point a line: ``x = (0, 1)  t = 1`` on consecutive lines."""
     out, run = [], []
@@ -137,7 +169,8 @@ def note_data(text: str) -> list:
     """The note's data written out, in the order of the note, at most MAX_LISTINGS (a listing
     inside another's lines is the same data)."""
     out = []
-    for d in sorted(_data_tables(text) + _subscripted(text) + _one_a_line(text), key=lambda d: (d.line, -d.end)):
+    for d in sorted(_data_tables(text) + _subscripted(text) + _lettered(text) + _one_a_line(text),
+                    key=lambda d: (d.line, -d.end)):
         if not any(o.line <= d.line <= o.end for o in out) and len(out) < MAX_LISTINGS:
             out.append(d)
     return out

@@ -1,0 +1,125 @@
+"""What a note's own sentences say about every run it speaks of: its initial weights, learning
+rate, separability, inputs of norm 1, non-trivial data, a strict margin and its order, each
+with the line it comes from; a claim is given only what the note has said by its line
+(verify.notes.draft proposes them in its ``# review:`` comments)."""
+
+from __future__ import annotations
+
+import re
+
+from verify.notes.note_run import bias_update
+from verify.notes.reading import initial_weights
+from verify.notes.source import Note, Statement
+
+__all__ = ["Proposals", "proposals", "START_ZERO", "MAX_PROPOSAL_CHARS", "RUN_TIMES"]
+
+#: The times at which a claim is about a run (its updates or its end).
+RUN_TIMES = ("update", "end")
+
+#: The algorithm's start said in words: "start from w = [0, 0]", "initialize w ← 0", "w is initialised to zero".
+START_ZERO = re.compile(r"\b(?:start(?:s|ed|ing)? (?:from|with|at)|initiali[sz]e[sd]?|begin(?:s|ning)? (?:from|with)|"
+                        r"(?<!\w )from)\s+"
+                        r"(?:the weights?\s+|the weight vector\s+)?(?:w|θ|theta)\w{0,3}\s*(?:=|←|:=|to|at)\s*"
+                        r"(?:0(?!\.?\d)|zero|\[0(?:\s*,\s*0)*\]|\(0(?:\s*,\s*0)*\)|𝟎)", re.I)
+#: How much of a note its proposals are read from (a longer note is read to this point).
+MAX_PROPOSAL_CHARS = 200_000
+#: Names of the data's separator and margin: a claim that reads one is given the note's separability.
+MARGIN_NAMES = {"gamma", "w_opt", "b_opt", "w_hat_opt", "v_opt", "c_opt", "m_opt"}
+
+
+class Proposals:
+    """What the note's own sentences say about every run: each proposal with the line it
+    comes from, for the ``# review:`` comments."""
+
+    def __init__(self):
+        self.base = 0  # the note's index of the initial weights
+        self.assume: dict = {}  # assumption -> the line and words it comes from
+        self.order: str | None = None
+        self.datasets: list = []  # the note's worked examples: [[dataset]] tables (verify.notes.worked_example)
+        self.bias: tuple = (None, None)  # the note's bias update: (built-in variant or None, as written or None)
+
+    def for_claim(self, names: set, when: str, line: int | None = None) -> list:
+        """The assumptions proposed for a claim at ``line``: only what the note has said by then
+        (a "(with η = 1)" further down is that later statement's hypothesis, not this one's)."""
+        out = []
+        if when in RUN_TIMES:
+            for a in ("w0_zero", "eta_one", "eta_le_one"):
+                if self._said(a, line) and not (a == "eta_le_one" and "eta_one" in out):  # η = 1 said by then: the narrower
+                    out.append(a)
+        if self._said("separable", line) and (names & MARGIN_NAMES or "mistakes" in names):
+            out.append("separable")
+        if self._said("unit_norm", line) and when in RUN_TIMES:
+            out.append("unit_norm")
+        if "separable" in out:  # the note's own terms for its separable data
+            out += [a for a in ("nontrivial", "strict_margin") if self._said(a, line)
+                    and (a == "nontrivial" or "gamma" in names)]
+        return out
+
+    def _said(self, a: str, line: int | None) -> bool:
+        src = self.assume.get(a)
+        m = re.match(r"line (\d+):", src or "")
+        return src is not None and (line is None or m is None or int(m.group(1)) <= line)
+
+
+def proposals(note: Note, found: list[Statement], notation: dict | None = None) -> Proposals:
+    """The assumptions the note states, read from its statements and sentences (its symbols
+    through the notation table: a note's theta_1 = 0 is its w_1 = 0)."""
+    p = Proposals()
+    for s in found:
+        index = s.math and initial_weights(s.math, notation)
+        if index is not None:
+            if index.isdigit():
+                p.base = int(index)
+            p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
+    text = note.text
+    p.bias = bias_update(text)
+    zero = START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
+    if zero:
+        p.assume.setdefault("w0_zero", f"line {_line(text, zero.start())}: {zero.group()[:40]}")
+    if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
+        p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
+    # η = 1 as the note's setting, not a hypothesis of one statement ("with η = 1 it is the same bound")
+    eta = next((m for m in re.finditer(r"(\\eta|η)\s*=\s*1(?![\d.])", text) if not _states_more(text, m)), None)
+    if eta:
+        p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"
+    if m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
+        p.assume["eta_le_one"] = f"line {_line(text, m.start())}: {m.group()}..."
+    if not eta and not m and not re.search(r"\\eta|η|learning rate|step size", text, re.I):
+        p.assume["eta_one"] = "the note has no learning rate"
+    sep = re.search(r"linearly separable|separable|separates (them|the data|the points|the classes)", text, re.I)
+    if sep:
+        p.assume["separable"] = f"line {_line(text, sep.start())}: {sep.group()}"
+    unit = re.search(r"\\\|\s*(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|x)(?:_\{?i\}?)?\s*\\\|(?:_\{?2\}?)?\s*=\s*1(?![\d.])|"
+                     r"‖\s*xᵢ?\s*‖\s*=\s*1(?![\d.])|unit[- ]norm inputs|normali[sz]ed to unit|each (?:data )?(?:vector|point|"
+                     r"input) is a unit vector", text[:MAX_PROPOSAL_CHARS], re.I)
+    if unit:
+        p.assume["unit_norm"] = f"line {_line(text, unit.start())}: {unit.group()[:40]}"
+    trivial = re.search(r"non-?trivial|not all (?:\$?\\?\w{1,8}\$? )?(?:points |inputs |examples )?have the same label|"
+                        r"both labels (?:occur|appear)", text[:MAX_PROPOSAL_CHARS], re.I)
+    if trivial:
+        p.assume["nontrivial"] = f"line {_line(text, trivial.start())}: {trivial.group()[:40]}"
+    # the margin assumed strictly ("y_i w*.x_i > γ for all i"): gamma is then below every point's margin
+    strict = re.search(r"y_\{?i\}?[^$\n]{0,80}?(?<![\\\w=<>])>(?!=)\s*(\\gamma|γ)", text[:MAX_PROPOSAL_CHARS])
+    if strict:
+        p.assume["strict_margin"] = f"line {_line(text, strict.start())}: {strict.group()[:40]}"
+    order = re.search(r"cycl\w*|over and over|in (?:a fixed|the same) order|in turn", text, re.I)
+    if order:
+        p.order = f"line {_line(text, order.start())}: {order.group()}"
+    return p
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _states_more(text: str, m) -> bool:
+    """Whether the sentence around the match ``m`` states something beside it (a relation or a
+    bound: then the match is that statement's hypothesis, not the note's setting)."""
+    start, end = max(0, m.start() - 300), m.end() + 300  # a sentence's reach: bounded, so many matches stay linear
+    # a sentence ends at ". ", ".\n" or a blank line, and a list item ("\n- ") is one of its own
+    ends = (". ", ".\n", "\n\n", "\n- ", "\n* ")
+    lo = max([text.rfind(e, start, m.start()) for e in ends] + [start - 1])
+    hi = [i for i in (text.find(e, m.end(), end) for e in ends) if i >= 0]
+    sentence = text[lo + 1:min(hi + [end])]
+    rest = sentence.replace(m.group(), " ", 1)
+    return bool(re.search(r"[≤≥<>]|\\le|\\ge|\\leq|\\geq|\bbound\b|\bat most\b|\bsame\b", rest))
