@@ -361,3 +361,22 @@ def test_points_named_by_letters_are_the_notes_data_and_the_bias_it_puts_last_is
     assert {"mistakes == 3", "w == vec(1/2, 1/2, -1/2)"} <= set(run), run
     setting = run["mistakes == 3"]["run"]
     assert setting["augment"] == "last" and setting["sign0"] == -1 and setting["eta"] == "1/2", setting
+
+
+def test_a_table_that_names_its_points_and_folds_the_bias_into_w_is_the_notes_run(tmp_path):
+    """The same three points, their steps in a table whose point column holds the names and whose
+    weights hold the bias last (the run above: (1, 1, 1/2), (1/2, 1, 0), (1/2, 1/2, -1/2)); the
+    third row is printed wrong here, (1/2, 1/2, 1/2)."""
+    text = ("# Three points\n\nWe fold the bias in: $\\tilde x = (x_1, x_2, 1)$, and predict $o = 1$ if $w·\\tilde x > 0$, "
+            "else $o = 0$; we update $w ← w + η (t − o) \\tilde x$.\n\n"
+            "Data: P = (2, 2) with t = 1, Q = (1, 0) with t = 0, S = (0, 1) with t = 0. We take η = 0.5 and start "
+            "from w = (0, 0, 0).\n\n| step | point | t | new w |\n|---|---|---|---|\n| 1 | P | 1 | (1, 1, 0.5) |\n"
+            "| 2 | Q | 0 | (0.5, 1, 0) |\n| 3 | S | 0 | (0.5, 0.5, 0.5) |\n")
+    data = _draft(tmp_path, "table.md", text)
+    (ds,) = data["dataset"]
+    assert ds["points"] == [["2", "2"], ["1", "0"], ["0", "1"]] and ds["labels"] == [1, 0, 0]
+    rows = {c["line"]: c for c in data["claim"] if c.get("datasets") == [ds["name"]]}
+    assert rows[9]["expr"] == "w == vec(1, 1, 1/2)" and rows[9]["run"]["augment"] == "last", rows[9]
+    got = _run(tmp_path, "table.md")
+    assert got[rows[9]["id"]] == got[rows[10]["id"]] == "holds on evidence"
+    assert got[rows[11]["id"]] == "refuted"

@@ -162,7 +162,7 @@ def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, u
     datasets, facts = data_claims(note.text, lambda cid: _unique(f"{prefix}.{cid}", used), props.datasets, values)
     props.datasets.extend(datasets)
     replaced = {c["id"] for c in facts}  # a value of one run now read on the note's run (or a draft that says why not)
-    read = {c["line"] for c in facts if not c.get("draft")}
+    read = {c["line"] for c in facts + claims if not c.get("draft") and c.get("datasets")}  # the note's run, read there
     steps = {c["line"] for c in facts if c.get("when") == "visit"}
     kept = [c for c in claims if c["id"] not in replaced and not (c["line"] in read and c.get("draft") and not c.get("untranslated", "").startswith(SETS))
             and not (c["line"] in steps and not c.get("datasets") and c.get("when") in _RUN + ("visit",))]
@@ -175,11 +175,14 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
     looks like one but cannot be read is a draft that says why."""
     from perceptron._numbers import format_rational as fr
     from verify.notes.worked_example import read_example, tables
+    from verify.notes.written_data import note_data
+
+    names = {n: p for d in note_data(note.text) for n, p in zip(d.names, d.points)}  # "A = (2, 2)": a table's "A"
 
     out = []
     under = section_of(note.text)
     for table in tables(note.text):
-        ex, why = read_example(table, note.text)
+        ex, why = read_example(table, note.text, names)
         if ex is None and why is None:
             continue
         section = under(table.line)  # the heading the table is under

@@ -279,9 +279,10 @@ RULES = (("rosenblatt", 0, "yx", "w += eta y x when y w.x <= 0"),
           ("sign", -1, "half", "w += eta (t - o) x on labels 0/1, o = 0 at w.x = 0"))
 
 
-def read_example(table: Table, note_text: str):
+def read_example(table: Table, note_text: str, names: dict | None = None):
     """(Example, None) for a table read as a worked example, (None, why) for a table that looks
-    like one but is not read, (None, None) for any other table."""
+    like one but is not read, (None, None) for any other table.  ``names``: the points the note
+    names (``A = (2, 2)``: {"A": (2, 2)}), which an input cell may give by name."""
     from perceptron import from_rows
 
     cols = _columns(table.header)
@@ -290,10 +291,10 @@ def read_example(table: Table, note_text: str):
     xs, yc, wc, bc, before = cols
     if len(table.rows) > MAX_TABLE_ROWS:
         return None, f"the table has more than {MAX_TABLE_ROWS} rows (verify.notes.worked_example.MAX_TABLE_ROWS)"
-    got = _row_values(table, xs, yc, wc, bc)
+    got = _row_values(table, xs, yc, wc, bc, names or {})
     if isinstance(got, str):
         return None, got
-    seq, ws = got
+    seq, ws, folded = got
     points, labels = [], []
     for p, y in seq:
         if p not in points:
@@ -307,12 +308,14 @@ def read_example(table: Table, note_text: str):
     eta, w0, b0 = stated_setting(note_text, table.line)
     d = len(points[0])
     w0 = w0 if w0 is not None and len(w0) == d else tuple(Fraction(0) for _ in range(d))
-    if bc is not None:
-        w0 = w0 + (b0 if b0 is not None else Fraction(0),)
+    if bc is not None or folded:  # a bias column, or the bias folded into the weights' last coordinate
+        stated = stated_setting(note_text, table.line)[1]
+        w0 = stated if folded and stated is not None and len(stated) == d + 1 else \
+            w0 + (b0 if b0 is not None else Fraction(0),)
     eta = eta if eta is not None and eta > 0 else Fraction(1)
     zero_one = 0 in labels
     ds = from_rows("table", [list(p) for p in points], [1 if v == 1 else -1 for v in labels])
-    best = _best_rule(ds, ws, before, eta, w0, zero_one, bc is not None)
+    best = _best_rule(ds, ws, before, eta, w0, zero_one, bc is not None or folded)
     if best is None:
         return None, (f"no rule the drafter knows reproduces the table's first rows with eta = {eta} and w0 = "
                       f"({', '.join(map(str, w0))}): give the note's rule, learning rate and start by hand")
@@ -327,24 +330,29 @@ def read_example(table: Table, note_text: str):
     return Example(points, labels, params, claims, agreed, words), None
 
 
-def _row_values(table: Table, xs, yc, wc, bc):
-    """((input, label) of each row, (line, weights) of each row), or why a row is not read."""
-    seq, ws = [], []
+def _row_values(table: Table, xs, yc, wc, bc, names: dict):
+    """((input, label) of each row, (line, weights) of each row, whether the weights hold the
+    bias as their last coordinate), or why a row is not read.  An input cell may name a point."""
+    seq, ws, sizes = [], [], set()
     for line, cells in table.rows:
         if max(xs + [yc] + wc + ([bc] if bc is not None else [])) >= len(cells):
             return f"line {line}: a row with fewer cells than the header"
-        x = [v for j in xs for v in (numbers_of(cells[j]) or [None])]
+        x = [v for j in xs for v in (numbers_of(cells[j]) or names.get(cells[j].strip("*`$ ")) or [None])]
         y = numbers_of(cells[yc])
         w = [v for j in wc for v in (numbers_of(cells[j]) or [None])]
         w = None if None in w else w
         b = numbers_of(cells[bc]) if bc is not None else []
-        if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or len(w) != len(x) or b is None \
-                or len(b) > 1 or (bc is not None and not b):
+        folded = bc is None and w is not None and len(w) == len(x) + 1  # w = (w_1, w_2, b): the bias folded in
+        if None in x or not y or len(y) != 1 or y[0] not in (-1, 0, 1) or w is None or (len(w) != len(x) and not folded) \
+                or b is None or len(b) > 1 or (bc is not None and not b):
             return f"line {line}: the input, label, weights or bias are not numbers of one size"
         w = w + b  # the bias is the last coordinate of the run's weights (augment = last)
+        sizes.add(folded)
         seq.append((tuple(x), int(y[0])))
         ws.append((line, tuple(w)))
-    return seq, ws
+    if len(sizes) > 1:
+        return "the weights are printed with the bias in some rows and without it in others"
+    return seq, ws, sizes == {True}
 
 
 def _best_rule(ds, ws, before, eta, w0, zero_one, bias):

@@ -39,6 +39,7 @@ class NoteData:
     labels: tuple  #: as printed: +1/-1 or 0/1
     source: str  #: how the note wrote it, for the review comment
     first: int | None = None  #: the index of its first point, when the note names them (x_1, x₂, ...)
+    names: tuple = ()  #: the letters the note names its points by (A = (2, 2), ...), in order
 
 
 def _labels_ok(labels) -> bool:
@@ -104,7 +105,8 @@ def _lettered(text: str) -> list:
             continue
         line_of = line_of or line_index(text)
         out.append(NoteData(line_of(g[0].start()), line_of(g[-1].end()), tuple(tuple(p) for p in pts),
-                            tuple(int(v) for v in labels), f"the points {g[0].group(1)} to {g[-1].group(1)} the note writes out"))
+                            tuple(int(v) for v in labels), f"the points {g[0].group(1)} to {g[-1].group(1)} the note writes out",
+                            names=tuple(m.group(1) for m in g)))
     return out
 
 
