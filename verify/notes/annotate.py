@@ -23,6 +23,7 @@ import stat
 from perceptron.errors import InputError
 from perceptron.outputs import output_folder, remove_output, write_file
 from verify.notes.mathml import Renderer
+from verify.notes.latex_numbers import Numbering, numbering, with_refs
 from verify.notes.source import DISPLAY_ENVS, THEOREMS, Note, delimited, read_note, slug, statements
 from verify.report.figures import counterexample_figure, unique_ids
 from verify.report.html_safety import CSP_META, verdict_help
@@ -327,11 +328,12 @@ def _latex_blocks(note: Note, mathml: Renderer) -> list:
     out, cur, depth = [], [], 0
     front = {k: _latex_arg(note.text, k) for k in ("title", "author", "date")}
     counters: dict = {}
+    numbers = numbering(note.text)  # as typeset: shared counters, within sections, \ref{...} as numbers
 
     def flush():
         if cur and any(x.strip() for _, x in cur):
             out.append((cur[0][0], cur[-1][0], _latex_html("\n".join(x for _, x in cur), to_text, mathml, front,
-                                                           counters)))
+                                                           counters, numbers, cur[0][0])))
         cur.clear()
 
     for j in range(first, last):
@@ -356,16 +358,20 @@ def _latex_arg(text: str, macro: str) -> str | None:
     return m.group(1) if m else None
 
 
-#: Environments shown with a numbered header, as LaTeX's \\newtheorem does (each its own counter).
+#: Environments shown with a header (numbered as the note declares them: verify.notes.latex_numbers).
 _HEADED = THEOREMS + ("example", "proof")
 
 
-def _latex_html(par: str, to_text, mathml: Renderer, front: dict | None = None, counters: dict | None = None) -> str:
-    """One block of a LaTeX note as HTML: a sectioning command becomes a numbered heading, a
-    theorem-like environment its header ("Theorem 2 (Convergence)."), \\maketitle the title block
-    of the preamble (never the build date: \\today is left out), and \\label{...} its name."""
+def _latex_html(par: str, to_text, mathml: Renderer, front: dict | None = None, counters: dict | None = None,
+                numbers: Numbering | None = None, line: int = 1) -> str:
+    """One block of a LaTeX note (its first line ``line``) as HTML: a sectioning command becomes a
+    numbered heading, a theorem-like environment its header with the number the note's
+    declarations give it ("Lemma 3.2 (Norm)."; verify.notes.latex_numbers), \\ref{...} that number,
+    \\maketitle the title block of the preamble (never the build date: \\today is left out), and
+    \\label{...} its name."""
     front, counters = front or {}, counters if counters is not None else {}
-    par = par.replace("\\today", "")
+    numbers = numbers or Numbering()
+    par = with_refs(par.replace("\\today", ""), numbers.labels)
     sec = re.match(r"\s*\\((?:sub)*)section(\*?)\{([^{}]*)\}", par)
     head = ""
     if sec:
@@ -379,14 +385,13 @@ def _latex_html(par: str, to_text, mathml: Renderer, front: dict | None = None, 
             number = ".".join(str(counters.get(("section", i), 0)) for i in range(level + 1)) + " "
         head = f"<h{min(2 + level, 4)}>{H.escape(number + _text(sec.group(3), to_text))}</h{min(2 + level, 4)}>"
         par = par[sec.end():]
-    env = re.match(r"\s*\\begin\{(" + "|".join(_HEADED) + r")(\*?)\}(?:\[([^\]]{0,200})\])?", par)
+    headed = sorted(set(_HEADED) | set(numbers.titles), key=len, reverse=True)
+    env = re.match(r"\s*\\begin\{(" + "|".join(map(re.escape, headed)) + r")(\*?)\}(?:\[([^\]]{0,200})\])?", par)
     if env:
         name, star, opt = env.group(1), env.group(2), env.group(3)
-        number = ""
-        if not star and name != "proof":
-            counters[name] = counters.get(name, 0) + 1
-            number = f" {counters[name]}"
-        title = name.capitalize() + number + (f" ({_text(opt, to_text)})" if opt else "") + "."
+        at = numbers.at_line.get(line + par.count("\n", 0, env.start()))
+        number = f" {at}" if at and not star else ""
+        title = (numbers.titles.get(name) or name.capitalize()) + number + (f" ({_text(opt, to_text)})" if opt else "") + "."
         head += f'<p class="thm"><b>{H.escape(title)}</b></p>'
         par = re.sub(r"\\end\{" + name + r"\*?\}\s*$", "", par[env.end():].rstrip())
     labels = re.findall(r"\\label\{([^{}]{1,100})\}", par)

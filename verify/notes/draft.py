@@ -24,6 +24,7 @@ from verify.notes.proposals import RUN_TIMES as _RUN
 from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
+from verify.notes.worked_example import rate_symbol
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of", "SETS"]
 
@@ -74,7 +75,7 @@ _ASSERTS = re.compile(r"\b(times|as many|more|fewer|less|needs?|changes?|depends
 #: no statement about the note's runs.
 _HYPOTHETICAL = re.compile(r"\b(would|impossible|imagine|hypothetical(ly)?|if there were)\b", re.I)
 #: Quantities of a dataset alone: "R = 3" of the note's data is one dataset's value.
-_DATA_NAMES = {"R", "R2", "gamma", "n", "d"}
+_DATA_NAMES = {"R", "R2", "gamma", "n", "d", "w_opt", "b_opt"}
 #: Where a clause of a sentence begins: a comma, colon or semicolon, or a word that opens one.
 _CLAUSE = re.compile(r"[,;:]\s|\b(?:because|since|otherwise|hence|thus|so that|we have|we get|then)\b", re.I)
 #: "... from any $w_1$ with <math>": the math is the premise of a claim said in words.
@@ -83,6 +84,8 @@ _WITHOUT_MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)")
 #: The initial bias: "b₀ = 0", "b_0 = 0".
 _B0_SET = re.compile(r"\s*b_\{?0\}?\s*=\s*[-+]?[0-9./]+\s*")
 
+#: A counter set at the algorithm's start: "k = 0", "t ← 1".
+_COUNTER_SET = re.compile(r"\s*[kt]\s*(?:=|:=|\\leftarrow|\\gets|←)\s*[01]\s*")
 #: The output at a score of 0, as the note sets it: "sign(0) = −1", "sgn(0) := +1".
 _SIGN0_SET = re.compile(r"\s*(?:\\operatorname\{)?(?:sign|sgn)\}?\s*\(\s*0\s*\)\s*(?:=|:=|\\coloneqq)\s*[+−-]?\s*[01]\s*")
 #: A point of the note's data written out, with or without its label: "x_1 = (1, 1), y_1 = +1".
@@ -109,6 +112,8 @@ def definition_of(s: Statement, notation: dict | None = None) -> str | None:
                 "example's table, it becomes the [[dataset]] of the claims about that run)")
     if _B0_SET.fullmatch(s.math):
         return "sets the run's initial bias (state it as run = { b0 = ... })"
+    if _COUNTER_SET.fullmatch(s.math):
+        return "sets the run's counter at its start (k = 0: no update yet)"
     if _SIGN0_SET.fullmatch(s.math):
         return ("sets the algorithm's output at a score of 0, its tie rule (state it as run = { sign0 = ... } with "
                 "variants = [\"sign\"])")
@@ -140,6 +145,8 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     """The note read, and one claim (a dict of fields, plus ``review`` comments) per statement."""
     note = read_note(note_path)
     found = statements(note)
+    rate = rate_symbol(note.text)  # "a learning rate $\lambda > 0$": the note's lambda is eta, unless it says otherwise
+    notation = {**({rate: "eta"} if rate else {}), **(notation or {})}
     props = proposals(note, found, notation)
     prefix = re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(os.path.basename(note_path))[0]).strip("_")[:40] or "note"
     used: set = set()
@@ -269,7 +276,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
         return {**out, "draft": True, "untranslated": SETS + "the algorithm's initial value: a setting of the run, "
                                                         "proposed as assume = [\"w0_zero\"] on the run claims"}
-    if _DATA_POINT.fullmatch(s.math) or _B0_SET.fullmatch(s.math) or _SIGN0_SET.fullmatch(s.math):
+    if _DATA_POINT.fullmatch(s.math) or _B0_SET.fullmatch(s.math) or _SIGN0_SET.fullmatch(s.math) or \
+            _COUNTER_SET.fullmatch(s.math):
         return {**out, "draft": True, "untranslated": SETS + definition_of(s, notation)}
     eta = _ETA_SET.fullmatch(s.math)
     if eta and _ASSERTS.search(_WITHOUT_MATH.sub(" ", s.text)):  # "because η = 0.25, training needs four times ...

@@ -512,8 +512,10 @@ def _value_claims(run: _NoteRun, values) -> list:
 
 
 def one_runs_value(expr: str) -> bool:
-    """Whether ``expr`` equates a quantity of the run with plain numbers ("b == -0.1", "w ==
-    vec(0.6, 0.6)", "mistakes == 3"): a statement about one run, which every other run refutes."""
+    """Whether ``expr`` equates a quantity of the run (or of its data) with plain numbers ("b ==
+    -0.1", "w == vec(0.6, 0.6)", "mistakes == 3", "norm2(w) == 5/4", "R2/gamma**2 == 10"): a
+    statement about one run, which every other run refutes.  A value such as 0 or 1 of an
+    expression ("norm2(w_opt) == 1") may be every run's, and is not one run's."""
     import ast
 
     try:
@@ -526,15 +528,23 @@ def one_runs_value(expr: str) -> bool:
     if not (isinstance(node, ast.Compare) and all(isinstance(op, ast.Eq) for op in node.ops)):
         return False
 
-    def numbers(n) -> bool:  # a number, or vec(...) of numbers, or arithmetic of them
+    def numbers(n) -> bool:  # a number, or vec(...), sqrt(...) of numbers, or arithmetic of them
         if isinstance(n, ast.Call):
-            return getattr(n.func, "id", "") == "vec" and all(numbers(a) for a in n.args)
+            return getattr(n.func, "id", "") in ("vec", "sqrt", "abs") and all(numbers(a) for a in n.args)
         if isinstance(n, ast.BinOp):
             return numbers(n.left) and numbers(n.right)
         if isinstance(n, ast.UnaryOp):
             return numbers(n.operand)
         return isinstance(n, ast.Constant)
 
+    def trivial(n) -> bool:  # 0, 1 or -1: a value every run may have ("norm2(w_opt) == 1", "dot(w0, w_opt) == 0")
+        n = n.operand if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) else n
+        return isinstance(n, ast.Constant) and n.value in (0, 1)
+
     sides = [node.left, *node.comparators]  # "w == vec(0, 0) + (-1)*vec(-2, 0) == vec(2, 0)": a chain too
-    names = [n for n in sides if isinstance(n, ast.Name)]
-    return len(names) == 1 and all(numbers(n) for n in sides if n is not names[0])
+    named = [n for n in sides if not numbers(n)]
+    closed = [n for n in sides if numbers(n)]
+    if len(named) != 1 or not closed:
+        return False
+    # "w == vec(2, 0)", "mistakes == 3"; or a quantity of them at a value not every run has: "norm2(w) == 5/4"
+    return isinstance(named[0], ast.Name) or not all(trivial(n) for n in closed)

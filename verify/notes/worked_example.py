@@ -22,8 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Table", "tables", "read_example", "numbers_of", "header_name", "stated_setting", "RULES", "INPUT_NAMES",
-           "LABEL_NAMES", "MAX_TABLE_ROWS", "MAX_TABLES"]
+__all__ = ["Table", "tables", "read_example", "numbers_of", "header_name", "stated_setting", "rate_symbol", "RULES",
+           "INPUT_NAMES", "LABEL_NAMES", "MAX_TABLE_ROWS", "MAX_TABLES"]
 
 #: Rows of a table read as a worked example: a run worked by hand is a few epochs of a few
 #: points; a longer table is not drafted (the audit's own runs cover long runs).
@@ -186,13 +186,16 @@ def header_name(cell: str) -> str:
     return re.sub(r"\s+", " ", s)
 
 
+#: A fraction as LaTeX writes it: \frac{1}{2}, \tfrac12 is not read (its digits run together).
+_FRAC = re.compile(r"\\[dt]?frac\s*\{\s*([-+]?\d{1,12})\s*\}\s*\{\s*(\d{1,12})\s*\}")
 #: A matrix environment written as one cell: a point as a column (or row) vector.
 _MATRIX = re.compile(r"\\begin\{([pbvB]?matrix)\}(.{0,180}?)\\end\{\1\}", re.S)
 
 
 def numbers_of(cell: str):
     """The numbers of a cell ("(1, -2)", "[0.5, 1]", "−1", "+1"), exact; None if it holds other text."""
-    s = cell[:_MAX_CELL].replace("−", "-").replace("$", "").replace("`", "")
+    s = _FRAC.sub(r"(\1)/(\2)", cell[:_MAX_CELL].replace("−", "-").replace("$", "").replace("`", ""))
+    s = re.sub(r"\((-?\d+)\)/\((\d+)\)", r"\1/\2", s)  # \frac{1}{2}: 1/2; \frac{-1}{2}: -1/2
     if m := _MATRIX.fullmatch(s.strip()):  # a column or row vector: \begin{pmatrix} -2 \\ 0 \end{pmatrix}
         s = "(" + re.sub(r"\\\\|&", ",", m.group(2)) + ")"
     s = s.replace("\\", "")
@@ -212,7 +215,9 @@ def _columns(header):
     """(x columns, y column, w column, b column or None, whether w is printed before the row's
     update) or None."""
     names = [header_name(h) for h in header]
-    y = next((j for j, n in enumerate(names) if n in LABEL_NAMES), None)
+    # "t" names a label (0/1 targets) unless another column does: then it is the step ("t | x | y | ...")
+    y = next((j for j, n in enumerate(names) if n in LABEL_NAMES and n != "t"), None)
+    y = next((j for j, n in enumerate(names) if n == "t"), None) if y is None else y
     xs = [j for j, n in enumerate(names) if n in INPUT_NAMES]
     if not xs:
         xs = [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
@@ -233,14 +238,31 @@ _COMPARES = re.compile(r"\b(times|as many|as much|more|fewer|less|faster|slower|
                        r"would|instead|compared?)\b", re.I)
 
 
+#: The symbol a note names its learning rate by: "a learning rate $\lambda > 0$", "step size α".
+_RATE_SYMBOL = re.compile(r"\b(?:learning rate|step[- ]size)\s*+(?:of\s+)?\$?\s*+(\\(?:lambda|alpha|mu|rho|epsilon|varepsilon|tau)"
+                          r"\b|[λαμρετ])")
+_GREEK = {"λ": "\\lambda", "α": "\\alpha", "μ": "\\mu", "ρ": "\\rho", "ε": "\\epsilon", "τ": "\\tau"}
+
+
+def rate_symbol(note_text: str) -> str | None:
+    """The LaTeX name of the symbol the note calls its learning rate when it is not η
+    ("a learning rate $\\lambda > 0$": "\\lambda"), else None."""
+    m = _RATE_SYMBOL.search(note_text[:200_000])
+    return None if m is None else _GREEK.get(m.group(1), m.group(1))
+
+
 def stated_setting(note_text: str, line: int):
     """The learning rate, initial weights and initial bias the note states for the table at
     ``line``: the last statement of each before the table (a note may compare other values after
     its example), else the one it states after; None when it states none, or several after.  A
     learning rate on a line that compares runs ("with η = 2, half as many updates") is another
     run's, not the table's."""
-    text = note_text[:200_000]
+    text = _FRAC.sub(r"\1/\2", note_text[:200_000])  # \frac{1}{2}: 1/2 (a line's length changes, its place does not)
     at = sum(len(x) + 1 for x in text.split("\n")[:line - 1])
+    sym = rate_symbol(text)
+    names = [r"η", r"\\eta", r"\beta\b", "learning rate", "step size"]
+    if sym:  # the note's own symbol, as LaTeX or as its Unicode letter
+        names += [re.escape(sym) + r"\b"] + [k for k, v in _GREEK.items() if v == sym]
 
     def pick(found):
         before = [v for pos, v in found if pos < at]
@@ -251,7 +273,7 @@ def stated_setting(note_text: str, line: int):
         return bool(_COMPARES.search(text, text.rfind("\n", 0, pos) + 1, (text.find("\n", pos) + 1 or len(text) + 1) - 1))
 
     etas = [(m.start(), Fraction(m.group(2))) for m in re.finditer(
-        r"(?:η|\\eta|\beta\b|learning rate|step size)\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)
+        r"(?:" + "|".join(names) + r")\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)
         if not compared(m.start())]
     start = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"  # "start with w = [..]"
     w0s = [(m.start(), tuple(v)) for m in re.finditer(
