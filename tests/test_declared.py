@@ -726,3 +726,22 @@ def _claim_file_text(text):
         return {c.id: c for c in load_claims(fh.name).claims}
     finally:
         os.unlink(fh.name)
+
+
+@pytest.mark.parametrize("f, cid", [("margin.toml", "margin.bound"), ("margin.toml", "margin.novikoff-misquoted"),
+                                    ("averaged.toml", "averaged.separates")])
+def test_a_state_reached_again_by_another_order_is_walked_once(f, cid, monkeypatch):
+    """Under order any, two orders of the same updates reach the same state (w is their sum):
+    its future is walked once.  The verdict and the first counterexample are those of the walk of
+    every path (MAX_SEEN = 0 remembers nothing), with fewer candidates."""
+    from verify.searching import declared_engine
+
+    dom = Domain(points=2, box=2, max_updates=4, sep_box=2)
+    merged = search(_claim(f, cid), dom, timeout=120)
+    monkeypatch.setattr(declared_engine, "MAX_SEEN", 0)
+    every = search(_claim(f, cid), dom, timeout=120)
+    assert merged.verdict is every.verdict and merged.verdict is not Verdict.UNKNOWN, (merged.reason, every.reason)
+    if every.verdict is Verdict.REFUTED:
+        assert merged.counterexample.to_json() == every.counterexample.to_json()
+    else:
+        assert 0 < merged.checked < every.checked, (merged.checked, every.checked)

@@ -15,6 +15,7 @@ unrolls the declaration's expressions into z3's polynomial encoding (z3_engine.D
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import asdict
 from fractions import Fraction
@@ -31,7 +32,11 @@ from verify.searching.orbits import ORBITS, equivariant, rotation_symmetric
 from verify.searching.learner_runs import Walker
 from verify.verdicts import Verdict
 
-__all__ = ["search_declared", "declared_settings", "is_declared", "param_values"]
+__all__ = ["search_declared", "declared_settings", "is_declared", "param_values", "MAX_SEEN"]
+
+#: States remembered on one run's tree (the walk of every order): a state reached again is not
+#: walked again; past this many, every state is walked (a few hundred bytes each).
+MAX_SEEN = 1_000_000
 
 
 def is_declared(name) -> bool:
@@ -177,11 +182,25 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
     return walker.search(eng, result, out_dir)
 
 
+def _frozen(value):
+    """An exact value as a key equal for equal values: a rational as itself, a vector as its
+    reduced integer core, denominator, extra components and multiplier; TypeError for another."""
+    if isinstance(value, (Fraction, int)):
+        return value
+    if isinstance(value, X.Vec) and isinstance(value.mult, Fraction):
+        num = [int(v) for v in value.num.tolist()]
+        g = math.gcd(value.den, *num) or 1
+        return ("vec", tuple(v // g for v in num), value.den // g, tuple(_frozen(e) for e in value.extra), value.mult)
+    raise TypeError(f"no key for {type(value).__name__}")
+
+
 class DeclaredWalker(Walker):
     """The walker over a declared variant's runs: under order ``any`` every choice of
     misclassified point (a tree of runs of the learner's ``--order sequence:...``, one visit per
     update, so t = k), stepped by the claim evaluator (DeclaredRun); in a deterministic order the
     learner's own runs (Walker.run)."""
+
+    seen = None  # the states reached on the current run's tree (run sets it)
 
     def run(self, ctxs, pts, labels, params):
         if self.learner:
@@ -190,7 +209,24 @@ class DeclaredWalker(Walker):
             root = DeclaredRun(ctxs[0][0])
         except (X.ExactError, ArithmeticError) as e:
             return self._skip(e, f"dataset {pts}, {labels}")
+        # the states reached on this run's tree: a state reached again by another order of the same
+        # updates has the same future, walked once (unless the claim reads prev(): its past differs)
+        self.seen = None if self.claim.compiled.uses_prev else set()
         return self.walk(ctxs, root, [], pts, labels, params, ())
+
+    def _again(self, run) -> bool:
+        """Whether ``run``'s state (its variables, k and sumsq) was reached before on this tree;
+        records it when not.  A state whose values cannot be hashed, or past MAX_SEEN, is walked."""
+        if self.seen is None or len(self.seen) >= MAX_SEEN:
+            return False
+        try:
+            key = (run.k, run.sumsq, tuple((name, _frozen(v)) for name, v in sorted(run.state.items())))
+        except TypeError:
+            return False
+        if key in self.seen:
+            return True
+        self.seen.add(key)
+        return False
 
     def _evaluate(self, ctxs, vals, where, path, pts, labels, params, history=()):
         for ctx, sep in ctxs:
@@ -242,4 +278,5 @@ class DeclaredWalker(Walker):
                 vals = nxt.claim_vals(t=Fraction(len(p2)), i=Fraction(i), x=ctx.rows[i], y=Fraction(ctx.y[i]),
                                       score=s, out=Fraction(out))
                 self._evaluate(ctxs, vals, {"k": len(p2)}, p2, pts, labels, params, h2)
-            self.walk(ctxs, nxt, p2, pts, labels, params, h2)
+            if not self._again(nxt):  # the update's own evaluation is made on every path; its future once
+                self.walk(ctxs, nxt, p2, pts, labels, params, h2)
