@@ -36,6 +36,19 @@ If we double every input, the number of mistakes doubles too.
 """
 
 
+def _drafted(text: str, name: str = "n.md"):
+    """verify.notes.draft.draft of ``text`` written as a note named ``name``: (note, claims, proposals)."""
+    import tempfile
+
+    from verify.notes.draft import draft
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/{name}"
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return draft(path)
+
+
 def _draft(tmp_path):
     (tmp_path / "guide.md").write_text(GUIDE, encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "verify", "draft", "guide.md"], cwd=tmp_path, capture_output=True,
@@ -182,19 +195,12 @@ def test_the_notes_own_terms_for_its_data_are_proposed_and_an_iterations_value_i
     \\|\\mathbf{x}_i\\|_2 = 1: each is the note's assumption for its claims (as drafted, the claims on the seed
     notes that lacked them were refuted where the hand-written ones hold); "w_2 = w_1 + (-1) x = (2, 0)" at
     one step is one run's value, a draft, not a claim about every run."""
-    import tempfile
-
-    from verify.notes.draft import draft
     from verify.notes.note_run import one_runs_value
 
     text = ("# Notes\n\nWe assume the set is non-trivial and linearly separable: there is a unit $w^*$ with "
             "$y_i w^* \\cdot x_i > \\gamma$ for all $i$, and every $\\|\\mathbf{x}_i\\|_2 = 1$. Start from $w_0 = 0$.\n\n"
             "$$w^* \\cdot w_{k+1} > k \\gamma$$\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = f"{tmp}/n.md"
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        _, claims, props = draft(path)
+    _, claims, props = _drafted(text)
     assert {"strict_margin", "nontrivial", "unit_norm", "separable"} <= set(props.assume), props.assume
     (bound,) = [c for c in claims if c["line"] == 5]
     assert {"separable", "strict_margin", "nontrivial", "w0_zero"} <= set(bound["assume"]), bound
@@ -207,26 +213,16 @@ def test_a_learning_rate_in_a_list_of_the_proofs_assumptions_is_the_notes_settin
     """"- The learning rate is η = 1." in a bulleted list, beside items with ≥ in them, is the
     setting of the proof's claims (η = 1, not the algorithm's earlier 0 < η < 1); a statement in one
     sentence with a bound ("with η = 1 the same bound holds") stays that statement's hypothesis."""
-    import tempfile
-
-    from verify.notes.draft import draft
-
     text = ("# Algorithm\n\nPick a learning rate $0 < \\eta < 1$ and start from $w(0) = 0$.\n\n# Theorem\n\n"
             "Assume:\n- The data is linearly separable: $y_i w^* \\cdot x_i \\geq \\alpha$.\n"
             "- The learning rate is $\\eta = 1$.\n- Let $\\beta = \\max_i \\|x_i\\|^2$.\n\n"
             "$$\\|w\\|^2 \\leq k \\beta$$\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = f"{tmp}/n.md"
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        _, claims, props = draft(path)
-        assert "eta_one" in props.assume and "eta_le_one" in props.assume, props.assume
-        (bound,) = [c for c in claims if c["line"] == 12]
-        assert "eta_one" in bound["assume"] and "eta_le_one" not in bound["assume"], bound
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text.replace("- The learning rate is $\\eta = 1$.", "- With $\\eta = 1$ the same bound holds."))
-        _, _, props = draft(path)
-        assert "eta_one" not in props.assume
+    _, claims, props = _drafted(text)
+    assert "eta_one" in props.assume and "eta_le_one" in props.assume, props.assume
+    (bound,) = [c for c in claims if c["line"] == 12]
+    assert "eta_one" in bound["assume"] and "eta_le_one" not in bound["assume"], bound
+    _, _, props = _drafted(text.replace("- The learning rate is $\\eta = 1$.", "- With $\\eta = 1$ the same bound holds."))
+    assert "eta_one" not in props.assume
 
 
 def test_a_sentence_about_every_run_is_no_fact_of_the_notes_run():

@@ -47,6 +47,15 @@ From $w_0 = 0$ the perceptron makes at most $R^2/\gamma^2$ mistakes.
 """
 
 
+def _draft(tmp_path):
+    """``proof-audit draft lecture.tex`` of NOTE in ``tmp_path``: the claim file's tables."""
+    (tmp_path / "lecture.tex").write_text(NOTE, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "verify", "draft", "lecture.tex"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return tomllib.loads((tmp_path / "claims_lecture.toml").read_text(encoding="utf-8"))
+
+
 def test_theorems_are_numbered_as_the_note_declares_them_and_refs_are_their_numbers():
     n = numbering(NOTE)
     assert n.titles == {"theorem": "Theorem", "lemma": "Lemma", "remark": None}
@@ -61,10 +70,7 @@ def test_theorems_are_numbered_as_the_note_declares_them_and_refs_are_their_numb
 
 
 def test_the_page_shows_the_numbers_and_the_references(tmp_path):
-    (tmp_path / "lecture.tex").write_text(NOTE, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "verify", "draft", "lecture.tex"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
+    _draft(tmp_path)
     r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "claims_lecture.toml", "--notes", ".",
                         "--out", "out", "--quiet", "--depth", "1", "--jobs", "1"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=300)
@@ -76,11 +82,7 @@ def test_the_page_shows_the_numbers_and_the_references(tmp_path):
 
 
 def test_the_notes_learning_rate_symbol_fractions_and_a_step_column_named_t_are_read(tmp_path):
-    (tmp_path / "lecture.tex").write_text(NOTE, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "verify", "draft", "lecture.tex"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    data = tomllib.loads((tmp_path / "claims_lecture.toml").read_text(encoding="utf-8"))
+    data = _draft(tmp_path)
     (ds,) = data["dataset"]
     assert ds["points"] == [["2", "0"], ["0", "2"]] and ds["labels"] == [1, -1]  # y, not the step t
     rows = [c for c in data["claim"] if c.get("datasets") == [ds["name"]]]
