@@ -380,3 +380,32 @@ def test_a_table_that_names_its_points_and_folds_the_bias_into_w_is_the_notes_ru
     got = _run(tmp_path, "table.md")
     assert got[rows[9]["id"]] == got[rows[10]["id"]] == "holds on evidence"
     assert got[rows[11]["id"]] == "refuted"
+
+
+def test_a_blogs_settings_tie_rule_and_proof_are_read_as_it_writes_them(tmp_path):
+    """From a newcomer's blog post, where six true statements were red: the tie in "\\( \\hat y = 1 \\) if
+    ..." and in pseudo-code "1 if dot(w, x) + b > 0" (a comma inside the call); the example's rate and
+    start stated with it, not a comparison's "from w = 0, b = 0" lines below nor a proof's η = 1
+    sections later; "take \\( \\eta = 1 \\): a mistake means ... \\le 0" sets η = 1; a theorem's "for
+    all i" does not make the next display's x_i every point.
+    The run (o = 0 at a tie, eta = 1/2, w0 = (1/2, 0), b0 = 1/2): (0, 0), 0: score 1/2, o = 1:
+    w = (1/2, 0), b = 0; (1, 1), 1: score 1/2, correct; epoch 2 clean: 1 update."""
+    text = ("# Post\n\nWe predict \\( \\hat{y} = 1 \\) if \\( w \\cdot x + b > 0 \\), else 0, and update "
+            "\\( b \\leftarrow b + \\eta (y - \\hat{y}) \\).\n\n```python\ny_hat = 1 if dot(w, x) + b > 0 else 0\n```\n\n"
+            "| x₁ | x₂ | y |\n|----|----|---|\n| 0 | 0 | 0 |\n| 1 | 1 | 1 |\n\n"
+            "We take a learning rate of 0.5 and start from w = [0.5, 0], b = 0.5.\n\n"
+            "- (0, 0): score = 0.5 → ŷ = 1 but y = 0, so w = [0.5, 0], b = 0\n\n"
+            "A bigger learning rate (η = 1 instead of 0.5) always needs fewer epochs from w = 0, b = 0.\n\n"
+            "## Proof\n\nFor the proof take labels ±1, start from \\( w_0 = 0 \\) and take \\( \\eta = 1 \\): a mistake "
+            "means \\( y_i w_k \\cdot x_i \\le 0 \\).\n\nSuppose \\( y_i (u \\cdot x_i) \\ge \\gamma \\) for all i.\n\n"
+            "\\[ w_{k+1} \\cdot u = w_k \\cdot u + y_i x_i \\cdot u \\]\n")
+    rules, read = note_rules(text, zero_one=True)
+    assert [r.sign0 for r in rules] == [-1], read
+    data = _draft(tmp_path, "post.md", text)
+    (ds,) = data["dataset"]
+    (step,) = [c for c in data["claim"] if c.get("datasets") == [ds["name"]] and c["line"] == 16]
+    assert step["run"]["eta"] == "1/2" and step["run"]["w0"] == ["1/2", "0"] and step["run"]["b0"] == "1/2", step
+    (display,) = [c for c in data["claim"] if c["line"] == 26 and c.get("expr")]
+    assert not display["expr"].startswith("all_i") and "eta_one" in display["assume"], display
+    got = _run(tmp_path, "post.md")
+    assert got[step["id"]] == "holds on evidence" and got[display["id"]] != "refuted"

@@ -294,7 +294,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if not s.display and not s.code and (why := _not_a_claim(s)):
         return {**out, "draft": True, "untranslated": why}
     in_proof = bool(re.search(r"\bproof\b", s.section, re.I))
-    t = translate(s.math, notation, base=props.base, forall=bool(_FORALL.search(s.context)), running=in_proof,
+    t = translate(s.math, notation, base=props.base, forall=bool(_FORALL.search(_lead_sentence(s.context))), running=in_proof,
                   ends=bool(_AT_END.search(s.context)))
     if t.expr is None and "no relation (nothing compared)" in t.untranslated and _BOUND.search(s.context or ""):
         t = translate("M \\leq " + s.math, notation, base=props.base)  # "... is bounded by <display>"
@@ -337,6 +337,12 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     out["review"] = review
     out["links"] = t.links
     return out
+
+
+def _lead_sentence(context: str) -> str:
+    """The last sentence of the prose before a statement (a display's "for all i:"), not the
+    paragraphs before it (a theorem's "for every i" does not make the next display's x_i any point)."""
+    return re.split(r"(?<=[.!?])\s+|\n\s*\n", context or "")[-1]
 
 
 def _not_a_claim(s: Statement) -> str | None:

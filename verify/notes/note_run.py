@@ -61,7 +61,8 @@ class Rule:
 
 
 _BIAS = re.compile(r"\bb\s*+(?:←|:=|\\leftarrow|\\gets|\+=)|\bb\s*+=\s*+b\s*+\+|(?:·|\\cdot|\bx|\))\s*+\+\s*+b\b")
-_TIE_GT = re.compile(r"(?:=|is)\s*+\+?1\s*+\$?\s*+,?\s*+(?:if|when|whenever)\b[^,;\n]{0,80}?(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*+0", re.I)
+_TIE_GT = re.compile(r"(?:=|is)\s*+\+?1\s*+(?:\$|\\\))?\s*+,?\s*+(?:if|when|whenever)\b(?:\([^()\n]{0,40}\)|[^,;\n]){0,80}?"
+                     r"(>(?!=)|≥|>=|\\geq?\b|\\ge\b)\s*+0", re.I)  # "ŷ = 1 if dot(w, x) + b > 0", "\( o = 1 \) if"
 _SIGN0 = re.compile(r"\bsign\s*+\(\s*+0\s*+\)\s*+(?:=|:=|is)\s*+\$?\s*+([+−-]?\s*+1|0)(?![\d.])")
 _MISTAKE_LE = re.compile(r"\by\w{0,3}\s*+(?:\(|·|\\cdot|\*)?(?:\\[,;!]|[^,;\n]){0,40}?(≤|<=|\\leq?\b)\s*+0")
 _FIRST = re.compile(r"\bx\s*+(?:_\{?0\}?|₀)\s*+=\s*+1\b|\bw\s*+(?:_\{?0\}?|₀)\s+is\s+the\s+bias|"

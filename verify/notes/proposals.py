@@ -116,8 +116,9 @@ def _states_more(text: str, m) -> bool:
     """Whether the sentence around the match ``m`` states something beside it (a relation or a
     bound: then the match is that statement's hypothesis, not the note's setting)."""
     start, end = max(0, m.start() - 300), m.end() + 300  # a sentence's reach: bounded, so many matches stay linear
-    # a sentence ends at ". ", ".\n" or a blank line, and a list item ("\n- ") is one of its own
-    ends = (". ", ".\n", "\n\n", "\n- ", "\n* ")
+    # a sentence ends at ". ", ".\n" or a blank line, a list item ("\n- ") is one of its own, and a
+    # clause after ";" or ": " says something else ("take η = 1: a mistake means y w·x ≤ 0")
+    ends = (". ", ".\n", "\n\n", "\n- ", "\n* ", ";", ": ")
     lo = max([text.rfind(e, start, m.start()) for e in ends] + [start - 1])
     hi = [i for i in (text.find(e, m.end(), end) for e in ends) if i >= 0]
     sentence = text[lo + 1:min(hi + [end])]

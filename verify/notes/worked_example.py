@@ -23,13 +23,16 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = ["Table", "tables", "read_example", "numbers_of", "header_name", "stated_setting", "rate_symbol", "RULES",
-           "INPUT_NAMES", "LABEL_NAMES", "MAX_TABLE_ROWS", "MAX_TABLES"]
+           "INPUT_NAMES", "LABEL_NAMES", "MAX_TABLE_ROWS", "MAX_TABLES", "SETTING_LINES"]
 
 #: Rows of a table read as a worked example: a run worked by hand is a few epochs of a few
 #: points; a longer table is not drafted (the audit's own runs cover long runs).
 MAX_TABLE_ROWS = 200
 #: Tables of one note read as worked examples (each is one [[dataset]] and its claims).
 MAX_TABLES = 10
+#: Lines after a note's data in which the setting it states is its example's, when it states
+#: others further on (a proof's "η = 1" sections later).
+SETTING_LINES = 20
 _MAX_CELL = 200  # characters of a cell read as numbers
 
 INPUT_NAMES = {"x", "xi", "xt", "input", "inputs", "point", "example", "x(i)", "xn", "vector"}
@@ -233,6 +236,8 @@ def _columns(header):
     return xs, y, w, next((j for j, n in enumerate(names) if n in _B), None), before
 
 
+#: A heading line, Markdown or LaTeX: the end of a worked example's section.
+_HEADING_LINE = re.compile(r"\s{0,3}#{1,6}\s|\s*\\(?:sub){0,2}section\*?\{")
 #: Words of a line that compares runs, or speaks of another.
 _COMPARES = re.compile(r"\b(times|as many|as much|more|fewer|less|faster|slower|halves|doubles|quarter|half|twice|"
                        r"would|instead|compared?)\b", re.I)
@@ -254,9 +259,10 @@ def rate_symbol(note_text: str) -> str | None:
 def stated_setting(note_text: str, line: int):
     """The learning rate, initial weights and initial bias the note states for the table at
     ``line``: the last statement of each before the table (a note may compare other values after
-    its example), else the one it states after; None when it states none, or several after.  A
-    learning rate on a line that compares runs ("with η = 2, half as many updates") is another
-    run's, not the table's."""
+    its example), else the one it states after (in its section and within SETTING_LINES lines of
+    it, when it states others further on); None when it states none, or several after.  A line that compares runs
+    ("with η = 2, half as many updates"; "from w = 0, b = 0 a bigger rate ...") speaks of another
+    run, not the table's."""
     text = _FRAC.sub(r"\1/\2", note_text[:200_000])  # \frac{1}{2}: 1/2 (a line's length changes, its place does not)
     at = sum(len(x) + 1 for x in text.split("\n")[:line - 1])
     sym = rate_symbol(text)
@@ -264,17 +270,22 @@ def stated_setting(note_text: str, line: int):
     if sym:  # the note's own symbol, as LaTeX or as its Unicode letter
         names += [re.escape(sym) + r"\b"] + [k for k, v in _GREEK.items() if v == sym]
 
+    after_lines = text.split("\n")[line - 1:line - 1 + SETTING_LINES]
+    ends = [j for j, x in enumerate(after_lines) if j and _HEADING_LINE.match(x)]  # the example's section ends there
+    near = at + sum(len(x) + 1 for x in after_lines[:ends[0] if ends else None])
+
     def pick(found):
+        found = [(pos, v) for pos, v in found if not compared(pos)]
         before = [v for pos, v in found if pos < at]
         after = {v for pos, v in found if pos >= at}
-        return before[-1] if before else (after.pop() if len(after) == 1 else None)
+        soon = {v for pos, v in found if at <= pos < near}  # stated with the example, not in a later section
+        return before[-1] if before else (soon.pop() if len(soon) == 1 else after.pop() if len(after) == 1 else None)
 
     def compared(pos: int) -> bool:  # "with η = 2 it makes a quarter as many updates": another run, not this one's
         return bool(_COMPARES.search(text, text.rfind("\n", 0, pos) + 1, (text.find("\n", pos) + 1 or len(text) + 1) - 1))
 
     etas = [(m.start(), Fraction(m.group(2))) for m in re.finditer(
-        r"(?:" + "|".join(names) + r")\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)
-        if not compared(m.start())]
+        r"(?:" + "|".join(names) + r")\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
     start = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"  # "start with w = [..]"
     w0s = [(m.start(), tuple(v)) for m in re.finditer(
         r"(?:\bw\s*+(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)|" + start + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)
