@@ -3,6 +3,7 @@ example in a tabular with \\frac cells and a step column named t, a shared theor
 numbered within sections, forward \\ref's, and values of its own data and run stated in prose.
 Oracles: LaTeX's own numbering rules, and the run worked by hand below."""
 
+import re
 import subprocess
 import sys
 import tomllib
@@ -100,3 +101,22 @@ def test_a_quantitys_value_is_one_runs_unless_every_run_may_have_it():
     assert one_runs_value("gamma == 1/sqrt(5)") and one_runs_value("w_opt == vec(2, -1)/sqrt(5)")
     assert not one_runs_value("norm2(w_opt) == 1") and not one_runs_value("dot(w0, w_opt) == 0")
     assert not one_runs_value("norm2(w) <= k*R2")
+
+
+def test_a_long_run_of_plain_text_is_tied_for_pylatexenc_and_one_with_no_space_is_refused():
+    """pylatexenc reads a run of plain text in time quadratic in its length (a 1.8 MB run took 75 s
+    to draft): a run longer than MAX_TEXT_RUN is broken at spaces turned into ties, keeping every
+    character's place and line; a run with no space to break at is one clear error."""
+    import pytest
+
+    from perceptron.errors import InputError
+    from verify.notes.source import MAX_TEXT_RUN, tied_runs
+
+    text = "\\section{A}\n" + "word " * (3 * MAX_TEXT_RUN) + "\n$k \\le R^2/\\gamma^2$\n"
+    tied = tied_runs(text, "n.tex")
+    assert len(tied) == len(text) and tied.split("\n")[2] == text.split("\n")[2] and tied.count("~") >= 2
+    longest = max(len(x) for x in re.split(r"[\\{}$%&~^_#]", tied))
+    assert longest <= MAX_TEXT_RUN
+    assert tied_runs("short text $a = b$", "n.tex") == "short text $a = b$"
+    with pytest.raises(InputError, match="line 2: more than"):
+        tied_runs("\\section{A}\n" + "x" * (2 * MAX_TEXT_RUN), "n.tex")

@@ -24,7 +24,7 @@ from perceptron.errors import InputError
 from perceptron.outputs import output_folder, remove_output, write_file
 from verify.notes.mathml import Renderer
 from verify.notes.latex_numbers import Numbering, numbering, with_refs
-from verify.notes.source import DISPLAY_ENVS, THEOREMS, Note, delimited, read_note, slug, statements
+from verify.notes.source import DISPLAY_ENVS, THEOREMS, Note, delimited, read_note, slug, statements, tied_runs
 from verify.report.figures import counterexample_figure, unique_ids
 from verify.report.html_safety import CSP_META, verdict_help
 from verify.report.claim_text import coverage_text, failure_text
@@ -318,7 +318,7 @@ def _latex_blocks(note: Note, mathml: Renderer) -> list:
     from pylatexenc.latex2text import LatexNodes2Text
 
     to_text = LatexNodes2Text(math_mode="verbatim")
-    lines = note.text.split("\n")
+    lines = tied_runs(note.text, note.path).split("\n")  # no quadratic run for pylatexenc
     first, last = 0, len(lines)
     for j, ln in enumerate(lines):
         if "\\begin{document}" in ln:

@@ -20,12 +20,36 @@ from dataclasses import dataclass
 from perceptron.errors import InputError
 from perceptron.limits import read_bytes
 
-__all__ = ["Note", "Statement", "read_note", "statements", "markdown_parser", "is_relation", "delimited", "DISPLAY_ENVS", "THEOREMS", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "slug"]
+__all__ = ["Note", "Statement", "read_note", "statements", "markdown_parser", "is_relation", "delimited", "DISPLAY_ENVS", "THEOREMS", "MAX_NOTE_BYTES", "MAX_STATEMENTS", "MAX_TEXT_RUN", "slug",
+           "tied_runs"]
 
 #: Bytes of one note: a long lecture note is 100 KB of text.
 MAX_NOTE_BYTES = 2 << 20
 #: Statements drafted from one note (each becomes a claim; claims.MAX_CLAIMS bounds a file).
 MAX_STATEMENTS = 1500
+#: Characters of a LaTeX note's text with no command, brace, math or other special between them:
+#: pylatexenc reads such a run in time quadratic in its length (a 1.8 MB run took 75 s), so a
+#: longer run is broken at a space made a tie (~, a space in LaTeX too) every this many characters.
+MAX_TEXT_RUN = 5_000
+_PLAIN_RUN = re.compile(r"[^\\{}$%&~^_#]{" + str(MAX_TEXT_RUN) + ",}")
+
+
+def tied_runs(text: str, path: str) -> str:
+    """``text`` (a LaTeX note) with every run of more than MAX_TEXT_RUN plain characters broken by a
+    tie at a space (the same length and lines, the same text as LaTeX reads it); InputError naming
+    the line of a run with no space to break at."""
+    chars = None
+    for m in _PLAIN_RUN.finditer(text):
+        pos = m.start()
+        while m.end() - pos > MAX_TEXT_RUN:
+            cut = text.rfind(" ", pos + 1, pos + MAX_TEXT_RUN)
+            if cut < 0:
+                raise InputError(path, f"line {text.count(chr(10), 0, pos + 1) + 1}: more than {MAX_TEXT_RUN} characters with "
+                                       "no space, command or brace (verify.notes.source.MAX_TEXT_RUN): not read as LaTeX")
+            chars = chars if chars is not None else list(text)
+            chars[cut] = "~"
+            pos = cut
+    return text if chars is None else "".join(chars)
 
 _REL = re.compile(r"(?<![\\a-zA-Z])(?:=|<|>|\\le(?:q|qslant)?(?![a-zA-Z])|\\ge(?:q|qslant)?(?![a-zA-Z])|\\neq?(?![a-zA-Z])|"
                   r"\\leftarrow|\\gets|≤|≥|≠|:=)")
@@ -467,7 +491,7 @@ def _latex(note: Note) -> list[Statement]:
 
     text = note.text
     try:
-        nodes, _, _ = LatexWalker(text, tolerant_parsing=True).get_latex_nodes()
+        nodes, _, _ = LatexWalker(tied_runs(text, note.path), tolerant_parsing=True).get_latex_nodes()
     except (LatexWalkerError, RecursionError, IndexError, ValueError) as e:
         raise InputError(note.path, f"cannot read this LaTeX: {str(e).splitlines()[0][:200]}") from None
     out, state = [], {"section": "", "theorem": None}
