@@ -206,14 +206,17 @@ def test_a_heading_is_no_fact_and_data_a_table_gives_is_its_run_once(tmp_path):
     note = ("# Blog\nWhen \\(y_i \\, w \\cdot x_i \\le 0\\) it updates \\(w \\leftarrow w + \\eta\\, y_i x_i\\).\n\n"
             "We use \\(\\eta = 0.5\\) from \\(w = 0\\): x₁ = (2, 1) with y₁ = +1, x₂ = (−1, 2) with y₂ = +1.\n\n"
             "```\nstep  x         y    w after\n1     (2, 1)    +1   (1, 0.5)\n2     (-1, 2)   +1   (0.5, 1.5)\n```\n\n"
-            "## Why it always stops\n\nThe bound is \\(R^2/\\gamma^2\\).\n")
+            "## Why it always stops\n\nThe bound is \\(R^2/\\gamma^2\\).\n\nStep 1. Each mistake adds at most R²:\n"
+            "\\[ \\|w_{k+1}\\|^2 \\le \\|w_k\\|^2 + R^2 \\]\n")
     data = _draft(tmp_path, "blog.md", note)
     assert len(data["dataset"]) == 1
     assert not [c for c in data["claim"] if c["line"] == 12], "the heading's line has no claim"
-    # the page renders \\( ... \\) and \\[ ... \\] as MathML, as it does $ ... $
+    # the page renders \\( ... \\) and \\[ ... \\] as MathML, as it does $ ... $, a \\[ ... \\] on the line after
+    # a paragraph's text too (texmath reads it only at a block's start)
     _run(tmp_path, "blog.md")
     page = (tmp_path / "out" / "notes" / "blog.html").read_text(encoding="utf-8")
     assert page.count("<math") >= 5 and "\\le" not in page.split("<body", 1)[1].split("statement:", 1)[0], page[:2000]
+    assert "[ |w_{k+1}|^2" not in page and page.count('display="block"') >= 1
 
 
 def test_a_steps_arithmetic_is_the_runs_not_a_claim_about_every_run(tmp_path):

@@ -275,6 +275,22 @@ def _blocks(note: Note) -> list[tuple[int, int, str]]:
     return _markdown_blocks(note, mathml) if note.kind == "markdown" else _latex_blocks(note, mathml)
 
 
+def _display_brackets(state, silent: bool) -> bool:
+    """``\\[ ... \\]`` inside a paragraph ("Step 1:" then the display on the next line), which
+    texmath reads only at a block's start: a display, as MathJax shows it (its ``\\[`` is no
+    escaped bracket)."""
+    if not state.src.startswith("\\[", state.pos):
+        return False
+    end = state.src.find("\\]", state.pos + 2)
+    if end < 0:
+        return False
+    if not silent:
+        token = state.push("math_inline_double", "math", 0)
+        token.content, token.markup = state.src[state.pos + 2:end], "\\["
+    state.pos = end + 2
+    return True
+
+
 def _markdown_blocks(note: Note, mathml: Renderer) -> list:
     from verify.notes.source import markdown_parser
 
@@ -282,6 +298,7 @@ def _markdown_blocks(note: Note, mathml: Renderer) -> list:
 
     md = markdown_parser().enable("table")  # the note's iteration tables, as GitHub shows them
     md.use(texmath_plugin, delimiters="brackets")  # \( ... \) and \[ ... \], as MathJax shows them
+    md.inline.ruler.before("escape", "display_brackets_inline", _display_brackets)  # \[ ... \] inside a paragraph
     md.options["html"] = False
     md.add_render_rule("math_inline", lambda self, toks, idx, opts, env: mathml(toks[idx].content, False))
     md.add_render_rule("math_inline_double", lambda self, toks, idx, opts, env: mathml(toks[idx].content, True))
