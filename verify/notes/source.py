@@ -490,8 +490,9 @@ def _latex(note: Note) -> list[Statement]:
                                         LatexWalkerError)
 
     text = note.text
+    tied = tied_runs(text, note.path)  # its own error names the note once
     try:
-        nodes, _, _ = LatexWalker(tied_runs(text, note.path), tolerant_parsing=True).get_latex_nodes()
+        nodes, _, _ = LatexWalker(tied, tolerant_parsing=True).get_latex_nodes()
     except (LatexWalkerError, RecursionError, IndexError, ValueError) as e:
         raise InputError(note.path, f"cannot read this LaTeX: {str(e).splitlines()[0][:200]}") from None
     out, state = [], {"section": "", "theorem": None}
