@@ -745,3 +745,28 @@ def test_a_state_reached_again_by_another_order_is_walked_once(f, cid, monkeypat
         assert merged.counterexample.to_json() == every.counterexample.to_json()
     else:
         assert 0 < merged.checked < every.checked, (merged.checked, every.checked)
+
+
+def test_a_premise_that_reads_prev_keeps_every_path_walked(tmp_path, monkeypatch):
+    """Two orders reaching one state have different pasts: a premise reading prev() can be false
+    on the path walked and true on the one merged into it, so nothing is merged (the same
+    candidates as the walk of every path)."""
+    from verify.searching import declared_engine
+
+    claim = _claim_file(tmp_path, "margin.toml", '''[[claim]]
+id = "margin.after-growth"
+section = "s"
+statement = "after an update that grew |w|, the bound"
+when = "update"
+variants = ["margin"]
+separator = "max-margin"
+assume = ["separable", "w0_zero", "eta_one"]
+given = "norm2(prev(w)) >= 1"
+expr = "k <= (R2 + 2 * tau) / gamma**2"
+expect = "holds"
+''')
+    dom = Domain(points=2, box=2, max_updates=4, sep_box=2)  # where orders re-converge (test above)
+    merged = search(claim, dom, timeout=120)
+    monkeypatch.setattr(declared_engine, "MAX_SEEN", 0)
+    every = search(claim, dom, timeout=120)
+    assert merged.verdict is every.verdict and merged.checked == every.checked > 0, (merged.reason, every.reason)

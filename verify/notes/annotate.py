@@ -23,7 +23,7 @@ import stat
 from perceptron.errors import InputError
 from perceptron.outputs import output_folder, remove_output, write_file
 from verify.notes.mathml import Renderer
-from verify.notes.latex_numbers import Numbering, numbering, with_refs
+from verify.notes.latex_numbers import Numbering, headed_env, numbering, with_refs
 from verify.notes.source import DISPLAY_ENVS, THEOREMS, Note, delimited, read_note, slug, statements, tied_runs
 from verify.report.figures import counterexample_figure, unique_ids
 from verify.report.html_safety import CSP_META, verdict_help
@@ -281,8 +281,12 @@ def _display_brackets(state, silent: bool) -> bool:
     escaped bracket)."""
     if not state.src.startswith("\\[", state.pos):
         return False
+    unclosed = state.env.get("brackets_unclosed")  # (src, a position past which no \] follows): one scan a paragraph
+    if unclosed and unclosed[0] is state.src and state.pos >= unclosed[1]:
+        return False
     end = state.src.find("\\]", state.pos + 2)
     if end < 0:
+        state.env["brackets_unclosed"] = (state.src, state.pos)
         return False
     if not silent:
         token = state.push("math_inline_double", "math", 0)
@@ -376,7 +380,7 @@ def _latex_arg(text: str, macro: str) -> str | None:
 
 
 #: Environments shown with a header (numbered as the note declares them: verify.notes.latex_numbers).
-_HEADED = THEOREMS + ("example", "proof")
+_HEADED_ENV = headed_env(THEOREMS + ("example", "proof"))
 
 
 def _latex_html(par: str, to_text, mathml: Renderer, front: dict | None = None, counters: dict | None = None,
@@ -401,12 +405,12 @@ def _latex_html(par: str, to_text, mathml: Renderer, front: dict | None = None, 
                 counters[deeper] = 0
             number = ".".join(str(counters.get(("section", i), 0)) for i in range(level + 1)) + " "
         head = f"<h{min(2 + level, 4)}>{H.escape(number + _text(sec.group(3), to_text))}</h{min(2 + level, 4)}>"
+        line += par.count("\n", 0, sec.end())  # the lines the heading took
         par = par[sec.end():]
-    headed = sorted(set(_HEADED) | set(numbers.titles), key=len, reverse=True)
-    env = re.match(r"\s*\\begin\{(" + "|".join(map(re.escape, headed)) + r")(\*?)\}(?:\[([^\]]{0,200})\])?", par)
+    env = numbers.headed.match(par) if numbers.headed else _HEADED_ENV.match(par)
     if env:
         name, star, opt = env.group(1), env.group(2), env.group(3)
-        at = numbers.at_line.get(line + par.count("\n", 0, env.start()))
+        at = numbers.at_line.get(line + par.count("\n", 0, env.start(1)))
         number = f" {at}" if at and not star else ""
         title = (numbers.titles.get(name) or name.capitalize()) + number + (f" ({_text(opt, to_text)})" if opt else "") + "."
         head += f'<p class="thm"><b>{H.escape(title)}</b></p>'

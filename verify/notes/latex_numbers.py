@@ -17,17 +17,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Numbering", "numbering", "with_refs", "MAX_LABELS"]
+from verify.notes.source import THEOREMS
 
-#: Labels and numbered environments read from one note (a lecture note has tens).
+__all__ = ["Numbering", "numbering", "with_refs", "headed_env", "MAX_LABELS"]
+
+#: Sections, numbered environments and labels read from one note (a lecture note has tens).
 MAX_LABELS = 2000
 
-_DECL = re.compile(r"\\newtheorem(\*?)\s*\{(\w{1,40})\}\s*(?:\[(\w{1,40})\])?\s*\{([^{}\n]{0,80})\}\s*(?:\[(\w{1,40})\])?")
+_DECL = re.compile(r"\\newtheorem(\*?)\s*+\{(\w{1,40})\}\s*+(?:\[(\w{1,40})\]\s*+)?\{([^{}\n]{0,80})\}\s*+(?:\[(\w{1,40})\])?")
 _WITHIN = re.compile(r"\\numberwithin\s*\{equation\}\s*\{(section|subsection)\}")
 _EVENT = re.compile(r"\\((?:sub){0,2})section(\*?)\s*\{|\\begin\{(\w{1,40})(\*?)\}|\\label\{([^{}\n]{1,100})\}")
 _REF = re.compile(r"~?\\(?:ref|eqref|autoref|cref|Cref)\s*\{([^{}\n]{1,100})\}")
 _WITHIN_LEVEL = {"section": 0, "subsection": 1}
-_DEFAULT = ("theorem", "lemma", "proposition", "corollary", "claim", "remark", "fact", "definition", "example")
+#: Environments the page shows with a header whatever the note declares (verify.notes.annotate).
+_SHOWN = THEOREMS + ("example", "proof")
+_DEFAULT = THEOREMS + ("example",)
 
 
 @dataclass
@@ -35,6 +39,7 @@ class Numbering:
     titles: dict = field(default_factory=dict)  #: environment -> its header ("Lemma"); None: not numbered
     at_line: dict = field(default_factory=dict)  #: 1-based line of a \begin{env} -> its number ("3.2")
     labels: dict = field(default_factory=dict)  #: label -> the number it refers to
+    headed: re.Pattern | None = None  #: an environment shown with a header, at a block's start (built once)
 
 
 def numbering(text: str) -> Numbering:
@@ -50,12 +55,14 @@ def numbering(text: str) -> Numbering:
     if not out.titles:
         out.titles = {name: name.capitalize() for name in _DEFAULT}
         owner = {name: name for name in _DEFAULT}
+    out.headed = headed_env(tuple(_SHOWN) + tuple(out.titles))
     eq_within = (_WITHIN.search(text[:200_000]) or [None, None])[1]
-    sections, counts, last = [0, 0, 0], {}, None
-    body = text.find("\\begin{document}")
+    sections, counts, last, line, at = [0, 0, 0], {}, None, 1, 0
+    body, events = text.find("\\begin{document}"), 0
     for m in _EVENT.finditer(text, max(body, 0)):
         level, sec_star, env, env_star, label = m.groups()
-        if len(out.labels) + len(out.at_line) >= MAX_LABELS:
+        events += 1
+        if events > MAX_LABELS:  # sections, theorems and labels: each walks the counters
             break
         if level is not None:  # \section, \subsection, \subsubsection
             if sec_star:
@@ -76,10 +83,18 @@ def numbering(text: str) -> Numbering:
             prefix = eq_within if key == "equation" else within.get(key)
             last = (".".join(str(x) for x in sections[:_WITHIN_LEVEL[prefix] + 1]) + "." if prefix else "") + str(counts[key])
             if env != "equation":
-                out.at_line[text.count("\n", 0, m.start()) + 1] = last
+                line, at = line + text.count("\n", at, m.start()), m.start()  # counted on from the last one
+                out.at_line[line] = last
         elif last is not None:
             out.labels[label] = last
     return out
+
+
+def headed_env(names) -> re.Pattern:
+    """``\\begin{name}`` (starred or not, with an optional ``[title]``) of one of ``names`` at a
+    block's start; the longest name first."""
+    alternatives = "|".join(map(re.escape, sorted(set(names), key=len, reverse=True)))
+    return re.compile(r"\s*\\begin\{(" + alternatives + r")(\*?)\}(?:\[([^\]]{0,200})\])?")
 
 
 def with_refs(src: str, labels: dict) -> str:

@@ -210,8 +210,10 @@ class DeclaredWalker(Walker):
         except (X.ExactError, ArithmeticError) as e:
             return self._skip(e, f"dataset {pts}, {labels}")
         # the states reached on this run's tree: a state reached again by another order of the same
-        # updates has the same future, walked once (unless the claim reads prev(): its past differs)
-        self.seen = None if self.claim.compiled.uses_prev else set()
+        # updates has the same future, walked once (unless the claim or its premise reads prev(): its past differs)
+        given = self.claim.given
+        reads_past = self.claim.compiled.uses_prev or (given is not None and given.uses_prev)  # the premise too
+        self.seen = None if reads_past else set()
         return self.walk(ctxs, root, [], pts, labels, params, ())
 
     def _again(self, run) -> bool:

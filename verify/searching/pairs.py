@@ -96,7 +96,7 @@ _EQUIVARIANT_PAIRS = ("eta", "eta:c", "scale:c", "flip")
 
 def _candidates(dom: Domain, maps=()):
     """Labelled ordered datasets, smallest first; all-zero ones left out (R = 0); with ``maps``,
-    one of each orbit of the grid's rotations and reflections (verify.searching.domain.canonical)."""
+    one of each orbit of the grid's rotations and reflections (verify.searching.orbits.canonical)."""
     P, Y = point_list(dom.dim, dom.box, False)
     for n in range(1, dom.points + 1):
         for idx in itertools.product(range(len(P)), repeat=n):
