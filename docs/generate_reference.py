@@ -330,13 +330,14 @@ def claims_page() -> str:
 
 
 def assumptions_page() -> str:
-    from verify.language.claims import ASSUMPTIONS
+    from verify.language.assumptions import ASSUMPTIONS
 
-    path = module_path("verify.language.claims")
+    path = module_path("verify.language.assumptions")
     body = [f"What a claim's `assume = [...]` may list (`ASSUMPTIONS` in `{path}`). A run or dataset where "
             "an assumption fails is not applicable, never a pass; what no assumption fixes, the claim "
             "ranges over ([what a claim ranges over](../explanation/quantifiers.md)).", ""]
-    body += table(("assumption", "meaning"), [(code(k), v) for k, v in ASSUMPTIONS.items()])
+    body += table(("assumption", "meaning", "what it fixes"),
+                  [(code(k), a.meaning, "; ".join(f"{q}: {text}" for q, text in a.fixes)) for k, a in ASSUMPTIONS.items()])
     return page("Assumptions", "", body)
 
 
@@ -349,7 +350,7 @@ def _where(name: str) -> str:
 
     if name in quantities.PROOF_QUANTITIES:
         return "every claim of a dataset or run; from the certificate"
-    if name in claims._END_NAMES:
+    if name in claims.END_NAMES:
         return "the end of a run"
     if name in claims._SWEEP_NAMES:
         return "a visit or update; not under prev"
@@ -499,7 +500,7 @@ def variants_page() -> str:
 
 def schemas_page() -> str:
     from perceptron import trace, trace_reader
-    from verify.corpus import audit
+    from verify.corpus import audit, searches
     from verify.report import results
     from verify.verdicts import Verdict
 
@@ -524,7 +525,7 @@ def schemas_page() -> str:
              "Fields every claim entry has (checked by `proof-audit report` before it rebuilds the reports):", ""]
     body += table(("field", "type"), [(code(k), t.__name__) for k, t in sorted(results._CLAIM_FIELDS.items())])
     body += ["A \"no counterexample in domain\" claim's `evidence.scope` has the fields " +
-             ", ".join(code(f) for f in audit.SCOPE_FIELDS) + ".", ""]
+             ", ".join(code(f) for f in searches.SCOPE_FIELDS) + ".", ""]
     body += [f"## Traces: `{trace.SCHEMA}` version {trace.VERSION}", "",
              f"Written by `proof-audit train --trace`, read (trusting nothing) by `check` "
              f"(`{module_path('perceptron.trace')}`, `{module_path('perceptron.trace_reader')}`):", "",

@@ -104,7 +104,18 @@ class Declaration:
     unit = False
     pocket = False
     half_form = False
+    eta_max = None
+    eta_text = None
+    patience = False
+    order = None
+    defines = ()
     declared = True
+
+    def bias_scale(self, r2, one):  # noqa: ARG002 (the Variant's signature)
+        return None  # a declared update says how its b moves
+
+    def profiles(self) -> list[dict]:
+        return [{}]  # its corpus runs vary its declared parameters instead (verify.corpus.runs)
 
     @property
     def bias(self):

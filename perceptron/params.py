@@ -21,7 +21,7 @@ from .datasets import Dataset
 from .errors import OptionError
 from .limits import MAX_NUMBER_CHARS
 from .declared import variant_of
-from .variants import VARIANTS
+from .variants import DEFAULT_VARIANT, VARIANTS
 
 __all__ = ["Params", "ParamError", "DataParamError", "SequenceError", "prepare_inputs", "exact_inputs", "check_params", "declared_constants",
            "names_used", "parse_order", "epoch_permutations", "MAX_KERNEL_POINTS", "MAX_DEGREE"]
@@ -32,7 +32,7 @@ class Params:
     """Everything that determines a run.  Rationals are Fractions; ``arithmetic`` is
     ``"exact"`` or ``"float"``."""
 
-    variant: str = "rosenblatt"
+    variant: str = DEFAULT_VARIANT
     eta: Fraction = Fraction(1)
     order: str = "cyclic"
     augment: str | None = None  # None, "first", "last"
@@ -255,14 +255,14 @@ def check_params(params: Params, var):
     if params.declared:
         raise ParamError(f"--set gives the parameters of a declared variant; {params.variant} is built in")
     _check_common(params)
-    if params.variant in ("slides", "pocket") and Fraction(params.eta) > 1:
-        raise ParamError(f"the {params.variant} variant takes --eta in (0, 1], got {params.eta}")
+    if var.eta_max is not None and Fraction(params.eta) > var.eta_max:
+        raise ParamError(f"the {params.variant} variant takes --eta in {var.eta_text}, got {params.eta}")
     if params.form == "half" and not var.half_form:
         raise ParamError(f"--form half (1/2 eta (y - out) x) belongs to the sign variant, not {params.variant}")
     if params.form not in ("yx", "half"):
         raise ParamError(f"form must be yx or half, got {params.form!r}")
-    if params.variant == "sklearn" and params.order != "cyclic":
-        raise ParamError("the sklearn variant runs in data order: use --order cyclic")
+    if var.order is not None and params.order != var.order:
+        raise ParamError(f"the {params.variant} variant runs in data order: use --order {var.order}")
     if var.dual and (params.w0 is not None or params.b0 is not None):
         raise ParamError("the kernel variant starts from alpha = 0; initial weights do not apply")
     parse_order(params.order)
@@ -275,8 +275,8 @@ def check_params(params: Params, var):
         raise ParamError(f"--degree must be in 1..{MAX_DEGREE} (perceptron.run.MAX_DEGREE), got {params.degree}")
     if Fraction(params.rbf_gamma) <= 0:
         raise ParamError(f"--rbf-gamma must be positive, got {params.rbf_gamma}")
-    if params.patience is not None and not (var.pocket or params.variant == "slides"):
-        raise ParamError("--patience belongs to the slides and pocket variants")
+    if params.patience is not None and not var.patience:
+        raise ParamError(f"--patience belongs to the {' and '.join(n for n, v in VARIANTS.items() if v.patience)} variants")
 
 
 def _check_common(params: Params):

@@ -25,31 +25,66 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["VARIANTS", "Variant", "ORDERS"]
+__all__ = ["VARIANTS", "Variant", "ORDERS", "BIAS_R2", "BIAS_ONE", "DEFAULT_VARIANT"]
+
+#: A variant's own bias rule: b += eta y R^2 (001's Novikoff) or b += eta y (scikit-learn's).
+BIAS_R2, BIAS_ONE = "R2", "one"
 
 
 @dataclass(frozen=True)
 class Variant:
+    """A built-in algorithm and every fact about it the rest of the package asks (a declared
+    variant, perceptron.declared.Declaration, answers the same questions)."""
+
     name: str
     note: str  #: source note file and section
-    bias: str | None  #: None, "R2" (b += eta y R^2) or "one" (b += eta y)
+    bias: str | None  #: None, BIAS_R2 (b += eta y R^2) or BIAS_ONE (b += eta y)
     tie: int | None  #: fixed value of sign(0); None means the run's --sign0 parameter
     dual: bool = False
     unit: bool = False
     pocket: bool = False
     half_form: bool = False  #: whether the 1/2 eta (y - out) x form may be chosen
+    eta_max: int | None = None  #: the note's own bound on eta (003: "eta in (0, 1]"), else any eta > 0
+    patience: bool = False  #: whether a run may stop once w is unchanged for --patience visits
+    order: str | None = None  #: the one visit order the algorithm has (scikit-learn's: data order)
+    defines: tuple = ()  #: quantities only this variant's runs define
+    declared = False
 
+    @property
+    def eta_text(self) -> str | None:
+        """The variant's own range of eta, as a verdict says it, when its note bounds it."""
+        return None if self.eta_max is None else f"(0, {self.eta_max}]"
+
+    def bias_scale(self, r2, one):
+        """What eta y multiplies in the variant's own bias update: r2() under b += eta y R^2, one
+        under b += eta y, None when it has none (each caller gives both in its own arithmetic;
+        r2 is a function, called only when needed, since R^2 costs a pass over the data)."""
+        return r2() if self.bias == BIAS_R2 else one if self.bias == BIAS_ONE else None
+
+    def profiles(self) -> list[dict]:
+        """The settings of a run a claim may fix (sign(0), the update form): one run of each
+        covers them."""
+        ties = [{"sign0": s0} for s0 in (0, 1)] if self.tie is None else [{}]
+        return [{**t, "form": f} for t in ties for f in ("yx", "half")] if self.half_form else ties
+
+
+_POCKET_ENDS = ("w_pocket", "pocket_errors", "min_visited_errors")
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("rosenblatt", "000_498759e4a63d39ab.txt, section 2 (Algorithm)", None, 0),
-    Variant("novikoff", "001_4bd9d34a28090ba4.txt, Perceptron Algorithm (Primal Form)", "R2", 0),
+    Variant("novikoff", "001_4bd9d34a28090ba4.txt, Perceptron Algorithm (Primal Form)", BIAS_R2, 0),
     Variant("sign", "002_a62594a0d59ae7dd.txt, Learning Algorithm", None, None, half_form=True),
-    Variant("slides", "003_42f814f55e0b3de4.txt, Perceptron training algorithm", None, 1),
-    Variant("pocket", "003_42f814f55e0b3de4.txt, Pocket algorithm", None, 1, pocket=True),
-    Variant("kernel", "003_42f814f55e0b3de4.txt, Kernelized perceptron", None, 0, dual=True),
+    Variant("slides", "003_42f814f55e0b3de4.txt, Perceptron training algorithm", None, 1, eta_max=1, patience=True),
+    Variant("pocket", "003_42f814f55e0b3de4.txt, Pocket algorithm", None, 1, pocket=True, eta_max=1, patience=True,
+            defines=_POCKET_ENDS),
+    Variant("kernel", "003_42f814f55e0b3de4.txt, Kernelized perceptron", None, 0, dual=True,
+            defines=("kernel_degree", "kernel_offset")),
     Variant("unit", "004_aaffe0f0b005f89e.txt, 7.3 Perceptron Algorithm", None, None, unit=True),
-    Variant("sklearn", "scikit-learn Perceptron(shuffle=False, alpha=0, tol=None)", "one", 0),
+    Variant("sklearn", "scikit-learn Perceptron(shuffle=False, alpha=0, tol=None)", BIAS_ONE, 0, order="cyclic"),
 ]}
+
+#: The algorithm a run or a search is of when none is named (000's, the first note's).
+DEFAULT_VARIANT = "rosenblatt"
 
 #: Which misclassified point is taken next.
 ORDERS = ("first", "cyclic", "random:SEED", "max-violation")

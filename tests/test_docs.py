@@ -99,7 +99,8 @@ def test_every_command_and_option_is_in_the_reference():
 
 
 def test_every_quantity_assumption_and_claim_field_is_in_the_reference():
-    from verify.language.claims import ASSUMPTIONS, _FIELDS
+    from verify.language.assumptions import ASSUMPTIONS
+    from verify.language.claims import _FIELDS
     from verify.language.quantities import QUANTITIES
 
     quantities = _read(os.path.join(REFERENCE, "quantities.md"))

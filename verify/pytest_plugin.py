@@ -143,7 +143,7 @@ def _audit(path: str, claims: dict, jobs, cache=None) -> dict:
     cfg = load_config(os.path.dirname(path))
     domain = None
     if cfg.search:
-        from verify.corpus.audit import AUDIT_DOMAIN
+        from verify.corpus.searches import AUDIT_DOMAIN
 
         domain = search_domain(cfg, AUDIT_DOMAIN)
     kw = dict(quiet=True, only=list(claims), jobs=jobs, data_dirs=cfg.data, domain=domain, depth=cfg.depth)

@@ -111,13 +111,8 @@ class Primal:
             self.half_step = (q // 2) * a  # multiplies (y - out)
             self.W = to_int_array([int(Fraction(v) * S) for v in w0])
             self.B = int(Fraction(b0) * S * D)
-            if var.bias == "R2":
-                r2n = max(int(sum(int(v) * int(v) for v in row)) for row in X)
-                self.b_step = q * a * r2n
-            elif var.bias == "one":
-                self.b_step = q * D * D * a
-            else:
-                self.b_step = 0
+            scale = var.bias_scale(lambda: max(int(sum(int(v) * int(v) for v in row)) for row in X), D * D)
+            self.b_step = 0 if scale is None else q * a * scale
             self.maxabs_x = maxabs(X) if X.dtype != object else None
             self.big = X.dtype == object
             step = max(abs(self.w_step or 0), 2 * abs(self.half_step))  # one update adds at most step |x|
@@ -129,12 +124,7 @@ class Primal:
             self.eta = float(params.eta)
             self.W = np.array([float(v) for v in w0], dtype=np.float64)
             self.B = float(b0)
-            if var.bias == "R2":
-                self.b_step = float(np.max(np.cumsum(X * X, axis=1)[:, -1]))
-            elif var.bias == "one":
-                self.b_step = 1.0
-            else:
-                self.b_step = 0.0
+            self.b_step = float(var.bias_scale(lambda: np.max(np.cumsum(X * X, axis=1)[:, -1]), 1.0) or 0.0)
             self.xnorm = np.sqrt(np.einsum("ij,ij->i", X, X))
             self.err = _error_scale(self.d) * self.xnorm
             self.ds, self.params, self.Xexact = ds, params, None

@@ -46,7 +46,7 @@ def cmd_run(args) -> int:
     check_jobs(args.jobs)
     args.scheduler = args.scheduler or cfg.scheduler
     check_out_dir(args.out, out_label, marker="results.json")
-    from verify.corpus.audit import AUDIT_DOMAIN
+    from verify.corpus.searches import AUDIT_DOMAIN
 
     domain = search_domain(cfg, AUDIT_DOMAIN) if cfg.search else None  # one domain as given, or the growing scopes
     cache_dir = cfg.cache or os.path.join(args.out, ".cache")

@@ -8,6 +8,7 @@ from fractions import Fraction
 from perceptron import Params, load
 from perceptron._numbers import NumberError, parse_rational
 from perceptron.errors import OptionError
+from perceptron.variants import DEFAULT_VARIANT
 
 
 class UsageError(OptionError):
@@ -61,7 +62,7 @@ def load_data(args):
 
 
 def add_run_args(p):
-    p.add_argument("--variant", default="rosenblatt", metavar="NAME",
+    p.add_argument("--variant", default=DEFAULT_VARIANT, metavar="NAME",
                    help="the algorithm: rosenblatt (000), novikoff (001, b += eta y R^2), sign (002), slides, pocket, "
                         "kernel (003), unit (004), sklearn (scikit-learn's Perceptron), or a variant declared in "
                         "--variants FILE")

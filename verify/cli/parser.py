@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from perceptron.variants import VARIANTS
+from perceptron.variants import DEFAULT_VARIANT, VARIANTS
 from verify.report.command_line import EXIT_CODES, Formatter, Parser, Unused, Version
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.cli.audit import cmd_report, cmd_run
@@ -87,7 +87,7 @@ def _certify_command(command):
                 "dual point, both checked in exact arithmetic), or a Gordan/Farkas certificate that no separator "
                 "exists.")
     add_data_args(p)
-    p.add_argument("--variant", default="rosenblatt", choices=sorted(VARIANTS), help="bias variants certify (w, b) on raw inputs")
+    p.add_argument("--variant", default=DEFAULT_VARIANT, choices=sorted(VARIANTS), help="bias variants certify (w, b) on raw inputs")
     p.add_argument("--augment", choices=["first", "last"], help="certify the inputs with a constant-1 coordinate added")
     p.add_argument("--json", action="store_true", help="print the certificate as one JSON object")
     p.set_defaults(func=cmd_certify)

@@ -7,6 +7,7 @@ import math
 import os
 
 from perceptron._numbers import NumberError, parse_rational
+from perceptron.variants import DEFAULT_VARIANT
 from verify.config import check_jobs, check_out_dir
 from verify.cli.options import UsageError, claim_named, config_of
 
@@ -42,7 +43,7 @@ def cmd_search(args) -> int:
             raise UsageError(f"--results {args.results}: cannot write a file there")
     try:
         dom = Domain(points=args.points, dim=args.dim, box=args.box, max_updates=args.max_updates, order=args.order,
-                     sep_box=args.sep_box, separators=args.separators, variant=args.variant or "rosenblatt",
+                     sep_box=args.sep_box, separators=args.separators, variant=args.variant or DEFAULT_VARIANT,
                      etas=tuple(args.eta) if args.eta else ("1",), w0_box=args.w0_box,
                      sign0s=tuple(args.sign0) if args.sign0 else (0,), unit=args.unit)
         budget = int(args.max_memory * (1 << 30))

@@ -17,7 +17,8 @@ from perceptron.declared import variant_of
 from verify.certify.certificates import alternative_separator
 from verify.config import check_jobs
 from verify.corpus.evidence import finding_of, new_evidence, symbolic_steps
-from verify.replay.commands import search_command
+from verify.corpus.plots import plot
+from verify.corpus.searches import not_searched, search_claim, search_depth
 from verify.corpus.runs import (
     VARY_MAX_POINTS,
     Run,
@@ -27,16 +28,16 @@ from verify.corpus.runs import (
     load_spec,
     needs_of,
 )
+from verify.language.assumptions import SEPARABLE
 from verify.language.claims import claims_of, is_builtin, load_claims
 from verify.language.quantifiers import (
     RUN_WHENS,
     ranging,
     uses_separator,
 )
-from verify.numbers import exact as X
 from verify.replay.dispatch import applicable, replay, tallied
 from verify.report.progress import Progress
-from verify.verdicts import Finding, Verdict
+from verify.verdicts import Finding
 
 __all__ = ["audit", "audit_dataset", "RESULTS_SCHEMA", "RESULTS_VERSION"]
 
@@ -90,7 +91,7 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
             mine = [c for c in plan_by_quantity[varied] if params.variant in c.variants]
             made = solved.certs.get(key)
             if not mine or (made is not None and made.kind != "separable"
-                            and all("separable" in c.assume for c in mine)):
+                            and all(SEPARABLE in c.assume for c in mine)):
                 continue  # nothing it could be evidence for (no claim of this variant applies)
         pairs = () if ds.n > VARY_MAX_POINTS else [c for c in run_claims if c.when == "pair"]
         if counted and _unused(params, run_claims) and not (sep_claims and varied is None and dkey not in seen_dataset_ctx):
@@ -140,7 +141,7 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
                         agg[cid].add_tally(tally, run, actx, "another separator (LP vertex)", separator=(alt.v, alt.c))
         for c in pairs:  # pair claims (two runs each) on the datasets the varying runs use
             _pair(c, agg[c.id], ds, run, ctx, rec.trace, result)
-        _plot(plots, name, params, ctx, rec.trace)
+        plot(plots, name, params, ctx, rec.trace)
     info = {"name": name, "n": ds.n, "d": ds.d, "sha256": ds.sha256,
             "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name}
     return {"agg": agg, "certs": solved.certs, "alts": solved.alts, "runs": runs_done, "inconsistent": inconsistent,
@@ -178,17 +179,6 @@ class _Solved:
             self.alts[key] = self.known["alts"][key] if key in self.known["alts"] else \
                 alternative_separator(ctx.cert, ctx.Xn, ctx.D, ctx.y)
         return self.alts[key]
-
-
-def _plot(plots, name, params, ctx, trace):
-    """A run the page plots: Rosenblatt's mistakes against the bound, and two other variants."""
-    if params.variant == "rosenblatt" and ctx.kind == "separable" and params.order == "cyclic" \
-            and params.eta == 1 and params.w0 is None:
-        _plot_data(plots, name, params, ctx, trace)
-    elif (params.variant, name, params.order, params.eta, params.w0) in (
-            ("novikoff", "separable-d3-bias", "cyclic", 1, None), ("unit", "unit-d3-g1_5", "cyclic", 1, None)) \
-            and ctx.kind == "separable":
-        _plot_other(plots, name, params, ctx, trace)
 
 
 def _unused(params, claims) -> bool:
@@ -282,7 +272,7 @@ def _worker_symbolic(cid):
 def _worker_search(task):
     cid, finding, domain, depth = task
     claim = next(c for c in _WORKER["claims"] if c.id == cid)
-    return _search_claim(claim, finding, domain, depth)
+    return search_claim(claim, finding, domain, depth)
 
 
 def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domain=None, colour=False, scheduler=None,
@@ -307,7 +297,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     once verified, audit_dataset's ``known``), and "cut_short", the datasets whose audit reached
     DATASET_SECONDS."""
     t0 = time.perf_counter()
-    depth, searched = _search_depth(domain, depth)  # a bad depth stops the audit before any work
+    depth, searched = search_depth(domain, depth)  # a bad depth stops the audit before any work
     claim_files = list(claim_files)
     claims = claims_of(load_claims(p) for p in claim_files) if claims is None else list(claims)
     if only is not None:
@@ -398,22 +388,6 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     return findings, info, run_info
 
 
-def _search_depth(domain, depth) -> tuple:
-    """(the depth, the fields of results.json's corpus saying how deep the claims were searched)."""
-    from verify.searching.scopes import DEFAULT_DEPTH, DEPTHS
-
-    if domain is not None:  # one domain, as given
-        return depth, {"exact_evaluation_budget": SEARCH_EXACT_BUDGET}
-    depth = depth or DEFAULT_DEPTH
-    if depth not in DEPTHS:
-        from perceptron.errors import OptionError
-
-        raise OptionError(f"depth {depth!r}: choose 1 to {max(DEPTHS)} (verify.searching.scopes.DEPTHS)")
-    b = DEPTHS[depth]
-    return depth, {"search_depth": {"depth": depth, "candidates_per_claim": b.candidates,
-                                    "learner_runs_per_claim": b.runs, "exact_evaluations_per_scope": b.exact}}
-
-
 def _merged(datasets, parts, agg, progress):
     """The datasets' parts folded in corpus order: the evidence into ``agg``; (their
     descriptions, certificates, second separators, problems, runs, the datasets cut short, plots)."""
@@ -476,7 +450,7 @@ def _searches(claims, findings, progress, pool, domain, depth):
     tightness entry (worst updates / bound)."""
     from verify.searching.domain import needs_separator
 
-    todo = [(c.id, f, domain, depth) for c, f in zip(claims, findings) if _not_searched(c, f) is None]
+    todo = [(c.id, f, domain, depth) for c, f in zip(claims, findings) if not_searched(c, f) is None]
     # the longest first, so that no worker is left with one at the end (pair searches train whole
     # runs; a separator multiplies the candidates); results are gathered by claim, in file order
     kind = {c.id: (c.when != "pair", not needs_separator(c) if c.compiled is not None else True) for c in claims}
@@ -493,7 +467,7 @@ def _searches(claims, findings, progress, pool, domain, depth):
     else:
         by_id = {c.id: c for c in claims}
         for cid, f, dom, d in todo:
-            done[cid] = _search_claim(by_id[cid], f, dom, d)
+            done[cid] = search_claim(by_id[cid], f, dom, d)
             progress.step(cid)
     out, tight = [], []
     for c, f in zip(claims, findings):
@@ -503,171 +477,6 @@ def _searches(claims, findings, progress, pool, domain, depth):
                 tight.append(t)
         else:  # every claim says whether it was searched, and if not, why
             f = Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
-                        {**f.evidence, "search": {"not searched": _not_searched(c, f)}}, f.path, f.line)
+                        {**f.evidence, "search": {"not searched": not_searched(c, f)}}, f.path, f.line)
         out.append(f)
     return out, tight
-
-
-#: Why a claim of each kind is not searched.
-_NOT_SEARCHED_KINDS = {"symbolic": "its steps are checked symbolically, for all dimensions",
-                       "once": "a closed computation, evaluated exactly once"}
-
-
-def _not_searched(c, f) -> str | None:
-    """Why the audit does not search this claim, or None when it does."""
-    if c.when in _NOT_SEARCHED_KINDS or c.when != "pair" and c.compiled is None:
-        return _NOT_SEARCHED_KINDS.get(c.when, f"a claim evaluated '{c.when}'")
-    if f.verdict == Verdict.REFUTED:
-        return "already refuted by a replayed corpus run"
-    premise_unmet = (f.evidence.get("premise") or {}).get("met") == 0  # the search may meet it: its domain is wider
-    # no corpus run the claim applies to (its assumptions, orders, datasets): the domain may hold some
-    unapplied = str(f.evidence.get("reason", "")).startswith("no applicable evaluation")
-    if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried") and not premise_unmet and not unapplied:
-        return "its corpus verdict is unknown for a reason a search does not remove (see the reason)"
-    return None
-
-
-#: The fields of a searched domain that say how deep the search went (issue 38: the scope as
-#: fields of results.json, not only as text).
-SCOPE_FIELDS = ("points", "dim", "box", "max_updates", "w0_box", "etas", "sep_box", "order", "unit")
-
-
-def scope_of(dom: dict) -> dict:
-    """The scope a "no counterexample in domain" verdict covers: up to ``points`` points of
-    ``dim`` integer coordinates in [-box, box], runs of at most ``max_updates`` updates from every
-    w0 in [-w0_box, w0_box]^dim, at the learning rates ``etas``, separators from [-sep_box, sep_box]."""
-    return {k: (list(dom[k]) if isinstance(dom[k], tuple) else dom[k]) for k in SCOPE_FIELDS if k in dom}
-
-
-def _search_claim(c, f, domain, depth):
-    """(the finding with the search's evidence, tightness entry or None) for one claim: searched
-    in ``domain`` when one was asked for ([tool.proof-audit.search]), else in the growing scopes
-    of verify.searching.scopes within the budget of ``depth``."""
-    from verify.searching import SearchError, bound_tree, search, trains_learner, worst
-    from verify.searching.scopes import deepen
-
-    try:
-        if domain is not None:
-            res, scopes, dom_used = search(c, domain, engine="enumerate", timeout=SEARCH_SECONDS,
-                                           max_exact=SEARCH_EXACT_BUDGET, max_candidates=SEARCH_CANDIDATE_BUDGET), None, domain
-        else:
-            deep = deepen(c, AUDIT_DOMAIN, depth, search, SEARCH_SECONDS, trains_learner(c, AUDIT_DOMAIN))
-            res, scopes = deep.result, deep.scopes
-            dom_used = deep.at
-    except SearchError as e:
-        return Finding(f.claim_id, f.citation, f.statement, f.verdict, f.expect,
-                       {**f.evidence, "search": {"not searched": str(e)}}, f.path, f.line), None
-    ev = dict(f.evidence)
-    srch = {k: v for k, v in res.to_json(timing=False).items() if k != "files"}
-    dom = srch.pop("domain", None) or {}
-    srch["domain_text"] = dom.get("text", "")
-    if scopes is not None:
-        srch["depth"] = depth
-        srch["scopes"] = scopes
-    ev["search"] = srch
-    v = f.verdict
-    if res.verdict == Verdict.REFUTED and v != Verdict.REFUTED:
-        v = Verdict.REFUTED
-        ev["counterexample"] = {"search": res.counterexample.to_json()}
-        ev["replay"] = search_command(c, dom_used)
-        ev.pop("reason", None)
-    elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v in (Verdict.HOLDS_ON_EVIDENCE, Verdict.UNKNOWN):
-        v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
-        ev["domain_text"] = srch["domain_text"]
-        ev["scope"] = scope_of(dom)
-        if "reason" in ev:
-            ev["corpus_reason"] = ev.pop("reason")
-    finding = Finding(f.claim_id, f.citation, f.statement, v, f.expect, ev, f.path, f.line)
-    tight = None
-    if c.when == "end" and c.given is None and bound_tree(c) is not None and v != Verdict.REFUTED:  # worst() knows no premise
-        try:
-            w = worst(c, domain or AUDIT_DOMAIN, timeout=SEARCH_SECONDS)
-            if w["complete"]:
-                tight = {"claim": c.id, "citation": c.citation, "bound": c.expr, "worst_ratio": round(w["ratio"], 9),
-                         "updates": w["updates"], "bound_value": round(w["bound"], 9), "dataset": w.get("points"),
-                         "labels": w.get("labels"), "updates_taken": w.get("path"), "separator": w.get("separator"),
-                         "complete": w["complete"]}
-        except SearchError:
-            pass
-    return finding, tight
-
-
-#: Budget of the search of a domain given as [tool.proof-audit.search] (the growing scopes have
-#: theirs: verify.searching.scopes.DEPTHS): candidates the interval screen cannot decide are
-#: evaluated exactly, at most this many (a deterministic limit, so the results file does not
-#: depend on the machine's speed); a search past it says unknown and leaves the claim's verdict
-#: as the corpus gave it.
-SEARCH_EXACT_BUDGET = 150
-#: and at most this many candidates screened in that domain (widened over a claim's quantifiers it
-#: can be large; past the budget the search says unknown, deterministically).
-SEARCH_CANDIDATE_BUDGET = 150_000
-#: A safety net only: far above what the budget allows on any reasonable machine.
-SEARCH_SECONDS = 120.0
-
-
-#: Datasets whose Rosenblatt runs are drawn along k in the HTML report.
-PLOTTED = ("worked-example", "separable-d2-g1_20", "separable-d3-g1_10")
-
-
-def _plot_data(plots, name, params, ctx, trace):
-    """Both sides of 000's bounds along k (for PLOTTED sets), and mistakes against R^2/gamma^2
-    for every run: floats rounded to 10 significant digits (drawing only; verdicts are exact)."""
-    gamma, R2 = ctx.consts["gamma"], ctx.R2
-    k_end = len(trace.upd_t)
-    plots["bounds"].append({"dataset": name, "augment": params.augment, "mistakes": k_end,
-                            "bound": _r(X.to_float(X.div(R2, X.mul(gamma, gamma))))})
-    gamma_f = X.to_float(gamma)
-    if name not in PLOTTED:
-        return
-    w_opt = ctx.consts["w_opt"]
-    rows = []
-    for u in range(k_end):
-        w = X.vec_from_fractions(trace.weights_after(u)[0])
-        k = u + 1
-        num = X.vdot(w_opt, w)
-        n2 = X.vdot(w, w)
-        rows.append([k, _r(X.to_float(num)), _r(k * gamma_f), _r(float(n2)), _r(float(k * R2)),
-                     _r(X.to_float(num) / float(n2) ** 0.5), _r(float(k) ** 0.5 * gamma_f / X.to_float(ctx.R))])
-    plots["series"].append({"dataset": name, "columns": ["k", "w_opt.w", "k gamma", "|w|^2", "k R^2", "cos theta",
-                                                          "sqrt(k) gamma / R"], "rows": rows})
-
-
-def _plot_other(plots, name, params, ctx, trace):
-    """Both sides along k of 001's Lemmas 2 and 3 (Novikoff) or 004's proof (unit variant)."""
-    gamma, R2, eta = ctx.consts["gamma"], ctx.R2, ctx.eta
-    rows = []
-    for u in range(len(trace.upd_t)):
-        w, b = trace.weights_after(u)
-        k = u + 1
-        wv = X.vec_from_fractions(w)
-        if params.variant == "novikoff":
-            w_hat = X.vconcat(wv, [X.div(b, ctx.R)])
-            lhs1 = X.to_float(X.vdot(w_hat, ctx.consts["w_hat_opt"]))
-            rhs1 = float(k * eta) * X.to_float(gamma)
-            lhs2 = X.to_float(X.vdot(w_hat, w_hat))
-            rhs2 = float(2 * k * eta * eta * R2)
-        else:
-            lhs1, rhs1 = X.to_float(X.vdot(ctx.consts["w_opt"], wv)), k * X.to_float(gamma)
-            lhs2, rhs2 = float(X.vdot(wv, wv)), float(k)
-        rows.append([k, _r(lhs1), _r(rhs1), _r(lhs2), _r(rhs2)])
-    cols = (["k", "w_hat.w_hat_opt", "k eta gamma", "|w_hat|^2", "2 k eta^2 R^2"] if params.variant == "novikoff"
-            else ["k", "w*.w_t", "t gamma", "|w_t|^2", "t"])
-    title = "001, Lemmas 2 and 3 (Novikoff)" if params.variant == "novikoff" else "004, Theorem 1 proof (unit-norm data)"
-    plots.setdefault("other", []).append({"dataset": name, "title": title, "columns": cols, "rows": rows})
-
-
-def _r(v: float) -> float:
-    return float(f"{v:.10g}")
-
-
-def _audit_domain():
-    from verify.searching import (
-        Domain,  # search imports replay, which this module also uses
-    )
-
-    return Domain(points=2, dim=2, box=2, max_updates=4, sep_box=3)
-
-
-#: The domain every searchable claim is searched in by `proof-audit run`: small enough that
-#: the whole audit stays around a minute; `proof-audit search` explores larger ones.
-AUDIT_DOMAIN = _audit_domain()

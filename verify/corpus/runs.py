@@ -14,8 +14,9 @@ from perceptron.toml_data import table_names
 from perceptron import Params, builtin, read_dataset
 from perceptron.declared import variant_of
 from perceptron.generators import BUILTIN
-from verify.language.quantifiers import RUN_WHENS, VARIANT_ETA, ranging
+from verify.language.quantifiers import RUN_WHENS, ranging
 from verify.replay.commands import run_options
+from verify.language.assumptions import SEPARABLE
 
 __all__ = ["plan_of", "Run", "configs", "needs_of", "corpus_datasets", "load_spec", "check_dataset_names",
            "VARY_MAX_POINTS", "CORPUS_MAX_EPOCHS"]
@@ -76,10 +77,6 @@ def _base_configs(name: str, coq: bool = False, E: int = CORPUS_MAX_EPOCHS):
 CORPUS_ETAS = (Fraction(1, 2), Fraction(2))
 
 
-#: Variants whose runs use the data augmented (when the dataset is not homogeneous).
-_AUGMENTED = ("rosenblatt", "sign", "slides", "pocket", "kernel", "unit")
-
-
 #: Datasets for 004's unit-norm setting: only the variants they are for run on them.
 UNIT_ONLY = {"unit-d2-g1_10", "unit-d3-g1_20", "unit-d4-g1_8"}
 
@@ -88,15 +85,6 @@ def _initial_weights(dim: int) -> tuple:
     """A fixed non-zero w0 for the runs that vary w0: alternating -1, 1/2 (points against the
     data's usual direction, so the run from it differs from the run from 0)."""
     return tuple(Fraction(-1) if j % 2 == 0 else Fraction(1, 2) for j in range(dim))
-
-
-def _profiles(v: str):
-    """The settings of a variant that claims may fix (sign(0), update form): extra runs cover each."""
-    if v == "sign":
-        return [{"sign0": s0, "form": f} for s0 in (0, 1) for f in ("yx", "half")]
-    if v == "unit":
-        return [{"sign0": 0}, {"sign0": 1}]
-    return [{}]
 
 
 #: Runs that vary eta, w0 or sign(0) go over the corpus datasets of at most this many points
@@ -133,7 +121,7 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
     aug_default = None if name in HOMOGENEOUS or name in UNIT_ONLY else "last"
 
     def aug(v):
-        return aug_default if v in _AUGMENTED or _declared_without_bias(v) else None
+        return aug_default if _augmented(v) else None
 
     def ok(v):
         return name not in UNIT_ONLY or v == "unit"
@@ -142,8 +130,9 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
     for v in sorted(needs.get("eta", ())):
         if not ok(v):
             continue
-        etas = [e for e in CORPUS_ETAS if e <= 1] if v in VARIANT_ETA else CORPUS_ETAS
-        for prof in _profiles(v):
+        top = variant_of(v).eta_max
+        etas = [e for e in CORPUS_ETAS if top is None or e <= top]
+        for prof in variant_of(v).profiles():
             have = {p.eta for p in base if p.variant == v and all(getattr(p, k) == val for k, val in prof.items())}
             for eta in etas:
                 if any((e < 1) == (eta < 1) and e != 1 for e in have):
@@ -155,7 +144,7 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
             continue
         dim = d + (1 if aug(v) else 0)
         b0 = Fraction(-1) if variant_of(v).bias else None
-        for prof in _profiles(v):
+        for prof in variant_of(v).profiles():
             yield Params(variant=v, augment=aug(v), order="cyclic", w0=_initial_weights(dim), b0=b0,
                          max_epochs=30 if v == "pocket" else E, **prof), "w0"
     for v in sorted(needs.get("sign0", ())):
@@ -170,8 +159,7 @@ def _stated_runs(name: str, coq: bool, needs: dict, d: int, E: int):
     variants and orders with its setting, augmented as the corpus augments the dataset unless
     the setting says where the constant coordinate goes."""
     for variant, order, s in needs.get("stated", {}).get(name, ()):
-        own_bias = variant_of(variant).bias is not None
-        if own_bias or not (variant in _AUGMENTED or _declared_without_bias(variant)):
+        if not _augmented(variant):
             augment = None
         else:
             augment = "first" if coq else (None if name in HOMOGENEOUS or name in UNIT_ONLY else "last")
@@ -180,9 +168,10 @@ def _stated_runs(name: str, coq: bool, needs: dict, d: int, E: int):
         yield s.params_for(variant, order, augment, d, epochs)
 
 
-def _declared_without_bias(v: str) -> bool:
-    var = variant_of(v)
-    return getattr(var, "declared", False) and var.bias is None
+def _augmented(v: str) -> bool:
+    """Whether the variant's runs use the data augmented (when the dataset is not homogeneous):
+    every variant with no bias of its own learns one through a constant coordinate."""
+    return variant_of(v).bias is None
 
 
 #: The visit orders of a declared variant's corpus runs (a random order with a fixed seed).
@@ -257,7 +246,7 @@ def plan_of(claims) -> list:
     a quantity are skipped as evidence for nothing: verify.corpus.audit.audit_dataset), as JSON:
     equal plans make equal runs."""
     return sorted([c.when, sorted(c.variants), sorted(set(ranging(c)) & {"eta", "w0", "sign0"}),
-                   "separable" in c.assume] + ([sorted(c.datasets or ()), c.max_epochs] if c.max_epochs else [])
+                   SEPARABLE in c.assume] + ([sorted(c.datasets or ()), c.max_epochs] if c.max_epochs else [])
                   + ([sorted(c.datasets or ()), list(c.orders or ()), repr(c.setting)] if c.setting is not None else [])
                   for c in claims)
 

@@ -58,13 +58,14 @@ from perceptron.declared import declarations_from, variant_of
 from perceptron.errors import InputError
 from perceptron.limits import MAX_CLAIM_BYTES, read_toml, top_level_lines
 from perceptron.variants import VARIANTS
+from verify.language.assumptions import ASSUMPTIONS
 from verify.language.budget import max_epochs
 from verify.language.note_data import check_names, file_datasets
 from verify.language.setting import Setting, setting_of
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES, TYPES
 
-__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "claims_of", "builtin_claim_files", "ASSUMPTIONS", "WHEN"]
+__all__ = ["Claim", "ClaimFile", "Draft", "with_expr", "with_notes_dir", "ClaimError", "load_claims", "claims_of", "builtin_claim_files", "WHEN"]
 
 #: Most claims in one file.
 MAX_CLAIMS = 2000
@@ -95,25 +96,6 @@ PAIR_NAMES = {"w": "vector", "b": "scalar", "mistakes": "scalar", "epochs": "sca
 #: Most free names in one claim (each multiplies the values evaluated).
 MAX_FREE = 3
 
-ASSUMPTIONS = {
-    "separable": "the dataset has a separability certificate",
-    "nonseparable": "the dataset has a non-separability certificate",
-    "nontrivial": "both labels occur",
-    "unit_norm": "every input the learner sees has norm exactly 1",
-    "w0_zero": "the run starts from w = 0 (and b = 0)",
-    "eta_one": "eta = 1",
-    "eta_le_one": "0 < eta <= 1",
-    "strict_margin": "gamma is taken strictly below the certified margin (y w*.x > gamma)",
-    "converged": "the run converged",
-    "sign0_nonzero": "the run's sign(0) is +1 or -1",
-    "sign0_zero": "the run's sign(0) is 0",
-    "form_yx": "the sign variant updates with eta y x",
-    "form_half": "the sign variant updates with 1/2 eta (y - out) x",
-    "kernel_linear": "the kernel variant uses the linear kernel",
-    "no_augment": "the run learns on the data as given: no constant coordinate added (no bias through the data)",
-    "ratchet": "the pocket variant uses Gallant's ratchet",
-    "no_ratchet": "the pocket variant runs without the ratchet",
-}
 
 _FIELDS = {"id", "section", "statement", "expr", "variants", "when", "assume", "expect", "corrects",
            "datasets", "orders", "note", "vectors", "scalars", "hypotheses", "steps", "separator", "free", "pair",
@@ -130,7 +112,7 @@ _ANCHOR = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
 _STEP_NAMES = {"x", "y", "score", "out", "x_hat", "t", "i"}
 _SWEEP_NAMES = set(SWEEP_QUANTITIES) | set(PREVIOUS_SWEEP)
 #: What only the end of a run has (the pocket's weights and errors).
-_END_NAMES = {"w_pocket", "pocket_errors", "min_visited_errors"}
+END_NAMES = {n for v in VARIANTS.values() if v.pocket for n in v.defines}
 _RUN_NAMES = {"w", "b", "w_hat", "k", "eta", "w0", "epochs", "mistakes", "converged", "stopped_by_budget", "sumsq", "sign0", "alpha",
               "w_pocket", "pocket_errors", "min_visited_errors", "kernel_degree", "kernel_offset"}
 
@@ -739,8 +721,8 @@ def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = 
         raise ExprError(f"{', '.join(sorted(names & _STEP_NAMES))} exist only at a visit or update")
     if c.uses_prev and when != "update":
         raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
-    if names & _END_NAMES and when in ("visit", "update"):
-        raise ExprError(f"{', '.join(sorted(names & _END_NAMES))}: defined at the end of a run only (use when = 'end')")
+    if names & END_NAMES and when in ("visit", "update"):
+        raise ExprError(f"{', '.join(sorted(names & END_NAMES))}: defined at the end of a run only (use when = 'end')")
     if names & _SWEEP_NAMES and when not in ("visit", "update"):
         raise ExprError(f"{', '.join(sorted(names & _SWEEP_NAMES))} describe the sweep of a visit or update; "
                         "use when = 'visit' or 'update' (at the end, epochs counts the sweeps)")

@@ -52,6 +52,7 @@ from verify.numbers import exact as X
 from verify.numbers.integers import (
     narrow_ints,
 )
+from verify.language.assumptions import STRICT_MARGIN
 
 __all__ = ["Frame", "StepLog", "tally_claims", "BLOCK_CELLS"]
 
@@ -318,7 +319,7 @@ def tally_claims(frame: Frame, claims, tallies: dict, gamma_strict=None, *, scal
             tally = tallies[claim.id]
             if tally.violation is not None or claim.id in apart:
                 continue
-            g = gamma_strict if "strict_margin" in claim.assume else None
+            g = gamma_strict if STRICT_MARGIN in claim.assume else None
             try:
                 _tally_claim_block(claim, frame, rows, envs, tally, g, scalar)
             except X.DimensionError as e:  # vec(0, 0, 1/2) against a 2-dimensional run: not about it

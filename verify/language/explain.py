@@ -5,7 +5,8 @@ transcription can be checked against the note before anything is run."""
 from __future__ import annotations
 
 from perceptron.declared import variant_of
-from verify.language.claims import ASSUMPTIONS, RELATIONS, WHEN
+from verify.language.assumptions import ASSUMPTIONS
+from verify.language.claims import RELATIONS, WHEN
 from verify.language.quantifiers import quantifiers
 
 __all__ = ["explain", "explain_files"]
@@ -36,7 +37,7 @@ def explain(claim) -> list[str]:
     if claim.orders:
         out.append("  in the orders: " + ", ".join(claim.orders))
     for a in claim.assume:
-        out.append(f"  assumes {a}: {ASSUMPTIONS.get(a, '?')}")
+        out.append(f"  assumes {a}: {ASSUMPTIONS[a].meaning if a in ASSUMPTIONS else '?'}")
     if claim.setting is not None:
         out.append("  the run the note describes (run = {...}): every value below marked fixed")
         aug = claim.setting.augment

@@ -32,13 +32,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 from perceptron.declared import variant_of
+from perceptron.variants import VARIANTS
+from verify.language.assumptions import eta_bound, fixed
 
 __all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPES", "SEARCHABLE_VARIANTS", "PAIR_C"]
 
 RUN_WHENS = ("visit", "update", "end")
-#: The built-in variants whose runs the counterexample search enumerates (declared variants too:
-#: verify.searching.domain); here, not in the search package, so the CLI's parser need not load it.
-SEARCHABLE_VARIANTS = ("rosenblatt", "novikoff", "sign", "slides", "sklearn", "unit", "kernel", "pocket")
+#: The built-in variants whose runs the counterexample search enumerates: every one (declared
+#: variants too: verify.searching.domain); here, not in the search package, so the CLI's parser
+#: need not load it.
+SEARCHABLE_VARIANTS = tuple(VARIANTS)
 #: Quantities that exist only relative to a separator.
 SEPARATOR_NAMES = frozenset({"w_opt", "b_opt", "gamma", "w_hat_opt", "v_opt", "c_opt", "m_opt"})
 #: Types a free name may have, with the values the evidence draws them from (see verify.corpus.audit).
@@ -54,14 +57,15 @@ FREE_TYPES = {
 #: below and above 1, so the evidence varies c.
 PAIR_C = (Fraction(1, 2), Fraction(2), Fraction(3))
 
-#: Learning rates a variant's own note allows (the algorithm's definition, not an assumption):
-#: 003's slides give "Learning parameter: eta in (0, 1]".
-VARIANT_ETA = {"slides": "(0, 1]", "pocket": "(0, 1]"}
-
-
 def eta_le_one(claim) -> bool:
     """Whether eta ranges over (0, 1] only (the assumption, or every variant's own range)."""
-    return "eta_le_one" in claim.assume or (bool(claim.variants) and all(v in VARIANT_ETA for v in claim.variants))
+    return eta_bound(claim) == 1 or _own_eta(claim) == "(0, 1]"
+
+
+def _own_eta(claim) -> str | None:
+    """The range of eta every variant of the claim's own notes allows, when they bound it alike."""
+    texts = {getattr(variant_of(v), "eta_text", None) for v in claim.variants}
+    return texts.pop() if len(texts) == 1 else None
 
 
 def uses_separator(claim) -> bool:
@@ -73,7 +77,7 @@ def quantifiers(claim) -> dict[str, str]:
     Fixed quantities (restricted to one value) are included with their value, so a verdict
     can say what it covered."""
     q: dict[str, str] = {}
-    a = set(claim.assume)
+    fix = fixed(claim)
     variants = [variant_of(v) for v in claim.variants if variant_of(v) is not None]
     if claim.when in ("once", "symbolic"):
         return q
@@ -81,30 +85,16 @@ def quantifiers(claim) -> dict[str, str]:
     run = claim.when in RUN_WHENS or claim.when == "pair"
     if run:
         q["order"] = ("the orders " + ", ".join(claim.orders)) if claim.orders else "every order"
-        if "eta_one" in a:
-            q["eta"] = "fixed: 1"
-        elif eta_le_one(claim):
-            q["eta"] = "every eta in (0, 1]" + ("" if "eta_le_one" in a else " (the variant's own range)")
-        else:
-            q["eta"] = "every eta > 0"
+        own = _own_eta(claim)
+        q["eta"] = fix.get("eta") or (f"every eta in {own} (the variant's own range)" if own else "every eta > 0")
         if any(not v.dual for v in variants):
-            q["w0"] = "fixed: 0" if "w0_zero" in a else "every initial w0 (and b0)"
+            q["w0"] = fix.get("w0", "every initial w0 (and b0)")
         if any(v.tie is None for v in variants):
-            if "sign0_zero" in a:
-                q["sign0"] = "fixed: 0"
-            elif "sign0_nonzero" in a:
-                q["sign0"] = "-1 and +1"
-            else:
-                q["sign0"] = "-1, 0 and +1"
+            q["sign0"] = fix.get("sign0", "-1, 0 and +1")
         if any(getattr(v, "dual", False) for v in variants):  # the kernel perceptron: its kernel
-            q["kernel"] = "fixed: linear" if "kernel_linear" in a else "every kernel (linear, polynomial, RBF)"
+            q["kernel"] = fix.get("kernel", "every kernel (linear, polynomial, RBF)")
         if any(v.half_form for v in variants):
-            if "form_yx" in a:
-                q["form"] = "fixed: eta y x"
-            elif "form_half" in a:
-                q["form"] = "fixed: 1/2 eta (y - out) x"
-            else:
-                q["form"] = "eta y x and 1/2 eta (y - out) x"
+            q["form"] = fix.get("form", "eta y x and 1/2 eta (y - out) x")
     for v in variants:  # a declared variant's parameters range unless the claim is about one value
         for name, default in getattr(v, "parameters", ()):
             if run or name in (claim.compiled.names if claim.compiled is not None else ()):

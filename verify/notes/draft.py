@@ -25,6 +25,7 @@ from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 from verify.notes.worked_example import rate_symbol
+from verify.language.assumptions import CONVERGED, ETA_ONE, FORM_HALF, SIGN0_ZERO, W0_ZERO
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of", "SETS"]
 
@@ -287,7 +288,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if eta:
         one = eta.group(2).rstrip(".") in ("1", "1.0")
         return {**out, "draft": True, "untranslated": SETS + "the algorithm's learning rate: a setting of the run, " + (
-            ("proposed as an assumption (eta_one) on the run claims" if "eta_one" in props.assume else
+            ("proposed as an assumption (eta_one) on the run claims" if ETA_ONE in props.assume else
              "not proposed for every claim (its sentence says more): add eta_one to the claims it is about") if one else
             f"not an assumption: state it as run = {{ eta = \"{eta.group(2).rstrip('.')}\" }} on the claims about "
             "the note's own run (with datasets = [...])")}
@@ -376,28 +377,28 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
                       + "; proof-audit has rosenblatt, novikoff, sklearn, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when, s.line)
     if out.get("variants") == ["sign"] and re.search(r"\(y - out\)", t.expr):
-        assume = assume + ["form_half"]  # w += eta (y - out) x / 2, as the statement writes it: the 0/1-label form
-        props.assume.setdefault("form_half", "the statement writes the update with (y - out)")
+        assume = assume + [FORM_HALF]  # w += eta (y - out) x / 2, as the statement writes it: the 0/1-label form
+        props.assume.setdefault(FORM_HALF, "the statement writes the update with (y - out)")
     if out.get("variants") == ["sign"] and re.search(r"\bout\b.*\bsign\(|\bsign\(.*\bout\b", t.expr):
         # the note writes the output as sign(...) itself, whose value at 0 is 0: its tie rule
-        assume = assume + ["sign0_zero"]
-        props.assume.setdefault("sign0_zero", "the statement writes the output as sign(...), which is 0 at 0")
+        assume = assume + [SIGN0_ZERO]
+        props.assume.setdefault(SIGN0_ZERO, "the statement writes the output as sign(...), which is 0 at 0")
     anyw0 = _ANY_W0.search(f"{s.context} {s.text}")
-    if "w0_zero" in assume and anyw0:  # the statement's own words widen what the note's algorithm fixes
-        assume = [a for a in assume if a != "w0_zero"]
+    if W0_ZERO in assume and anyw0:  # the statement's own words widen what the note's algorithm fixes
+        assume = [a for a in assume if a != W0_ZERO]
         review.append(f"assume: not w0_zero: the statement speaks of any initial weights ({anyw0.group()})")
     if t.when == "end" and re.search(r"converge|terminat|halts|no more mistakes|stops", s.context, re.I):
-        assume = assume + ["converged"]
-        props.assume.setdefault("converged", "the sentence speaks of the run once it has converged")
+        assume = assume + [CONVERGED]
+        props.assume.setdefault(CONVERGED, "the sentence speaks of the run once it has converged")
     own = _own_clause(s)
-    if t.when in _RUN and "w0_zero" not in assume and not anyw0 and START_ZERO.search(own or s.text):
-        assume = assume + ["w0_zero"]  # "started from w = 0, a run ...": the statement's own hypothesis
-        props.assume.setdefault("w0_zero", "the statement: " + START_ZERO.search(own or s.text).group())
+    if t.when in _RUN and W0_ZERO not in assume and not anyw0 and START_ZERO.search(own or s.text):
+        assume = assume + [W0_ZERO]  # "started from w = 0, a run ...": the statement's own hypothesis
+        props.assume.setdefault(W0_ZERO, "the statement: " + START_ZERO.search(own or s.text).group())
     eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d./])", own)
-    if t.when in _RUN and eta_here and "eta_one" not in assume:  # "with η = 1, the weights satisfy ...": its hypothesis
-        assume = assume + ["eta_one"]
+    if t.when in _RUN and eta_here and ETA_ONE not in assume:  # "with η = 1, the weights satisfy ...": its hypothesis
+        assume = assume + [ETA_ONE]
     eta_c = re.search(r"(\\eta|η)\s*=\s*\$?\s*(\d+(?:\.\d+)?(?:/\d+)?)(?![\d.])", own)
-    if t.when in _RUN and eta_c and not eta_here and "eta" not in t.names and "eta_one" not in assume:
+    if t.when in _RUN and eta_c and not eta_here and "eta" not in t.names and ETA_ONE not in assume:
         # "with η = 1/2, at most ... mistakes": the statement's own hypothesis, a premise on the run's eta
         out["given"] = f"eta == {eta_c.group(2)}"
         review.append(f"given: the statement's own hypothesis ({eta_c.group()})")

@@ -10,6 +10,7 @@ import re
 from verify.notes.note_run import bias_update
 from verify.notes.reading import initial_weights
 from verify.notes.source import Note, Statement
+from verify.language.assumptions import ETA_LE_ONE, ETA_ONE, NONTRIVIAL, SEPARABLE, STRICT_MARGIN, UNIT_NORM, W0_ZERO
 
 __all__ = ["Proposals", "proposals", "START_ZERO", "MAX_PROPOSAL_CHARS", "RUN_TIMES"]
 
@@ -43,16 +44,16 @@ class Proposals:
         (a "(with η = 1)" further down is that later statement's hypothesis, not this one's)."""
         out = []
         if when in RUN_TIMES:
-            for a in ("w0_zero", "eta_one", "eta_le_one"):
-                if self._said(a, line) and not (a == "eta_le_one" and "eta_one" in out):  # η = 1 said by then: the narrower
+            for a in (W0_ZERO, ETA_ONE, ETA_LE_ONE):
+                if self._said(a, line) and not (a == ETA_LE_ONE and ETA_ONE in out):  # η = 1 said by then: the narrower
                     out.append(a)
-        if self._said("separable", line) and (names & MARGIN_NAMES or "mistakes" in names):
-            out.append("separable")
-        if self._said("unit_norm", line) and when in RUN_TIMES:
-            out.append("unit_norm")
-        if "separable" in out:  # the note's own terms for its separable data
-            out += [a for a in ("nontrivial", "strict_margin") if self._said(a, line)
-                    and (a == "nontrivial" or "gamma" in names)]
+        if self._said(SEPARABLE, line) and (names & MARGIN_NAMES or "mistakes" in names):
+            out.append(SEPARABLE)
+        if self._said(UNIT_NORM, line) and when in RUN_TIMES:
+            out.append(UNIT_NORM)
+        if SEPARABLE in out:  # the note's own terms for its separable data
+            out += [a for a in (NONTRIVIAL, STRICT_MARGIN) if self._said(a, line)
+                    and (a == NONTRIVIAL or "gamma" in names)]
         return out
 
     def _said(self, a: str, line: int | None) -> bool:
@@ -70,38 +71,38 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
         if index is not None:
             if index.isdigit():
                 p.base = int(index)
-            p.assume.setdefault("w0_zero", f"line {s.line}: {s.math.strip()[:40]}")
+            p.assume.setdefault(W0_ZERO, f"line {s.line}: {s.math.strip()[:40]}")
     text = note.text
     p.bias = bias_update(text)
     zero = START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
     if zero:
-        p.assume.setdefault("w0_zero", f"line {_line(text, zero.start())}: {zero.group()[:40]}")
+        p.assume.setdefault(W0_ZERO, f"line {_line(text, zero.start())}: {zero.group()[:40]}")
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
         p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
     # η = 1 as the note's setting, not a hypothesis of one statement ("with η = 1 it is the same bound")
     eta = next((m for m in re.finditer(r"(\\eta|η)\s*=\s*1(?![\d.])", text) if not _states_more(text, m)), None)
     if eta:
-        p.assume["eta_one"] = f"line {_line(text, eta.start())}: {eta.group()}"
+        p.assume[ETA_ONE] = f"line {_line(text, eta.start())}: {eta.group()}"
     if m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
-        p.assume["eta_le_one"] = f"line {_line(text, m.start())}: {m.group()}..."
+        p.assume[ETA_LE_ONE] = f"line {_line(text, m.start())}: {m.group()}..."
     if not eta and not m and not re.search(r"\\eta|η|learning rate|step size", text, re.I):
-        p.assume["eta_one"] = "the note has no learning rate"
+        p.assume[ETA_ONE] = "the note has no learning rate"
     sep = re.search(r"linearly separable|separable|separates (them|the data|the points|the classes)", text, re.I)
     if sep:
-        p.assume["separable"] = f"line {_line(text, sep.start())}: {sep.group()}"
+        p.assume[SEPARABLE] = f"line {_line(text, sep.start())}: {sep.group()}"
     unit = re.search(r"\\\|\s*(?:\\mathbf\{x\}|\\vec\{x\}|\\boldsymbol\{x\}|x)(?:_\{?i\}?)?\s*\\\|(?:_\{?2\}?)?\s*=\s*1(?![\d.])|"
                      r"‖\s*xᵢ?\s*‖\s*=\s*1(?![\d.])|unit[- ]norm inputs|normali[sz]ed to unit|each (?:data )?(?:vector|point|"
                      r"input) is a unit vector", text[:MAX_PROPOSAL_CHARS], re.I)
     if unit:
-        p.assume["unit_norm"] = f"line {_line(text, unit.start())}: {unit.group()[:40]}"
+        p.assume[UNIT_NORM] = f"line {_line(text, unit.start())}: {unit.group()[:40]}"
     trivial = re.search(r"non-?trivial|not all (?:\$?\\?\w{1,8}\$? )?(?:points |inputs |examples )?have the same label|"
                         r"both labels (?:occur|appear)", text[:MAX_PROPOSAL_CHARS], re.I)
     if trivial:
-        p.assume["nontrivial"] = f"line {_line(text, trivial.start())}: {trivial.group()[:40]}"
+        p.assume[NONTRIVIAL] = f"line {_line(text, trivial.start())}: {trivial.group()[:40]}"
     # the margin assumed strictly ("y_i w*.x_i > γ for all i"): gamma is then below every point's margin
     strict = re.search(r"y_\{?i\}?[^$\n]{0,80}?(?<![\\\w=<>])>(?!=)\s*(\\gamma|γ)", text[:MAX_PROPOSAL_CHARS])
     if strict:
-        p.assume["strict_margin"] = f"line {_line(text, strict.start())}: {strict.group()[:40]}"
+        p.assume[STRICT_MARGIN] = f"line {_line(text, strict.start())}: {strict.group()[:40]}"
     order = re.search(r"cycl\w*|over and over|in (?:a fixed|the same) order|in turn", text, re.I)
     if order:
         p.order = f"line {_line(text, order.start())}: {order.group()}"

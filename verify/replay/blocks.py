@@ -32,6 +32,7 @@ from verify.language.scalar import ALPHA_COUNTS
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, maxabs, narrow_ints, scaled
 from verify.replay.records import CyclicRule, augmented_bias, end_mismatch, run_values
+from verify.language.assumptions import CONVERGED
 
 __all__ = ["replay_blocks"]
 
@@ -176,9 +177,10 @@ class _Blocks:
                 return False
         if ctx.bias:
             var = ctx.var
-            step = ctx.eta * ctx.R2 if var.bias == "R2" else ctx.eta if var.bias == "one" else None
-            if step is None:
+            scale = var.bias_scale(lambda: ctx.R2, 1)
+            if scale is None:
                 return False
+            step = ctx.eta * scale
             B, Lb = self.B, self.Lb
             for u, yu in enumerate(uy.tolist()):
                 if Fraction(B[u + 1] - B[u], Lb) != step * yu:
@@ -197,7 +199,7 @@ class _Blocks:
     def tally(self, visit_claims, update_claims, end_claims, tallies, name):
         """The claims, over the whole trace (verify.language.columns), fed in trace order."""
         ctx, rule, U, W, L, D, den = self.ctx, self.rule, self.U, self.W, self.L, self.ctx.D, self.den
-        end_claims = [c for c in end_claims if rule.converged or "converged" not in c.assume]
+        end_claims = [c for c in end_claims if rule.converged or CONVERGED not in c.assume]
         if not (visit_claims or update_claims or end_claims):
             return
         rowsq = ctx.norms2

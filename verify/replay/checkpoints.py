@@ -36,6 +36,7 @@ from verify.language.scalar import ALPHA_COUNTS, format_value
 from verify.numbers import exact as X
 from verify.numbers.integers import INT64_SAFE, maxabs
 from verify.replay.records import Inconsistency, augmented_bias, end_mismatch, run_values, short_vector
+from verify.language.assumptions import CONVERGED
 
 __all__ = ["replay_checkpoints", "VISIT_CLAIMS_WHY"]
 
@@ -73,13 +74,13 @@ class _Run:
         self.U = len(self.upd_t)
         self.y = np.asarray(ctx.y, dtype=np.int64)
         eta, b0 = ctx.eta, Fraction(ctx.b0)
-        self.bias = ctx.var.bias  # None, or b += eta y R^2 ("R2") or eta y ("one")
+        self.bias = ctx.var.bias  # None, or b += eta y R^2 or eta y (Variant.bias_scale)
         self.S = S = math.lcm(ctx.w0.den, ctx.D * eta.denominator, b0.denominator if self.bias else 1)  # w = W / S
         self.step = (S // (ctx.D * eta.denominator)) * eta.numerator  # W += step y Xn_i
         self.den = ctx.D * S  # score = (Xn.W + B) / den, b = B / den
         self.W0 = np.asarray(ctx.w0.num, dtype=object) * (S // ctx.w0.den)
         # B += b_step y: eta y R^2 or eta y over den (R^2 D^2 = the largest |Xn_i|^2)
-        self.b_step = 0 if not self.bias else self.step * (max(ctx.norms2) if self.bias == "R2" else ctx.D * ctx.D)
+        self.b_step = 0 if not self.bias else self.step * ctx.var.bias_scale(lambda: max(ctx.norms2), ctx.D * ctx.D)
         self.B0 = int(b0 * self.den) if self.bias else 0
         # int64 throughout when |W| <= |W0| + U step |Xn| bounds every state, |B| <= |B0| + U b_step
         # its bias, and d |Xn| |W| + |B| every score
@@ -226,7 +227,7 @@ class _Run:
         """The update claims' last block, then the end claims (those assuming convergence only on a
         converged run)."""
         ctx = self.ctx
-        end_claims = [c for c in end_claims if self.stop == "converged" or "converged" not in c.assume]
+        end_claims = [c for c in end_claims if self.stop == "converged" or CONVERGED not in c.assume]
         log.end(end_claims, {
             "w": X.Vec(np.asarray(self.W_final), self.S), "b": self._b(self.B_final), "k": Fraction(self.U),
             "mistakes": Fraction(self.U), "epochs": Fraction(self.epochs),

@@ -31,6 +31,7 @@ from verify.replay.records import (
     run_values,
     short_value,
 )
+from verify.language.assumptions import CONVERGED, STRICT_MARGIN
 
 __all__ = ["replay_declared", "DeclaredRun", "Values", "as_value"]
 
@@ -165,7 +166,7 @@ class DeclaredReplay:
 
     def _claims(self, claims, env, where):
         for c in claims:
-            eval_claim(c, env, self.tallies[c.id], where, self.gam_strict if "strict_margin" in c.assume else None)
+            eval_claim(c, env, self.tallies[c.id], where, self.gam_strict if STRICT_MARGIN in c.assume else None)
 
     def _score_differs(self, rec, i, s):
         rs = self.tr.score_value(rec)
@@ -312,7 +313,7 @@ def replay_declared(ctx, tr, visit_claims, update_claims, end_claims, tallies, n
                               converged=Fraction(1 if end.converged else 0),
                               stopped_by_budget=Fraction(0 if end.converged else 1),
                               **({ALPHA_COUNTS: tuple(step.alpha)} if step.alpha is not None else {}))
-        step._claims([c for c in end_claims if end.converged or "converged" not in c.assume],
+        step._claims([c for c in end_claims if end.converged or CONVERGED not in c.assume],
                      Env(ctx, vals, step.history), {"dataset": name, "end": True, "k": k})
     return None
 

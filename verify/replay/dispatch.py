@@ -20,6 +20,8 @@ from perceptron.declared import declared, register, variant_of
 from perceptron.params import prepare_inputs
 from verify.certify.certificates import Certificate, certify
 from verify.certify.widest import missing_widest
+from verify.language import assumptions
+from verify.language.assumptions import CONVERGED
 from verify.language.columns import Frame, tally_claims
 from verify.language.scalar import ClaimTally
 from verify.numbers import exact as X
@@ -197,10 +199,9 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
         return f"order {p.order} not in {list(claim.orders)}"
     if claim.datasets and dataset_name not in claim.datasets:
         return f"dataset {dataset_name} not in {list(claim.datasets)}"
-    for a in claim.assume:
-        why = _assumption_fails(a, ctx, converged)
-        if why:
-            return why
+    why = assumptions.unmet(claim, ctx, converged)
+    if why:
+        return why
     if getattr(claim, "setting", None) is not None:
         why = claim.setting.mismatch(p, ctx.ds.d)
         if why:
@@ -222,46 +223,6 @@ def _separator_missing(claim, ctx: RunContext) -> str | None:
     if missing:
         return f"{missing[0]} is undefined here: the data have no certified separator ({ctx.kind})"
     return None
-
-
-def _assumption_fails(a, ctx: RunContext, converged) -> str | None:
-    p = ctx.params
-    if a == "separable":
-        return None if ctx.kind == "separable" else f"dataset is not certified separable ({ctx.kind})"
-    if a == "nonseparable":
-        return None if ctx.kind == "nonseparable" else "dataset is not certified non-separable"
-    if a == "nontrivial":
-        return None if len(set(ctx.y)) == 2 else "all labels are equal"
-    if a == "unit_norm":
-        return None if all(X.vdot(r, r) == 1 for r in ctx.rows) else "inputs are not all of norm 1"
-    if a == "w0_zero":
-        zero = not ctx.w0.num.any() and ctx.b0 == 0
-        return None if zero else "initial weights are not zero"
-    if a == "eta_one":
-        return None if ctx.eta == 1 else f"eta = {ctx.eta}"
-    if a == "eta_le_one":
-        return None if 0 < ctx.eta <= 1 else f"eta = {ctx.eta}"
-    if a == "strict_margin":
-        return None
-    if a == "converged":
-        return None if converged in (None, True) else "the run did not converge"
-    if a == "sign0_nonzero":
-        return None if ctx.tie != 0 else "sign(0) = 0"
-    if a == "sign0_zero":
-        return None if ctx.tie == 0 else f"sign(0) = {ctx.tie}"
-    if a == "form_yx":
-        return None if p.form == "yx" else "update form is 1/2 eta (y - out) x"
-    if a == "form_half":
-        return None if p.form == "half" else "update form is eta y x"
-    if a == "no_augment":
-        return None if p.augment is None else f"the run adds a constant coordinate (--augment {p.augment})"
-    if a == "kernel_linear":
-        return None if p.kernel == "linear" else f"kernel is {p.kernel}"
-    if a == "ratchet":
-        return None if p.ratchet else "no ratchet"
-    if a == "no_ratchet":
-        return None if not p.ratchet else "with ratchet"
-    return f"unknown assumption {a}"
 
 
 def evaluate_dataset_claims(claims, ctx: RunContext, dataset_name: str, tallies: dict):
@@ -401,7 +362,7 @@ def reads_run_end(claim) -> bool:
     names = set(getattr(claim.compiled, "names", ()) or ()) | set(getattr(claim.given, "names", ()) or ())
     if "stopped_by_budget" in names:
         return False
-    return claim.when == "end" or "converged" in claim.assume
+    return claim.when == "end" or CONVERGED in claim.assume
 
 
 #: Tests set this to evaluate every claim of a replay with the scalar evaluator (the oracle of

@@ -26,6 +26,7 @@ from verify.replay.records import (
     run_values,
     short_vector,
 )
+from verify.language.assumptions import CONVERGED
 
 __all__ = ["replay_exact", "KERNEL_CELLS_KEPT", "training_errors"]
 
@@ -199,10 +200,9 @@ class BuiltinStepper:
         if not var.dual:
             c = ctx.eta * yi if p.form == "yx" else ctx.eta * (yi - out) / 2
             self.w = self._step_weights(c, i)
-            if var.bias == "R2":
-                self.b = self.b + ctx.eta * yi * ctx.R2
-            elif var.bias == "one":
-                self.b = self.b + ctx.eta * yi
+            scale = var.bias_scale(lambda: ctx.R2, 1)
+            if scale is not None:
+                self.b = self.b + ctx.eta * yi * scale
         self.k += 1
         self.run = 0
         self.cache.clear()
@@ -331,7 +331,7 @@ def replay_exact(ctx, tr, visit_claims, update_claims, end_claims, tallies, name
     bad = end_mismatch(tr.end, step.end_record(end), exact=True)
     if bad is not None:
         return bad
-    end_claims = [c for c in end_claims if end.converged or "converged" not in c.assume]
+    end_claims = [c for c in end_claims if end.converged or CONVERGED not in c.assume]
     if claims_on:
         step.log.end(end_claims, step.end_values(end) if end_claims else {}, step.k)
     return None

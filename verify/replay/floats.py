@@ -105,10 +105,9 @@ class _FloatRun:
         p, var, y = self.p, self.var, self.ctx.y
         c = self.eta * y[i] if p.form == "yx" else 0.5 * self.eta * (y[i] - out)
         self.w = self.w + self.Xf[i] * c
-        if var.bias == "R2":
-            self.b += self.eta * y[i] * self.R2f
-        elif var.bias == "one":
-            self.b += self.eta * y[i]
+        scale = var.bias_scale(lambda: self.R2f, 1.0)
+        if scale is not None:
+            self.b += self.eta * y[i] * scale
         self.k += 1
         u, bad = self.records.update(t)
         if bad:

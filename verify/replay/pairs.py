@@ -89,7 +89,7 @@ def partner_params(claim, params: Params, c=None) -> Params | None:
         kw["form"] = "yx"
     if not v.dual:
         kw["kernel"] = "linear"  # the primal perceptron has no kernel
-    if not (v.pocket or other == "slides"):
+    if not v.patience:
         kw["patience"] = None
     return replace(params, **kw)
 

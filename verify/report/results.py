@@ -19,7 +19,7 @@ Evidence holds: evaluations, applicable_runs, not_applicable_runs; for refuted c
 counterexample (dataset, run, step, both sides exactly) and the command that replays it;
 min_slack (exact and approximate) and where; for unknown claims the reason; for "no
 counterexample in domain" the domain as text (domain_text) and as fields (scope: points, dim,
-box, max_updates, w0_box, etas, sep_box, order: verify.corpus.audit.scope_of).  Nothing volatile
+box, max_updates, w0_box, etas, sep_box, order: verify.corpus.searches.scope_of).  Nothing volatile
 (timing, versions, paths of this machine) is written to results.json: that goes to
 run_info.json beside it, so two audits of the same inputs give the same bytes.
 """

@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from perceptron.declared import variant_of
-from perceptron.variants import VARIANTS
+from perceptron.variants import DEFAULT_VARIANT, VARIANTS
 from verify.config import check_jobs
 from verify.replay.counterexample import Counterexample
 from verify.searching.confirm import confirm, save_counterexample
@@ -55,6 +55,7 @@ from verify.searching.domain import (
     widened_etas,
 )
 from verify.verdicts import Verdict
+from verify.language.assumptions import KERNEL_LINEAR, NONSEPARABLE, NO_RATCHET, RATCHET
 
 __all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "trains_learner", "domain_for", "confirm", "save_counterexample",
            "SEARCHABLE_VARIANTS", "LIMITS", "DEFAULTS", "DEFAULT_MEMORY", "AUTO_ENUMERATION_STATES"]
@@ -112,7 +113,7 @@ class SearchResult:
 
 def _prepare(claim, dom, widen):
     check_searchable(claim)
-    variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+    variant = claim_variant(claim, dom.variant if dom.variant != DEFAULT_VARIANT or not claim.variants else None)
     dom = Domain(**{**asdict(dom), "variant": variant})
     if widen:
         dom = domain_for(claim, dom)
@@ -155,8 +156,7 @@ def _search_pair(claim, dom, timeout, out_dir, max_candidates):
 
 #: Quantities only some variants' runs define: a claim about another variant that reads one
 #: is unknown wherever it is evaluated, so no search can cover it.
-_VARIANT_NAMES = {"kernel_degree": "kernel", "kernel_offset": "kernel", "w_pocket": "pocket", "pocket_errors": "pocket",
-                  "min_visited_errors": "pocket"}
+_VARIANT_NAMES = {n: v.name for v in VARIANTS.values() for n in v.defines}
 
 
 def _check_engine(claim, engine, variant):
@@ -173,7 +173,7 @@ def _check_engine(claim, engine, variant):
             (f"reads {', '.join(sorted(order_names(claim)))}: visits, sweeps and epochs are counted as the learner "
              "does", order_names(claim)),
             ("is about the pocket algorithm, whose pocket is stepped", getattr(VARIANTS.get(variant), "pocket", False)),
-            ("assumes non-separable data: each candidate dataset is certified", "nonseparable" in claim.assume),
+            ("assumes non-separable data: each candidate dataset is certified", NONSEPARABLE in claim.assume),
             (f"reads {', '.join(sorted(late_names(claim)))} before a run's end: each candidate is run to its end "
              "first", late_names(claim)),
             ("is about a sequence order, which is run", any(sequence_of(o) for o in claim.orders or ())),
@@ -206,14 +206,16 @@ def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_e
 def any_kernel(claim, variant) -> bool:
     """Whether the claim is about the kernel perceptron with any kernel (not the linear one the
     enumeration steps as the primal runs it is)."""
-    return variant == "kernel" and ("kernel_linear" not in claim.assume or bool(
-        {"kernel_degree", "kernel_offset"} & claim_names(claim)))  # the enumeration's runs have no kernel to read
+    var = VARIANTS.get(variant)
+    return var is not None and var.dual and (KERNEL_LINEAR not in claim.assume or bool(
+        set(var.defines) & claim_names(claim)))  # the enumeration's runs have no kernel to read
 
 
 def _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
     from verify.searching.learner_runs import search_kernels
 
-    dom = Domain(**{**asdict(dom), "variant": "kernel"})
+    dual = [v for v in (claim.variants or ()) + (dom.variant,) if getattr(VARIANTS.get(v), "dual", False)]
+    dom = Domain(**{**asdict(dom), "variant": dual[0]})  # the kernel perceptron the claim is about
     if widen:
         dom = domain_for(claim, dom)
     dom = Domain(**{**asdict(dom), "w0_box": 0})  # the kernel perceptron starts from alpha = 0
@@ -230,7 +232,7 @@ def trains_learner(claim, dom: Domain) -> bool:
     if claim.when == "pair":
         return True
     try:
-        variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+        variant = claim_variant(claim, dom.variant if dom.variant != DEFAULT_VARIANT or not claim.variants else None)
     except SearchError:
         return False
     return is_declared(variant) or any_kernel(claim, variant)
@@ -283,7 +285,7 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
 
     check_limits(dom, timeout)  # as given, and as widened
     check_searchable(claim)
-    variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+    variant = claim_variant(claim, dom.variant if dom.variant != DEFAULT_VARIANT or not claim.variants else None)
     _check_engine(claim, engine, variant)
     if is_declared(variant):
         return _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates,
@@ -369,11 +371,11 @@ def _engines(claim, dom, enumerators, engine) -> tuple[list, str]:
     """(the engines to try in turn, why: "" when the caller named one)."""
     if engine != "auto":
         return [engine], ""
-    if claim.when == "visit" or "nonseparable" in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim) \
+    if claim.when == "visit" or NONSEPARABLE in claim.assume or VARIANTS[dom.variant].pocket or order_names(claim) \
             or late_names(claim) or sequence_of(dom.order):
         return ["enumerate"], "auto: enumeration (the engine that " + (
             "steps visits)" if claim.when == "visit" or order_names(claim) else "runs each candidate to its end)"
-            if late_names(claim) else "certifies non-separable datasets)" if "nonseparable" in claim.assume
+            if late_names(claim) else "certifies non-separable datasets)" if NONSEPARABLE in claim.assume
             else "runs a sequence order)" if sequence_of(dom.order) else "steps the pocket)")
     states = _states(claim, dom, enumerators)
     if states <= AUTO_ENUMERATION_STATES:
@@ -393,10 +395,10 @@ def _split(claim, dom, kw) -> SearchResult | None:
     if claim.orders and len(claim.orders) > 1:
         return _search_orders(claim, dom, kw)
     try:
-        variant = claim_variant(claim, dom.variant if dom.variant != "rosenblatt" or not claim.variants else None)
+        variant = claim_variant(claim, dom.variant if dom.variant != DEFAULT_VARIANT or not claim.variants else None)
     except SearchError:
         variant = None  # the search below says why
-    pocket = VARIANTS.get(variant) is VARIANTS["pocket"]
+    pocket = getattr(VARIANTS.get(variant), "pocket", False)
     decl = variant_of(variant) if variant is not None and is_declared(variant) else None
     # a declaration that does not run every sequence of updates (one that always runs its epochs
     # does not) is searched in the orders it runs, not under 'any'
@@ -412,11 +414,11 @@ def _split(claim, dom, kw) -> SearchResult | None:
         orders = [o for o in DEFAULT_ORDERS if decl is None or o.split(":")[0] in decl.orders]
         return _search_cases(claim, dom, kw, [(f"order {o}", dataclasses.replace(claim, orders=(o,)))
                                               for o in orders])
-    if pocket and not {"ratchet", "no_ratchet"} & set(claim.assume):
+    if pocket and not {RATCHET, NO_RATCHET} & set(claim.assume):
         import dataclasses
 
         return _search_cases(claim, dom, kw, [(rule, dataclasses.replace(claim, assume=tuple(claim.assume) + (rule,)))
-                                              for rule in ("no_ratchet", "ratchet")])
+                                              for rule in (NO_RATCHET, RATCHET)])
     if getattr(claim, "given", None) is not None:
         return _search_premise(claim, dom, kw)
     return None

@@ -16,6 +16,7 @@ import numpy as np
 from perceptron import _interval as I
 from verify.language.quantities import SWEEP_QUANTITIES
 from verify.searching.domain import LATE_NAMES
+from verify.language.assumptions import STRICT_MARGIN
 
 __all__ = ["quantities", "subset"]
 
@@ -56,7 +57,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
 
         def gamma():
             g = A.div(vals["m_opt"], vals["_nv"])
-            return A.mul(g, A.const(1 - Fraction(1, 2**32), m)) if "strict_margin" in en.claim.assume else g
+            return A.mul(g, A.const(1 - Fraction(1, 2**32), m)) if STRICT_MARGIN in en.claim.assume else g
 
         def w_hat_opt():
             return A.stack(A.columns(vals["w_opt"]) + [A.div(vals["b_opt"], vals["R"])])

@@ -23,6 +23,7 @@ from fractions import Fraction
 
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
+from perceptron.variants import DEFAULT_VARIANT
 from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
@@ -31,6 +32,7 @@ from verify.searching.domain import MAX_SETTINGS, WIDEST_TEXT, SearchError, chec
 from verify.searching.orbits import ORBITS, equivariant, rotation_symmetric
 from verify.searching.learner_runs import Walker
 from verify.verdicts import Verdict
+from verify.language.assumptions import STRICT_MARGIN
 
 __all__ = ["search_declared", "declared_settings", "is_declared", "param_values", "MAX_SEEN"]
 
@@ -129,7 +131,7 @@ def _order_domain(claim, dom, decl):
 def _runs(claim, dom, decl):
     """The widened domain for a declared variant's claim."""
     base = asdict(dom)
-    base["variant"] = "rosenblatt"  # domain_for reads only the claim's assumptions and ranges here
+    base["variant"] = DEFAULT_VARIANT  # domain_for reads only the claim's assumptions and ranges here
     wide = domain_for(claim, type(dom)(**base))
     return type(dom)(**{**asdict(wide), "variant": decl.name, "unit": False, "forms": ("yx",)})
 
@@ -234,7 +236,7 @@ class DeclaredWalker(Walker):
         for ctx, sep in ctxs:
             tally = ClaimTally()
             eval_claim(self.claim, Env(ctx, dict(vals), list(history)), tally, where,
-                        ctx.strict_gamma() if "strict_margin" in self.claim.assume else None)
+                        ctx.strict_gamma() if STRICT_MARGIN in self.claim.assume else None)
             self.checked[0] += tally.evaluations
             if tally.violation:
                 self.found(pts, labels, path, params, sep)

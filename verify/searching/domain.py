@@ -22,10 +22,11 @@ import numpy as np
 
 from perceptron.errors import OptionError
 from perceptron.declared import variant_of
-from perceptron.variants import VARIANTS
+from perceptron.variants import DEFAULT_VARIANT, VARIANTS
 from verify.searching.orbits import ORBITS, rotation_symmetric
 from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
+from verify.language.assumptions import CONVERGED, KERNEL_LINEAR, NONSEPARABLE, NONTRIVIAL, SEPARABLE, narrowed
 
 __all__ = ["Domain", "SearchError", "domain_for", "widened_etas", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "widest_separator", "widest_arrays", "WIDEST_TEXT", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
@@ -57,7 +58,7 @@ def late_names(claim) -> set:
     if claim.when not in ("visit", "update"):
         return set()
     names = claim_names(claim)
-    return (names & LATE_NAMES - set(claim.free or ())) | ({"converged"} if "converged" in claim.assume else set())
+    return (names & LATE_NAMES - set(claim.free or ())) | ({"converged"} if CONVERGED in claim.assume else set())
 
 
 #: Bounds of each domain option, checked before any work: the domain grows as
@@ -93,7 +94,7 @@ class Domain:
     order: str = "any"
     sep_box: int = 6
     separators: str = "best"
-    variant: str = "rosenblatt"
+    variant: str = DEFAULT_VARIANT
     etas: tuple = ("1",)  # learning rates, exact rationals as strings
     w0_box: int = 0  # initial weights (and b0 for the bias variants): every integer vector in [-w0_box, w0_box]^dim
     sign0s: tuple = (0,)  # values of sign(0) (variants with the parameter)
@@ -125,7 +126,7 @@ class Domain:
         d.update({
             "datasets": f"up to {self.points} {pts}, labels -1/+1"
                         + (", only those with an exact non-separability certificate (as certify gives)"
-                           if claim is not None and "nonseparable" in claim.assume else "")
+                           if claim is not None and NONSEPARABLE in claim.assume else "")
                         + ((" (labels folded into the points: the claim is label-symmetric)"
                             if claim is not None and claim.when == "dataset" else
                             " (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)")
@@ -150,7 +151,7 @@ class Domain:
         if claim is not None and late_names(claim):
             d["runs"] += (f"; each run followed to its end before its {claim.when}s are evaluated (mistakes, epochs, "
                           "converged and stopped_by_budget are its end's; a run the update bound cuts is stopped by budget)"
-                          + ("; only the runs that converge within the update bound" if "converged" in claim.assume else ""))
+                          + ("; only the runs that converge within the update bound" if CONVERGED in claim.assume else ""))
         if claim is not None and claim.when == "dataset":
             d["runs"] = "none (a claim about datasets)"
         if claim is not None and claim.free:
@@ -189,8 +190,8 @@ def widened_etas(claim, etas) -> tuple:
     the given ones in its range and 1/2, 1 (and 2 unless eta stays in (0, 1]); else those given."""
     from verify.language.quantifiers import eta_le_one, ranging
 
-    if "eta_one" in claim.assume:
-        return ("1",)
+    if "etas" in narrowed(claim):
+        return narrowed(claim)["etas"]
     if "eta" not in ranging(claim):
         return tuple(etas)
     le_one = eta_le_one(claim)
@@ -205,18 +206,14 @@ def domain_for(claim, base: Domain) -> Domain:
     from verify.language.quantifiers import ranging
 
     r = set(ranging(claim))
-    a = set(claim.assume)
-    kw = {"etas": widened_etas(claim, base.etas)}
-    if "w0_zero" in a:
-        kw["w0_box"] = 0
-    elif "w0" in r:
+    kw = {"etas": widened_etas(claim, base.etas), "sign0s": (-1, 0, 1), "forms": ("yx", "half")}
+    if "w0" in r:
         kw["w0_box"] = max(base.w0_box, 1)
-    kw["sign0s"] = (0,) if "sign0_zero" in a else (-1, 1) if "sign0_nonzero" in a else (-1, 0, 1)
-    kw["forms"] = ("yx",) if "form_yx" in a else ("half",) if "form_half" in a else ("yx", "half")
     if "separator" in r and base.separators == "best":
         kw["separators"] = "all"
-    if "unit_norm" in a or base.variant == "unit":
+    if getattr(variant_of(base.variant), "unit", False):
         kw["unit"] = True  # the unit variant normalises its inputs: searched on points that are unit already
+    kw.update({f: v for f, v in narrowed(claim).items() if f != "etas"})
     if claim.orders:  # the stated order is part of the domain: its runs are deterministic on ordered datasets
         kw["order"] = claim.orders[0]
     elif (claim.when == "visit" or order_names(claim) or late_names(claim)) and base.order == "any":
@@ -231,13 +228,14 @@ def claim_variant(claim, wanted):
         if claim.variants and wanted not in claim.variants:
             raise SearchError(f"claim {claim.id} is about {list(claim.variants)}, not {wanted}")
         return wanted
-    for v in claim.variants or ("rosenblatt",):
-        if v == "kernel" and "kernel_linear" not in claim.assume:
+    for v in claim.variants or (DEFAULT_VARIANT,):
+        if getattr(variant_of(v), "dual", False) and KERNEL_LINEAR not in claim.assume:
             continue  # only the linear kernel's runs are the primal runs the enumeration steps
         if v in SEARCHABLE_VARIANTS or getattr(variant_of(v), "declared", False):
             return v
-    if "kernel" in (claim.variants or ()):
-        return "kernel"  # with any kernel: the learner's own runs (verify.searching.learner_runs.search_kernels)
+    dual = [v for v in claim.variants or () if getattr(variant_of(v), "dual", False)]
+    if dual:
+        return dual[0]  # with any kernel: the learner's own runs (verify.searching.learner_runs.search_kernels)
     raise SearchError(f"claim {claim.id} is about {list(claim.variants)}; the search runs {', '.join(SEARCHABLE_VARIANTS)}")
 
 
@@ -297,7 +295,7 @@ def label_symmetric(claim, variant, tie) -> bool:
     a point or label on its own."""
     names = set(claim.compiled.names)
     return tie == 0 and VARIANTS[variant].bias is None and not (names & {"x", "y", "score", "out", "x_hat", "i"}) \
-        and not claim.compiled.uses_points and "nontrivial" not in claim.assume
+        and not claim.compiled.uses_points and NONTRIVIAL not in claim.assume
 
 
 @functools.lru_cache(maxsize=16)
@@ -324,7 +322,7 @@ def first_length(claim) -> int:
 
 
 def needs_separator(claim) -> bool:
-    return bool(set(claim.compiled.names) & SEPARATOR_NAMES) or "separable" in claim.assume
+    return bool(set(claim.compiled.names) & SEPARATOR_NAMES) or SEPARABLE in claim.assume
 
 
 def folds(claim, dom: Domain) -> bool:

@@ -38,6 +38,7 @@ from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchErr
                                       sequence_of, symmetries, widest_arrays)
 from verify.searching.orbits import canonical, rotation_symmetric
 from verify.searching.radicals import Radicals
+from verify.language.assumptions import CONVERGED, NONSEPARABLE, NONTRIVIAL, RATCHET
 
 __all__ = ["Enumerator", "ShardResult", "Budget", "BLOCK_DATASETS", "row_bytes"]
 
@@ -119,7 +120,7 @@ class Enumerator:
         self._perm_cache: dict = {}  # random:SEED: the epochs' permutations, per number of points
         # the claim reads where a visit is in its sweep, or in the run (t), or the run's epochs
         self.sweeps = bool(order_names(claim))
-        self.ratchet = "ratchet" in claim.assume  # the pocket's rule (the search runs one: verify.searching)
+        self.ratchet = RATCHET in claim.assume  # the pocket's rule (the search runs one: verify.searching)
         self.budget = None
         self._screened = self._decided = 0  # rows the interval screen saw, and decided
         self.free = self._free_assignments()
@@ -199,10 +200,10 @@ class Enumerator:
             idx = idx[canonical(idx, self.maps, self.dom.order != "any")]
         X, Y = self.P[idx], self.PY[idx]
         keep = (X != 0).any(axis=(1, 2))  # R = 0 leaves b/R and x/R undefined: not in D
-        if "nontrivial" in self.claim.assume:
+        if NONTRIVIAL in self.claim.assume:
             keep &= (Y == 1).any(axis=1) & (Y == -1).any(axis=1)
         X, Y = X[keep], Y[keep]
-        if "nonseparable" in self.claim.assume and len(X):
+        if NONSEPARABLE in self.claim.assume and len(X):
             X, Y = self._nonseparable(X, Y)
         if self.need_sep and len(X):
             V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
@@ -288,7 +289,7 @@ class Enumerator:
                 # the domain: the runs that converge within its update bound (assume converged), the
                 # runs that make the whole sequence (a prefix the learner cannot continue is no run)
                 keep = np.ones(rows, dtype=bool)
-                if "converged" in self.claim.assume:
+                if CONVERGED in self.claim.assume:
                     keep &= inst["E:converged"] == 1
                 if self.seq:
                     keep &= inst["E:complete"] == 1
@@ -336,7 +337,7 @@ class Enumerator:
         p, f = self.p, self.f
         # b += eta y R^2 (novikoff) or eta y (sklearn): in units of 1/S
         # (the bias variants have neither the half form nor unit-circle points: f = L = 1)
-        eta_b = {"R2": inst["R2"], "one": np.ones(M, dtype=np.int64)}.get(self.var.bias)
+        eta_b = self.var.bias_scale(lambda: inst["R2"], np.ones(M, dtype=np.int64))
         # a state: instance, w, b, sumsq, position, path, history of (w, b, k, sumsq)
         st = {"inst": np.arange(M), "w": inst["W0"] * self.S, "b": inst["B0"] * self.S,
               "sumsq": np.zeros(M, dtype=np.int64), "pos": np.zeros(M, dtype=np.int64), "ep": np.zeros(M, dtype=np.int64),

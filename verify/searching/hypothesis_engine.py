@@ -79,10 +79,7 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
             path.append(i)
             coef = eta * labels[i] if form == "yx" or not var.half_form else eta * Fraction(labels[i] - o, 2)
             w = [a + coef * c for a, c in zip(w, fr[i])]
-            if var.bias == "R2":
-                b += coef * R2
-            elif var.bias == "one":
-                b += coef
+            b += coef * (var.bias_scale(lambda: R2, 1) or 0)
         sep = None
         if needs_separator(claim) and dom.separators == "best":
             # the separator the domain assigns: its widest integer one

@@ -43,6 +43,7 @@ from verify.searching.domain import (
 )
 from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
+from verify.language.assumptions import KERNEL_LINEAR
 
 __all__ = ["Walker", "Found", "KERNELS", "search_kernels"]
 
@@ -291,11 +292,11 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
     if dom.order == "any" or not searchable_order(dom.order):
         raise SearchError(f"claim {claim.id} is about the kernel perceptron with any kernel: it is searched in a "
                           "deterministic order (first, cyclic, max-violation, random:SEED), each candidate the learner's run")
-    tie = VARIANTS["kernel"].tie
+    tie = VARIANTS[dom.variant].tie
     sign0s = dom.sign0s if tie is None else (tie,)
     # a claim assuming the linear kernel (it reads kernel_degree, so it is searched here) is
     # about the linear kernel's runs only: the others are not evaluated, and not named
-    kernels_run = KERNELS[:1] if "kernel_linear" in claim.assume else KERNELS
+    kernels_run = KERNELS[:1] if KERNEL_LINEAR in claim.assume else KERNELS
     settings = [{"eta": Fraction(e), "sign0": s0, "kernel": k, "degree": deg, "offset": off}
                 for e in dom.etas for s0 in sign0s for k, deg, off in kernels_run]
     t0 = time.monotonic()
@@ -319,5 +320,5 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
         return dict(claim_id=claim.id, verdict=verdict, engine=eng, domain=d, seconds=time.monotonic() - t0,
                     checked=checked[0], choice="", workers="1 worker(s)", **kw)
 
-    walker = Walker(claim, dom, "kernel", settings, time.time() + timeout, checked, max_exact)
+    walker = Walker(claim, dom, dom.variant, settings, time.time() + timeout, checked, max_exact)
     return walker.search(eng, result, out_dir)

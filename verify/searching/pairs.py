@@ -35,6 +35,7 @@ from verify.searching.declared_engine import param_values
 from verify.searching.domain import Domain, SearchError, needs_separator, point_list, symmetries
 from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
+from verify.language.assumptions import eta_bound
 
 __all__ = ["search_pair"]
 
@@ -49,13 +50,13 @@ def _settings(claim, dom: Domain) -> list[dict]:
     """The run settings the search tries: one each of what the claim fixes, the domain's small
     sets of what it ranges over."""
     var = variant_of(claim.variants[0])
-    r, a = set(ranging(claim)), set(claim.assume)
+    r, bound = set(ranging(claim)), eta_bound(claim)
     etas = [Fraction(e) for e in dom.etas] if "eta" in r else [Fraction(1)]
-    if "eta_le_one" in a:
-        etas = [e for e in etas if e <= 1]
+    if bound is not None:
+        etas = [e for e in etas if e <= bound]
     sign0s = list(dom.sign0s) if var.tie is None and "sign0" in r else [0]
     w0s = [None]
-    if "w0" in r and "w0_zero" not in a and not var.dual:
+    if "w0" in r and not var.dual:  # (w0_zero fixes w0: it is then not ranged over)
         box = range(-max(dom.w0_box, 1), max(dom.w0_box, 1) + 1)
         w0s += [tuple(Fraction(v) for v in w) for w in itertools.product(box, repeat=dom.dim) if any(w)]
     order = claim.orders[0] if claim.orders else "cyclic"
