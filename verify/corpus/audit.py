@@ -299,14 +299,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     t0 = time.perf_counter()
     depth, searched = search_depth(domain, depth)  # a bad depth stops the audit before any work
     claim_files = list(claim_files)
-    claims = claims_of(load_claims(p) for p in claim_files) if claims is None else list(claims)
-    if only is not None:
-        only = set(only)
-        missing = only - {c.id for c in claims}
-        if missing:
-            raise ValueError(f"no claim {sorted(missing)[0]!r} in {', '.join(claim_files)}")
-        claims = [c for c in claims if c.id in only]
-    plan, claims = claims, [c for c in claims if evaluate is None or c.id in evaluate]
+    plan, claims = _claims_to_audit(claim_files, claims, only, evaluate)
     counted = not corpus and len(claims) < len(plan)
     datasets = corpus_datasets(data_dirs, [p for p in claim_files if not is_builtin(p)])
     check_dataset_names(claims, [name for name, _, _ in datasets])
@@ -322,17 +315,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     needs = needs_of(plan)
     progress = Progress(quiet, colour)
     progress.phase("corpus", len(datasets), "dataset")
-    pool = None
-    if scheduler:
-        from verify.corpus.cluster import ClusterPool
-
-        pool = ClusterPool(scheduler, cluster_task, cluster_setup(claim_files, only, evaluate))
-    elif jobs > 1 and len(datasets) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(claim_files, only, evaluate))
+    pool = _pool(scheduler, jobs, len(datasets), (claim_files, only, evaluate))
     try:
         symbolic_done: dict = {}
         if pool is not None:
@@ -357,15 +340,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                 agg[c.id].evaluate_once(c)
         corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
-        budget = {}  # symbolic seconds left per claim file
-        symbolic = [c for c in claims if c.when == "symbolic"]
-        progress.phase("proof steps", len(symbolic), "claim")
-        findings = []
-        for c in claims:
-            done = symbolic_done.get(c.id)
-            findings.append(finding_of(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
-            if c.when == "symbolic":
-                progress.step(c.id)
+        findings = _findings(claims, agg, corpus_desc, symbolic_done, progress)
         findings, tightness = _searches(claims, findings, progress, pool, domain, depth)
         if figures is not None:
             figures = figures.result()
@@ -386,6 +361,46 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     if figures is not None:
         run_info["figures"] = figures  # for the HTML page (not written to run_info.json)
     return findings, info, run_info
+
+
+def _claims_to_audit(claim_files, claims, only, evaluate) -> tuple[list, list]:
+    """(the claims the audit plans its corpus for, those of them it evaluates)."""
+    claims = claims_of(load_claims(p) for p in claim_files) if claims is None else list(claims)
+    if only is not None:
+        only = set(only)
+        missing = only - {c.id for c in claims}
+        if missing:
+            raise ValueError(f"no claim {sorted(missing)[0]!r} in {', '.join(claim_files)}")
+        claims = [c for c in claims if c.id in only]
+    return claims, [c for c in claims if evaluate is None or c.id in evaluate]
+
+
+def _pool(scheduler, jobs, n_datasets, setup):
+    """The workers of the audit: a Dask cluster's, a process pool, or None (this process)."""
+    if scheduler:
+        from verify.corpus.cluster import ClusterPool
+
+        return ClusterPool(scheduler, cluster_task, cluster_setup(*setup))
+    if jobs > 1 and n_datasets > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_worker_init, initargs=setup)
+    return None
+
+
+def _findings(claims, agg, corpus_desc, symbolic_done, progress) -> list:
+    """Each claim's finding from its evidence (a symbolic claim's from its checked steps)."""
+    budget = {}  # symbolic seconds left per claim file
+    progress.phase("proof steps", sum(1 for c in claims if c.when == "symbolic"), "claim")
+    findings = []
+    for c in claims:
+        done = symbolic_done.get(c.id)
+        findings.append(finding_of(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
+        if c.when == "symbolic":
+            progress.step(c.id)
+    return findings
 
 
 def _merged(datasets, parts, agg, progress):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT, VARIANTS
@@ -57,7 +57,7 @@ from verify.searching.domain import (
 from verify.verdicts import Verdict
 from verify.language.assumptions import KERNEL_LINEAR, NONSEPARABLE, NO_RATCHET, RATCHET
 
-__all__ = ["Domain", "SearchResult", "SearchError", "search", "worst", "trains_learner", "domain_for", "confirm", "save_counterexample",
+__all__ = ["Domain", "SearchResult", "SearchSettings", "SearchError", "search", "worst", "trains_learner", "domain_for", "confirm", "save_counterexample",
            "SEARCHABLE_VARIANTS", "LIMITS", "DEFAULTS", "DEFAULT_MEMORY", "AUTO_ENUMERATION_STATES"]
 
 #: The orders a claim that states none is searched in when its runs must follow a deterministic
@@ -109,6 +109,30 @@ class SearchResult:
             out["seconds"] = round(self.seconds, 3)
             out["statistics"] = {"seconds": round(self.seconds, 3), "workers": self.workers}
         return out
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How one search runs (its domain aside): the engine, the limits and budgets, where it
+    writes a counterexample, the workers, whether the domain is widened over the claim's
+    quantifiers (verify.searching.search reads them once; the parts of a search share them)."""
+
+    engine: str = "auto"
+    timeout: float = 60.0
+    out_dir: str | None = None
+    max_exact: int | None = None
+    widen: bool = True
+    max_candidates: int | None = None
+    jobs: int = 1
+    scheduler: str | None = None
+    max_memory: int = DEFAULT_MEMORY
+    progress: object = None
+
+    @property
+    def budget(self) -> int | None:
+        """One budget of candidates, where every candidate is evaluated exactly (no interval
+        screen: a declared variant, any kernel): both budgets bound the same count."""
+        return self.max_candidates if self.max_candidates is not None else self.max_exact
 
 
 def _prepare(claim, dom, widen):
@@ -189,18 +213,16 @@ def _check_scheduler():
         raise SearchError("--scheduler needs Dask's distributed package: pip install 'proof-audit[dask]'")
 
 
-def _one_worker(res: SearchResult, jobs, scheduler, what) -> SearchResult:
+def _one_worker(res: SearchResult, s: SearchSettings, what) -> SearchResult:
     """A search made by one worker in this process whatever --jobs or --scheduler asked: it says so."""
-    if jobs > 1 or scheduler:
+    if s.jobs > 1 or s.scheduler:
         res.workers = f"1 worker ({what} are searched by one, in this process; --jobs and --scheduler are not used)"
     return res
 
 
-def _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
-    # no interval screen there: every candidate is evaluated exactly, so both budgets bound the same count
-    budget = max_candidates if max_candidates is not None else max_exact
-    return _one_worker(SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), engine,
-                                                      timeout, out_dir, widen, budget)), jobs, scheduler, "declared variants")
+def _search_declared(claim, dom, variant, s: SearchSettings):
+    return _one_worker(SearchResult(**search_declared(claim, Domain(**{**asdict(dom), "variant": variant}), s.engine,
+                                                      s.timeout, s.out_dir, s.widen, s.budget)), s, "declared variants")
 
 
 def any_kernel(claim, variant) -> bool:
@@ -211,17 +233,16 @@ def any_kernel(claim, variant) -> bool:
         set(var.defines) & claim_names(claim)))  # the enumeration's runs have no kernel to read
 
 
-def _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler):
+def _search_kernels(claim, dom, s: SearchSettings):
     from verify.searching.learner_runs import search_kernels
 
     dual = [v for v in (claim.variants or ()) + (dom.variant,) if getattr(VARIANTS.get(v), "dual", False)]
     dom = Domain(**{**asdict(dom), "variant": dual[0]})  # the kernel perceptron the claim is about
-    if widen:
+    if s.widen:
         dom = domain_for(claim, dom)
     dom = Domain(**{**asdict(dom), "w0_box": 0})  # the kernel perceptron starts from alpha = 0
-    check_limits(dom, timeout)
-    budget = max_candidates if max_candidates is not None else max_exact
-    return _one_worker(SearchResult(**search_kernels(claim, dom, engine, timeout, out_dir, budget)), jobs, scheduler,
+    check_limits(dom, s.timeout)
+    return _one_worker(SearchResult(**search_kernels(claim, dom, s.engine, s.timeout, s.out_dir, s.budget)), s,
                        "claims about any kernel")
 
 
@@ -270,46 +291,47 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
     "No counterexample in D" needs a complete enumeration in which at least one candidate
     satisfied the claim's assumptions and was evaluated; otherwise the verdict is "unknown:
     empty domain" (premises, several orders, the pocket's rules: _split)."""
-    from verify.searching.enumeration import Budget, Enumerator
-
+    s = SearchSettings(engine, timeout, out_dir, max_exact, widen, max_candidates, jobs, scheduler, max_memory, progress)
     check_jobs(jobs, "jobs =")
+    return _search(claim, dom, s)
+
+
+def _search(claim, dom: Domain, s: SearchSettings) -> SearchResult:
+    from verify.searching.enumeration import Enumerator
+
     if claim.when == "pair":
-        if widen:  # the rates the claim ranges over (its other settings: the domain's, each run being a real one)
+        if s.widen:  # the rates the claim ranges over (its other settings: the domain's, each run being a real one)
             dom = Domain(**{**asdict(dom), "etas": widened_etas(claim, dom.etas)})
-        return _search_pair(claim, dom, timeout, out_dir, max_candidates)
-    split = _split(claim, dom, dict(engine=engine, timeout=timeout, out_dir=out_dir, max_exact=max_exact, widen=widen,
-                                    max_candidates=max_candidates, jobs=jobs, scheduler=scheduler,
-                                    max_memory=max_memory, progress=progress))
+        return _search_pair(claim, dom, s.timeout, s.out_dir, s.max_candidates)
+    split = _split(claim, dom, s)
     if split is not None:
         return split
-
-    check_limits(dom, timeout)  # as given, and as widened
+    check_limits(dom, s.timeout)  # as given, and as widened
     check_searchable(claim)
     variant = claim_variant(claim, dom.variant if dom.variant != DEFAULT_VARIANT or not claim.variants else None)
-    _check_engine(claim, engine, variant)
+    _check_engine(claim, s.engine, variant)
     if is_declared(variant):
-        return _search_declared(claim, dom, variant, engine, timeout, out_dir, widen, max_exact, max_candidates,
-                                jobs, scheduler)
+        return _search_declared(claim, dom, variant, s)
     if any_kernel(claim, variant):
-        return _search_kernels(claim, dom, engine, timeout, out_dir, widen, max_exact, max_candidates, jobs, scheduler)
-    dom = _prepare(claim, dom, widen)
-    if (max_exact is not None or max_candidates is not None) and (jobs > 1 or scheduler):
+        return _search_kernels(claim, dom, s)
+    dom = _prepare(claim, dom, s.widen)
+    if (s.max_exact is not None or s.max_candidates is not None) and (s.jobs > 1 or s.scheduler):
         raise SearchError("budgets of candidates are for one worker (they count in the order of the domain)")
-    if scheduler:
+    if s.scheduler:
         _check_scheduler()
     t0 = time.monotonic()
-    deadline = time.time() + timeout
+    deadline = time.time() + s.timeout
     fold = folds(claim, dom)
-    enumerators = [Enumerator(claim, dom, s) for s in dom.settings()]  # checks each setting before any work
-    max_rows, per_worker = frontier_rows(dom, claim, max_memory)
-    workers = max(1, min(jobs, max_memory // per_worker))
-    engines, choice = _engines(claim, dom, enumerators, engine)
-    reasons, checked, completed, limited = [], 0, None, False
-    used = f"{workers} worker(s)" if not scheduler else f"Dask scheduler {scheduler}"
+    enumerators = [Enumerator(claim, dom, st) for st in dom.settings()]  # checks each setting before any work
+    max_rows, per_worker = frontier_rows(dom, claim, s.max_memory)
+    workers = max(1, min(s.jobs, s.max_memory // per_worker))
+    engines, choice = _engines(claim, dom, enumerators, s.engine)
+    reasons, limited, tally = [], False, {"checked": 0, "completed": None}  # the enumeration's, once it ran
+    used = f"{workers} worker(s)" if not s.scheduler else f"Dask scheduler {s.scheduler}"
 
     def result(verdict, eng, **kw):
-        return SearchResult(claim.id, verdict, eng, dom.describe(fold, eng, claim), time.monotonic() - t0, checked,
-                            choice=choice, workers=used, completed=completed, **kw)
+        return SearchResult(claim.id, verdict, eng, dom.describe(fold, eng, claim), time.monotonic() - t0,
+                            tally["checked"], choice=choice, workers=used, completed=tally["completed"], **kw)
 
     for i, eng in enumerate(engines):
         if time.time() > deadline:
@@ -317,29 +339,12 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
             limited = True
             continue
         if eng == "enumerate":
-            from verify.searching.shards import plan, run_shards
-
-            shards = plan([len(en.P) for en in enumerators], dom.points, dom.order != "any")
-            budget = Budget(max_exact, max_candidates) if (max_exact is not None or max_candidates is not None) else None
-            merge = run_shards(claim, dom, shards, deadline, max_rows, jobs=workers, scheduler=scheduler, budget=budget,
-                               progress=progress)
-            checked, completed, complete, why = _tally(merge, shards, timeout, max_exact, max_candidates, max_memory)
-            if merge.best is not None:
-                res = result(Verdict.REFUTED, eng, counterexample=merge.best[2].found[1])
-                if not complete:
-                    res.reason = ("the first counterexample in the part of the domain completed (" + why +
-                                  "); an uncompleted shard may hold one earlier in the order")
-                if out_dir:
-                    res.files = save_counterexample(claim, res.counterexample, out_dir)
+            res, why = _enumerate(claim, dom, s, enumerators, deadline, max_rows, workers, result, tally)
+            if res is not None:
                 return res
-            if not complete:
-                reasons.append(f"enumerate: {why}")
-                limited = True
-                continue
-            if checked == 0:
-                return result(Verdict.UNKNOWN, eng, reason="unknown: empty domain: no candidate of the domain satisfied "
-                                                           "the claim's assumptions and reached an evaluation (nothing was checked)")
-            return result(Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, eng)
+            reasons.append(f"enumerate: {why}")
+            limited = True
+            continue
         if eng == "hypothesis":
             from verify.searching.hypothesis_engine import hypothesis_search
 
@@ -361,10 +366,38 @@ def search(claim, dom: Domain, engine: str = "auto", timeout: float = 60.0, out_
         else:
             raise SearchError(f"unknown engine {eng!r}")
         res = result(Verdict.REFUTED, eng, counterexample=got)
-        if out_dir:
-            res.files = save_counterexample(claim, got, out_dir)
+        if s.out_dir:
+            res.files = save_counterexample(claim, got, s.out_dir)
         return res
-    return result(Verdict.UNKNOWN, engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
+    return result(Verdict.UNKNOWN, s.engine, reason=("unknown: limit reached: " if limited else "unknown: ") + "; ".join(reasons))
+
+
+def _enumerate(claim, dom, s: SearchSettings, enumerators, deadline, max_rows, workers, result, tally):
+    """(the enumeration's result, or None and why it did not complete); ``tally`` takes its
+    count of candidates and the part it completed (every later result reports them)."""
+    from verify.searching.enumeration import Budget
+    from verify.searching.shards import plan, run_shards, tally_of
+
+    shards = plan([len(en.P) for en in enumerators], dom.points, dom.order != "any")
+    budget = Budget(s.max_exact, s.max_candidates) if (s.max_exact is not None or s.max_candidates is not None) else None
+    merge = run_shards(claim, dom, shards, deadline, max_rows, jobs=workers, scheduler=s.scheduler, budget=budget,
+                       progress=s.progress)
+    tally["checked"], tally["completed"], complete, why = tally_of(merge, shards, s)
+    if merge.best is not None:
+        res = result(Verdict.REFUTED, "enumerate", counterexample=merge.best[2].found[1])
+        if not complete:
+            res.reason = ("the first counterexample in the part of the domain completed (" + why +
+                          "); an uncompleted shard may hold one earlier in the order")
+        if s.out_dir:
+            res.files = save_counterexample(claim, res.counterexample, s.out_dir)
+        return res, ""
+    if not complete:
+        return None, why
+    if tally["checked"] == 0:
+        return result(Verdict.UNKNOWN, "enumerate", reason=(
+            "unknown: empty domain: no candidate of the domain satisfied the claim's assumptions and reached an "
+            "evaluation (nothing was checked)")), ""
+    return result(Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, "enumerate"), ""
 
 
 def _engines(claim, dom, enumerators, engine) -> tuple[list, str]:
@@ -387,13 +420,13 @@ def _engines(claim, dom, enumerators, engine) -> tuple[list, str]:
         "AUTO_ENUMERATION_STATES), beyond what enumeration completes in minutes")
 
 
-def _split(claim, dom, kw) -> SearchResult | None:
+def _split(claim, dom, s: SearchSettings) -> SearchResult | None:
     """A claim searched as several searches: one per stated order, one per pocket rule the claim
     leaves open, or its premise: searched as the implication ``not (given) or (expr)``, "no
     counterexample" then also needs a candidate of D that meets the premise (a second search,
     for ``not (given)`` refuted), else it is "unknown: premise never met in the domain"."""
     if claim.orders and len(claim.orders) > 1:
-        return _search_orders(claim, dom, kw)
+        return _search_orders(claim, dom, s)
     try:
         variant = claim_variant(claim, dom.variant if dom.variant != DEFAULT_VARIANT or not claim.variants else None)
     except SearchError:
@@ -403,49 +436,43 @@ def _split(claim, dom, kw) -> SearchResult | None:
     # a declaration that does not run every sequence of updates (one that always runs its epochs
     # does not) is searched in the orders it runs, not under 'any'
     narrow = (decl is not None and "sequence" not in decl.orders) or any_kernel(claim, variant)
-    if not claim.orders and dom.order == "any" and kw["widen"] and claim.when in ("visit", "update", "end") \
+    if not claim.orders and dom.order == "any" and s.widen and claim.when in ("visit", "update", "end") \
             and claim.compiled is not None and (claim.when == "visit" or order_names(claim) or late_names(claim) or pocket
                                                 or narrow):
-        import dataclasses
-
         # every order, as the claim states none: its visits, sweeps, run ends or pocket are a
         # deterministic order's, so it is searched in each of DEFAULT_ORDERS (those a declared
         # variant runs)
         orders = [o for o in DEFAULT_ORDERS if decl is None or o.split(":")[0] in decl.orders]
-        return _search_cases(claim, dom, kw, [(f"order {o}", dataclasses.replace(claim, orders=(o,)))
+        return _search_cases(claim, dom, s, [(f"order {o}", replace(claim, orders=(o,)))
                                               for o in orders])
     if pocket and not {RATCHET, NO_RATCHET} & set(claim.assume):
-        import dataclasses
-
-        return _search_cases(claim, dom, kw, [(rule, dataclasses.replace(claim, assume=tuple(claim.assume) + (rule,)))
+        return _search_cases(claim, dom, s, [(rule, replace(claim, assume=tuple(claim.assume) + (rule,)))
                                               for rule in (NO_RATCHET, RATCHET)])
     if getattr(claim, "given", None) is not None:
-        return _search_premise(claim, dom, kw)
+        return _search_premise(claim, dom, s)
     return None
 
 
-def _search_orders(claim, dom, kw) -> SearchResult:
+def _search_orders(claim, dom, s: SearchSettings) -> SearchResult:
     """A claim about several orders: each searched in turn (every one must be searchable)."""
-    import dataclasses
-
     for order in claim.orders:
         if order == "any" or not searchable_order(order):
             raise SearchError(f"claim {claim.id} is about the orders {', '.join(claim.orders)}; the search runs "
                               f"{' or '.join(SEARCHABLE_ORDERS)}, not {order}")
-    return _search_cases(claim, dom, kw, [(f"order {o}", dataclasses.replace(claim, orders=(o,))) for o in claim.orders])
+    return _search_cases(claim, dom, s, [(f"order {o}", replace(claim, orders=(o,))) for o in claim.orders])
 
 
-def _search_cases(claim, dom, kw, cases) -> SearchResult:
+def _search_cases(claim, dom, s: SearchSettings, cases) -> SearchResult:
     """A claim that ranges over cases the search runs one at a time (orders, the pocket's two
     rules): each searched in turn, the caller's time limit shared; refuted by the first case (as
     listed) with a counterexample, "none in D" only when every case's search completed without one."""
     t0 = time.monotonic()
     results = []
     for _, case in cases:
-        left = kw["timeout"] - (time.monotonic() - t0)
+        left = s.timeout - (time.monotonic() - t0)
         if left <= 0:
             break
-        res = search(case, dom, **{**kw, "timeout": left})
+        res = _search(case, dom, replace(s, timeout=left))
         results.append(res)
         if res.verdict == Verdict.REFUTED:
             break
@@ -465,7 +492,7 @@ def _search_cases(claim, dom, kw, cases) -> SearchResult:
     return out
 
 
-def _search_premise(claim, dom, kw) -> SearchResult:
+def _search_premise(claim, dom, s: SearchSettings) -> SearchResult:
     """A claim with a premise: its implication searched, and, when no candidate refutes it, a
     candidate that meets the premise sought (without one, "none in D" would be vacuous)."""
     from verify.language.claims import with_expr
@@ -479,19 +506,19 @@ def _search_premise(claim, dom, kw) -> SearchResult:
         raise SearchError(f"claim {claim.id}: its premise and expression together exceed the expression limits "
                           f"({e.message})") from None
     t0 = time.monotonic()
-    res = search(implication, dom, **kw)
+    res = _search(implication, dom, s)
     if res.verdict == Verdict.REFUTED and res.counterexample and not claim.free:
         from verify.searching.confirm import confirm_as
 
         res.counterexample = confirm_as(claim, res.counterexample) or res.counterexample  # the claim's own sides
     if res.verdict != Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN:
         return res
-    left = kw["timeout"] - (time.monotonic() - t0)  # the two searches share the caller's time limit
+    left = s.timeout - (time.monotonic() - t0)  # the two searches share the caller's time limit
     if left <= 0:
         res.verdict, res.reason = Verdict.UNKNOWN, (f"unknown: limit reached: no time left to find a candidate that "
                                                     f"meets the premise (given {given})")
         return res
-    met = search(premise, dom, **{**kw, "timeout": left, "out_dir": None, "progress": None})
+    met = _search(premise, dom, replace(s, timeout=left, out_dir=None, progress=None))
     if met.verdict == Verdict.REFUTED:
         res.reason = f"the premise (given {given}) is met in the domain, e.g. on points {met.counterexample.to_json()['points']}"
         return res
@@ -499,35 +526,6 @@ def _search_premise(claim, dom, kw) -> SearchResult:
            else f"not shown met in the domain ({met.reason})")
     res.verdict, res.reason = Verdict.UNKNOWN, f"unknown: premise {why}: given {given}; no candidate tested the claim"
     return res
-
-
-def _tally(merge, shards, timeout, max_exact, max_candidates, max_memory):
-    """(candidates checked, completed part, complete?, why not) of an enumeration.  The count
-    covers the shards up to the counterexample's group (every one of them ran, whatever the
-    sharding), so it is the same for any number of workers."""
-    res = merge.results
-    last = merge.best[1].group if merge.best is not None else None
-    counted = [s for s in shards if s.index in res and (last is None or s.group <= last)]
-    checked = sum(res[s.index].checked for s in counted)
-    stops = {res[s.index].status for s in shards if s.index in res} - {"complete"}
-    needed = [s for s in shards if last is None or s.group <= last]
-    complete = not stops and all(s.index in res for s in needed)
-    total = sum(s.datasets for s in needed)
-    done = sum(s.datasets if res.get(s.index) and res[s.index].status == "complete" else
-               (res[s.index].datasets if s.index in res else 0) for s in needed)
-    shards_done = sum(1 for s in needed if s.index in res and res[s.index].status == "complete")
-    completed = {"datasets": done, "of": total, "shards": shards_done, "shards_of": len(needed)}
-    why = ""
-    if not complete:
-        kinds = {"timeout": f"time limit of {timeout:g} s reached", "memory": f"the memory budget of {max_memory / (1 << 30):.3g} GiB "
-                 "was reached (one instance's frontier, or a block's arrays, outgrew it)", "budget": f"more than {max_exact} candidates needed exact "
-                 "evaluation (the budget)", "candidates": f"more than {max_candidates} candidates to screen (the budget)"}
-        why = "; ".join(kinds[k] for k in sorted(stops)) or kinds["timeout"]
-        unfinished = sorted({s.n for s in needed if s.index not in res or res[s.index].status != "complete"})
-        why += (f"; completed {done:,} of {total:,} datasets ({shards_done} of {len(needed)} shards); "
-                f"unfinished: datasets of {', '.join(map(str, unfinished))} point(s)")
-        completed["text"] = why
-    return checked, completed, complete, why
 
 
 def worst(claim, dom: Domain, timeout: float = 60.0, max_memory: int = DEFAULT_MEMORY) -> dict:

@@ -19,7 +19,7 @@ from verify.replay.commands import check_command
 from verify.replay.counterexample import Counterexample
 from verify.replay.dispatch import RunContext, evaluate_dataset_claims, replay
 
-__all__ = ["confirm", "confirm_as", "save_counterexample", "NotRunnable"]
+__all__ = ["candidate_run", "confirm", "confirm_as", "save_counterexample", "NotRunnable"]
 
 
 class NotRunnable(AssertionError):
@@ -27,33 +27,40 @@ class NotRunnable(AssertionError):
     disagree, or the run leaves what the learner computes exactly (an irrational step)."""
 
 
-def confirm(claim, variant, points, labels, path, separator, sign0=0, *, eta=Fraction(1), w0=None, b0=None, form="yx",
-            strict=False, declared=(), order="any", max_updates=None, ratchet=False, max_epochs=None, kernel="linear",
-            degree=2, offset=Fraction(0)):
-    """Replay a candidate exactly.  Returns the Counterexample if the claim fails on it.
+def candidate_run(variant: str, path, order: str = "any", **setting) -> Params:
+    """The learner's run a search candidate is: under order ``any`` the run that follows the
+    candidate's own updates (``sequence:...``), else the order itself; ``setting`` the Params
+    the search varied (eta, sign0, w0, b0, form, declared, ratchet, max_updates, max_epochs, the
+    kernel's), a setting the variant does not take (sign(0) where the variant fixes it, the half
+    form, a ratchet without a pocket) left at its default."""
+    var = variant_of(variant)
+    kw = {k: v for k, v in setting.items() if v is not None}
+    if var.tie is not None:
+        kw.pop("sign0", None)
+    if not var.half_form:
+        kw.pop("form", None)
+    kw["ratchet"] = bool(kw.get("ratchet") and var.pocket)
+    if kw.get("kernel", "linear") == "linear":
+        for k in ("kernel", "degree", "offset"):
+            kw.pop(k, None)
+    kw.update({k: Fraction(kw[k]) for k in ("eta", "offset") if k in kw})
+    kw["declared"] = tuple(kw.get("declared", ()))
+    return Params(variant=variant, order=order if order != "any" else _sequence(path), **kw)
+
+
+def _sequence(path) -> str:
+    return "sequence:" + ",".join(map(str, path))
+
+
+def confirm(claim, points, labels, path, separator, params: Params, *, strict=False, tr=None):
+    """Replay a candidate exactly: the run ``params`` (verify.searching.confirm.candidate_run) of
+    the dataset, whose updates are ``path`` (its trace ``tr`` when it was made already), with
+    the claim and ``separator``.  Returns the Counterexample if the claim fails on it, else None.
     A candidate the learner cannot run as given (a point taken that is not misclassified, an end
     claim's run that does not converge) is no counterexample; with ``strict`` (the complete
     enumeration, whose "none in D" would otherwise rest on a candidate never evaluated) it is an
-    error: the search and the learner disagree.  ``max_updates``: the run is cut there, as the
-    search's was (an end claim about runs stopped by budget); ``max_epochs``: the epochs a
-    declaration that always runs them (stop = "epochs") runs in the search; ``kernel``,
-    ``degree``, ``offset``: the kernel perceptron's kernel."""
-    var = variant_of(variant)
-    run_order = order if order != "any" else "sequence:" + ",".join(map(str, path))
-    params = Params(variant=variant, order=run_order, sign0=sign0 if var.tie is None else 0,
-                    eta=Fraction(eta), w0=w0, b0=b0, form=form if var.half_form else "yx", declared=tuple(declared),
-                    ratchet=bool(ratchet and var.pocket),
-                    **({"max_updates": max_updates} if max_updates is not None else {}),
-                    **({"max_epochs": max_epochs} if max_epochs is not None else {}),
-                    **({"kernel": kernel, "degree": degree, "offset": Fraction(offset)} if kernel != "linear" else {}))
-    return _confirm_run(claim, points, labels, params, path, separator, strict=strict,
-                        deterministic=run_order == order, cut_at=max_updates)
-
-
-def _confirm_run(claim, points, labels, params, path, separator, *, strict=False, deterministic=False, cut_at=None,
-                 tr=None):
-    """The run ``params`` of the dataset (its trace ``tr`` when it was made already) replayed
-    with ``claim``: the Counterexample if the claim fails on it, else None."""
+    error: the search and the learner disagree.  A run the search cut at ``params.max_updates``
+    is cut there too (an end claim about runs stopped by budget)."""
     ds = from_rows("counterexample", [list(p) for p in points], list(labels))
     var = variant_of(params.variant)
     if tr is None:
@@ -66,13 +73,13 @@ def _confirm_run(claim, points, labels, params, path, separator, *, strict=False
             return None
         tr = rec.trace
     res = tr.end  # the run's summary
-    if deterministic:  # a deterministic order: the learner's updates must be the search's
+    if params.order != _sequence(path):  # a deterministic order: the learner's updates must be the search's
         taken = [int(v) for v in tr.i[np.searchsorted(tr.t, tr.upd_t)]][:len(path)]
         if taken != list(path):
             if strict:
                 raise NotRunnable(f"the search's {params.order} run updates on {path}; the learner's on {taken}")
             return None
-    cut = cut_at is not None and res["updates"] == cut_at  # cut where the search's run was
+    cut = params.max_updates != Params.max_updates and res["updates"] == params.max_updates  # where the search's was
     ended = res["converged"] or res["stop"] == "sequence_end" or getattr(var, "stop", None) == "epochs"  # its own ends
     if claim.when == "end" and not ended and not cut:
         if strict:
@@ -101,8 +108,7 @@ def confirm_as(claim, ce: Counterexample) -> Counterexample | None:
     an implication) evaluated with ``claim`` itself on the same run, so that what it shows is the
     claim's own violation (its sides, not the implication's parts); None when it does not fail so."""
     try:
-        return _confirm_run(claim, ce.points, ce.labels, ce.params, ce.updates, ce.separator,
-                            cut_at=ce.params.max_updates if ce.cut else None, tr=ce.trace)
+        return confirm(claim, ce.points, ce.labels, ce.updates, ce.separator, ce.params, tr=ce.trace)
     except AssertionError:
         return None
 

@@ -31,7 +31,7 @@ from perceptron.variants import VARIANTS
 from verify.language.free import FREE_BOX, FREE_VALUES, MAX_ASSIGNMENTS, MAX_FREE_DIM
 from verify.numbers.integers import first_rows
 from verify.searching.candidates import quantities, subset
-from verify.searching.confirm import confirm
+from verify.searching.confirm import candidate_run, confirm
 from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, choose_separators,
                                       claim_names, first_length, label_symmetric, late_names, needs_separator,
                                       order_names, point_list, range_blocks, separators,
@@ -750,11 +750,11 @@ class Enumerator:
         if "W0" in inst and (inst["W0"][mi].any() or inst["B0"][mi]):
             w0 = tuple(Fraction(int(c)) for c in inst["W0"][mi])
             b0 = Fraction(int(inst["B0"][mi])) if self.bias else None
-        return confirm(self.claim, self.dom.variant, pts, Y.tolist(), path, sep, self.tie, eta=self.eta, w0=w0, b0=b0,
-                       form=self.form, strict=True, order=self.dom.order, ratchet=self.ratchet,
-                       max_updates=self.dom.max_updates if state is not None and not self.seq and (
-                           state.get("stopped") or ("E:stopped_by_budget" in inst and inst["E:stopped_by_budget"][mi]))
-                       else None)
+        cut = state is not None and not self.seq and (
+            state.get("stopped") or ("E:stopped_by_budget" in inst and inst["E:stopped_by_budget"][mi]))
+        run = candidate_run(self.dom.variant, path, self.dom.order, sign0=self.tie, eta=self.eta, w0=w0, b0=b0,
+                            form=self.form, ratchet=self.ratchet, max_updates=self.dom.max_updates if cut else None)
+        return confirm(self.claim, pts, Y.tolist(), path, sep, run, strict=True)
 
 
 @functools.lru_cache(maxsize=1 << 16)

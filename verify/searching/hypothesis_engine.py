@@ -7,7 +7,7 @@ import time
 from fractions import Fraction
 
 from perceptron.variants import VARIANTS
-from verify.searching.confirm import confirm
+from verify.searching.confirm import candidate_run, confirm
 from verify.searching.domain import (
     UNIT_DENOMINATOR,
     Domain,
@@ -95,9 +95,9 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
             den = cert.c.denominator
             sep = ([int(a) * den for a in cert.v], int(cert.c * den))
         nz = any(w0) or b0
-        ce = confirm(claim, dom.variant, fr, labels, path, sep, tie, eta=eta,
-                     w0=tuple(Fraction(v) for v in w0) if nz else None, b0=Fraction(b0) if nz and var.bias else None, form=form,
-                     order=dom.order)
+        run = candidate_run(dom.variant, path, dom.order, sign0=tie, eta=eta, form=form,
+                            w0=tuple(Fraction(v) for v in w0) if nz else None, b0=Fraction(b0) if nz and var.bias else None)
+        ce = confirm(claim, fr, labels, path, sep, run)
         if ce is not None:
             found["ce"] = ce
             return True

@@ -30,7 +30,7 @@ from verify.replay.dispatch import (
     reads_run_end,
     replay_run,
 )
-from verify.searching.confirm import NotRunnable, confirm, save_counterexample
+from verify.searching.confirm import NotRunnable, candidate_run, confirm, save_counterexample
 from verify.searching.domain import (
     SearchError,
     symmetries,
@@ -263,12 +263,11 @@ class Walker:
 
     def found(self, pts, labels, path, params, sep, learner=None):
         separator = None if sep is None else (sep[0], sep[1])
-        kernel = {"kernel": params.kernel, "degree": params.degree, "offset": params.offset} \
-            if params.kernel != "linear" else {}
-        try:
-            ce = confirm(self.claim, self.variant, [list(p) for p in pts], labels, path, separator, params.sign0,
-                         eta=params.eta, w0=params.w0, b0=params.b0, declared=params.declared, strict=True,
-                         **(learner or {}), **kernel)  # a run of the learner in its order, confirmed as made
+        run = candidate_run(self.variant, path, sign0=params.sign0, eta=params.eta, w0=params.w0, b0=params.b0,
+                            declared=params.declared, kernel=params.kernel, degree=params.degree, offset=params.offset,
+                            **(learner or {}))
+        try:  # a run of the learner in its order, confirmed as made
+            ce = confirm(self.claim, [list(p) for p in pts], labels, path, separator, run, strict=True)
         except NotRunnable as e:  # the claim evaluator holds square roots the learner cannot: not a counterexample
             return self._skip(e, f"dataset {pts}, {labels}, updates {path}")
         if ce is None:  # the step-by-step evaluation and the replay of the learner's trace disagree: a bug

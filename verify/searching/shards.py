@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from verify.searching.domain import SearchError, count_datasets
 from verify.searching.enumeration import Enumerator, ShardResult
 
-__all__ = ["Shard", "plan", "run_shards", "SHARDS_PER_GROUP", "MIN_SHARD_DATASETS"]
+__all__ = ["Shard", "plan", "run_shards", "tally_of", "SHARDS_PER_GROUP", "MIN_SHARD_DATASETS"]
 
 #: Most shards one (setting, number of points) is split into: enough for a cluster's workers to
 #: share it, few enough that scheduling costs nothing next to the work.
@@ -221,3 +221,33 @@ def _run_dask(claim, dom, shards, deadline, max_rows, scheduler, merge, report):
                         f.cancel()
         finally:
             client.cancel([f for f in futures if not f.done()])
+
+
+def tally_of(merge, shards, s):
+    """(candidates checked, completed part, complete?, why not) of an enumeration under the settings ``s`` (verify.searching.SearchSettings).  The count
+    covers the shards up to the counterexample's group (every one of them ran, whatever the
+    sharding), so it is the same for any number of workers."""
+    res = merge.results
+    last = merge.best[1].group if merge.best is not None else None
+    counted = [s for s in shards if s.index in res and (last is None or s.group <= last)]
+    checked = sum(res[s.index].checked for s in counted)
+    stops = {res[s.index].status for s in shards if s.index in res} - {"complete"}
+    needed = [s for s in shards if last is None or s.group <= last]
+    complete = not stops and all(s.index in res for s in needed)
+    total = sum(s.datasets for s in needed)
+    done = sum(s.datasets if res.get(s.index) and res[s.index].status == "complete" else
+               (res[s.index].datasets if s.index in res else 0) for s in needed)
+    shards_done = sum(1 for s in needed if s.index in res and res[s.index].status == "complete")
+    completed = {"datasets": done, "of": total, "shards": shards_done, "shards_of": len(needed)}
+    why = ""
+    if not complete:
+        kinds = {"timeout": f"time limit of {s.timeout:g} s reached", "memory": f"the memory budget of {s.max_memory / (1 << 30):.3g} "
+                 "GiB was reached (one instance's frontier, or a block's arrays, outgrew it)", "budget": f"more than {s.max_exact} "
+                 "candidates needed exact evaluation (the budget)", "candidates": f"more than {s.max_candidates} candidates to "
+                 "screen (the budget)"}
+        why = "; ".join(kinds[k] for k in sorted(stops)) or kinds["timeout"]
+        unfinished = sorted({s.n for s in needed if s.index not in res or res[s.index].status != "complete"})
+        why += (f"; completed {done:,} of {total:,} datasets ({shards_done} of {len(needed)} shards); "
+                f"unfinished: datasets of {', '.join(map(str, unfinished))} point(s)")
+        completed["text"] = why
+    return checked, completed, complete, why

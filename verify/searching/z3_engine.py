@@ -374,7 +374,7 @@ def _child(claim, dom, fold, tie, deadline, incremental, decl, settings, conn):
     in each of its run ``settings`` (eta, sign(0), parameter values)."""
     import z3
 
-    from verify.searching.confirm import confirm
+    from verify.searching.confirm import candidate_run, confirm
     from verify.searching.domain import best_separator, first_length
 
     if decl is not None:  # a fresh interpreter: the declaration is registered here too
@@ -432,8 +432,8 @@ def _child(claim, dom, fold, tie, deadline, incremental, decl, settings, conn):
                     sep = (cand["V"], cand["C"])
                     if dom.separators == "best":  # the separator D assigns to this dataset
                         sep = best_separator(cand["X"], cand["Y"], dom, pb.bias)
-                ce = None if pb.V is not None and sep is None else confirm(
-                    claim, dom.variant, cand["X"], cand["Y"], cand["path"], sep, tie, eta=eta, declared=values)
+                run = candidate_run(dom.variant, cand["path"], sign0=tie, eta=eta, declared=values)
+                ce = None if pb.V is not None and sep is None else confirm(claim, cand["X"], cand["Y"], cand["path"], sep, run)
                 if ce is not None:
                     ce = ce.with_found_by(f"z3 at {n} point(s), {t} update(s), slice {slice_s:g} s")
                     conn.send(("sat", ce))
