@@ -8,7 +8,8 @@ from .errors import InputError
 from .generators import BUILTIN, builtin
 from .params import ParamError, Params
 from .run import Result, train
-from .trace import MemoryTrace, Trace, open_writer
+from .trace import MemoryTrace, Trace
+from .trace_writers import open_writer
 from .trace_reader import read_trace
 from .variants import VARIANTS
 

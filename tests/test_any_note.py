@@ -439,7 +439,7 @@ def test_a_pair_claim_states_a_relation_or_an_expr_not_both(tmp_path):
 def test_an_or_under_a_conditional_is_not_split_as_an_implication(tmp_path):
     """Only a top-level `or` (by the grammar, not the text) is read as an implication:
     `A or B if C else D` is a conditional whose branch holds the or."""
-    from verify.language.claims import split_implication
+    from verify.language.sides import split_implication
 
     assert split_implication("mistakes >= 100 or converged == 0 if k > 1000 else mistakes <= 0") is None
     assert split_implication("x if a or b else y") is None

@@ -24,7 +24,7 @@ LONGER_FUNCTIONS = {"perceptron._interval._ieval": 104, "perceptron.declared.par
                     "verify.searching.candidates.quantities": 84, "verify.searching.enumeration._bfs": 92,
                     "verify.searching.hypothesis_engine.hypothesis_search": 92,
                     "verify.searching.z3_engine._child": 81, "verify.searching.z3_algebra.ev": 90}
-LONGER_MODULES = {"perceptron.datasets": 729, "perceptron.models.declared": 654, "perceptron.trace": 678,
+LONGER_MODULES = {"perceptron.datasets": 729, "perceptron.models.declared": 654,
                   "verify.certify.certificates": 660, "verify.language.claims": 754,
                   "verify.report.artefacts": 624, "verify.searching.enumeration": 768}
 #: Most modules directly under verify/ (the CLI, the API, configuration, the pytest plugin,
@@ -212,16 +212,25 @@ def test_train_and_check_import_no_solver_they_do_not_need(tmp_path):
 def test_replay_commands_and_refutation_text_are_each_written_once():
     """A refutation's replay command is written by verify.replay.commands alone (a run's options
     by Params.argv), and its text (the place of a violation, its sides, its dataset, its
-    separator, where a pair of runs parts) by verify.report.claim_text alone."""
+    separator, where a pair of runs parts, the lines check, the terminal, the reports and the
+    pytest plugin show) by verify.report.claim_text alone; the sides are named from the claim's
+    expression by the claim language (verify.language.sides), never by the reports."""
     import re
 
     command = re.compile(r'f?"proof-audit (train|check|search|claims at) ')
     where = [name for name, path in MODULES.items() if command.search(_read(path))]
     assert where == ["verify.replay.commands"], where
     for pattern in (r"\{y:\+d\}", r"points_updated'\]\[0\]", r'\["free"\]\.items\(\)|get\("free"\) or \{\}\)\.items',
-                    r"get_source_segment\(src", r"for k in keys if k in viol", r'\["--max-epochs", '):
+                    r"for k in keys if k in viol", r'\["--max-epochs", ', r"first violation at \{", r"partner run \(\{viol",
+                    r"\"counterexample: \{", r"counterexample on \{", r"violated \{", r"counterexample \(search\): "):
         where = sorted(name for name, path in MODULES.items() if re.search(pattern, _read(path)))
         assert len(where) == 1 and where[0] in ("verify.report.claim_text", "perceptron.params"), (pattern, where)
+    where = sorted(name for name, path in MODULES.items() if name.startswith("verify") and "get_source_segment(" in _read(path))
+    assert where == ["verify.language.sides"], where
+    assert not [name for name, path in MODULES.items() if name.startswith("verify.report") and "import ast" in _read(path)]
+    # the audit's findings reach the terminal's text as they are (no conversion there and back)
+    assert not [name for name in ("verify.report.results", "verify.report.claim_text", "verify.report.terminal")
+                if "json.loads(" in _read(MODULES[name])]
 
 
 def _constants(tree):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.report.claim_text import coverage_text, dataset_text, failure_text, search_counterexample, where_text
+from verify.report.claim_text import coverage_text, failure_text, reason_line
 
 _FILES = pytest.StashKey[frozenset]()
 #: Directories not searched for claim files (besides hidden ones and virtual environments).
@@ -178,7 +178,7 @@ class ClaimItem(pytest.Item):
         self.user_properties.append(("verdict", c["verdict"]))
         self.user_properties.append(("covered", covered))
         if not c["as_expected"]:
-            raise ClaimFailure(failure_text(c), _reason(c))
+            raise ClaimFailure(failure_text(c), reason_line(c))
 
     def repr_failure(self, excinfo):
         from perceptron.errors import InputError
@@ -203,24 +203,6 @@ class ClaimItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, self.claim.line - 1, f"claim {self.claim.id}"
-
-
-def _reason(c) -> str:
-    """One line: the verdict against the expectation, and its first piece of evidence."""
-    ev = c["evidence"]
-    head = f"{c['verdict']}, expected {c['expect']}"
-    ce = ev.get("counterexample")
-    if ce and "search" in ce:
-        s = search_counterexample(ev)
-        return f"{head}: counterexample {dataset_text(s.points, s.labels, arrow='->')}, {list(s.updates)} updates"
-    if ce:
-        return f"{head}: counterexample on {where_text(ce, ('data', 't', 'k'), sep=' ')}"
-    for st in ev.get("steps", []):
-        if st["verdict"] != "proved":
-            return f"{head}: step {st['step']!r} {st['verdict']}"
-    if ev.get("reason"):
-        return f"{head}: {ev['reason']}"
-    return f"{head}; covered: {coverage_text(c)}"
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

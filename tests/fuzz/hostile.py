@@ -27,7 +27,7 @@ import numpy as np
 
 from perceptron import Params, from_rows, train
 from perceptron.datasets import write_csv
-from perceptron.trace import open_writer
+from perceptron.trace_writers import open_writer
 
 #: 12 points in 2-D, separable through the origin, two of them needing several updates.
 POINTS = [((2, 1), 1), ((1, 3), 1), ((3, -1), 1), ((-1, -2), -1), ((-2, 1), -1), ((-3, -1), -1),

@@ -62,6 +62,7 @@ from verify.language.assumptions import ASSUMPTIONS
 from verify.language.budget import max_epochs
 from verify.language.note_data import check_names, file_datasets
 from verify.language.setting import Setting, setting_of
+from verify.language.sides import split_implication
 from verify.language.expr import Compiled, ExprError, compile_expr
 from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES, TYPES
 
@@ -460,28 +461,6 @@ def _fields(c: dict, line: int, where, seen: dict, problem):
         if a not in ASSUMPTIONS:
             problem(*where("assume"), f"unknown assumption {a!r}; choose from {', '.join(ASSUMPTIONS)}")
     return cid, when, expect, lists
-
-
-def split_implication(src: str) -> tuple[str, str] | None:
-    """(A, B) of an expression whose top level is ``A or B`` (B its last disjunct, A the rest),
-    else None.  Such a claim is read as the implication it usually is: it applies where A is
-    false (``given = "not (A)"``), so a claim whose A holds on every evaluation is unknown,
-    never holds.  The expression is split where Python's grammar (which the claim language's
-    parser uses: perceptron.expression) puts its top-level ``or``, never by text."""
-    import ast
-
-    try:
-        tree = ast.parse(src.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if not (isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.Or)) or len(tree.values) < 2:
-        return None
-    text = src.strip()
-    parts = [ast.get_source_segment(text, v) for v in tree.values]
-    if any(p is None for p in parts):
-        return None
-    first = parts[0] if len(parts) == 2 else " or ".join(f"({p})" for p in parts[:-1])
-    return first, parts[-1]
 
 
 def _compile_given(c: dict, when, lists: dict, free: dict, where, problem):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from perceptron.declared import variant_of
-from verify.language.claims import ClaimError, load_claims, split_implication
+from verify.language.claims import ClaimError, load_claims
+from verify.language.sides import split_implication
 
 __all__ = ["lint", "advice"]
 

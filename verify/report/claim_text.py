@@ -4,7 +4,8 @@ the written reports (verify.report.artefacts) and the pytest plugin."""
 
 from __future__ import annotations
 
-__all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "sides_text", "where_text",
+__all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "refutation_lines",
+           "corpus_refutation_lines", "run_violation_lines", "search_violation_text", "reason_line", "sides_text", "where_text",
            "dataset_text", "separator_text", "partner_text", "free_text", "search_counterexample", "WHERE_KEYS"]
 
 #: Where in a run a corpus violation is: the step, the update count, the point; for a pair of
@@ -45,56 +46,24 @@ def partner_text(viol) -> str:
 def sides_text(v, expr=None) -> str:
     """Where a claim fails, in words: each side of its comparison named by its text in ``expr``
     (the claim's expression, already checked by its parser: a pair claim's partner run is then
-    named too) with its value, or for A or B (A and B) each part's value; "" when the violation
-    has neither.  all_i(c) is shown at the first point where c fails, any_i(c) at its first point.
-    A claim read as an implication (a top-level A or B) is evaluated as B where A is false: its
-    sides are B's."""
-    where = ""
-    if "parts" not in v and expr:
-        from verify.language.claims import split_implication
+    named too; verify.language.sides) with its value, or for A or B (A and B) each part's value;
+    "" when the violation has neither.  all_i(c) is shown at the first point where c fails,
+    any_i(c) at its first point.  A claim read as an implication (a top-level A or B) is
+    evaluated as B where A is false: its sides are B's."""
+    from verify.language.sides import side_names
 
-        implied = split_implication(expr)
-        expr = implied[1] if implied else expr
+    where = ""
     if "fails_at_point" in v:
         j = v["fails_at_point"]
         where = (f"{v.get('quantifier')} fails at point {j}: " if v.get("quantifier") == "all_i" else
                  f"{v.get('quantifier')} holds at no point; at point {j}: ")
-        expr = _inner(expr)
     if "sides" in v:
-        names = _side_texts(expr, len(v["sides"]))
+        names = side_names(expr, len(v["sides"]), implied="parts" not in v, at_point="fails_at_point" in v)
         vals = [f"{n} = {x}" if n and n != x else x for n, x in zip(names, v["sides"])]
         return where + vals[0] + "".join(f" {o} {s}" for o, s in zip(v.get("ops", []), vals[1:])) + "  (false)"
     if "parts" in v:  # A or B (A and B): each part's value where the claim fails
         return where + f" {v.get('connective', 'or')} ".join(v["parts"]) + "  (false)"
     return ""
-
-
-def _inner(expr):
-    """The condition inside ``all_i(...)`` / ``any_i(...)`` (parsed, never run), else None."""
-    import ast
-
-    try:
-        node = ast.parse((expr or "").strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if isinstance(node, ast.Call) and len(node.args) == 1:
-        return ast.get_source_segment((expr or "").strip(), node.args[0])
-    return None
-
-
-def _side_texts(expr, count) -> list:
-    """The source of each side of ``expr`` when it is one comparison of ``count`` sides (parsed,
-    never run), else blanks."""
-    import ast
-
-    try:
-        node = ast.parse((expr or "").strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return [""] * count
-    if not isinstance(node, ast.Compare) or len(node.comparators) + 1 != count:
-        return [""] * count
-    src = (expr or "").strip()
-    return [ast.get_source_segment(src, n) or "" for n in [node.left, *node.comparators]]
 
 
 def _violation(ev) -> dict:
@@ -247,11 +216,20 @@ def search_counterexample(ev):
 
 def failure_text(c) -> str:
     """The explanation shown for a claim whose verdict is not what the file expects."""
-    ev = c["evidence"]
     lines = [f"{c['id']} ({c['citation']}): verdict {c['verdict']}, expected {c['expect']}",
              f"statement: {c['statement']}"]
     if c.get("expr"):
         lines.append(f"expr: {c['expr']}")
+    return "\n".join(lines + refutation_lines(c) + ["covered: " + coverage_text(c)])
+
+
+def refutation_lines(c) -> list[str]:
+    """Why a claim's verdict is what it is, line by line: where its premise holds, its
+    counterexample and the sides it violates, the command that replays it, the proof steps not
+    proved, the reason, the free names' values and the partner run ``c`` (a results.json claim
+    entry, or one of the audit's findings: its evidence is read as is, never converted)."""
+    ev = c["evidence"]
+    lines = []
     if (c["evidence"].get("premise") or {}).get("given"):  # where the claim applies: the failure is there
         lines.append(f"given: {c['evidence']['premise']['given']}")
     ce = ev.get("counterexample")
@@ -279,8 +257,66 @@ def failure_text(c) -> str:
         lines.append("free names: " + free_text(ce))
     if ce and ce.get("partner"):
         lines.append(f"partner run: {ce['partner']}")
-    lines.append("covered: " + coverage_text(c))
-    return "\n".join(lines)
+    return lines
+
+
+def corpus_refutation_lines(ev, expr) -> list[str]:
+    """A corpus run's violation as the terminal shows it: the run and where, the free names'
+    values, the partner run, the sides and the replay command."""
+    ce = ev["counterexample"]
+    where = where_text(ce)
+    lines = [f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')}" + (f" at {where}" if where else "")]
+    if ce.get("free"):
+        lines.append("free names: " + free_text(ce))
+    if ce.get("partner"):
+        lines.append(f"partner run: {ce['partner']}")
+    if sides_text(ce, expr):
+        lines.append("sides: " + sides_text(ce, expr))
+    if ev.get("replay"):
+        lines.append(f"replay: {ev['replay']}")
+    return lines
+
+
+def run_violation_lines(viol, when, expr) -> list[str]:
+    """The first violation on one run, as check shows it: where (and the free names' values),
+    for a pair claim the partner run and where the two part, and the sides."""
+    where = where_text(viol, ("t", "k", "point"))
+    if viol.get("end"):
+        where = f"the end of the run ({where})" if where else "the end of the run"
+    free = free_text(viol)
+    lines = [f"first violation at {where or ('the pair of runs' if when == 'pair' else 'the dataset')}"
+             + (f" ({free})" if free else "")]
+    if "partner" in viol:  # a pair claim: the partner run, and where the two part
+        c_at = f" at c = {viol['c']}" if "c" in viol else ""
+        lines.append(f"partner run ({viol['partner']}){c_at} parts from this one {partner_text(viol)}")
+    if sides_text(viol, expr):
+        lines.append(f"sides: {sides_text(viol, expr)}")
+    return lines
+
+
+def search_violation_text(ce, when, expr) -> str:
+    """Where a search's counterexample violates the claim, and its sides."""
+    where = where_text(ce.violation, ("t", "k", "point"))
+    where = f"at {where}" if where else ("at the end of the run" if when == "end" else "for the dataset")
+    return f"violated {where}: " + (sides_text(ce.violation, expr) or "false")
+
+
+def reason_line(c) -> str:
+    """One line: the verdict against the expectation, and its first piece of evidence."""
+    ev = c["evidence"]
+    head = f"{c['verdict']}, expected {c['expect']}"
+    ce = ev.get("counterexample")
+    if ce and "search" in ce:
+        s = search_counterexample(ev)
+        return f"{head}: counterexample {dataset_text(s.points, s.labels, arrow='->')}, {list(s.updates)} updates"
+    if ce:
+        return f"{head}: counterexample on {where_text(ce, ('data', 't', 'k'), sep=' ')}"
+    for st in ev.get("steps", []):
+        if st["verdict"] != "proved":
+            return f"{head}: step {st['step']!r} {st['verdict']}"
+    if ev.get("reason"):
+        return f"{head}: {ev['reason']}"
+    return f"{head}; covered: {coverage_text(c)}"
 
 
 # ----------------------------------------------------------------------------- Markdown

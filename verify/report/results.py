@@ -265,7 +265,7 @@ def print_table(findings, claims_by_id, file=None, verbose=False, colour=False):
 def _covered(f) -> str:
     from verify.report.claim_text import coverage_text
 
-    return coverage_text({"verdict": f.verdict.label, "evidence": json.loads(json.dumps(f.evidence, default=str))})
+    return coverage_text({"verdict": f.verdict.label, "evidence": f.evidence})  # JSON already: results.json holds it
 
 
 def print_tightness(tightness, file=None):
@@ -282,27 +282,13 @@ def print_tightness(tightness, file=None):
 def _details(f, expr=None):
     ev = f.evidence
     if "counterexample" in ev and "search" in ev["counterexample"]:
-        from verify.report.claim_text import failure_text
+        from verify.report.claim_text import refutation_lines
 
-        text = failure_text({"id": f.claim_id, "citation": f.citation, "verdict": f.verdict.label, "expect": f.expect,
-                              "statement": f.statement, "expr": expr, "evidence": json.loads(json.dumps(ev, default=str))})
-        for line in text.splitlines()[2:]:
-            if not line.startswith(("expr:", "covered:")):
-                yield line
+        yield from refutation_lines({"evidence": ev, "expr": expr})
     elif "counterexample" in ev:
-        from verify.report.claim_text import free_text, sides_text, where_text
+        from verify.report.claim_text import corpus_refutation_lines
 
-        ce = ev["counterexample"]
-        where = where_text(ce)
-        yield f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')}" + (f" at {where}" if where else "")
-        if ce.get("free"):
-            yield "free names: " + free_text(ce)
-        if ce.get("partner"):
-            yield f"partner run: {ce['partner']}"
-        if sides_text(ce, expr):
-            yield "sides: " + sides_text(ce, expr)
-        if ev.get("replay"):
-            yield f"replay: {ev['replay']}"
+        yield from corpus_refutation_lines(ev, expr)
     if "reason" in ev:
         yield f"reason: {ev['reason']}"
     for st in ev.get("steps", []):

@@ -30,7 +30,7 @@ class ShardProgress:
 
 def search_result_text(claim, res) -> str:
     """A search's result in words: verdict, domain, and the counterexample with its replay."""
-    from verify.report.claim_text import dataset_text, run_setting, separator_text, sides_text, where_text
+    from verify.report.claim_text import dataset_text, run_setting, search_violation_text, separator_text
 
     lines = [f"{claim.id} ({claim.citation}): {res.verdict.label}  [engine {res.engine}, {res.seconds:.2f} s, "
              f"{res.checked} candidates screened]", f"  statement: {claim.statement}", f"  expr: {claim.expr}"]
@@ -49,10 +49,7 @@ def search_result_text(claim, res) -> str:
         lines.append(f"  updates (0-based points, in order): {list(ce.updates)}")
         if ce.separator:
             lines.append(f"  separator: {separator_text(ce.separator)} (w_opt = v/|v|)")
-        viol = ce.violation
-        where = where_text(viol, ("t", "k", "point"))
-        where = f"at {where}" if where else ("at the end of the run" if claim.when == "end" else "for the dataset")
-        lines.append(f"  violated {where}: " + (sides_text(viol, claim.expr) or "false"))
+        lines.append("  " + search_violation_text(ce, claim.when, claim.expr))
         if res.files:
             lines.append(f"  replay: {res.files['replay']}")
     if res.reason:
@@ -74,7 +71,7 @@ def check_text(trace_path, ds, tr, ctx, claims, tallies, *, explicit: bool, embe
     expectation with its first violation or smallest slack, and the claims that do not apply.
     Returns (the text, how many verdicts were not the expected ones)."""
     from perceptron.declared import variant_of
-    from verify.report.claim_text import free_text, partner_text, sides_text, where_text
+    from verify.report.claim_text import run_violation_lines
     from verify.verdicts import meets, verdict_of
 
     out = []
@@ -108,18 +105,7 @@ def check_text(trace_path, ds, tr, ctx, claims, tallies, *, explicit: bool, embe
         line = f"  {c.id}: {v.label}, {t.evaluations} evaluations, expect {c.expect} -> {'ok' if ok else 'UNEXPECTED'}"
         out.append(line)
         if t.violation:
-            viol = t.violation
-            where = where_text(viol, ("t", "k", "point"))
-            if viol.get("end"):
-                where = f"the end of the run ({where})" if where else "the end of the run"
-            free = free_text(viol)
-            out.append(f"      first violation at {where or ('the pair of runs' if c.when == 'pair' else 'the dataset')}" + (f" ({free})" if free else ""))
-            if "partner" in viol:  # a pair claim: the partner run, and where the two part
-                part = partner_text(viol)
-                c_at = f" at c = {viol['c']}" if "c" in viol else ""
-                out.append(f"      partner run ({viol['partner']}){c_at} parts from this one {part}")
-            if sides_text(viol, c.expr):
-                out.append(f"      sides: {sides_text(viol, c.expr)}")
+            out += ["      " + line for line in run_violation_lines(t.violation, c.when, c.expr)]
         elif t.min_slack is not None:
             from verify.language.scalar import exact_json
 

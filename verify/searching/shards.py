@@ -176,12 +176,22 @@ def run_shards(claim, dom, shards, deadline, max_rows, jobs=1, scheduler=None, b
     return merge
 
 
+def _default_sigterm():
+    """A pool worker dies of SIGTERM at once (the pool's terminate sends it): the command's own
+    handler, inherited through fork (verify.report.command_line.stop_on_sigterm), runs Python
+    code, which a worker blocked on the pool's queue lock was once seen never to run, leaving
+    terminate waiting for it."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _run_pool(claim, dom, shards, deadline, max_rows, jobs, merge, report):
     import queue
 
     ctx = mp.get_context("fork")
     done_q: queue.SimpleQueue = queue.SimpleQueue()
-    with ctx.Pool(min(jobs, len(shards))) as pool:
+    with ctx.Pool(min(jobs, len(shards)), initializer=_default_sigterm) as pool:
         for s in shards:
             pool.apply_async(_pool_task, ((claim, dom, s, deadline, max_rows),), callback=done_q.put,
                              error_callback=lambda e: done_q.put(e))
