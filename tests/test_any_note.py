@@ -85,7 +85,7 @@ def test_premises_tally_the_same_in_both_evaluators(tmp_path, scalar):
     odd, late, false = tallies["p.odd"], tallies["p.late"], tallies["p.false"]
     assert (odd.evaluations, odd.premise_unmet) == ((k + 1) // 2, k // 2)
     assert (late.evaluations, late.premise_unmet, late.violation) == (k - 2, 2, None)
-    assert false.violation is not None and false.violation["k"] == 3 and (false.evaluations, false.premise_unmet) == (2, 1)
+    assert false.violation is not None and false.violation.to_json()["k"] == 3 and (false.evaluations, false.premise_unmet) == (2, 1)
 
 
 def test_a_premise_is_checked_like_an_expression(tmp_path):
@@ -125,9 +125,9 @@ def test_a_refuted_or_shows_each_part(tmp_path, scalar):
     _, bad, tallies = _replayed(path, "worked-example", Params(order="first"), scalar)
     v = tallies["or.bound"].violation
     # a top-level or is the implication "converged -> mistakes <= 1": the part tested, both sides
-    assert bad is None and v["sides"] == ["4", "1"] and v["ops"] == ["<="], v
+    assert bad is None and v.sides == ["4", "1"] and v.ops == ["<="], v
     v = tallies["and.bound"].violation
-    assert v["connective"] == "and" and v["parts"] == ["1 == 1 (true)", "4 <= 1 (false)"], v
+    assert v.connective == "and" and v.parts == ["1 == 1 (true)", "4 <= 1 (false)"], v
 
 
 @pytest.mark.parametrize("scalar", [False, True])
@@ -148,14 +148,14 @@ def test_a_refuted_all_i_or_any_i_shows_the_point(tmp_path, scalar):
     w = [Fraction(v) for v in trace.end["w"]]
     ds = builtin("worked-example")
     margins = [int(ds.y[i]) * sum(a * Fraction(int(b), ds.den) for a, b in zip(w, ds.X_num[i])) for i in range(ds.n)]
-    v = tallies["all.m"].violation
+    v = tallies["all.m"].violation.to_json()
     j = next(i for i, m in enumerate(margins) if m < 5)
     assert bad is None and v["fails_at_point"] == j and v["quantifier"] == "all_i", v
     assert sides_text(v, "all_i(y * dot(w, x) >= 5)") == f"all_i fails at point {j}: y * dot(w, x) = {margins[j]} >= 5  (false)"
-    v = tallies["any.m"].violation
+    v = tallies["any.m"].violation.to_json()
     assert v["fails_at_point"] == 0 and v["sides"] == [str(margins[0]), "100"], v
     assert sides_text(v, "any_i(y * dot(w, x) >= 100)").startswith("any_i holds at no point; at point 0: y * dot(w, x) = ")
-    v = tallies["and.m"].violation  # a part that is an aggregate shows its value, not one point's sides
+    v = tallies["and.m"].violation.to_json()  # a part that is an aggregate shows its value, not one point's sides
     assert v["parts"] == [f"{trace.end['updates']} >= 100 (false)", "true"], v
 
 
@@ -374,7 +374,7 @@ def test_alpha_in_an_aggregate(tmp_path, scalar):
                     'variants = ["rosenblatt"]\nexpr = "max_i(alpha) <= 1"\nexpect = "holds"\n')
     _, bad, tallies = _replayed(path, "worked-example", Params(order="first"), scalar)
     assert bad is None and tallies["a.sum"].evaluations == 1 and tallies["a.sum"].violation is None
-    assert tallies["a.once"].violation["sides"] == ["2", "1"]  # point 0 is taken twice (000's worked example)
+    assert tallies["a.once"].violation.sides == ["2", "1"]  # point 0 is taken twice (000's worked example)
 
 
 def test_alpha_outside_an_aggregate_is_refused_with_its_reason(tmp_path):
@@ -554,7 +554,7 @@ def test_sweep_quantities(tmp_path, scalar, order):
         for cid in ("s.every-but-last", "s.last-clean"):
             t = tallies[cid]
             assert t.violation is None and t.unknown is None and t.evaluations == epochs - (cid == "s.every-but-last"), (cid, t)
-    v = tallies["s.one-per-sweep"].violation
+    v = tallies["s.one-per-sweep"].violation.to_json()
     assert v["parts"][0] == "2 <= 1 (false)" and v["parts"][2].endswith(f"<= {len(trace.upd_t)} (true)"), v
     ep = [int(e) for e, m in zip(trace.epoch, trace.mistake) if m]
     ks = [j for j in range(1, len(ep)) if ep[j] == ep[j - 1]]
@@ -603,7 +603,7 @@ expect = "holds"
     assert tallies["a.visit"].evaluations == len(trace.t) and tallies["a.visit"].violation is None
     pts = [int(trace.i[list(trace.t).index(t)]) for t in trace.upd_t]
     second = next(j for j in range(K) if pts[j] in pts[:j]) + 1
-    v = tallies["a.twice"].violation
+    v = tallies["a.twice"].violation.to_json()
     assert v["k"] == second and v["sides"] == ["2", "1"], v
 
 
@@ -764,7 +764,7 @@ def test_a_sum_of_vectors_in_both_evaluators(tmp_path, scalar):
     _, bad, tallies = _replayed(path, "worked-example", Params(variant="rosenblatt", order="cyclic"), scalar)
     assert bad is None
     assert tallies["d.dual"].violation is None and tallies["d.dual"].evaluations == 1
-    v = tallies["d.labels-forgotten"].violation
+    v = tallies["d.labels-forgotten"].violation.to_json()
     assert v is not None and v["sides"] == ["(2, 4)", "(-6, 0)"], v
 
 
@@ -1451,4 +1451,4 @@ def test_last_sweep_mistakes_is_the_previous_sweeps_count(tmp_path, scalar, orde
                     first_bad = t
         assert bad is None and tallies["l.count"].evaluations == later and tallies["l.count"].violation is None, name
         v = tallies["l.up"].violation
-        assert (v or {}).get("t") == first_bad, (name, order, v, first_bad)
+        assert (v.to_json() if v else {}).get("t") == first_bad, (name, order, v, first_bad)

@@ -220,8 +220,8 @@ def test_replay_commands_and_refutation_text_are_each_written_once():
     command = re.compile(r'f?"proof-audit (train|check|search|claims at) ')
     where = [name for name, path in MODULES.items() if command.search(_read(path))]
     assert where == ["verify.replay.commands"], where
-    for pattern in (r"\{y:\+d\}", r"points_updated'\]\[0\]", r'\["free"\]\.items\(\)|get\("free"\) or \{\}\)\.items',
-                    r"for k in keys if k in viol", r'\["--max-epochs", ', r"first violation at \{", r"partner run \(\{viol",
+    for pattern in (r"\{y:\+d\}", r"points \{at\[1\]\[0\]\} against", r"\(viol\)\.free\.items\(\)",
+                    r"for k, v in _v\(viol\)\.place\(keys\)", r'\["--max-epochs", ', r"first violation at \{", r"partner run \(\{viol",
                     r"\"counterexample: \{", r"counterexample on \{", r"violated \{", r"counterexample \(search\): "):
         where = sorted(name for name, path in MODULES.items() if re.search(pattern, _read(path)))
         assert len(where) == 1 and where[0] in ("verify.report.claim_text", "perceptron.params"), (pattern, where)
@@ -275,3 +275,14 @@ def test_variant_facts_are_stated_once():
             if len(named) >= 2:
                 bad.append(f"{name}:{node.lineno} lists the variants {sorted(named)}")
     assert not bad, "\n".join(bad)
+
+
+def test_a_violation_is_read_through_its_type():
+    """Where and how a claim fails is a Violation (verify.language.violation): its record's keys
+    are read there alone; the corpus, the reports and the search ask the type."""
+    import re
+
+    reads = re.compile(r'viol\w*\[["\']|violation\[["\']|\bce\.get\(["\'](free|partner|run|data|sides|end)["\']|'
+                       r'\["(first_difference_at_update|first_difference_at_visit|points_updated|fails_at_point)"\]')
+    bad = [name for name, path in MODULES.items() if name != "verify.language.violation" and reads.search(_read(path))]
+    assert not bad, bad

@@ -70,9 +70,10 @@ def test_certificate_exists_whenever_the_data_decide(rows, labels, kind):
 
 def test_replay_command_is_shell_quoted():
     from verify.corpus.evidence import replay_command
+    from verify.language.violation import Violation
 
     c = SimpleNamespace(path="/tmp/evil;touch X;.toml", id="a.b")
-    cmd = replay_command(c, {"run": "--variant rosenblatt --order cyclic", "data": "my data;rm -rf ~.csv"})
+    cmd = replay_command(c, Violation({"run": "--variant rosenblatt --order cyclic", "data": "my data;rm -rf ~.csv"}))
     toks = shlex.split(cmd)
     assert "/tmp/evil;touch X;.toml" in toks and "my data;rm -rf ~.csv" in toks
     assert "touch" not in toks and "rm" not in toks

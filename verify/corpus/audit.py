@@ -451,7 +451,7 @@ def _pair(c, a, ds, run, ctx, trace, result):
     a.runs += 1
     a.evaluations += 1
     a.cover(run, ctx, None)
-    for cv in (detail.get("c") or []) if holds else [detail["c"]] if "c" in detail else []:
+    for cv in (detail.get("c") or []) if holds else [detail.factor] if detail.factor is not None else []:
         a.coverage.add(c=cv)  # the pair's factor c, varied over PAIR_C
     if not holds:
         a.violated(detail, run)

@@ -83,8 +83,8 @@ class Evidence:
     def violated(self, detail: dict, run) -> None:
         """The first violation wins; it names the run that replays it."""
         if self.violation is None:
-            self.violation = {**detail, **({"run": run.describe(), "data": f"builtin:{run.dataset}"
-                                            if run.dataset in BUILTIN else run.path or run.dataset} if run else {})}
+            self.violation = detail if not run else detail.on_run(
+                run.describe(), f"builtin:{run.dataset}" if run.dataset in BUILTIN else run.path or run.dataset)
 
     def evaluate_once(self, c) -> None:
         """A closed claim (when = "once") evaluated exactly, once: no run, no dataset."""
@@ -107,8 +107,7 @@ class Evidence:
         if t.violation and self.violation is None:
             self.violated(t.violation, run)
             if separator is not None:
-                self.violation["separator"] = {"v": [str(int(x)) for x in separator[0]],
-                                               "c": format_rational(separator[1]), "kind": separator_kind}
+                self.violation = self.violation.at_separator(separator[0], format_rational(separator[1]), separator_kind)
         if t.unknown and self.unknown is None:
             self.unknown = t.unknown
         if t.min_slack is not None and (self.min_slack is None or X.compare(t.min_slack, self.min_slack) < 0):
@@ -157,7 +156,7 @@ def finding_of(c, ev: Evidence, corpus_desc="the corpus", budget=None, symbolic=
                       "claim applies, so nothing was evaluated; not 'holds'")
     never = [q for q in ranging(c) if q not in (c.free or {}) and not cov.varied(q, c)]
     if v == Verdict.REFUTED:
-        out["counterexample"] = ev.violation
+        out["counterexample"] = ev.violation.to_json()
         out["replay"] = replay_command(c, ev.violation)
     elif v == Verdict.UNKNOWN:
         out["reason"] = reason + (f" (not applicable: {ev.not_applicable_reason})" if ev.evaluations == 0 and ev.unknown is None
@@ -246,10 +245,10 @@ def replay_command(c, viol) -> str | None:
     """The two commands that replay a corpus counterexample: train the run, check the claim.
     They run from the folder the audit was started in (the data and claim files as the user
     named them); the trace goes under the output folder (verify.replay.commands.with_out)."""
-    if "run" not in viol:
+    if viol.run is None:
         return None
-    sep = viol.get("separator")  # found at a separator other than the certified one: check takes the same
-    return train_and_check(c, str(viol["data"]), viol["run"], replay_trace(c), sep and (sep["v"], sep.get("c")))
+    # found at a separator other than the certified one: check takes the same
+    return train_and_check(c, viol.data, viol.run, replay_trace(c), viol.separator)
 
 
 def _elsewhere(why: str) -> bool:

@@ -53,6 +53,7 @@ from verify.numbers.integers import (
     narrow_ints,
 )
 from verify.language.assumptions import STRICT_MARGIN
+from verify.language.violation import Violation
 
 __all__ = ["Frame", "StepLog", "tally_claims", "BLOCK_CELLS"]
 
@@ -394,7 +395,7 @@ def _tally_rows(claim, env: ColumnEnv, tally):
     counted[stop + 1:] = False
     tally.evaluations += int(counted.sum())
     if stop < R:
-        tally.violation = {**frame.where(int(env.rows[stop])), **_sides_at(tree, env, stop)}
+        tally.violation = Violation.at(frame.where(int(env.rows[stop])), _sides_at(tree, env, stop))
     _smallest_slack(tree, env, tally, fine & ok, stop)
     return stop if stop < R else None
 

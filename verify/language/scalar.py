@@ -11,6 +11,7 @@ from fractions import Fraction
 from perceptron._numbers import format_rational
 from verify.language.expr import evaluate
 from verify.language.quantities import PREVIOUS_SWEEP, SWEEP_QUANTITIES
+from verify.language.violation import Violation
 from verify.numbers import exact as X
 
 __all__ = ["ClaimTally", "Env", "eval_claim", "exact_json", "format_value", "sides", "ALPHA_COUNTS"]
@@ -25,7 +26,7 @@ class ClaimTally:
     """Evaluations of one claim on one trace (or dataset)."""
 
     evaluations: int = 0
-    violation: dict | None = None
+    violation: Violation | None = None
     unknown: str | None = None
     min_slack: object = None
     min_slack_at: dict | None = None
@@ -194,7 +195,7 @@ def eval_claim(claim, env, tally: ClaimTally, where: dict, gamma_strict=None):
     tally.evaluations += 1
     if not ok:
         if tally.violation is None:
-            tally.violation = {**where, **sides(claim.compiled.tree, env)}
+            tally.violation = Violation.at(where, sides(claim.compiled.tree, env))
         return
     if slack is not None and (tally.min_slack is None or X.compare(slack, tally.min_slack) < 0):
         tally.min_slack = slack

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from perceptron import Params, from_rows
 from perceptron._numbers import format_rational
+from verify.language.violation import Violation
 
 __all__ = ["Counterexample"]
 
@@ -21,7 +22,7 @@ class Counterexample:
     labels: tuple  #: their labels, +1 or -1
     updates: tuple  #: the points the run updated on, 0-based, in order
     params: Params  #: the run
-    violation: dict  #: where and how the claim fails (the replay's record)
+    violation: Violation  #: where and how the claim fails
     separator: tuple | None = None  #: (v, bias) the claim was judged with, else the certified one
     summary: dict | None = None  #: the learner's summary of the run
     cut: bool = False  #: the run was stopped at params.max_updates, as the search's was
@@ -55,7 +56,7 @@ class Counterexample:
         if p.declared:
             prm["declared"] = {k: fr(v) for k, v in p.declared}
         out = {"points": [[fr(Fraction(c)) for c in row] for row in self.points], "labels": [int(v) for v in self.labels],
-               "updates": [int(v) for v in self.updates], "params": prm, "violation": self.violation,
+               "updates": [int(v) for v in self.updates], "params": prm, "violation": self.violation.to_json(),
                "variant": p.variant, "order": p.order, "summary": self.summary,
                "separator": None if self.separator is None else {"v": [int(a) for a in self.separator[0]],
                                                                   "b": fr(Fraction(self.separator[1]))}}
@@ -83,6 +84,6 @@ class Counterexample:
                         **({"kernel": prm["kernel"], "degree": prm["degree"], "offset": q(prm["offset"])}
                            if "kernel" in prm else {}))
         return cls(tuple(tuple(q(v) for v in row) for row in obj["points"]), tuple(obj["labels"]),
-                   tuple(obj["updates"]), params, obj["violation"],
+                   tuple(obj["updates"]), params, Violation.from_json(obj["violation"]),
                    None if sep is None else (tuple(sep["v"]), q(sep["b"])), obj.get("summary"),
                    "max_updates" in prm, obj.get("found_by"))

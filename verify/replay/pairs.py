@@ -32,6 +32,7 @@ import numpy as np
 from perceptron import MemoryTrace, ParamError, Params, train
 from perceptron.declared import variant_of
 from verify.language.quantifiers import PAIR_C
+from verify.language.violation import Violation
 
 __all__ = ["partner_params", "partner_data", "compare_runs", "pair_tally"]
 
@@ -167,7 +168,7 @@ def _compare_expr(claim, ds, params, trace_a, ctx, replayed=True):
                     detail["at_update"] = int(at["k"])
                 if c is not None:
                     detail["c"] = str(c)
-                return False, detail
+                return False, Violation(detail)
         seen.append(c)
     return True, {"c": [str(c) for c in seen if c is not None]}
 
@@ -215,7 +216,7 @@ def compare_runs(claim, ds, params: Params, trace_a, res_a, ctx=None, replayed=T
             # cut: the budget's, not the runs'.  A difference within both runs still refutes.
             return None, _CUT
         if not same:
-            return False, detail
+            return False, Violation(detail)
     return True, {"c": [str(c) for c in cs if c is not None]}
 
 

@@ -4,18 +4,22 @@ the written reports (verify.report.artefacts) and the pytest plugin."""
 
 from __future__ import annotations
 
+from verify.language.violation import WHERE_KEYS, Violation
+
 __all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "refutation_lines",
            "corpus_refutation_lines", "run_violation_lines", "search_violation_text", "reason_line", "sides_text", "where_text",
            "dataset_text", "separator_text", "partner_text", "free_text", "search_counterexample", "WHERE_KEYS"]
 
-#: Where in a run a corpus violation is: the step, the update count, the point; for a pair of
-#: runs, where the two part.
-WHERE_KEYS = ("t", "k", "point", "first_difference_at_update", "first_difference_at_visit", "at_update")
+
+def _v(viol) -> Violation:
+    """A Violation, or the record of one as results.json keeps it (checked by
+    verify.report.evidence_check before a report reads it)."""
+    return viol if isinstance(viol, Violation) else Violation.from_json(viol)
 
 
 def where_text(viol, keys=WHERE_KEYS, sep=" = ") -> str:
     """The place of a violation: "t = 3, k = 2, point = 1" (those of ``keys`` it has)."""
-    return ", ".join(f"{k}{sep}{viol[k]}" for k in keys if k in viol)
+    return ", ".join(f"{k}{sep}{v}" for k, v in _v(viol).place(keys))
 
 
 def dataset_text(points, labels, arrow=" -> ") -> str:
@@ -31,16 +35,19 @@ def separator_text(sep) -> str:
 
 def free_text(viol) -> str:
     """The free names' values a violation was found at: "a = 1, b = -2" ("" when none)."""
-    return ", ".join(f"{k} = {v}" for k, v in (viol.get("free") or {}).items())
+    return ", ".join(f"{k} = {v}" for k, v in _v(viol).free.items())
 
 
 def partner_text(viol) -> str:
     """Where a pair claim's two runs part: "at update 2: points 0 against 1", "in their ends"."""
-    return (f"at update {viol['first_difference_at_update']}: points {viol['points_updated'][0]} against "
-            f"{viol['points_updated'][1]}" if "first_difference_at_update" in viol else
-            f"at visit {viol['first_difference_at_visit']}" if "first_difference_at_visit" in viol else
-            f"after update {viol['at_update']} of both" if "at_update" in viol else "in their ends"
-            + (f" (updates {viol['updates'][0]} against {viol['updates'][1]})" if "updates" in viol else ""))
+    kind, *at = _v(viol).parting()
+    if kind == "update":
+        return f"at update {at[0]}: points {at[1][0]} against {at[1][1]}"
+    if kind == "visit":
+        return f"at visit {at[0]}"
+    if kind == "after update":
+        return f"after update {at[0]} of both"
+    return "in their ends" + (f" (updates {at[0][0]} against {at[0][1]})" if at[0] is not None else "")
 
 
 def sides_text(v, expr=None) -> str:
@@ -52,25 +59,19 @@ def sides_text(v, expr=None) -> str:
     evaluated as B where A is false: its sides are B's."""
     from verify.language.sides import side_names
 
+    v = _v(v)
     where = ""
-    if "fails_at_point" in v:
-        j = v["fails_at_point"]
-        where = (f"{v.get('quantifier')} fails at point {j}: " if v.get("quantifier") == "all_i" else
-                 f"{v.get('quantifier')} holds at no point; at point {j}: ")
-    if "sides" in v:
-        names = side_names(expr, len(v["sides"]), implied="parts" not in v, at_point="fails_at_point" in v)
-        vals = [f"{n} = {x}" if n and n != x else x for n, x in zip(names, v["sides"])]
-        return where + vals[0] + "".join(f" {o} {s}" for o, s in zip(v.get("ops", []), vals[1:])) + "  (false)"
-    if "parts" in v:  # A or B (A and B): each part's value where the claim fails
-        return where + f" {v.get('connective', 'or')} ".join(v["parts"]) + "  (false)"
+    if v.at_point is not None:
+        quantifier, j = v.at_point
+        where = (f"{quantifier} fails at point {j}: " if quantifier == "all_i" else
+                 f"{quantifier} holds at no point; at point {j}: ")
+    if v.sides is not None:
+        names = side_names(expr, len(v.sides), implied=v.parts is None, at_point=v.at_point is not None)
+        vals = [f"{n} = {x}" if n and n != x else x for n, x in zip(names, v.sides)]
+        return where + vals[0] + "".join(f" {o} {s}" for o, s in zip(v.ops, vals[1:])) + "  (false)"
+    if v.parts is not None:  # A or B (A and B): each part's value where the claim fails
+        return where + f" {v.connective} ".join(v.parts) + "  (false)"
     return ""
-
-
-def _violation(ev) -> dict:
-    ce = ev.get("counterexample") or {}
-    if "search" in ce:
-        return ce["search"]["violation"] if isinstance(ce.get("search"), dict) else ce
-    return ce
 
 
 def scope_text(scope: dict) -> str:
@@ -244,8 +245,8 @@ def refutation_lines(c) -> list[str]:
                 lines.append("sides: " + sides_text(s.violation, c.get("expr")))
         else:
             lines.append(f"counterexample: {where_text(ce, ('data', 'run') + WHERE_KEYS)}")
-            if sides_text(_violation(ev)):
-                lines.append("sides: " + sides_text(_violation(ev), c.get("expr")))
+            if sides_text(ce):
+                lines.append("sides: " + sides_text(ce, c.get("expr")))
     if ev.get("replay"):
         lines.append(f"replay: {ev['replay']}")
     for st in ev.get("steps", []):
@@ -253,23 +254,23 @@ def refutation_lines(c) -> list[str]:
             lines.append(f"step {st['step']!r}: {st['verdict']} ({st.get('detail', st['method'])})")
     if ev.get("reason"):
         lines.append(f"reason: {ev['reason']}")
-    if ce and ce.get("free"):
+    if ce and "search" not in ce and free_text(ce):
         lines.append("free names: " + free_text(ce))
-    if ce and ce.get("partner"):
-        lines.append(f"partner run: {ce['partner']}")
+    if ce and "search" not in ce and _v(ce).partner:
+        lines.append(f"partner run: {_v(ce).partner}")
     return lines
 
 
 def corpus_refutation_lines(ev, expr) -> list[str]:
     """A corpus run's violation as the terminal shows it: the run and where, the free names'
     values, the partner run, the sides and the replay command."""
-    ce = ev["counterexample"]
+    ce = _v(ev["counterexample"])
     where = where_text(ce)
-    lines = [f"counterexample: {ce.get('data', ce.get('dataset', ''))} {ce.get('run', '')}" + (f" at {where}" if where else "")]
-    if ce.get("free"):
+    lines = [f"counterexample: {ce.data} {ce.run or ''}" + (f" at {where}" if where else "")]
+    if ce.free:
         lines.append("free names: " + free_text(ce))
-    if ce.get("partner"):
-        lines.append(f"partner run: {ce['partner']}")
+    if ce.partner:
+        lines.append(f"partner run: {ce.partner}")
     if sides_text(ce, expr):
         lines.append("sides: " + sides_text(ce, expr))
     if ev.get("replay"):
@@ -280,15 +281,16 @@ def corpus_refutation_lines(ev, expr) -> list[str]:
 def run_violation_lines(viol, when, expr) -> list[str]:
     """The first violation on one run, as check shows it: where (and the free names' values),
     for a pair claim the partner run and where the two part, and the sides."""
+    viol = _v(viol)
     where = where_text(viol, ("t", "k", "point"))
-    if viol.get("end"):
+    if viol.at_end:
         where = f"the end of the run ({where})" if where else "the end of the run"
     free = free_text(viol)
     lines = [f"first violation at {where or ('the pair of runs' if when == 'pair' else 'the dataset')}"
              + (f" ({free})" if free else "")]
-    if "partner" in viol:  # a pair claim: the partner run, and where the two part
-        c_at = f" at c = {viol['c']}" if "c" in viol else ""
-        lines.append(f"partner run ({viol['partner']}){c_at} parts from this one {partner_text(viol)}")
+    if viol.partner is not None:  # a pair claim: the partner run, and where the two part
+        c_at = f" at c = {viol.factor}" if viol.factor is not None else ""
+        lines.append(f"partner run ({viol.partner}){c_at} parts from this one {partner_text(viol)}")
     if sides_text(viol, expr):
         lines.append(f"sides: {sides_text(viol, expr)}")
     return lines
