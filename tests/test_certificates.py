@@ -129,7 +129,7 @@ def test_int_matvec_is_exact(data):
     integer vector (hundreds of bits) and int64 matrices up to 2^61."""
     import numpy as np
 
-    from verify.certify.certificates import int_matvec
+    from verify.certify.qp import int_matvec
 
     m, n = data.draw(_st.integers(0, 5)), data.draw(_st.integers(0, 6))
     big = data.draw(_st.sampled_from([1, 250, 2**40, 2**61]))

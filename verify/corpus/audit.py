@@ -258,7 +258,7 @@ def _worker_dataset(task, counted=False, known=None):
 
 
 def _worker_figures(plots, documents):
-    from verify.report.artefacts import figures_of
+    from verify.report.figures import figures_of
 
     return figures_of(plots, documents)
 

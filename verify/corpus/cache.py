@@ -313,7 +313,7 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=T
         findings, corpus, run_info = [], got["corpus"], dict(got.get("run_info") or {})
         figures, certificates = got.get("figures"), got["certificates"]
     if figures is None and want_figures:  # rendered here once (a pool renders them beside the searches), kept
-        from verify.report.artefacts import figures_of
+        from verify.report.figures import figures_of
 
         figures = figures_of(corpus.get("plots") or {}, sorted({c.document for c in claims}))
     fresh = {f.claim_id: f for f in findings}

@@ -32,7 +32,7 @@ FLOAT_BLOCK = 4096
 def _feval(tree, env: dict):
     """A declaration's expression in float64, operation by operation as written (the learner's
     float run performs the same IEEE operations, so the values agree bit for bit).  Written here
-    on purpose, not taken from the learner (perceptron.models.declared.compile_tree): the
+    on purpose, not taken from the learner (perceptron.models.declared_arith.compile_tree): the
     replay checks the learner's float updates, so it must not compute them with the learner's code."""
     op = tree[0]
     if op == "num":

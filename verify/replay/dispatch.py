@@ -175,7 +175,7 @@ def _remembered(cache: dict, key, make):
 def _separator_certificate(Xn, D, y, separator, bias) -> Certificate:
     """The given separator (v, c) as a certificate: separable iff its margin is positive
     (computed exactly in integers on the scaled inputs x_i = Xn_i / D)."""
-    from verify.certify.certificates import products
+    from verify.certify.qp import products
 
     v, c = separator
     v = [Fraction(a) for a in v]
