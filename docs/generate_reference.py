@@ -293,7 +293,7 @@ def claim_field_rows():
 
 def claims_page() -> str:
     from perceptron import declared, toml_data
-    from verify.language import claims, quantifiers, setting
+    from verify.language import claim_exprs, quantifiers, setting
 
     path = module_path("verify.language.claims")
     body = [f"A claim file is TOML: a `[document]` table, optional `[[dataset]]` tables and `[notation]` table, "
@@ -304,16 +304,16 @@ def claims_page() -> str:
                   [(code(f), "yes" if req else "", text or "(no description in the code)", code(ex and f"{f} = {ex}"))
                    for f, req, text, ex in claim_field_rows()])
     body += ["## `when`: where a claim is evaluated", ""]
-    body += table(("value", "evaluated"), [(code(k), v) for k, v in claims.WHEN.items()])
+    body += table(("value", "evaluated"), [(code(k), v) for k, v in claim_exprs.WHEN.items()])
     body += ["## Pair claims", "", "`pair` names the partner run:", ""]
-    body += [f"- `{p}`" for p in claims.PAIRS] + [""]
+    body += [f"- `{p}`" for p in claim_exprs.PAIRS] + [""]
     body += ["`relation` (or an `expr` on both runs' ends):", ""]
-    body += table(("relation", "meaning"), [(code(k), v) for k, v in claims.RELATIONS.items()])
+    body += table(("relation", "meaning"), [(code(k), v) for k, v in claim_exprs.RELATIONS.items()])
     body += ["An `expr` of a pair claim names the partner's values as " +
-             ", ".join(f"`other_{k}` ({v})" for k, v in claims.PAIR_NAMES.items()) +
+             ", ".join(f"`other_{k}` ({v})" for k, v in claim_exprs.PAIR_NAMES.items()) +
              f". A `:c` partner's factor c is evaluated at {', '.join(str(c) for c in quantifiers.PAIR_C)}.", ""]
     body += ["## `free`: names a statement quantifies over", "",
-             f"At most {claims.MAX_FREE} per claim, each `NAME` (a vector) or `NAME:TYPE`:", ""]
+             f"At most {claim_exprs.MAX_FREE} per claim, each `NAME` (a vector) or `NAME:TYPE`:", ""]
     body += table(("type", "values"), [(code(k), v) for k, v in quantifiers.FREE_TYPES.items()])
     body += ["## Stated runs: `run = {...}`", "",
              f"Keys ({module_path('verify.language.setting')}): " +
@@ -346,19 +346,19 @@ def assumptions_page() -> str:
 
 
 def _where(name: str) -> str:
-    from verify.language import claims, quantities
+    from verify.language import claim_exprs, quantities
 
     if name in quantities.PROOF_QUANTITIES:
         return "every claim of a dataset or run; from the certificate"
-    if name in claims.END_NAMES:
+    if name in claim_exprs.END_NAMES:
         return "the end of a run"
-    if name in claims._SWEEP_NAMES:
+    if name in claim_exprs.SWEEP_NAMES:
         return "a visit or update; not under prev"
-    if name in claims._STEP_NAMES:
+    if name in claim_exprs.STEP_NAMES:
         return "a visit or update"
     if name in quantities.POINT_QUANTITIES:
         return "a run (visit, update, end), inside min_i ... any_i; not under prev"
-    if name in claims._RUN_NAMES:
+    if name in claim_exprs.RUN_NAMES:
         return "a run (visit, update, end)"
     return "every claim of a dataset or run"
 
@@ -465,7 +465,7 @@ def limits_page() -> str:
 
 
 def variants_page() -> str:
-    from perceptron import datasets, generators, variants
+    from perceptron import datasets, generators, labels, variants
     from verify import config
     from verify.language import quantifiers
 
@@ -480,9 +480,9 @@ def variants_page() -> str:
     body += ["## Built-in datasets", "", "`--data builtin:NAME` and a claim's `datasets` (`" +
              module_path("perceptron.generators") + "`): " + ", ".join(code(n) for n in generators.BUILTIN) + ".", ""]
     body += ["## Dataset files", "", "Formats (`--format`): " + ", ".join(code(f) for f in datasets.FORMATS) +
-             ". A text table's label column is the one named " + ", ".join(code(n) for n in datasets.LABEL_NAMES) +
+             ". A text table's label column is the one named " + ", ".join(code(n) for n in labels.LABEL_NAMES) +
              ", else the last. Word labels read without a map: " +
-             ", ".join(f"{a}/{b}" for a, b in datasets.STRING_LABELS) + ".", ""]
+             ", ".join(f"{a}/{b}" for a, b in labels.STRING_LABELS) + ".", ""]
     body += ["## `[tool.proof-audit]`", "",
              f"A course repository's `pyproject.toml` (`{module_path('verify.config')}`); command-line options win.",
              "", "```toml", config.__doc__.split("[tool.proof-audit]", 1)[1].split("\nThe nearest")[0].strip().join(

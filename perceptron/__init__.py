@@ -19,7 +19,7 @@ __all__ = ["Dataset", "read_dataset", "from_rows", "InputError", "BUILTIN", "bui
 
 
 def load(spec: str, fmt: str | None = None, label_set: str | None = None, options=None) -> Dataset:
-    """A dataset from a path or ``builtin:NAME``; ``options``: a datasets.ReadOptions."""
+    """A dataset from a path or ``builtin:NAME``; ``options``: a perceptron.labels.ReadOptions."""
     if spec.startswith("builtin:"):
         try:
             return builtin(spec.split(":", 1)[1])

@@ -23,6 +23,8 @@ from ._numbers import (
     to_int_array,
 )
 from .errors import InputError
+from .labels import (STRING_LABELS, ReadOptions, delimiter, label_index, looks_like_header, map_labels, split_cells,
+                     text_labels)
 from .toml_data import split_fragment, toml_table
 from .limits import (
     MAX_CELLS,
@@ -113,42 +115,6 @@ class Dataset:
 
 # ----------------------------------------------------------------------------- labels
 
-def _map_labels(path: str, labels: list[Fraction], lines: list[int], label_set: str | None):
-    """Map raw labels to -1/+1.  {-1,+1} is taken as is, {0,1} maps 0 -> -1; a third value
-    or an unmappable set is an error naming the first offending line."""
-    seen = []
-    for v in labels:
-        if v not in seen:
-            seen.append(v)
-    if label_set == "01":
-        allowed = {Fraction(0): -1, Fraction(1): 1}
-    elif label_set == "pm1":
-        allowed = {Fraction(-1): -1, Fraction(1): 1}
-    elif set(seen) <= {Fraction(-1), Fraction(1)}:
-        allowed = {Fraction(-1): -1, Fraction(1): 1}
-    elif set(seen) <= {Fraction(0), Fraction(1)}:
-        allowed = {Fraction(0): -1, Fraction(1): 1}
-    else:
-        allowed = None
-    if allowed is None:
-        firsts = []
-        for v, ln in zip(labels, lines):
-            if v not in firsts:
-                firsts.append(v)
-                if len(firsts) == 3:
-                    raise InputError(path, f"a third label {v} (labels must be two of {{-1,+1}} or {{0,1}}; "
-                                           f"seen {', '.join(map(str, firsts))})", ln)
-        for v, ln in zip(labels, lines):
-            if v not in (-1, 0, 1):
-                raise InputError(path, f"label {v} is not in {{-1,+1}} or {{0,1}}", ln)
-    for v, ln in zip(labels, lines):
-        if v not in allowed:
-            raise InputError(path, f"label {v} is not in {{{', '.join(map(str, allowed))}}} (forced by --labels)", ln)
-    y = np.array([allowed[v] for v in labels], dtype=np.int8)
-    label_map = {str(k): v for k, v in allowed.items() if k in set(seen)}
-    return y, label_map
-
-
 def from_rows(name: str, rows, labels, *, source: str | None = None, lines=None, label_set=None) -> Dataset:
     """A rational Dataset from rows of exact numbers (ints / Fractions / strings) and labels."""
     path = source or name
@@ -165,7 +131,7 @@ def _build(path, name, fr_rows, labs, lines, label_set) -> Dataset:
     if d == 0:
         raise InputError(path, "points have no features", lines[0])
     _check_size(path, len(fr_rows), d)
-    y, label_map = _map_labels(path, labs, lines, label_set)
+    y, label_map = map_labels(path, labs, lines, label_set)
     return _build_labelled(path, name, fr_rows, y, label_map)
 
 
@@ -212,137 +178,6 @@ def _cell(path, text, line, what="value") -> Fraction:
         raise InputError(path, f"{what}: {e}", line) from None
 
 
-#: Header names taken as the label column when --label-column is not given.
-LABEL_NAMES = ("label", "labels", "y", "target", "class")
-#: Pairs of string labels mapped without --label-map: (the -1 label, the +1 label), compared
-#: case-insensitively.  Any other strings need an explicit map: which class is +1 is a choice.
-STRING_LABELS = (("false", "true"), ("no", "yes"), ("neg", "pos"), ("negative", "positive"), ("-", "+"))
-
-
-@dataclass(frozen=True)
-class ReadOptions:
-    """How to read a text dataset: ``label_column`` ("first", "last", a 1-based column number
-    or a header name; default a header column named as in LABEL_NAMES, else the last),
-    ``label_map`` (label text -> -1/+1), ``header`` ("auto", "yes", "no")."""
-
-    label_column: str | None = None
-    label_map: tuple | None = None  # ((text, -1 or +1), ...)
-    header: str = "auto"
-
-
-def parse_label_map(text: str) -> tuple:
-    """"M=1,R=-1" -> (("M", 1), ("R", -1)); raises ValueError with the problem."""
-    out = []
-    for item in text.split(","):
-        k, sep, v = item.partition("=")
-        k, v = k.strip(), v.strip()
-        if not sep or not k or v not in ("1", "+1", "-1"):
-            raise ValueError(f"{item!r}: write LABEL=1 or LABEL=-1, comma-separated")
-        if any(k == o for o, _ in out):
-            raise ValueError(f"label {k!r} mapped twice")
-        out.append((k, 1 if v in ("1", "+1") else -1))
-    if sorted(v for _, v in out) != [-1, 1]:
-        raise ValueError("map one label to -1 and one to +1")
-    return tuple(out)
-
-
-def _text_labels(path, texts: list[str], lines, label_set, label_map):
-    """Labels as written in a text file -> (y, label_map): through --label-map when given, else
-    numbers as _map_labels takes them, else a known pair of words (STRING_LABELS)."""
-    if label_map:
-        m = dict(label_map)
-        for t, ln in zip(texts, lines):
-            if t not in m:
-                raise InputError(path, f"label {t!r} is not in --label-map ({', '.join(k for k, _ in label_map)})", ln)
-        seen = set(texts)
-        return np.array([m[t] for t in texts], dtype=np.int8), {k: v for k, v in label_map if k in seen}
-    nums, bad = [], None
-    for t, ln in zip(texts, lines):
-        try:
-            nums.append(parse_rational(t))
-        except NumberError:
-            bad = bad or (t, ln)
-    if bad is None:
-        return _map_labels(path, nums, lines, label_set)
-    low = {t.lower() for t in texts}
-    for neg, pos in STRING_LABELS:
-        if low <= {neg, pos}:
-            m = {t: (-1 if t.lower() == neg else 1) for t in sorted(set(texts))}
-            return np.array([m[t] for t in texts], dtype=np.int8), m
-    words = []
-    for t in texts:
-        if t not in words:
-            words.append(t)
-            if len(words) > 2:
-                break
-    shown = ", ".join(repr(w) for w in words[:3])
-    hint = f"{words[0]}=1,{words[1]}=-1" if len(words) >= 2 else f"{words[0]}=1,OTHER=-1"
-    raise InputError(path, f"label {bad[0]!r} is not a number (labels seen: {shown}); say which class is +1 "
-                           f"with --label-map {hint}", bad[1])
-
-
-def _delimiter(line: str):
-    """The cell separator of a text table, from its first line: comma, semicolon, tab, else runs of
-    whitespace (None)."""
-    for d in (",", ";", "\t"):
-        if d in line:
-            return d
-    return None
-
-
-def _split(s: str, delim) -> list[str]:
-    return [c.strip() for c in (s.split(delim) if delim else s.split())]
-
-
-def _is_label_text(t: str, label_map) -> bool:
-    if label_map:
-        return t in dict(label_map)
-    try:
-        return parse_rational(t) in (-1, 0, 1)
-    except NumberError:
-        return True
-
-
-def _looks_like_header(cells: list[str], label_at: int, label_map) -> bool:
-    """Names (x1, label: the label cell itself may be a word in data rows, so it does not count),
-    an empty first cell (pandas' index column), or pandas' default integer column names 0..m-1
-    (or 1..m) whose label cell could not be a label."""
-    label_at %= len(cells)
-    if cells[0] == "" or any(_is_header_cell(c) for j, c in enumerate(cells) if j != label_at):
-        return True
-    if any(len(c) > 12 for c in cells):  # column numbers are short; never convert a long digit run
-        return False
-    try:
-        vals = [int(c) for c in cells]
-    except ValueError:
-        return False
-    return len(vals) >= 3 and vals in (list(range(len(vals))), list(range(1, len(vals) + 1))) \
-        and not _is_label_text(cells[label_at], label_map)
-
-
-def _label_index(path, opt: str | None, header: list[str] | None, width: int, ln) -> int:
-    if opt is None:
-        if header:
-            for j, name in enumerate(header):
-                if name.strip().strip('"').lower() in LABEL_NAMES:
-                    return j
-        return width - 1
-    if opt == "first":
-        return 0
-    if opt == "last":
-        return width - 1
-    if opt.isdigit():
-        j = int(opt)
-        if not 1 <= j <= width:
-            raise InputError(path, f"--label-column {opt}: the file has {width} columns (numbered from 1)", ln)
-        return j - 1
-    names = [h.strip().strip('"') for h in header or []]
-    if opt in names:
-        return names.index(opt)
-    raise InputError(path, f"--label-column {opt!r}: no such column" + (f" (header: {', '.join(names)})" if names else
-                                                                          " (the file has no header)"), ln)
-
-
 def _read_csv(path: str, label_set, opts: ReadOptions = ReadOptions()) -> Dataset:
     """CSV, TSV, semicolon- or whitespace-separated text: an optional header (names, pandas'
     index column, numeric column names), the label in any column, numeric or string labels."""
@@ -354,31 +189,31 @@ def _read_csv(path: str, label_set, opts: ReadOptions = ReadOptions()) -> Datase
             body.append((ln, s))
     if not body:
         raise InputError(path, "empty file: no data rows")
-    delim = _delimiter(body[0][1])
-    first = _split(body[0][1], delim)
+    delim = delimiter(body[0][1])
+    first = split_cells(body[0][1], delim)
     width = len(first)
     if width - 1 > MAX_DIM:
         raise InputError(path, f"{width - 1} features exceed the limit of {MAX_DIM} (perceptron.limits.MAX_DIM)", body[0][0])
     # a label column given by name is found in the header, once there is one: guess the last to tell
     named = opts.label_column not in (None, "first", "last") and not opts.label_column.isdigit()
-    guess_at = _label_index(path, "last" if named else opts.label_column, None, width, body[0][0])
+    guess_at = label_index(path, "last" if named else opts.label_column, None, width, body[0][0])
     if opts.header == "yes":
         has_header = True
     elif opts.header == "no":
         has_header = False
     else:
-        has_header = _looks_like_header(first, guess_at, opts.label_map)
+        has_header = looks_like_header(first, guess_at, opts.label_map)
     header = first if has_header else None
     index_col = bool(header) and header[0] in ("", "Unnamed: 0")  # pandas' to_csv writes its index first
     if index_col:
         header = header[1:]
         width -= 1
-    label_at = _label_index(path, opts.label_column, header, width, body[0][0])
+    label_at = label_index(path, opts.label_column, header, width, body[0][0])
     if width < 2:
         raise InputError(path, f"need at least one feature and a label, found {width} cell", body[0][0])
     rows, labs, lines = [], [], []
     for ln, s in body[1:] if has_header else body:
-        cells = _split(s, delim)
+        cells = split_cells(s, delim)
         if index_col:
             cells = cells[1:]
         if len(cells) != width:
@@ -390,17 +225,8 @@ def _read_csv(path: str, label_set, opts: ReadOptions = ReadOptions()) -> Datase
     if not rows:
         raise InputError(path, "no data rows after the header")
     _check_size(path, len(rows), width - 1)
-    y, label_map = _text_labels(path, labs, lines, label_set, opts.label_map)
+    y, label_map = text_labels(path, labs, lines, label_set, opts.label_map)
     return _build_labelled(path, os.path.basename(path), rows, y, label_map)
-
-
-def _is_header_cell(c: str) -> bool:
-    try:
-        parse_rational(c)
-        return False
-    except NumberError:
-        c = c.strip('"')
-        return bool(c) and (c[0].isalpha() or c[0] == "_") and c.lower() not in ("nan", "inf", "infinity")
 
 
 _INDEX = re.compile(r"[0-9]{1,12}")
@@ -447,7 +273,7 @@ def _read_libsvm(path: str, label_set, dim: int | None = None, opts: ReadOptions
         if row and max(row) - shift >= d:
             raise InputError(path, f"index {max(row)} exceeds the dimension {d}", ln)
         rows.append([row.get(j + shift, Fraction(0)) for j in range(d)])
-    y, label_map = _text_labels(path, labs, lines, label_set, opts.label_map)
+    y, label_map = text_labels(path, labs, lines, label_set, opts.label_map)
     return _build_labelled(path, os.path.basename(path), rows, y, label_map)
 
 
@@ -477,7 +303,7 @@ def _read_npz(path: str, label_set) -> Dataset:
         r = int(np.argwhere(~np.isfinite(yraw))[0][0])
         raise InputError(path, f"NaN or infinite label at row {r + 1}", r + 1)
     labs = [Fraction(v.item()) for v in yraw]
-    y, label_map = _map_labels(path, labs, list(range(1, len(labs) + 1)), label_set)
+    y, label_map = map_labels(path, labs, list(range(1, len(labs) + 1)), label_set)
     name = os.path.basename(path)
     if X.dtype.kind == "f":
         return Dataset(name=name, y=y, X_float=np.ascontiguousarray(X, dtype=np.float64), label_map=label_map, source=path)
@@ -492,7 +318,7 @@ def _read_coq(path: str, label_set) -> Dataset:
     if fast is not None:
         labs = [Fraction(int(v)) for v in fast[0]]
         try:
-            y, label_map = _map_labels(path, labs, [None] * len(labs), label_set)
+            y, label_map = map_labels(path, labs, [None] * len(labs), label_set)
         except InputError:
             pass  # the line-by-line parse below reports it with its line number
         else:
@@ -619,7 +445,7 @@ def _coq_fast(text: str):
 
 def _build_pq(path, labs, lines, label_set, ps, qs, n, d):
     _check_size(path, n, d)
-    y, label_map = _map_labels(path, labs, lines, label_set)
+    y, label_map = map_labels(path, labs, lines, label_set)
     den = _denominator(path, qs)
     if den == 1:
         num = to_int_array(ps)

@@ -102,7 +102,7 @@ def test_npz_mismatch(tmp_path):
 
 # ---------------------------------------------------------------- data as people have it
 
-from perceptron.datasets import ReadOptions, parse_label_map  # noqa: E402
+from perceptron.labels import ReadOptions, parse_label_map  # noqa: E402
 
 EXPECT = [[Fraction(3, 2), Fraction(-1)], [Fraction(0), Fraction(2)], [Fraction(-1, 4), Fraction(5)]]
 

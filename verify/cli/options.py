@@ -30,7 +30,7 @@ def vector_arg(text: str) -> tuple:
 
 
 def label_map_arg(text: str) -> tuple:
-    from perceptron.datasets import parse_label_map
+    from perceptron.labels import parse_label_map
 
     try:
         return parse_label_map(text)
@@ -55,7 +55,7 @@ def add_data_args(p):
 
 
 def load_data(args):
-    from perceptron.datasets import ReadOptions
+    from perceptron.labels import ReadOptions
 
     return load(args.data, args.format, args.labels,
                 ReadOptions(label_column=args.label_column, label_map=args.label_map, header=args.header))

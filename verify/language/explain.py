@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from perceptron.declared import variant_of
 from verify.language.assumptions import ASSUMPTIONS
-from verify.language.claims import RELATIONS, WHEN
+from verify.language.claim_exprs import RELATIONS, WHEN
 from verify.language.quantifiers import quantifiers
 
 __all__ = ["explain", "explain_files"]
