@@ -223,33 +223,7 @@ class _Compiler:
                 return (("neg", a) if isinstance(n.op, ast.USub) else a), ta
             self.fail(n, f"operator {type(n.op).__name__} is not allowed")
         if isinstance(n, ast.BinOp):
-            op = _BINOPS.get(type(n.op))
-            if op is None:
-                self.fail(n, f"operator {type(n.op).__name__} is not allowed")
-            if op == "**":
-                e = n.right
-                neg = False
-                if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-                    e, neg = e.operand, True
-                if not (isinstance(e, ast.Constant) and type(e.value) is int):
-                    self.fail(n, "the exponent of ** must be an integer literal")
-                if e.value > MAX_EXPONENT:
-                    self.fail(n, f"exponent {e.value} exceeds the limit {MAX_EXPONENT}")
-                a, ta = self.node(n.left, d)
-                if ta != S:
-                    self.fail(n, "only numbers can be raised to a power (use norm2 for |v|^2)")
-                return ("pow", a, -e.value if neg else e.value), S
-            a, ta = self.node(n.left, d)
-            b, tb = self.node(n.right, d)
-            if B in (ta, tb):
-                self.fail(n, f"arithmetic on a condition ({op})")
-            if op in "+-" and ta != tb:
-                self.fail(n, f"cannot {'add' if op == '+' else 'subtract'} a {tb} and a {ta}")
-            if op == "*" and ta == V and tb == V:
-                self.fail(n, "vector * vector is ambiguous; use dot(u, v)")
-            if op == "/" and tb == V:
-                self.fail(n, "cannot divide by a vector")
-            return ("bin", op, a, b), (V if V in (ta, tb) else S)
+            return self.binop(n, d)
         if isinstance(n, ast.Compare):
             parts = [self.node(n.left, d)] + [self.node(c, d) for c in n.comparators]
             ops = []
@@ -286,6 +260,36 @@ class _Compiler:
         if isinstance(n, ast.Attribute):
             self.fail(n, "attribute access is not allowed")
         self.fail(n, f"{type(n).__name__} is not allowed in claim expressions")
+
+    def binop(self, n, d):
+        """a + b, a - b, a * b, a / b (typed), and a ** k for an integer literal k."""
+        op = _BINOPS.get(type(n.op))
+        if op is None:
+            self.fail(n, f"operator {type(n.op).__name__} is not allowed")
+        if op == "**":
+            e = n.right
+            neg = False
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+                e, neg = e.operand, True
+            if not (isinstance(e, ast.Constant) and type(e.value) is int):
+                self.fail(n, "the exponent of ** must be an integer literal")
+            if e.value > MAX_EXPONENT:
+                self.fail(n, f"exponent {e.value} exceeds the limit {MAX_EXPONENT}")
+            a, ta = self.node(n.left, d)
+            if ta != S:
+                self.fail(n, "only numbers can be raised to a power (use norm2 for |v|^2)")
+            return ("pow", a, -e.value if neg else e.value), S
+        a, ta = self.node(n.left, d)
+        b, tb = self.node(n.right, d)
+        if B in (ta, tb):
+            self.fail(n, f"arithmetic on a condition ({op})")
+        if op in "+-" and ta != tb:
+            self.fail(n, f"cannot {'add' if op == '+' else 'subtract'} a {tb} and a {ta}")
+        if op == "*" and ta == V and tb == V:
+            self.fail(n, "vector * vector is ambiguous; use dot(u, v)")
+        if op == "/" and tb == V:
+            self.fail(n, "cannot divide by a vector")
+        return ("bin", op, a, b), (V if V in (ta, tb) else S)
 
     def const(self, n):
         v = n.value

@@ -76,12 +76,7 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
     cut = False
     for params, varied in configs(name, coq, needs, ds.d, ds.n):
         if time.monotonic() - t_start > DATASET_SECONDS:
-            why = (f"limit reached: the audit of dataset {name} ran past {DATASET_SECONDS:.0f} s "
-                   "(verify.corpus.audit.DATASET_SECONDS); its later runs were not made")
-            for a in agg.values():
-                if a.violation is None and a.unknown is None:
-                    a.unknown = why  # never "holds" on a corpus cut short
-            cut = True
+            cut = _cut_short(agg, name)
             break
         # a run added to vary one quantity is evaluated for the claims that range over it
         run_claims = claims if varied is None else by_quantity[varied]
@@ -110,11 +105,7 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
         try:
             result = train(ds, params, rec)
         except ParamError as e:  # e.g. the unit variant on data whose norms are irrational
-            declared = getattr(variant_of(params.variant), "declared", False)  # a declaration's fault: said
-            for c in run_claims:  # and a run a claim states (its run = {...}): said, not skipped
-                stated = c.setting is not None and name in (c.datasets or ())
-                if params.variant in c.variants and (declared or stated):
-                    agg[c.id].not_applying(f"the run {Run(name, params).describe()} was refused: {e}")
+            _refused(agg, run_claims, name, params, e)
             continue
         runs_done += 1
         # the first replay of a key certifies the inputs; later ones reuse that certificate
@@ -132,13 +123,7 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
             agg[cid].add_tally(tally, run, ctx, "max-margin (certified)")
         # claims that range over every separator: also at a second, different one
         if sep_claims and first_of_dkey and varied is None and ctx.kind == "separable" and ctx.cert is not None:
-            alt = solved.alt(key, ctx)
-            if alt is not None:
-                actx, abad, atallies = replay(ds, rec.trace, sep_claims, dataset_name=name, cert=ctx.cert,
-                                              separator=(alt.v, alt.c))
-                if abad is None:
-                    for cid, tally in atallies.items():
-                        agg[cid].add_tally(tally, run, actx, "another separator (LP vertex)", separator=(alt.v, alt.c))
+            _at_second_separator(agg, ds, rec.trace, sep_claims, run, ctx, solved.alt(key, ctx))
         for c in pairs:  # pair claims (two runs each) on the datasets the varying runs use
             _pair(c, agg[c.id], ds, run, ctx, rec.trace, result)
         plot(plots, name, params, ctx, rec.trace)
@@ -146,6 +131,37 @@ def audit_dataset(claims, name, ds, coq, needs, plan=None, counted=False, known=
             "source": ds.source if ds.source and not ds.source.startswith("/") else (ds.source and os.path.basename(ds.source)) or name}
     return {"agg": agg, "certs": solved.certs, "alts": solved.alts, "runs": runs_done, "inconsistent": inconsistent,
             "plots": plots, "info": info, "cut": cut}
+
+
+def _cut_short(agg, name) -> bool:
+    """A dataset's audit past DATASET_SECONDS: every claim not yet refuted or unknown is unknown
+    (never "holds" on a corpus cut short)."""
+    why = (f"limit reached: the audit of dataset {name} ran past {DATASET_SECONDS:.0f} s "
+           "(verify.corpus.audit.DATASET_SECONDS); its later runs were not made")
+    for a in agg.values():
+        if a.violation is None and a.unknown is None:
+            a.unknown = why
+    return True
+
+
+def _refused(agg, run_claims, name, params, e) -> None:
+    """A run train refuses: said to the claims of a declared variant (the declaration's fault)
+    and to those that state this run (their run = {...}), not skipped silently."""
+    declared = getattr(variant_of(params.variant), "declared", False)
+    for c in run_claims:
+        stated = c.setting is not None and name in (c.datasets or ())
+        if params.variant in c.variants and (declared or stated):
+            agg[c.id].not_applying(f"the run {Run(name, params).describe()} was refused: {e}")
+
+
+def _at_second_separator(agg, ds, trace, sep_claims, run, ctx, alt) -> None:
+    """The claims that range over every separator, evaluated again at a second, different one."""
+    if alt is None:
+        return
+    actx, abad, atallies = replay(ds, trace, sep_claims, dataset_name=run.dataset, cert=ctx.cert, separator=(alt.v, alt.c))
+    if abad is None:
+        for cid, tally in atallies.items():
+            agg[cid].add_tally(tally, run, actx, "another separator (LP vertex)", separator=(alt.v, alt.c))
 
 
 class _Solved:
@@ -301,14 +317,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     claim_files = list(claim_files)
     plan, claims = _claims_to_audit(claim_files, claims, only, evaluate)
     counted = not corpus and len(claims) < len(plan)
-    datasets = corpus_datasets(data_dirs, [p for p in claim_files if not is_builtin(p)])
-    check_dataset_names(claims, [name for name, _, _ in datasets])
-    for _, spec, external in datasets:
-        if external:
-            # a bad file stops the audit now, with its line, not after hours of work; each file is
-            # parsed again where it is audited (0.8 s for the six CoqPerceptron files), so that a
-            # worker holds one dataset at a time rather than the main process holding them all
-            load_spec(spec)
+    datasets = _corpus(data_dirs, claim_files, claims)
     check_jobs(jobs, "jobs =")
     jobs = DEFAULT_JOBS if jobs is None else jobs
     agg = new_evidence(claims)
@@ -361,6 +370,19 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     if figures is not None:
         run_info["figures"] = figures  # for the HTML page (not written to run_info.json)
     return findings, info, run_info
+
+
+def _corpus(data_dirs, claim_files, claims) -> list:
+    """The corpus's datasets (name, spec, external?).  A bad file stops the audit now, with its
+    line, not after hours of work; each file is parsed again where it is audited (0.8 s for the
+    six CoqPerceptron files), so that a worker holds one dataset at a time rather than the main
+    process holding them all."""
+    datasets = corpus_datasets(data_dirs, [p for p in claim_files if not is_builtin(p)])
+    check_dataset_names(claims, [name for name, _, _ in datasets])
+    for _, spec, external in datasets:
+        if external:
+            load_spec(spec)
+    return datasets
 
 
 def _claims_to_audit(claim_files, claims, only, evaluate) -> tuple[list, list]:

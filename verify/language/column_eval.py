@@ -129,19 +129,7 @@ class ColumnEnv:
         if name in f.end_vals:
             return self.const(f.end_vals[name])
         if (name in SWEEP_QUANTITIES or name in PREVIOUS_SWEEP) and f.kind in ("visit", "update"):
-            if self.shift:  # prev(): a sweep is no state the run goes back to
-                raise ColumnUnavailable(name)
-            s, ones = f.steps, np.ones(R, dtype=np.int64)
-            if name == "last_sweep_mistakes":  # the first sweep's steps: none before it (skipped, as prev() is)
-                last = np.asarray(s["sweep_last"][self.rows], dtype=np.int64)
-                col = Rat(np.maximum(last, 0), ones)
-                col.bad = {r: SKIP for r in np.flatnonzero(last < 0).tolist()}
-                return col
-            if name == "sweep":
-                return Rat(s["sweep"][self.rows], ones)
-            if name == "sweep_visits":
-                return Rat(s["t"][self.rows] - s["sweep_t0"][self.rows], ones)
-            return Rat(s["sweep_mistakes"][self.rows], ones)
+            return self._sweep(name)
         if name in ("t", "i", "x", "y", "score", "out") and f.kind != "end":
             s = f.steps
             if name == "t":
@@ -169,6 +157,22 @@ class ColumnEnv:
         if name in ctx.consts:
             return self.const(ctx.consts[name])
         raise ColumnUnavailable(name)
+
+    def _sweep(self, name):
+        """A sweep's quantity at these rows (a visit's or update's sweep of the run)."""
+        if self.shift:  # prev(): a sweep is no state the run goes back to
+            raise ColumnUnavailable(name)
+        s, ones = self.frame.steps, np.ones(len(self.rows), dtype=np.int64)
+        if name == "last_sweep_mistakes":  # the first sweep's steps: none before it (skipped, as prev() is)
+            last = np.asarray(s["sweep_last"][self.rows], dtype=np.int64)
+            col = Rat(np.maximum(last, 0), ones)
+            col.bad = {r: SKIP for r in np.flatnonzero(last < 0).tolist()}
+            return col
+        if name == "sweep":
+            return Rat(s["sweep"][self.rows], ones)
+        if name == "sweep_visits":
+            return Rat(s["t"][self.rows] - s["sweep_t0"][self.rows], ones)
+        return Rat(s["sweep_mistakes"][self.rows], ones)
 
     def const(self, value):
         """A constant's column over these rows, built once per frame (columns are never changed
@@ -380,6 +384,28 @@ def _logic(env, items, is_and: bool):
     return Bools(result).with_bad(new=bad)
 
 
+def _all_any(name: str, inner, R: int, n: int):
+    """all_i / any_i of a column of R x n booleans, row by row, stopping where the scalar
+    evaluator stops (the first false, or true, or unknown point)."""
+    bad_flat, out_bad = inner.bad, {}
+    v = inner.v.reshape(R, n)
+    isbad = np.zeros(R * n, dtype=bool)
+    if bad_flat:
+        isbad[list(bad_flat)] = True
+    isbad = isbad.reshape(R, n)
+    stop = (~v if name == "all_i" else v) | isbad  # the scalar evaluator stops at the first of these
+    has = stop.any(axis=1)
+    first = stop.argmax(axis=1)
+    res = np.full(R, name == "all_i")
+    for r in np.flatnonzero(has).tolist():
+        j = int(first[r])
+        if isbad[r, j]:
+            out_bad[r] = bad_flat[r * n + j]
+        else:
+            res[r] = name != "all_i"
+    return Bools(res).with_bad(new=out_bad)
+
+
 def _aggregate(env: ColumnEnv, name: str, sub):
     R, n = len(env), env.frame.ctx.n
     chunk = max(1, AGGREGATE_CELLS // max(1, n * max(1, env.frame.ctx.d)))
@@ -393,22 +419,7 @@ def _aggregate(env: ColumnEnv, name: str, sub):
     bad_flat = inner.bad
     out_bad: dict = {}
     if name in ("all_i", "any_i"):
-        v = inner.v.reshape(R, n)
-        isbad = np.zeros(R * n, dtype=bool)
-        if bad_flat:
-            isbad[list(bad_flat)] = True
-        isbad = isbad.reshape(R, n)
-        stop = (~v if name == "all_i" else v) | isbad  # the scalar evaluator stops at the first of these
-        has = stop.any(axis=1)
-        first = stop.argmax(axis=1)
-        res = np.full(R, name == "all_i")
-        for r in np.flatnonzero(has).tolist():
-            j = int(first[r])
-            if isbad[r, j]:
-                out_bad[r] = bad_flat[r * n + j]
-            else:
-                res[r] = name != "all_i"
-        return Bools(res).with_bad(new=out_bad)
+        return _all_any(name, inner, R, n)
     for flat, why in sorted(bad_flat.items()):
         out_bad.setdefault(flat // n, why)
     if name == "sum_i":

@@ -52,24 +52,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
             vals.put(key[2:], lambda num=num, den=den: A.over(num, 1) if num.ndim == 2 else
                      A.div(A.over(num, 1), A.over(den, 1)))
     if inst["V"] is not None:
-        V, C, Mg = inst["V"][ins], inst["C"][ins], inst["M"][ins]
-        vals.put("_nv", lambda: A.sqrt(A.over((V * V).sum(axis=1), 1)))
-
-        def gamma():
-            g = A.div(vals["m_opt"], vals["_nv"])
-            return A.mul(g, A.const(1 - Fraction(1, 2**32), m)) if STRICT_MARGIN in en.claim.assume else g
-
-        def w_hat_opt():
-            return A.stack(A.columns(vals["w_opt"]) + [A.div(vals["b_opt"], vals["R"])])
-
-        vals.put("w_opt", lambda: A.scale(A.div, vals["v_opt"], vals["_nv"]))
-        vals.put("v_opt", lambda: A.over(V, 1))
-        vals.put("c_opt", lambda: A.over(C, L))
-        vals.put("m_opt", lambda: A.over(Mg, L))
-        vals.put("b_opt", lambda: A.div(vals["c_opt"], vals["_nv"]))
-        vals.put("gamma", gamma)
-        vals.put("w_hat_opt", w_hat_opt)
-        vals.put("separable", lambda: A.over(np.ones(m, dtype=np.int64), 1))
+        _separator(vals, en, inst["V"][ins], inst["C"][ins], inst["M"][ins], m, L, A)
     prevs = {}
     if state is not None:
         _run_state(vals, state, depth, m, L, S, A, end=en.claim.when == "end")
@@ -115,6 +98,28 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
         return pts
 
     return _Env(vals, m, prevs, points)
+
+
+def _separator(vals, en, V, C, Mg, m, L, A):
+    """The separator's quantities (w_opt, b_opt, gamma, ...) of candidates whose integer
+    separator is (V, C / L) with margin numerator Mg / L."""
+    vals.put("_nv", lambda: A.sqrt(A.over((V * V).sum(axis=1), 1)))
+
+    def gamma():
+        g = A.div(vals["m_opt"], vals["_nv"])
+        return A.mul(g, A.const(1 - Fraction(1, 2**32), m)) if STRICT_MARGIN in en.claim.assume else g
+
+    def w_hat_opt():
+        return A.stack(A.columns(vals["w_opt"]) + [A.div(vals["b_opt"], vals["R"])])
+
+    vals.put("w_opt", lambda: A.scale(A.div, vals["v_opt"], vals["_nv"]))
+    vals.put("v_opt", lambda: A.over(V, 1))
+    vals.put("c_opt", lambda: A.over(C, L))
+    vals.put("m_opt", lambda: A.over(Mg, L))
+    vals.put("b_opt", lambda: A.div(vals["c_opt"], vals["_nv"]))
+    vals.put("gamma", gamma)
+    vals.put("w_hat_opt", w_hat_opt)
+    vals.put("separable", lambda: A.over(np.ones(m, dtype=np.int64), 1))
 
 
 def _run_state(vals, state, depth, m, L, S, A, end=False):

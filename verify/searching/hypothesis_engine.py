@@ -19,12 +19,27 @@ from verify.searching.domain import (
 __all__ = ["hypothesis_search"]
 
 
+def _separator(claim, dom, var, pts, labels, fr, L) -> tuple:
+    """(whether the candidate has the separator the claim needs, that separator or None): the
+    domain's widest integer one, or (any separator will do) a certified one."""
+    from verify.certify.certificates import certify_points
+
+    if not needs_separator(claim):
+        return True, None
+    if dom.separators == "best":
+        got = best_separator(pts, labels, dom, var.bias is not None, L)
+        return (False, None) if got is None else (True, (got[0], Fraction(got[1], L)))
+    cert = certify_points(fr, labels, bias=var.bias is not None)
+    if cert.kind != "separable":
+        return False, None
+    den = cert.c.denominator  # the certified integer separator, its bias scaled to an integer with it
+    return True, ([int(a) * den for a in cert.v], int(cert.c * den))
+
+
 def hypothesis_search(claim, dom: Domain, deadline, examples=300):
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis import strategies as st
     from hypothesis.errors import NoSuchExample
-
-    from verify.certify.certificates import certify_points
 
     var = VARIANTS[dom.variant]
     run_settings = dom.settings()
@@ -80,20 +95,9 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
             coef = eta * labels[i] if form == "yx" or not var.half_form else eta * Fraction(labels[i] - o, 2)
             w = [a + coef * c for a, c in zip(w, fr[i])]
             b += coef * (var.bias_scale(lambda: R2, 1) or 0)
-        sep = None
-        if needs_separator(claim) and dom.separators == "best":
-            # the separator the domain assigns: its widest integer one
-            got = best_separator(pts, labels, dom, var.bias is not None, L)
-            if got is None:
-                return False
-            sep = (got[0], Fraction(got[1], L))
-        elif needs_separator(claim):  # any separator will do: a certified one
-            cert = certify_points(fr, labels, bias=var.bias is not None)
-            if cert.kind != "separable":
-                return False
-            # the certified integer separator, its bias scaled to an integer with it
-            den = cert.c.denominator
-            sep = ([int(a) * den for a in cert.v], int(cert.c * den))
+        ok, sep = _separator(claim, dom, var, pts, labels, fr, L)
+        if not ok:
+            return False
         nz = any(w0) or b0
         run = candidate_run(dom.variant, path, dom.order, sign0=tie, eta=eta, form=form,
                             w0=tuple(Fraction(v) for v in w0) if nz else None, b0=Fraction(b0) if nz and var.bias else None)

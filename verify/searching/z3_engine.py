@@ -368,14 +368,30 @@ class DeclaredProblem(_Problem):
         return [self.z3.Not(self._decide(env, [Rad(v) for v in self.X[i]], Rad(self.Y[i]))[2]) for i in range(self.n)]
 
 
+def _confirmed(claim, dom, pb, cand, tie, eta, values):
+    """z3's model replayed exactly: the Counterexample, or None (a model with no separator the
+    domain assigns, or one the replay does not confirm)."""
+    from verify.searching.confirm import candidate_run, confirm
+    from verify.searching.domain import best_separator
+
+    sep = None
+    if pb.V is not None:
+        sep = (cand["V"], cand["C"])
+        if dom.separators == "best":  # the separator D assigns to this dataset
+            sep = best_separator(cand["X"], cand["Y"], dom, pb.bias)
+        if sep is None:
+            return None
+    run = candidate_run(dom.variant, cand["path"], sign0=tie, eta=eta, declared=values)
+    return confirm(claim, cand["X"], cand["Y"], cand["path"], sep, run)
+
+
 def _child(claim, dom, fold, tie, deadline, incremental, decl, settings, conn):
     """In the child: every number of points, every length, in passes of growing slices; the
     first model that survives replay is sent back.  A declared variant (``decl``) is searched
     in each of its run ``settings`` (eta, sign(0), parameter values)."""
     import z3
 
-    from verify.searching.confirm import candidate_run, confirm
-    from verify.searching.domain import best_separator, first_length
+    from verify.searching.domain import first_length
 
     if decl is not None:  # a fresh interpreter: the declaration is registered here too
         from perceptron.declared import register
@@ -427,13 +443,7 @@ def _child(claim, dom, fold, tie, deadline, incremental, decl, settings, conn):
             r = pb.check(goal, t, min(slice_s, left), incremental)
             if r == z3.sat:
                 cand = pb.model(t)
-                sep = None
-                if pb.V is not None:
-                    sep = (cand["V"], cand["C"])
-                    if dom.separators == "best":  # the separator D assigns to this dataset
-                        sep = best_separator(cand["X"], cand["Y"], dom, pb.bias)
-                run = candidate_run(dom.variant, cand["path"], sign0=tie, eta=eta, declared=values)
-                ce = None if pb.V is not None and sep is None else confirm(claim, cand["X"], cand["Y"], cand["path"], sep, run)
+                ce = _confirmed(claim, dom, pb, cand, tie, eta, values)
                 if ce is not None:
                     ce = ce.with_found_by(f"z3 at {n} point(s), {t} update(s), slice {slice_s:g} s")
                     conn.send(("sat", ce))
