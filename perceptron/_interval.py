@@ -238,6 +238,49 @@ def ieval(tree, env, m: int, arith=Intervals):
         return _ieval(tree, env, m, arith)
 
 
+def _icmp(tree, vals, m: int, A):
+    """A chained comparison of the values ``vals`` of its parts, row by row."""
+    res = np.full(m, TRUE)
+    for o, a, b, ta in zip(tree[1], vals, vals[1:], tree[2]):
+        if _is_condition(ta):  # conditions compared (== / !=): decided where both are
+            same = np.where(a == b, TRUE, FALSE)
+            both = ((a == TRUE) | (a == FALSE)) & ((b == TRUE) | (b == FALSE))
+            eq = np.where(both, same, np.where((a == UNDEFINED) | (b == UNDEFINED), UNDEFINED, UNDECIDED))
+            res = _and(res, _not(eq) if o == "!=" else eq)
+            continue
+        if A.is_vec(a):  # == / != componentwise
+            eq = np.full(m, TRUE)
+            for ca, cb in zip(A.columns(a), A.columns(b)):
+                eq = _and(eq, A.cmp("==", ca, cb))
+            res = _and(res, _not(eq) if o == "!=" else eq)
+            continue
+        res = _and(res, A.cmp(o, a, b))
+    return res
+
+
+def _icall(name: str, args, A):
+    """A function of the claim language on interval values, or None for one not screened."""
+    if name == "dot":
+        return A.dot(args[0], args[1])
+    if name == "norm2":
+        return A.dot(args[0], args[0])
+    if name == "norm":
+        return A.sqrt(A.dot(args[0], args[0]))
+    if name == "sqrt":
+        return A.sqrt(args[0])
+    if name == "abs":
+        return A.abs(args[0])
+    if name in ("min", "max"):
+        return A.extreme(name, args)
+    if name in ("ceil", "floor"):
+        return A.rounded(name, args[0])
+    if name == "sign":
+        return A.sign(args[0])
+    if name == "vec":
+        return A.stack(args)
+    return None
+
+
 def _ieval(tree, env, m: int, A):
     op = tree[0]
     if op == "num":
@@ -275,23 +318,7 @@ def _ieval(tree, env, m: int, A):
             out = A.mul(out, a)
         return out
     if op == "cmp":
-        vals = [_ieval(p, env, m, A) for p in tree[2]]
-        res = np.full(m, TRUE)
-        for o, a, b, ta in zip(tree[1], vals, vals[1:], tree[2]):
-            if _is_condition(ta):  # conditions compared (== / !=): decided where both are
-                same = np.where(a == b, TRUE, FALSE)
-                both = ((a == TRUE) | (a == FALSE)) & ((b == TRUE) | (b == FALSE))
-                eq = np.where(both, same, np.where((a == UNDEFINED) | (b == UNDEFINED), UNDEFINED, UNDECIDED))
-                res = _and(res, _not(eq) if o == "!=" else eq)
-                continue
-            if A.is_vec(a):  # == / != componentwise
-                eq = np.full(m, TRUE)
-                for ca, cb in zip(A.columns(a), A.columns(b)):
-                    eq = _and(eq, A.cmp("==", ca, cb))
-                res = _and(res, _not(eq) if o == "!=" else eq)
-                continue
-            res = _and(res, A.cmp(o, a, b))
-        return res
+        return _icmp(tree, [_ieval(p, env, m, A) for p in tree[2]], m, A)
     if op == "if":  # a if c else b: the branch c picks, row by row
         c, a, b = (_ieval(t, env, m, A) for t in tree[1:4])
         if _is_condition(tree[2]):
@@ -321,24 +348,7 @@ def _ieval(tree, env, m: int, A):
             return acc
         return A.extreme(name[:3], vals)
     if op == "call":
-        name = tree[1]
-        args = [_ieval(a, env, m, A) for a in tree[2]]
-        if name == "dot":
-            return A.dot(args[0], args[1])
-        if name == "norm2":
-            return A.dot(args[0], args[0])
-        if name == "norm":
-            return A.sqrt(A.dot(args[0], args[0]))
-        if name == "sqrt":
-            return A.sqrt(args[0])
-        if name == "abs":
-            return A.abs(args[0])
-        if name in ("min", "max"):
-            return A.extreme(name, args)
-        if name in ("ceil", "floor"):
-            return A.rounded(name, args[0])
-        if name == "sign":
-            return A.sign(args[0])
-        if name == "vec":
-            return A.stack(args)
+        got = _icall(tree[1], [_ieval(a, env, m, A) for a in tree[2]], A)
+        if got is not None:
+            return got
     raise IntervalError(f"{op} {tree[1] if len(tree) > 1 else ''} is not screened by intervals")

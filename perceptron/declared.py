@@ -255,6 +255,43 @@ def names_in(t) -> set:
     return out
 
 
+def _parameter(p: str, v) -> Fraction:
+    """A declared parameter's default: an integer or a string "p/q", exact, within the limits."""
+    if type(v) is int:
+        if not fits_text(Fraction(v), MAX_NUMBER_CHARS):
+            raise DeclarationError(f"parameters.{p}: an integer longer than {MAX_NUMBER_CHARS} digits "
+                                   "(perceptron.limits.MAX_NUMBER_CHARS)", "parameters")
+        return Fraction(v)
+    if type(v) is str:
+        try:
+            return parse_rational(v)
+        except NumberError as e:
+            raise DeclarationError(f"parameters.{p}: {e}", "parameters") from None
+    raise DeclarationError(f"parameters.{p} must be an exact number (an integer or a string \"p/q\")", "parameters")
+
+
+def _sign0(sign0) -> int | None:
+    """A declaration's sign(0): -1, 0, 1, or "param" (None: the run's --sign0)."""
+    if sign0 == "param":
+        return None
+    if type(sign0) is not int or sign0 not in (-1, 0, 1):
+        raise DeclarationError("sign0 must be -1, 0, 1 or \"param\"", "sign0")
+    return sign0
+
+
+def _orders_and_stop(table) -> tuple:
+    """The orders a declaration runs in and how its runs stop."""
+    orders = table.get("orders", ["cyclic", "random", "first", "sequence"])
+    if not isinstance(orders, list) or not orders or any(o not in DECLARED_ORDERS for o in orders) or len(set(orders)) != len(orders):
+        raise DeclarationError(f"orders must be a list of distinct orders from {', '.join(DECLARED_ORDERS)}", "orders")
+    stop = table.get("stop", "converged")
+    if stop not in STOPS:
+        raise DeclarationError(f"stop must be one of {', '.join(STOPS)}", "stop")
+    if stop == "epochs" and set(orders) - {"cyclic", "random"}:
+        raise DeclarationError("stop = \"epochs\" runs whole epochs: orders must be cyclic and/or random", "stop")
+    return orders, stop
+
+
 def parse_declaration(name: str, table) -> Declaration:
     """A declaration from its table (a TOML table or the JSON object a trace header embeds);
     raises DeclarationError naming the field."""
@@ -282,21 +319,7 @@ def parse_declaration(name: str, table) -> Declaration:
 
     params_raw = _table(table.get("parameters"), "parameters")
     own("parameters", params_raw)
-    params = []
-    for p, v in params_raw.items():
-        if type(v) is int:
-            if not fits_text(Fraction(v), MAX_NUMBER_CHARS):
-                raise DeclarationError(f"parameters.{p}: an integer longer than {MAX_NUMBER_CHARS} digits "
-                                       "(perceptron.limits.MAX_NUMBER_CHARS)", "parameters")
-            val = Fraction(v)
-        elif type(v) is str:
-            try:
-                val = parse_rational(v)
-            except NumberError as e:
-                raise DeclarationError(f"parameters.{p}: {e}", "parameters") from None
-        else:
-            raise DeclarationError(f"parameters.{p} must be an exact number (an integer or a string \"p/q\")", "parameters")
-        params.append((p, val))
+    params = [(p, _parameter(p, v)) for p, v in params_raw.items()]
     pnames = {p: S for p, _ in params}
 
     state_raw = _table(table.get("state"), "state")
@@ -319,11 +342,7 @@ def parse_declaration(name: str, table) -> Declaration:
     base = {**{c: S for c in _CONSTS}, **pnames, **stypes}
     score = _compile(table["score"], "score", {**base, "x": V, "k": S}, S)
     _x_only_in_dot(score.tree, "score")
-    sign0 = table.get("sign0", 0)
-    if sign0 == "param":
-        sign0 = None
-    elif type(sign0) is not int or sign0 not in (-1, 0, 1):
-        raise DeclarationError("sign0 must be -1, 0, 1 or \"param\"", "sign0")
+    sign0 = _sign0(table.get("sign0", 0))
     mistake = _compile(table["mistake"], "mistake", {**base, "y": S, "score": S, "out": S, "k": S}, B)
 
     upd_raw = _table(table.get("update"), "update")
@@ -345,14 +364,7 @@ def parse_declaration(name: str, table) -> Declaration:
     if any(c.type == B for _, c in outputs):
         raise DeclarationError("an output is a number or a vector, not a condition", "outputs")
 
-    orders = table.get("orders", ["cyclic", "random", "first", "sequence"])
-    if not isinstance(orders, list) or not orders or any(o not in DECLARED_ORDERS for o in orders) or len(set(orders)) != len(orders):
-        raise DeclarationError(f"orders must be a list of distinct orders from {', '.join(DECLARED_ORDERS)}", "orders")
-    stop = table.get("stop", "converged")
-    if stop not in STOPS:
-        raise DeclarationError(f"stop must be one of {', '.join(STOPS)}", "stop")
-    if stop == "epochs" and set(orders) - {"cyclic", "random"}:
-        raise DeclarationError("stop = \"epochs\" runs whole epochs: orders must be cyclic and/or random", "stop")
+    orders, stop = _orders_and_stop(table)
 
     source = {"note": note, "parameters": {p: format_rational(v) for p, v in params},
               "state": dict(state_raw), "score": table["score"], "sign0": "param" if sign0 is None else sign0,

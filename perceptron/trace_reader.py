@@ -231,6 +231,34 @@ def _number(v, den, exact):
     return int(num)
 
 
+def _json_records(path, fh):
+    """(line number, object) of each non-blank line of a JSON Lines trace, each within
+    MAX_TRACE_LINE characters, UTF-8, one JSON object; at its end (the lines read, None)."""
+    ln = 0
+    while True:
+        try:
+            line = fh.readline(MAX_TRACE_LINE + 1)
+        except UnicodeDecodeError:
+            raise InputError(path, "not UTF-8 text", ln + 1) from None
+        if not line:
+            yield ln, None
+            return
+        ln += 1
+        if len(line) > MAX_TRACE_LINE:
+            raise InputError(path, f"a record longer than {MAX_TRACE_LINE} characters (perceptron.limits.MAX_TRACE_LINE)", ln)
+        if not line.strip():
+            continue
+        try:
+            obj = _loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(path, f"not JSON: {e.msg}", ln, e.colno) from None
+        except (ValueError, RecursionError) as e:
+            raise InputError(path, f"not a valid record: {str(e)[:160]}", ln) from None
+        if not isinstance(obj, dict):
+            raise InputError(path, "each line must be a JSON object", ln)
+        yield ln, obj
+
+
 def _read_jsonl(path) -> Trace:
     try:
         fh = open(path, encoding="utf-8")
@@ -241,26 +269,9 @@ def _read_jsonl(path) -> Trace:
     upd_t, ws, bs, pocket = [], [], [], []
     ln = 0
     with fh:
-        while True:
-            try:
-                line = fh.readline(MAX_TRACE_LINE + 1)
-            except UnicodeDecodeError:
-                raise InputError(path, "not UTF-8 text", ln + 1) from None
-            if not line:
+        for ln, obj in _json_records(path, fh):
+            if obj is None:
                 break
-            ln += 1
-            if len(line) > MAX_TRACE_LINE:
-                raise InputError(path, f"a record longer than {MAX_TRACE_LINE} characters (perceptron.limits.MAX_TRACE_LINE)", ln)
-            if not line.strip():
-                continue
-            try:
-                obj = _loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(path, f"not JSON: {e.msg}", ln, e.colno) from None
-            except (ValueError, RecursionError) as e:
-                raise InputError(path, f"not a valid record: {str(e)[:160]}", ln) from None
-            if not isinstance(obj, dict):
-                raise InputError(path, "each line must be a JSON object", ln)
             kind = obj.get("type")
             if end is not None:
                 raise InputError(path, f"a {str(kind)[:20]} record after the end record", ln)

@@ -394,29 +394,35 @@ class Enumerator(VisitOrders):
                     return (depth, int(ins[got[0]]), [int(v) for v in new["path"][got[0]]], got[1])
             st = self._dedupe(new)
         if end or visit:
-            Xi, Yi = X[st["inst"]], Y[st["inst"]]
-            scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
-            out = np.sign(scores)
-            out[out == 0] = self.tie
-            if self.var.pocket:
-                st["minerr"] = np.minimum(st["minerr"], (out != Yi).sum(axis=1))
-            if visit:
-                if self.seq:  # a sequence run makes no visit after its last update
-                    return None
-                if self.late:  # a run the update bound cut makes no visit after its last update
-                    keep = np.nonzero(inst["E:stopped_by_budget"][st["inst"]] == 0)[0]
-                    st, out, Yi, scores = subset(st, keep), out[keep], Yi[keep], scores[keep]
-                return self._check_visits(inst, st, out != Yi, scores, cap, n)
-            conv = ~(out != Yi).any(axis=1)
-            if self.seq and cap < len(self.seq):  # a cap lowered by an earlier counterexample: no run ends here
-                return None
-            got = self._check_end(inst, st, conv, cap, n, ends)
-            # the runs the domain's update bound cut (stopped by budget), and a sequence's runs that end unconverged
-            if got is None and (self.budget_stops or ends is not None or self.seq) and cap == self.dom.max_updates:
-                # (a cap lowered by a counterexample found earlier is no bound of the domain's runs)
-                got = self._check_end(inst, {**st, "stopped": True}, ~conv, cap, n, ends)
-            return got
+            return self._after_cap(inst, st, n, cap, ends, visit)
         return None
+
+    def _after_cap(self, inst, st, n, cap, ends, visit):
+        """The states after ``cap`` updates: the visits they still make (a visit claim), else
+        their ends (converged, or cut by the domain's update bound)."""
+        X, Y = inst["X"], inst["Y"]
+        Xi, Yi = X[st["inst"]], Y[st["inst"]]
+        scores = np.einsum("mnd,md->mn", Xi, st["w"]) + st["b"][:, None] * self.L
+        out = np.sign(scores)
+        out[out == 0] = self.tie
+        if self.var.pocket:
+            st["minerr"] = np.minimum(st["minerr"], (out != Yi).sum(axis=1))
+        if visit:
+            if self.seq:  # a sequence run makes no visit after its last update
+                return None
+            if self.late:  # a run the update bound cut makes no visit after its last update
+                keep = np.nonzero(inst["E:stopped_by_budget"][st["inst"]] == 0)[0]
+                st, out, Yi, scores = subset(st, keep), out[keep], Yi[keep], scores[keep]
+            return self._check_visits(inst, st, out != Yi, scores, cap, n)
+        conv = ~(out != Yi).any(axis=1)
+        if self.seq and cap < len(self.seq):  # a cap lowered by an earlier counterexample: no run ends here
+            return None
+        got = self._check_end(inst, st, conv, cap, n, ends)
+        # the runs the domain's update bound cut (stopped by budget), and a sequence's runs that end unconverged
+        if got is None and (self.budget_stops or ends is not None or self.seq) and cap == self.dom.max_updates:
+            # (a cap lowered by a counterexample found earlier is no bound of the domain's runs)
+            got = self._check_end(inst, {**st, "stopped": True}, ~conv, cap, n, ends)
+        return got
 
     def _dedupe(self, st):
         """Merge states that behave the same from here on (same instance, weights, position,

@@ -260,28 +260,32 @@ class Translator:
                 out = a.ite(a.le(v, out) if name == "min_i" else a.le(out, v), v, out)
             return out
         if op == "call":
-            name = t[1]
-            args = [self.ev(x, env, prevs) for x in t[2]]
-            if name in ("dot", "norm2", "norm"):
-                u, v = (args[0], args[1]) if name == "dot" else (args[0], args[0])
-                s = Rad(0)
-                for p, q in zip(u, v):
-                    s = a.add(s, a.mul(p, q))
-                return a.sqrt(s) if name == "norm" else s
-            if name == "sqrt":
-                return a.sqrt(args[0])
-            if name == "abs":
-                return a.ite(a.le(Rad(0), args[0]), args[0], a.neg(args[0]))
-            if name == "sign":
-                x = args[0]
-                return a.ite(z3.Not(a.le(x, Rad(0))), Rad(1), a.ite(z3.Not(a.le(Rad(0), x)), Rad(-1), Rad(0)))
-            if name in ("min", "max"):
-                out = args[0]
-                for v in args[1:]:
-                    out = a.ite(a.le(v, out) if name == "min" else a.le(out, v), v, out)
-                return out
-            if name in ("floor", "ceil"):
-                return a.floor(args[0], ceil=name == "ceil")
-            if name == "vec":
-                return args
+            return self.call(t[1], [self.ev(x, env, prevs) for x in t[2]])
         raise Unsupported(f"{op} is not encoded for z3")
+
+    def call(self, name, args):
+        """A function of the claim language on encoded values."""
+        a, z3 = self.a, self.z3
+        if name in ("dot", "norm2", "norm"):
+            u, v = (args[0], args[1]) if name == "dot" else (args[0], args[0])
+            s = Rad(0)
+            for p, q in zip(u, v):
+                s = a.add(s, a.mul(p, q))
+            return a.sqrt(s) if name == "norm" else s
+        if name == "sqrt":
+            return a.sqrt(args[0])
+        if name == "abs":
+            return a.ite(a.le(Rad(0), args[0]), args[0], a.neg(args[0]))
+        if name == "sign":
+            x = args[0]
+            return a.ite(z3.Not(a.le(x, Rad(0))), Rad(1), a.ite(z3.Not(a.le(Rad(0), x)), Rad(-1), Rad(0)))
+        if name in ("min", "max"):
+            out = args[0]
+            for v in args[1:]:
+                out = a.ite(a.le(v, out) if name == "min" else a.le(out, v), v, out)
+            return out
+        if name in ("floor", "ceil"):
+            return a.floor(args[0], ceil=name == "ceil")
+        if name == "vec":
+            return args
+        raise Unsupported("call is not encoded for z3")
