@@ -178,3 +178,21 @@ def test_lint_advises_on_a_bias_read_on_a_variant_without_one(tmp_path, capsys):
     assert main(["claims", "lint", str(path)]) == 0
     out = capsys.readouterr().out
     assert "c.plain: it reads b, which is 0 on every run of rosenblatt" in out and "c.bias:" not in out, out
+
+
+def test_assumptions_on_one_quantity_apply_as_before_the_objects():
+    """Two assumptions on one quantity: the one the old code checked first wins, whatever the
+    order the claim lists them (sign0_zero over sign0_nonzero, form_yx over form_half, eta_one
+    over eta_le_one), in the coverage text and in the search domain alike."""
+    from types import SimpleNamespace
+
+    from verify.language.assumptions import eta_bound, fixed, narrowed
+
+    for assume in (("sign0_nonzero", "sign0_zero", "form_half", "form_yx", "eta_le_one", "eta_one"),
+                   ("sign0_zero", "sign0_nonzero", "form_yx", "form_half", "eta_one", "eta_le_one")):
+        c = SimpleNamespace(assume=assume)
+        assert fixed(c) == {"sign0": "fixed: 0", "form": "fixed: eta y x", "eta": "fixed: 1"}
+        assert narrowed(c) == {"sign0s": (0,), "forms": ("yx",), "etas": ("1",)}
+        assert eta_bound(c) == 1
+    c = SimpleNamespace(assume=("w0_zero", "unit_norm"))
+    assert fixed(c) == {"w0": "fixed: 0"} and narrowed(c) == {"w0_box": 0, "unit": True}

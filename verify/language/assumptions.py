@@ -75,10 +75,10 @@ _ALL = [
                lambda ctx, _: None),
     Assumption(CONVERGED, "the run converged",
                lambda ctx, converged: None if converged in (None, True) else "the run did not converge"),
-    Assumption(SIGN0_NONZERO, "the run's sign(0) is +1 or -1", lambda ctx, _: None if ctx.tie != 0 else "sign(0) = 0",
-               fixes=(("sign0", "-1 and +1"),), narrows=(("sign0s", (-1, 1)),)),
     Assumption(SIGN0_ZERO, "the run's sign(0) is 0", lambda ctx, _: None if ctx.tie == 0 else f"sign(0) = {ctx.tie}",
                fixes=(("sign0", "fixed: 0"),), narrows=(("sign0s", (0,)),)),
+    Assumption(SIGN0_NONZERO, "the run's sign(0) is +1 or -1", lambda ctx, _: None if ctx.tie != 0 else "sign(0) = 0",
+               fixes=(("sign0", "-1 and +1"),), narrows=(("sign0s", (-1, 1)),)),
     Assumption(FORM_YX, "the sign variant updates with eta y x",
                lambda ctx, _: None if ctx.params.form == "yx" else "update form is 1/2 eta (y - out) x",
                fixes=(("form", "fixed: eta y x"),), narrows=(("forms", ("yx",)),)),
@@ -98,7 +98,8 @@ _ALL = [
 ]
 
 #: Every assumption a claim may state, by name, in the order the reference lists them (and in
-#: which the narrower of two on one quantity comes first: eta_one before eta_le_one).
+#: which the one that wins of two on one quantity comes first: eta_one before eta_le_one,
+#: sign0_zero before sign0_nonzero, form_yx before form_half).
 ASSUMPTIONS: dict[str, Assumption] = {a.name: a for a in _ALL}
 
 

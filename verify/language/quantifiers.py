@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
-from verify.language.assumptions import eta_bound, fixed
+from verify.language.assumptions import ETA_LE_ONE, fixed
 
 __all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPES", "SEARCHABLE_VARIANTS", "PAIR_C"]
 
@@ -59,7 +59,7 @@ PAIR_C = (Fraction(1, 2), Fraction(2), Fraction(3))
 
 def eta_le_one(claim) -> bool:
     """Whether eta ranges over (0, 1] only (the assumption, or every variant's own range)."""
-    return eta_bound(claim) == 1 or _own_eta(claim) == "(0, 1]"
+    return ETA_LE_ONE in claim.assume or _own_eta(claim) == "(0, 1]"
 
 
 def _own_eta(claim) -> str | None:
