@@ -77,6 +77,7 @@ class BuiltinStepper:
         self.log: StepLog | None = None  # set when claims are evaluated
         self.visit_claims, self.update_claims = visit_claims, update_claims
         self.w, self.b = ctx.w0, ctx.b0
+        self.b_scale = self.var.bias_scale(lambda: ctx.R2, 1)  # what eta y multiplies in b's update, or None
         self.alpha = [0] * ctx.n
         self.k = 0
         self.sumsq = Fraction(0)
@@ -200,9 +201,8 @@ class BuiltinStepper:
         if not var.dual:
             c = ctx.eta * yi if p.form == "yx" else ctx.eta * (yi - out) / 2
             self.w = self._step_weights(c, i)
-            scale = var.bias_scale(lambda: ctx.R2, 1)
-            if scale is not None:
-                self.b = self.b + ctx.eta * yi * scale
+            if self.b_scale is not None:
+                self.b = self.b + ctx.eta * yi * self.b_scale
         self.k += 1
         self.run = 0
         self.cache.clear()

@@ -53,6 +53,7 @@ class _FloatRun:
         self.b = float(ctx.b0)
         self.eta = float(ctx.eta)
         self.R2f = float(np.max(np.cumsum(Xf * Xf, axis=1)[:, -1]))
+        self.b_scale = self.var.bias_scale(lambda: self.R2f, 1.0)  # what eta y multiplies in b's update, or None
         self.d = d = Xf.shape[1]
         self.gamma = (d + 3) * UNIT / (1 - (d + 3) * UNIT)  # the product (d terms) and the rounding of x
         self.norms = np.sqrt(np.einsum("ij,ij->i", Xf, Xf))
@@ -102,12 +103,11 @@ class _FloatRun:
         return True, self._update(t, i, out)
 
     def _update(self, t, i, out):
-        p, var, y = self.p, self.var, self.ctx.y
+        p, y = self.p, self.ctx.y
         c = self.eta * y[i] if p.form == "yx" else 0.5 * self.eta * (y[i] - out)
         self.w = self.w + self.Xf[i] * c
-        scale = var.bias_scale(lambda: self.R2f, 1.0)
-        if scale is not None:
-            self.b += self.eta * y[i] * scale
+        if self.b_scale is not None:
+            self.b += self.eta * y[i] * self.b_scale
         self.k += 1
         u, bad = self.records.update(t)
         if bad:

@@ -72,7 +72,7 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
             choices = []
         w = [Fraction(v) for v in w0]
         b = Fraction(b0)
-        R2 = max(sum(v * v for v in p) for p in fr)
+        b_scale = var.bias_scale(lambda: max(sum(v * v for v in p) for p in fr), 1) or 0  # b += coef * this
         path = []
         pos = 0  # cyclic: where the pass through the data resumes
         for ch in choices:
@@ -94,7 +94,7 @@ def hypothesis_search(claim, dom: Domain, deadline, examples=300):
             path.append(i)
             coef = eta * labels[i] if form == "yx" or not var.half_form else eta * Fraction(labels[i] - o, 2)
             w = [a + coef * c for a, c in zip(w, fr[i])]
-            b += coef * (var.bias_scale(lambda: R2, 1) or 0)
+            b += coef * b_scale
         ok, sep = _separator(claim, dom, var, pts, labels, fr, L)
         if not ok:
             return False
