@@ -232,6 +232,23 @@ def test_a_steps_arithmetic_is_the_runs_not_a_claim_about_every_run(tmp_path):
     assert {c["expr"] for c in on_steps} == {"w == vec(2, 4)", "w == vec(-2, 6)"}
 
 
+def test_a_step_naming_its_point_by_number_is_the_runs_not_a_claim_about_every_run(tmp_path):
+    """'x₂ gives w · x = 0.5 > 0, correct.' speaks of the note's point x₂ at its visit: read as every run's
+    point x it was a claim about every visit, refuted by the first other run (three true lines red)."""
+    note = ("# Week 5\nWe train on four points with learning rate η = 0.5, starting from w₀ = (0, 0), no bias. "
+            "A point is a mistake when yᵢ (w · xᵢ) ≤ 0, and then w ← w + η yᵢ xᵢ.\n\n"
+            "| i | x | y |\n|---|---|---|\n| 1 | (1, 1) | +1 |\n| 2 | (2, -1) | +1 |\n| 3 | (-1, 1) | -1 |\n"
+            "| 4 | (-2, -2) | -1 |\n\nCycling through the points in order:\n\n"
+            "- x₁ gives w · x = 0, a mistake: w₁ = (0.5, 0.5).\n- x₂ gives w · x = 0.5 > 0, correct.\n"
+            "- x₃ gives w · x = 0, a mistake: w₂ = (1, 0).\n\nSo the run makes 2 updates and ends with w = (1, 0).\n")
+    data = _draft(tmp_path, "week5.md", note)
+    steps = [c for c in data["claim"] if c["line"] in (13, 14, 15) and not c.get("draft")]
+    assert steps and all(c.get("datasets") for c in steps), steps  # claims on the note's run only
+    assert any(c["line"] == 14 and c.get("draft") for c in data["claim"])  # the correct visit: left to transcribe
+    verdicts = _run(tmp_path, "week5.md")
+    assert verdicts and "refuted" not in verdicts.values(), verdicts
+
+
 def test_a_review_comment_quoting_the_note_stays_one_comment_line(tmp_path):
     """A proposal quotes the note (its words can span lines): written into a # review: comment, a newline of
     the note must not end the comment and start TOML (a hostile note set a claim's separator that way)."""

@@ -19,7 +19,7 @@ import tempfile
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
 from perceptron.outputs import write_file
-from verify.notes.note_run import data_claims, fact_expr, one_runs_value, run_facts, section_of
+from verify.notes.note_run import data_claims, fact_expr, names_a_point, one_runs_value, run_facts, section_of
 from verify.notes.proposals import RUN_TIMES as _RUN
 from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
@@ -157,6 +157,20 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     claims.extend(_table_claims(note, found, prefix, props, used))
     claims = _with_data_claims(note, claims, prefix, props, used)
     return note, claims, props
+
+
+def _of_one_run(s, t) -> str | None:
+    """Why a translated statement is of the note's own run and no other's (None when it is not):
+    a value one run reaches, or a step at the point it names ("x₁ gives w·x = 0": the note's x₁
+    read as every run's x would make it a claim about every visit)."""
+    if t.when in _RUN + ("visit",) and "x" in t.names and names_a_point(s.text):
+        return (f"a step of the note's own run at the point it names ({t.expr}): give its data and setting "
+                "([[dataset]], datasets = [...], run = {...}) and the step (given = \"t == ...\") to check it; "
+                "another run's visits need not agree")
+    if t.when in _RUN and one_runs_value(t.expr):
+        return (f"a value of one run ({t.expr}), the note's worked example: give its data and setting ([[dataset]], "
+                "datasets = [...], run = {...}) to check it; no other run need reach it")
+    return None
 
 
 def _with_data_claims(note: Note, claims: list, prefix: str, props: Proposals, used: set) -> list:
@@ -312,11 +326,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         return {**out, "draft": True, "untranslated": f"a value of one dataset ({t.expr}), the note's own: give its "
                                                       "data ([[dataset]], datasets = [...]) to check it; no other data "
                                                       "need have it"}
-    if t.when in _RUN and one_runs_value(t.expr):  # a claim on the note's own run, when its data is written out
-        return {**out, "draft": True, "one_run": (t.expr, t.when),
-                "untranslated": f"a value of one run ({t.expr}), the note's worked example: "
-                                "give its data and setting ([[dataset]], datasets = [...], run = "
-                                "{...}) to check it; no other run need reach it"}
+    if (why := _of_one_run(s, t)) is not None:  # a claim on the note's own run, when its data is written out
+        return {**out, "draft": True, "one_run": (t.expr, t.when), "untranslated": why}
     so_far = _SO_FAR.search(f"{s.context} {s.text}")
     if t.when in ("update", "visit") and so_far and re.search(r"\bmistakes\b", t.expr):
         # "after M mistakes, ...": M counts the mistakes so far (k), not the whole run's

@@ -26,7 +26,7 @@ from fractions import Fraction
 from verify.notes.worked_example import RULES, numbers_of
 from verify.notes.written_data import TUPLE, NoteData, note_data
 
-__all__ = ["one_runs_value", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
+__all__ = ["one_runs_value", "names_a_point", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
            "data_claims", "FACT_LINES"]
 
 #: Lines after a note's data (to the next heading) read for what its run did.
@@ -510,6 +510,13 @@ def _value_claims(run: _NoteRun, values) -> list:
         out.append({**keep, "expr": expr, "when": when, "note": "a value of the note's own run, on its data"} if same
                    else {**keep, "draft": True, "untranslated": "a value of the note's run, on its data: " + _OPEN_RULE})
     return out
+
+
+def names_a_point(sentence: str) -> bool:
+    """Whether a sentence names one of the note's listed points by its number ("x₁ gives
+    w·x = 0", "for x_3 the score is ..."): what it says is of that point's visit in the note's
+    own run, not of every run's visits."""
+    return _NAMED.search(sentence) is not None
 
 
 def one_runs_value(expr: str) -> bool:
