@@ -118,10 +118,20 @@ class Dataset:
 def from_rows(name: str, rows, labels, *, source: str | None = None, lines=None, label_set=None) -> Dataset:
     """A rational Dataset from rows of exact numbers (ints / Fractions / strings) and labels."""
     path = source or name
-    fr_rows = [[v if isinstance(v, Fraction) else parse_rational(str(v)) for v in row] for row in rows]
-    labs = [v if isinstance(v, Fraction) else parse_rational(str(v)) for v in labels]
+    fr_rows = [[_exact_value(v) for v in row] for row in rows]
+    labs = [_exact_value(v) for v in labels]
     lines = lines or list(range(1, len(fr_rows) + 1))
     return _build(path, name, fr_rows, labs, lines, label_set)
+
+
+def _exact_value(v) -> Fraction:
+    """An exact number as a Fraction: Fractions and Python integers as they are (the search makes
+    thousands of datasets of integers), anything else read as its text."""
+    if isinstance(v, Fraction):
+        return v
+    if type(v) is int:
+        return Fraction(v)
+    return parse_rational(str(v))
 
 
 def _build(path, name, fr_rows, labs, lines, label_set) -> Dataset:

@@ -551,7 +551,7 @@ def approx(c) -> tuple[np.ndarray, np.ndarray]:
         return val, err
     for r, v in enumerate(c.vals):
         try:  # rational bounds of a sum of square roots, 80 bits: the midpoint and half the width
-            lo, hi = X._bounds(v, 80)
+            lo, hi = X.bounds(v, 80)
             mid, half = float((lo + hi) / 2), float((hi - lo) / 2)
         except (X.ExactError, ArithmeticError, OverflowError):
             continue

@@ -20,7 +20,7 @@ import numpy as np
 
 from perceptron._numbers import INT64_SAFE
 
-__all__ = ["Surd", "Vec", "sqrt", "sign", "floor", "ceil", "to_float", "ExactError", "vec_from_fractions"]
+__all__ = ["Surd", "Vec", "sqrt", "sign", "bounds", "floor", "ceil", "to_float", "ExactError", "vec_from_fractions"]
 
 #: Bits of precision at which interval refinement of a nonzero Surd gives up (and reports the
 #: comparison as undecidable, which makes the verdict "unknown", never a pass).
@@ -153,7 +153,7 @@ def sqrt(a):
     return Surd.make({r: Fraction(s, a.denominator)})
 
 
-def _bounds(a, bits: int) -> tuple[Fraction, Fraction]:
+def bounds(a, bits: int) -> tuple[Fraction, Fraction]:
     """Rational lo <= a <= hi with hi - lo shrinking as bits grows."""
     if not isinstance(a, Surd):
         return a, a
@@ -182,7 +182,7 @@ def sign(a) -> int:
         return 0
     bits = 64
     while bits <= MAX_PRECISION_BITS:
-        lo, hi = _bounds(a, bits)
+        lo, hi = bounds(a, bits)
         if lo > 0:
             return 1
         if hi < 0:
@@ -196,7 +196,7 @@ def floor(a) -> int:
         return math.floor(a)
     bits = 64
     while bits <= MAX_PRECISION_BITS:
-        lo, hi = _bounds(a, bits)
+        lo, hi = bounds(a, bits)
         if math.floor(lo) == math.floor(hi):
             return math.floor(lo)
         bits *= 2
@@ -211,7 +211,7 @@ def to_float(a) -> float:
     """The nearest float (an infinity, with the sign, past the float range)."""
     try:
         if isinstance(a, Surd):
-            lo, hi = _bounds(a, 80)
+            lo, hi = bounds(a, 80)
             return float((lo + hi) / 2)
         return float(a)
     except OverflowError:

@@ -33,7 +33,7 @@ from verify.replay.records import (
 )
 from verify.language.assumptions import CONVERGED, STRICT_MARGIN
 
-__all__ = ["replay_declared", "DeclaredRun", "Values", "as_value"]
+__all__ = ["replay_declared", "DeclaredRun", "Values", "as_value", "declared_constants"]
 
 
 class Values:
@@ -62,6 +62,12 @@ def as_value(v):
     return Fraction(v) if isinstance(v, int) else v
 
 
+def declared_constants(ctx) -> dict:
+    """The constants a declaration's expressions read on a run: eta, n, d, R2, R and its
+    parameters with the run's values."""
+    return {"eta": ctx.eta, "n": Fraction(ctx.n), "d": Fraction(ctx.d), "R2": ctx.R2, "R": ctx.R, **ctx.declared_values}
+
+
 class DeclaredRun:
     """A declared variant's state on one dataset, stepped by the claim evaluator: the replay
     follows a trace with it, the search branches it (``copy``)."""
@@ -69,8 +75,7 @@ class DeclaredRun:
     def __init__(self, ctx):
         decl = ctx.var
         self.ctx, self.decl = ctx, decl
-        self.consts = {"eta": ctx.eta, "n": Fraction(ctx.n), "d": Fraction(ctx.d), "R2": ctx.R2, "R": ctx.R,
-                       **ctx.declared_values}
+        self.consts = declared_constants(ctx)
         init = Values({**self.consts, "w0": ctx.w0, "b0": ctx.b0})
         self.state = {s: as_value(evaluate(c.tree, init)) for s, c in decl.state}
         self.k = 0

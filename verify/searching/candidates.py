@@ -18,7 +18,7 @@ from verify.language.quantities import SWEEP_QUANTITIES
 from verify.searching.domain import LATE_NAMES
 from verify.language.assumptions import STRICT_MARGIN
 
-__all__ = ["quantities", "subset"]
+__all__ = ["quantities", "subset", "separator_quantities", "Lazy", "BatchEnv", "with_hats"]
 
 
 def subset(d, sel):
@@ -37,7 +37,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
     m = len(ins)
     L, S = en.L, en.S
     X, Y = inst["X"][ins], inst["Y"][ins]
-    vals = _Lazy()
+    vals = Lazy()
     vals.put("R2", lambda: A.over(inst["R2"][ins], L * L))
     vals.put("R", lambda: A.sqrt(vals["R2"]))
     vals.put("eta", lambda: A.const(en.eta, m))
@@ -52,7 +52,8 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
             vals.put(key[2:], lambda num=num, den=den: A.over(num, 1) if num.ndim == 2 else
                      A.div(A.over(num, 1), A.over(den, 1)))
     if inst["V"] is not None:
-        _separator(vals, en, inst["V"][ins], inst["C"][ins], inst["M"][ins], m, L, A)
+        separator_quantities(vals, inst["V"][ins], inst["C"][ins], inst["M"][ins], m, L, A,
+                             STRICT_MARGIN in en.claim.assume)
     prevs = {}
     if state is not None:
         _run_state(vals, state, depth, m, L, S, A, end=en.claim.when == "end")
@@ -62,8 +63,8 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
         for j, h in enumerate(reversed(state["hist"]), 1):
             pv = vals.child()
             _run_state(pv, {"w": h[0], "b": h[1], "sumsq": h[3]}, h[2], m, L, S, A)
-            _with_hats(pv, A)
-            prevs[j] = _Env(pv, m)
+            with_hats(pv, A)
+            prevs[j] = BatchEnv(pv, m)
     if edge is not None:
         vals.put("x", lambda: A.over(edge["x"], L))
         vals.put("y", lambda: A.over(edge["y"], 1))
@@ -79,7 +80,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
         for name in (*SWEEP_QUANTITIES, "t"):  # where the visit is in its sweep, and in the run
             if name in edge:
                 vals.put(name, lambda name=name: A.over(edge[name], 1))
-    _with_hats(vals, A)
+    with_hats(vals, A)
 
     vals.put("ones", lambda: A.over(np.ones((m, X.shape[2]), dtype=np.int64), 1))
 
@@ -91,23 +92,24 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
             pv.put("y", lambda p=p: A.over(Y[:, p], 1))
             if state is not None:  # alpha_i: the updates the run made on point i so far
                 pv.put("alpha", lambda p=p: A.over((state["path"] == p).sum(axis=1), 1))
-            _with_hats(pv, A)
-            pts.append(_Env(pv, m, prevs))
+            with_hats(pv, A)
+            pts.append(BatchEnv(pv, m, prevs))
         for env in prevs.values():
             env._points = pts
         return pts
 
-    return _Env(vals, m, prevs, points)
+    return BatchEnv(vals, m, prevs, points)
 
 
-def _separator(vals, en, V, C, Mg, m, L, A):
+def separator_quantities(vals, V, C, Mg, m, L, A, strict=False):
     """The separator's quantities (w_opt, b_opt, gamma, ...) of candidates whose integer
-    separator is (V, C / L) with margin numerator Mg / L."""
+    separator is (V, C / L) with margin numerator Mg / L (``strict``: gamma made a little smaller,
+    as the strict_margin assumption reads it: RunContext.strict_gamma)."""
     vals.put("_nv", lambda: A.sqrt(A.over((V * V).sum(axis=1), 1)))
 
     def gamma():
         g = A.div(vals["m_opt"], vals["_nv"])
-        return A.mul(g, A.const(1 - Fraction(1, 2**32), m)) if STRICT_MARGIN in en.claim.assume else g
+        return A.mul(g, A.const(1 - Fraction(1, 2**32), m)) if strict else g
 
     def w_hat_opt():
         return A.stack(A.columns(vals["w_opt"]) + [A.div(vals["b_opt"], vals["R"])])
@@ -141,7 +143,7 @@ def _run_state(vals, state, depth, m, L, S, A, end=False):
         vals.put("stopped_by_budget", lambda: A.over(np.full(m, stopped, dtype=np.int64), 1))
 
 
-class _Lazy(dict):
+class Lazy(dict):
     """Named values computed on first use (a claim names a few of them)."""
 
     def __init__(self, parent=None):
@@ -153,7 +155,7 @@ class _Lazy(dict):
         self.pop(name, None)
 
     def child(self):
-        return _Lazy(self)
+        return Lazy(self)
 
     def __missing__(self, name):
         if name in self.thunks:
@@ -167,10 +169,10 @@ class _Lazy(dict):
         return name in self or name in self.thunks or (self.parent is not None and self.parent.has(name))
 
 
-class _Env:
+class BatchEnv:
     """The values of a batch of M candidates."""
 
-    def __init__(self, vals: _Lazy, m: int, prevs=None, points=None):
+    def __init__(self, vals: Lazy, m: int, prevs=None, points=None):
         self.vals, self.m, self._prevs, self._points = vals, m, prevs or {}, points
 
     def get(self, name):
@@ -191,7 +193,7 @@ class _Env:
         return self._points
 
 
-def _with_hats(vals: _Lazy, A):
+def with_hats(vals: Lazy, A):
     """w_hat = (w, b/R) and x_hat = (x, R), from the values of the same environment."""
     vals.put("w_hat", lambda: A.stack(A.columns(vals["w"]) + [A.div(vals["b"], vals["R"])]))
     vals.put("x_hat", lambda: A.stack(A.columns(vals["x"]) + [vals["R"]]))

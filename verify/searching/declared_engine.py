@@ -20,7 +20,9 @@ import time
 from dataclasses import asdict
 from fractions import Fraction
 
+import numpy as np
 
+from perceptron._interval import IntervalError
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT
@@ -28,9 +30,12 @@ from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
 from verify.replay.declared import DeclaredRun
+from verify.replay.dispatch import applicable
 from verify.searching.domain import MAX_SETTINGS, WIDEST_TEXT, SearchError, check_limits, domain_for
 from verify.searching.orbits import ORBITS, equivariant, rotation_symmetric
 from verify.searching.learner_runs import Walker
+from verify.searching.declared_batch import BLOCK_INSTANCES, Instance, Outcome, batchable, walk_block
+from verify.searching.separator_screen import EXACT, HOLDS, SeparatorScreen
 from verify.verdicts import Verdict
 from verify.language.assumptions import STRICT_MARGIN
 
@@ -39,6 +44,12 @@ __all__ = ["search_declared", "declared_settings", "is_declared", "param_values"
 #: States remembered on one run's tree (the walk of every order): a state reached again is not
 #: walked again; past this many, every state is walked (a few hundred bytes each).
 MAX_SEEN = 1_000_000
+#: Whether runs under order any are walked in blocks (verify.searching.declared_batch); the exact
+#: depth-first walk alone when not (the tests compare the two).
+BATCH = True
+#: Separators from which a step's claim is screened over all of them at once (verify.searching.
+#: separator_screen); below, each is evaluated exactly (the screen's arrays cost more than it spares).
+MIN_SCREENED = 4
 
 
 def is_declared(name) -> bool:
@@ -181,6 +192,8 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
     walker = DeclaredWalker(claim, dom, decl.name, [{"eta": eta, "sign0": s0, "declared": vals, **ep}
                                                     for eta, s0, vals in settings for ep in epochs],
                             deadline, checked, max_exact, bias=decl.bias is not None, stop=decl.stop)
+    walker.batch = eng == "enumerate" and batchable(claim) and BATCH and not walker.learner
+    walker.pending = []
     return walker.search(eng, result, out_dir)
 
 
@@ -203,10 +216,58 @@ class DeclaredWalker(Walker):
     learner's own runs (Walker.run)."""
 
     seen = None  # the states reached on the current run's tree (run sets it)
+    _screen = None  # the separator screen of the current run setting's separators
+    _memo = (None, None)  # (dataset, the enclosures of its separators' quantities)
+
+    batch = False  # collect the runs into blocks (verify.searching.declared_batch): set by search_declared
+    pending: list = []
+
+    def instance(self, per_sep, pts, labels, params):
+        if not self.batch:
+            return super().instance(per_sep, pts, labels, params)
+        ctx = per_sep[0][0].derived(params)
+        # D's separators all separate (their margins are positive), and a claim's assumptions read the
+        # data's kind, never which separator: the claim applies at every separator where it applies at the first
+        if (ctx.sep is None and self.need_sep) or applicable(self.claim, ctx, None, "candidate"):
+            return None
+        if self.pending and self.pending[0].ctx.n != ctx.n:
+            self.flush()
+        self.pending.append(Instance(per_sep, pts, labels, params, ctx))
+        if len(self.pending) >= BLOCK_INSTANCES:
+            self.flush()
+        return None
 
     def run(self, ctxs, pts, labels, params):
         if self.learner:
             return super().run(ctxs, pts, labels, params)
+        return self._walk_exact(ctxs, pts, labels, params)
+
+    def flush(self):
+        """The collected runs walked as one block; each instance it leaves walked exactly, and
+        the first violation (in the instances' order) confirmed and reported."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        try:
+            outs = walk_block(self.claim, variant_of(self.variant), pending, self.dom.max_updates, self.dom.order == "first",
+                              merge=MAX_SEEN > 0)
+        except IntervalError:  # the claim or the declaration reads what the block walk does not hold
+            self.batch = False
+            outs = [Outcome(exact=True) for _ in pending]
+        for inst, o in zip(pending, outs):
+            if o.violation is not None and not o.exact:
+                self.checked[0] += o.evaluations
+                _, path, j = o.violation
+                self.found(inst.pts, inst.labels, list(path), inst.params, inst.per_sep.seps[j])
+            if o.violation is not None or o.exact or o.pruned:  # (found returned: not a run the learner makes)
+                ctxs = self.contexts(inst.per_sep, inst.params)
+                if ctxs:
+                    self._walk_exact(ctxs, inst.pts, inst.labels, inst.params)
+            else:
+                self.checked[0] += o.evaluations
+
+    def _walk_exact(self, ctxs, pts, labels, params):
+        """Every run of the instance, depth first, exactly."""
         try:
             root = DeclaredRun(ctxs[0][0])
         except (X.ExactError, ArithmeticError) as e:
@@ -233,15 +294,35 @@ class DeclaredWalker(Walker):
         return False
 
     def _evaluate(self, ctxs, vals, where, path, pts, labels, params, history=()):
-        for ctx, sep in ctxs:
-            tally = ClaimTally()
-            eval_claim(self.claim, Env(ctx, dict(vals), list(history)), tally, where,
-                        ctx.strict_gamma() if STRICT_MARGIN in self.claim.assume else None)
-            self.checked[0] += tally.evaluations
-            if tally.violation:
-                self.found(pts, labels, path, params, sep)
-            if tally.unknown:
-                self._skip(tally.unknown, f"dataset {pts}, {labels}, updates {path}")
+        if len(ctxs) < MIN_SCREENED:
+            for ctx, sep in ctxs:
+                self._exact(ctx, sep, vals, where, path, pts, labels, params, history)
+            return
+        # every separator at once; those the screen leaves, exactly, in their order (so that the
+        # count of evaluations before a violation is the one separator by separator)
+        if self._screen is None or self._screen.ctxs is not ctxs:
+            if self._memo[0] is not ctxs[0][0].ds:  # the enclosures of a dataset's separators, kept for it
+                self._memo = (ctxs[0][0].ds, {})
+            self._screen = SeparatorScreen(self.claim, ctxs, self._memo[1])
+        outcome = self._screen.decide(Env(ctxs[0][0], dict(vals), list(history)))
+        held = np.concatenate(([0], np.cumsum(outcome == HOLDS)))
+        done = 0
+        for j in np.flatnonzero(outcome == EXACT).tolist():
+            self.checked[0] += int(held[j] - held[done])
+            self._exact(*ctxs[j], vals, where, path, pts, labels, params, history)
+            done = j + 1
+        self.checked[0] += int(held[-1] - held[done])
+
+    def _exact(self, ctx, sep, vals, where, path, pts, labels, params, history):
+        """The claim at one step for one separator, exactly."""
+        tally = ClaimTally()
+        eval_claim(self.claim, Env(ctx, dict(vals), list(history)), tally, where,
+                   ctx.strict_gamma() if STRICT_MARGIN in self.claim.assume else None)
+        self.checked[0] += tally.evaluations
+        if tally.violation:
+            self.found(pts, labels, path, params, sep)
+        if tally.unknown:
+            self._skip(tally.unknown, f"dataset {pts}, {labels}, updates {path}")
 
     def walk(self, ctxs, run, path, pts, labels, params, history):
         """Every run from this state (``history``: the states before the last MAX_PREV updates,

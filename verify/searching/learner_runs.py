@@ -32,6 +32,7 @@ from verify.replay.dispatch import (
 )
 from verify.searching.confirm import NotRunnable, candidate_run, confirm, save_counterexample
 from verify.searching.domain import (
+    SEPARATOR_NAMES,
     SearchError,
     symmetries,
     best_separator,
@@ -43,9 +44,13 @@ from verify.searching.domain import (
 )
 from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
-from verify.language.assumptions import KERNEL_LINEAR
+from verify.certify.certificates import Certificate
+from verify.language.assumptions import KERNEL_LINEAR, NONSEPARABLE
 
-__all__ = ["Walker", "Found", "KERNELS", "search_kernels"]
+#: What a claim reads of a dataset's certificate beside its separator (SEPARATOR_NAMES).
+CERTIFIED_NAMES = frozenset({"gamma_lo", "gamma_hi"})
+
+__all__ = ["Walker", "Found", "SeparatorContexts", "KERNELS", "search_kernels"]
 
 
 class Found(Exception):
@@ -53,6 +58,27 @@ class Found(Exception):
 
     def __init__(self, ce):
         self.ce = ce
+
+
+class SeparatorContexts:
+    """The contexts of one dataset's separators (``seps``: (v, c) each, or [None]), each made from
+    ``base`` (the first's) when first asked for: a walk that evaluates the claim for all the
+    separators at once needs only the first."""
+
+    def __init__(self, base, seps: list):
+        self.base, self.seps, self._made = base, seps, {0: base}
+
+    def __len__(self) -> int:
+        return len(self.seps)
+
+    def __getitem__(self, j: int) -> tuple:
+        got = self._made.get(j)
+        if got is None:
+            got = self._made[j] = self.base.derived(separator=self.seps[j])
+        return got, self.seps[j]
+
+    def __iter__(self):
+        return (self[j] for j in range(len(self.seps)))
 
 
 class Walker:
@@ -69,6 +95,10 @@ class Walker:
         self.datasets = 0
         self.points_done = 0
         self.need_sep = needs_separator(claim)
+        # a dataset's certificate (a QP and an exact check) only where the claim reads what it says
+        names = set(claim.compiled.names) | (set(claim.given.names) if claim.given is not None else set())
+        self.certify = self.need_sep or bool(names & CERTIFIED_NAMES) or NONSEPARABLE in claim.assume
+        self.reads_sep = bool(names & (SEPARATOR_NAMES - {"separable"}))  # a separator's own quantities
         self.bias = bias
         r = range(-dom.w0_box, dom.w0_box + 1)
         self.W0 = [None] if dom.w0_box == 0 else [w for w in itertools.product(r, repeat=dom.dim)]
@@ -129,13 +159,20 @@ class Walker:
                 itertools.combinations_with_replacement(range(len(P)), n)
             for combo in combos:
                 if self._late():
+                    self.flush()
                     return False
                 idx = list(combo)
                 if self.maps and not canonical(np.array([idx], dtype=np.int64), self.maps, ordered)[0]:
                     continue
                 self.dataset([tuple(int(c) for c in P[j]) for j in idx], [int(L[j]) for j in idx])
+            self.flush()
+            if self._late():  # a walk the limit cut short is not complete, even the last one's
+                return False
             self.points_done = n
         return True
+
+    def flush(self):
+        """Walk the runs collected for a block (a walker that collects them: DeclaredWalker)."""
 
     def sample(self) -> bool:
         """Hypothesis: random datasets of D (shrinking toward small coordinates)."""
@@ -178,6 +215,8 @@ class Walker:
                 V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
                 mi, si, _ = choose_separators(np.array([pts], dtype=np.int64), np.array([labels], dtype=np.int64), V, C, "all")
                 seps = [([int(a) for a in V[j]], int(C[j])) for j in si]
+                if not self.reads_sep:  # one separator shows the data separable; the claim reads nothing else of it
+                    seps = seps[:1]
             if not seps:
                 return  # no separator of D: claims about gamma, w_opt do not speak of this dataset
         per_sep = None
@@ -189,21 +228,27 @@ class Walker:
                                     b0=None if b0 is None else Fraction(b0))
                     if per_sep is None:  # the data's and each separator's quantities, once per dataset
                         try:
-                            base = RunContext(ds, params, separator=seps[0])
+                            base = RunContext(ds, params, separator=seps[0], cert=None if self.certify else
+                                              Certificate("unknown", self.bias, reason="not certified: the claim reads nothing of it"))
                         except (X.ExactError, ArithmeticError, ValueError) as e:
                             return self._skip(e, f"dataset {pts}, {labels}")
-                        per_sep = [(base if j == 0 else base.derived(separator=sep), sep) for j, sep in enumerate(seps)]
+                        per_sep = SeparatorContexts(base, seps)
                     self.instance(per_sep, pts, labels, params)
+
+    def contexts(self, per_sep, params) -> list:
+        """(context, separator) of the run setting ``params`` for each separator where the claim applies."""
+        ctxs = []
+        for sctx, sep in per_sep:
+            ctx = sctx.derived(params)
+            if (ctx.sep is None and self.need_sep) or applicable(self.claim, ctx, None, "candidate"):
+                continue
+            ctxs.append((ctx, sep))
+        return ctxs
 
     def instance(self, per_sep, pts, labels, params):
         """One run setting on one dataset: the claim evaluated for every separator of D."""
         claim = self.claim
-        ctxs = []
-        for sctx, sep in per_sep:
-            ctx = sctx.derived(params)
-            if (ctx.sep is None and self.need_sep) or applicable(claim, ctx, None, "candidate"):
-                continue
-            ctxs.append((ctx, sep))
+        ctxs = self.contexts(per_sep, params)
         if not ctxs:
             return
         if claim.when == "dataset":
