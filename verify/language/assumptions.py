@@ -8,7 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Assumption", "ASSUMPTIONS", "fixed", "narrowed", "eta_bound", "unmet", "SEPARABLE", "NONSEPARABLE", "NONTRIVIAL",
+import numpy as np
+
+__all__ = ["Assumption", "ASSUMPTIONS", "fixed", "narrowed", "eta_bound", "unmet", "met_on_data", "SEPARABLE", "NONSEPARABLE", "NONTRIVIAL",
            "UNIT_NORM", "W0_ZERO", "ETA_ONE", "ETA_LE_ONE", "STRICT_MARGIN", "CONVERGED", "SIGN0_NONZERO",
            "SIGN0_ZERO", "FORM_YX", "FORM_HALF", "KERNEL_LINEAR", "NO_AUGMENT", "RATCHET", "NO_RATCHET"]
 
@@ -23,6 +25,12 @@ class Assumption:
     fixes: tuple = ()  #: ((quantity, its one value or narrower range, as coverage says it), ...)
     narrows: tuple = ()  #: ((field of a search Domain, its values under the assumption), ...)
     eta_max: int | None = None  #: the bound it puts on eta
+    #: whether it reads the dataset (not only the run's settings), and then its test of many
+    #: datasets at once, or None where it has none: f(X, Y, D, separated) -> a mask of the datasets
+    #: that meet it (X the integer numerators of their points over D, shape (B, n, d); Y their labels;
+    #: separated, those a separator of the search's domain separates)
+    data: bool = False
+    on_data: Callable | None = field(default=None, repr=False, compare=False)
 
     def unmet(self, ctx, converged=None) -> str | None:
         return self.fails(ctx, converged)
@@ -58,12 +66,16 @@ NO_RATCHET = "no_ratchet"
 
 _ALL = [
     Assumption(SEPARABLE, "the dataset has a separability certificate",
-               lambda ctx, _: None if ctx.kind == "separable" else f"dataset is not certified separable ({ctx.kind})"),
+               lambda ctx, _: None if ctx.kind == "separable" else f"dataset is not certified separable ({ctx.kind})",
+               data=True, on_data=lambda X, Y, D, separated: separated),
     Assumption(NONSEPARABLE, "the dataset has a non-separability certificate",
-               lambda ctx, _: None if ctx.kind == "nonseparable" else "dataset is not certified non-separable"),
-    Assumption(NONTRIVIAL, "both labels occur", lambda ctx, _: None if len(set(ctx.y)) == 2 else "all labels are equal"),
+               lambda ctx, _: None if ctx.kind == "nonseparable" else "dataset is not certified non-separable",
+               data=True),
+    Assumption(NONTRIVIAL, "both labels occur", lambda ctx, _: None if len(set(ctx.y)) == 2 else "all labels are equal",
+               data=True, on_data=lambda X, Y, D, separated: (Y == 1).any(axis=1) & (Y == -1).any(axis=1)),
     Assumption(UNIT_NORM, "every input the learner sees has norm exactly 1",
-               lambda ctx, _: None if _rows_unit(ctx) else "inputs are not all of norm 1", narrows=(("unit", True),)),
+               lambda ctx, _: None if _rows_unit(ctx) else "inputs are not all of norm 1", narrows=(("unit", True),),
+               data=True, on_data=lambda X, Y, D, separated: ((X * X).sum(axis=2) == D * D).all(axis=1)),
     Assumption(W0_ZERO, "the run starts from w = 0 (and b = 0)",
                lambda ctx, _: None if _w0_zero(ctx) else "initial weights are not zero",
                fixes=(("w0", "fixed: 0"),), narrows=(("w0_box", 0),)),
@@ -130,10 +142,25 @@ def eta_bound(claim) -> int | None:
     return min((a.eta_max for a in _stated(claim) if a.eta_max is not None), default=None)
 
 
-def unmet(claim, ctx, converged=None) -> str | None:
-    """Why the run of ``ctx`` does not meet one of the claim's assumptions, or None."""
+def unmet(claim, ctx, converged=None, data=True) -> str | None:
+    """Why the run of ``ctx`` does not meet one of the claim's assumptions, or None; ``data``
+    False: only those that read the run's settings (the caller tests the data's: on_data)."""
     for a in claim.assume:
+        if a in ASSUMPTIONS and not data and ASSUMPTIONS[a].data:
+            continue
         why = ASSUMPTIONS[a].unmet(ctx, converged) if a in ASSUMPTIONS else f"unknown assumption {a}"
         if why:
             return why
     return None
+
+
+def met_on_data(claim, X, Y, D, separated):
+    """The mask of the datasets (arrays, as Assumption.on_data reads them) that meet every
+    assumption of the claim that reads the data; None where one has no test of arrays."""
+    ok = np.ones(len(X), dtype=bool)
+    for a in _stated(claim):
+        if a.data:
+            if a.on_data is None:
+                return None
+            ok &= a.on_data(X, Y, D, separated)
+    return ok

@@ -190,8 +190,11 @@ def _separator_certificate(Xn, D, y, separator, bias) -> Certificate:
     return Certificate("separable", bias, v=v, c=c, m=m, method="given separator")
 
 
-def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_name: str | None = None) -> str | None:
-    """None if the claim applies to this run, else the reason it does not."""
+def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_name: str | None = None,
+               data: bool = True) -> str | None:
+    """None if the claim applies to this run, else the reason it does not; ``data`` False: as far
+    as the run's settings say (the assumptions that read the data, and a separator's quantities,
+    are the caller's: verify.language.assumptions.met_on_data)."""
     p = ctx.params
     if claim.variants and p.variant not in claim.variants:
         return f"variant {p.variant} not in {list(claim.variants)}"
@@ -199,13 +202,15 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
         return f"order {p.order} not in {list(claim.orders)}"
     if claim.datasets and dataset_name not in claim.datasets:
         return f"dataset {dataset_name} not in {list(claim.datasets)}"
-    why = assumptions.unmet(claim, ctx, converged)
+    why = assumptions.unmet(claim, ctx, converged, data)
     if why:
         return why
     if getattr(claim, "setting", None) is not None:
         why = claim.setting.mismatch(p, ctx.ds.d)
         if why:
             return why
+    if not data:
+        return None
     return missing_widest(claim, ctx) or _separator_missing(claim, ctx)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Callable
 
 import numpy as np
 
@@ -32,29 +33,44 @@ from verify.numbers import exact as X
 from verify.replay.declared import declared_constants
 from verify.searching.candidates import BatchEnv, Lazy, separator_quantities, with_hats
 from verify.searching.domain import SEPARATOR_NAMES
+from verify.searching.learner_runs import CERTIFIED_NAMES
 from verify.searching.radicals import Q, Radicals as A
 
-__all__ = ["Instance", "Outcome", "walk_block", "batchable", "MAX_ROWS", "BLOCK_INSTANCES"]
+__all__ = ["Instance", "Outcome", "walk_block", "batchable", "MAX_ROWS", "BLOCK_INSTANCES", "MIN_BLOCK_INSTANCES"]
 
 #: States (rows) a block holds at one depth, children and the claim's rows per separator
 #: included (a few hundred bytes each); a block past it is halved, one instance past it is
 #: walked exactly.
 MAX_ROWS = 200_000
-#: Instances collected before a block is walked: the search's budget is checked between blocks,
-#: so a block is also the most a search can go past its budget by.
-BLOCK_INSTANCES = 256
+#: Instances collected before a block is walked, at most and at least: the search's budget is
+#: checked between blocks, so a block is sized to what is left of it (at the evaluations per
+#: instance so far), and the most a search goes past its budget by is one block of the least.
+BLOCK_INSTANCES = 4096
+MIN_BLOCK_INSTANCES = 64
 
 
 @dataclass
 class Instance:
-    """One run setting on one dataset: its separators (verify.searching.learner_runs.
-    SeparatorContexts), the run's parameters and the context of the first separator."""
+    """One run setting on one dataset: its integer points ``X`` (n, d) and labels ``Y``, its
+    separators (``seps``: (v, c) each, or [None]), the run's Params, ``tmpl`` a context of the
+    run's settings (what the block reads of it does not depend on the data), and ``contexts()``
+    making the separators' exact contexts (verify.searching.learner_runs.SeparatorContexts, or
+    None) when the exact walk needs them."""
 
-    per_sep: object
-    pts: list
-    labels: list
+    X: np.ndarray
+    Y: np.ndarray
+    seps: list
     params: object
-    ctx: object
+    tmpl: object
+    contexts: Callable
+
+    @property
+    def pts(self) -> list:
+        return [tuple(int(v) for v in row) for row in self.X.tolist()]
+
+    @property
+    def labels(self) -> list:
+        return [int(v) for v in self.Y.tolist()]
 
 
 @dataclass
@@ -68,11 +84,16 @@ class Outcome:
     pruned: bool = False  # not walked to its end: after another instance's violation
 
 
-def batchable(claim) -> bool:
-    """Whether the block walk can hold the claim: an update or end claim that reads no earlier
-    state (prev) in itself or its premise."""
+def _reads_prev(claim) -> int:
+    """The deepest prev(...) the claim or its premise reads."""
     given = claim.given
-    return claim.when in ("update", "end") and not claim.compiled.uses_prev and (given is None or not given.uses_prev)
+    return max(claim.compiled.uses_prev, given.uses_prev if given is not None else 0)
+
+
+def batchable(claim) -> bool:
+    """Whether the block walk can hold the claim: an update claim that reads at most the state
+    before its update (prev(e), one update back), or an end claim that reads no earlier state."""
+    return claim.when == "update" and _reads_prev(claim) <= 1 or claim.when == "end" and not _reads_prev(claim)
 
 
 class _TooBig(Exception):
@@ -158,6 +179,11 @@ def _decided(c) -> np.ndarray:
 
 # ------------------------------------------------------------------------------- the block
 
+#: The constants of a run that are the data's: read from the block's arrays, never from a
+#: context of the run's settings.
+_DATA_NAMES = ("n", "d", "R2", "R")
+
+
 @dataclass
 class _Block:
     """A block's per-instance data: points, labels, ties, the declaration's constants, and the
@@ -169,51 +195,71 @@ class _Block:
     out: list = field(default_factory=list)
 
     def __post_init__(self):
-        ctx0 = [inst.ctx for inst in self.insts]
-        self.B, self.n = len(self.insts), ctx0[0].n
-        self.rows = [_q([c.rows[i] for c in ctx0]) for i in range(self.n)]  # point i of each instance: (B, D)
-        self.y = np.array([c.y for c in ctx0], dtype=np.int64)
-        self.tie = np.array([c.tie for c in ctx0], dtype=np.int64)
-        consts = [declared_constants(c) for c in ctx0]
-        self.dconsts = {name: _q([cs[name] for cs in consts]) for name in consts[0]}
-        self.init = {"w0": _q([c.w0 for c in ctx0]), "b0": _q([c.b0 for c in ctx0])}
-        self.count = np.array([len(inst.per_sep) for inst in self.insts], dtype=np.int64)
+        insts = self.insts
+        X = np.stack([inst.X for inst in insts]).astype(np.int64)  # (B, n, d)
+        self.B, self.n, self.d = X.shape
+        if any(inst.tmpl.D != 1 or inst.tmpl.d != self.d for inst in insts):
+            raise I.IntervalError("scaled or augmented inputs are walked exactly")
+        if int(np.abs(X).max(initial=0)) >= 2**20:
+            raise I.IntervalError("points this large are walked exactly")
+        self.X, self.y = X, np.stack([inst.Y for inst in insts]).astype(np.int64)
+        self.rows = [_ints_q(X[:, i, :]) for i in range(self.n)]  # point i of each instance: (B, d)
+        # the run's settings: one template context each, its values taken once and indexed per instance
+        uniq: dict = {}
+        self.tix = np.array([uniq.setdefault(id(inst.tmpl), len(uniq)) for inst in insts], dtype=np.int64)
+        self.tmpls = list({id(inst.tmpl): inst.tmpl for inst in insts}.values())
+        self.tie = np.array([t.tie for t in self.tmpls], dtype=np.int64)[self.tix]
+        r2 = _ints_q((X * X).sum(axis=2).max(axis=1))
+        data = {"n": A.const(Fraction(self.n), self.B), "d": A.const(Fraction(self.d), self.B), "R2": r2, "R": A.sqrt(r2)}
+        self.dconsts = {name: data[name] if name in data else self.per_setting([declared_constants(t)[name] for t in self.tmpls])
+                        for name in declared_constants(self.tmpls[0])}
+        self.data = data
+        self.init = {"w0": self.per_setting([t.w0 for t in self.tmpls]), "b0": self.per_setting([t.b0 for t in self.tmpls])}
+        self.count = np.array([len(inst.seps) for inst in insts], dtype=np.int64)
         self.start = np.concatenate(([0], np.cumsum(self.count)[:-1])).astype(np.int64)
         self.sinst = np.repeat(np.arange(self.B), self.count)  # each separator's instance
         self.sepvals = self._separators()
-        self.out = [Outcome() for _ in self.insts]
+        self.out = [Outcome() for _ in insts]
+
+    def per_setting(self, values: list) -> Q:
+        """A value of each run setting (one per template), as a row per instance."""
+        return _take(_q(values), self.tix)
 
     def _separators(self):
         """The separators' quantities (verify.searching.candidates.separator_quantities, the
         enumeration's own), or None where the claim reads none."""
-        seps = [sep for inst in self.insts for sep in inst.per_sep.seps]
+        seps = [sep for inst in self.insts for sep in inst.seps]
         if seps[0] is None:
             return None
-        ctx = self.insts[0].ctx
-        if any(inst.ctx.D != 1 for inst in self.insts) or any(len(v) != ctx.d for v, _ in seps):
-            raise I.IntervalError("separators of scaled or augmented inputs are evaluated exactly")
+        if any(len(v) != self.d for v, _ in seps):
+            raise I.IntervalError("separators of another dimension are evaluated exactly")
+        bias = self.tmpls[0].bias
         V = np.array([[int(a) for a in v] for v, _ in seps], dtype=np.int64)
-        C = np.array([int(c) if ctx.bias else 0 for _, c in seps], dtype=np.int64)
-        Xs = np.stack([np.asarray(inst.ctx.Xn, dtype=np.int64) for inst in self.insts])[self.sinst]  # (S, n, d)
-        if int(np.abs(Xs).max(initial=0)) * int(np.abs(V).max(initial=0)) * ctx.d + int(np.abs(C).max(initial=0)) >= 2**60:
-            raise I.IntervalError("separator margins past int64")
+        C = np.array([int(c) if bias else 0 for _, c in seps], dtype=np.int64)
+        if int(np.abs(V).max(initial=0)) + int(np.abs(C).max(initial=0)) >= 2**20:
+            raise I.IntervalError("separators this large are evaluated exactly")
+        Xs = self.X[self.sinst]  # (S, n, d)
         Mg = (self.y[self.sinst] * (np.einsum("snd,sd->sn", Xs, V) + C[:, None])).min(axis=1)
         vals = Lazy()
-        vals.put("R", lambda: _take(self.dconsts["R"], self.sinst))
+        vals.put("R", lambda: _take(self.data["R"], self.sinst))
         separator_quantities(vals, V, C, Mg, len(seps), 1, A, STRICT_MARGIN in self.claim.assume)
         return vals
 
     def sep_column(self, name):
-        """A constant the claim reads, a row per separator: the separator's own quantities, or the
-        instance's (its context's) for the others."""
+        """A constant the claim reads, a row per separator: the separator's own quantities, the
+        data's, or the run setting's (its template context's)."""
         if self.sepvals is not None and name in SEPARATOR_NAMES:
             if not self.sepvals.has(name):
                 raise I.IntervalError(f"{name} is evaluated exactly")
             return self.sepvals[name]
-        vals = [inst.ctx.consts.get(name) for inst in self.insts]
+        if name in self.data:
+            return _take(self.data[name], self.sinst)
+        if self.sepvals is not None and name in CERTIFIED_NAMES:
+            raise I.IntervalError(f"{name} is evaluated exactly")
+        vals = [t.consts.get(name) for t in self.tmpls]
         if any(v is None for v in vals):
-            raise I.IntervalError(f"{name} is not defined for every instance")
-        return _take(_q(vals), self.sinst)
+            raise I.IntervalError(f"{name} is not defined for every run setting")
+        return _take(self.per_setting(vals), self.sinst)
 
     def exact(self, insts: np.ndarray):
         for b in np.unique(insts).tolist():
@@ -303,7 +349,7 @@ def _children(bl, inst, state, sumsq, path, scores, outs, rr, ii, depth, merge):
     claim, decl = bl.claim, bl.decl
     C = len(rr)
     ci = inst[rr]
-    x = _row_points(bl, ci, ii)
+    x = _ints_q(bl.X[ci, ii])
     score = _pick(scores, rr, ii)
     out = outs[rr, ii]
     step = {**{k: (lambda v=v: _take(v, ci)) for k, v in bl.dconsts.items()}, **{k: _take(v, rr) for k, v in state.items()}}
@@ -321,21 +367,11 @@ def _children(bl, inst, state, sumsq, path, scores, outs, rr, ii, depth, merge):
         vals = _run_values(new, sq, depth + 1, C)
         vals.update({"t": A.const(Fraction(depth + 1), C), "i": _ints_q(ii), "x": x, "y": _ints_q(bl.y[ci, ii]),
                      "score": score, "out": _ints_q(out)})
-        _claim(bl, ci, vals, p2, depth + 1)
-    keep = _first_of_each(ci, new, sq) if merge else np.arange(C)
+        before = _run_values({name: _take(v, rr) for name, v in state.items()}, _take(sumsq, rr), depth, C)
+        _claim(bl, ci, vals, p2, depth + 1, before)
+    # states reached again merged, unless the claim reads the past (two orders to one state have different ones)
+    keep = _first_of_each(ci, new, sq) if merge and not _reads_prev(claim) else np.arange(C)
     return ci[keep], {k: _take(v, keep) for k, v in new.items()}, _take(sq, keep), p2[keep]
-
-
-def _row_points(bl, ci, ii) -> Q:
-    """Point ii of instance ci, row by row (C, D)."""
-    parts = [bl.rows[i] for i in range(bl.n)]
-    n = np.stack([p.n for p in parts], axis=1) if all(p.n.dtype != object for p in parts) else \
-        np.stack([p.n.astype(object) for p in parts], axis=1)
-    d = np.stack([p.d.astype(object) if n.dtype == object else p.d for p in parts], axis=1)
-    r = np.stack([p.r for p in parts], axis=1)
-    bad = np.stack([p.bad for p in parts], axis=1)
-    undef = np.stack([p.undef for p in parts], axis=1)
-    return Q(n[ci, ii], d[ci, ii], r[ci, ii], bad[ci, ii], undef[ci, ii])
 
 
 def _pick(qs, rr, ii) -> Q:
@@ -372,9 +408,11 @@ def _end(bl, inst, state, sumsq, path, depth):
     _claim(bl, inst, vals, path, depth)
 
 
-def _claim(bl, inst, vals: dict, path, depth):
+def _claim(bl, inst, vals: dict, path, depth, before=None):
     """The claim (and its premise) at each row for every separator of its instance: evaluations
-    counted, the first violation of each instance kept, the undecided sent to the exact walk."""
+    counted, the first violation of each instance kept, the undecided sent to the exact walk.
+    ``before``: the run's values before the step's update, which prev(e) reads (the step's own x,
+    y, t, ... stay the step's, as verify.language.scalar.Env.prev keeps them)."""
     claim = bl.claim
     counts = bl.count[inst]
     er = np.repeat(np.arange(len(inst)), counts)
@@ -391,17 +429,24 @@ def _claim(bl, inst, vals: dict, path, depth):
         lazy.put(nm, lambda q=q: _take(q, er))
     with_hats(lazy, A)
 
-    def points():
+    def points(of=lazy):
         envs = []
         for i in range(bl.n):
-            pv = lazy.child()
+            pv = of.child()
             pv.put("x", lambda i=i: _take(bl.rows[i], inst[er]))
             pv.put("y", lambda i=i: _ints_q(bl.y[inst[er], i]))
             with_hats(pv, A)
             envs.append(BatchEnv(pv, E))
         return envs
 
-    env = BatchEnv(lazy, E, points=points)
+    prevs = {}
+    if before is not None:
+        back = lazy.child()
+        for nm, q in before.items():
+            back.put(nm, lambda q=q: _take(q, er))
+        with_hats(back, A)
+        prevs[1] = BatchEnv(back, E, points=lambda: points(back))
+    env = BatchEnv(lazy, E, prevs, points=points)
     ok = np.ones(E, dtype=bool)
     if claim.given is not None:
         g = _eval(claim.given.tree, env, E)

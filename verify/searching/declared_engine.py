@@ -22,28 +22,36 @@ from fractions import Fraction
 
 import numpy as np
 
+from perceptron import from_rows
 from perceptron._interval import IntervalError
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT
+from verify.certify.certificates import Certificate
+from verify.language.assumptions import STRICT_MARGIN, met_on_data
 from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
 from verify.replay.declared import DeclaredRun
-from verify.replay.dispatch import applicable
-from verify.searching.domain import MAX_SETTINGS, WIDEST_TEXT, SearchError, check_limits, domain_for
-from verify.searching.orbits import ORBITS, equivariant, rotation_symmetric
+from verify.replay.dispatch import RunContext, applicable
+from verify.searching.declared_batch import (BLOCK_INSTANCES, MIN_BLOCK_INSTANCES, Instance, Outcome, batchable,
+                                              walk_block)
+from verify.searching.domain import (MAX_SETTINGS, WIDEST_TEXT, SearchError, check_limits, choose_separators, domain_for,
+                                      point_list, separators)
 from verify.searching.learner_runs import Walker
-from verify.searching.declared_batch import BLOCK_INSTANCES, Instance, Outcome, batchable, walk_block
+from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.searching.separator_screen import EXACT, HOLDS, SeparatorScreen
 from verify.verdicts import Verdict
-from verify.language.assumptions import STRICT_MARGIN
 
 __all__ = ["search_declared", "declared_settings", "is_declared", "param_values", "MAX_SEEN"]
 
 #: States remembered on one run's tree (the walk of every order): a state reached again is not
 #: walked again; past this many, every state is walked (a few hundred bytes each).
 MAX_SEEN = 1_000_000
+#: Datasets made at once by the block walk's enumeration (their arrays: a few int64 per point).
+CHUNK_DATASETS = 4096
+#: Arrays of no dataset (to ask met_on_data whether every assumption of a claim has a test of arrays).
+_EMPTY = (np.zeros((0, 1, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.int64), 1, np.zeros(0, dtype=bool))
 #: Whether runs under order any are walked in blocks (verify.searching.declared_batch); the exact
 #: depth-first walk alone when not (the tests compare the two).
 BATCH = True
@@ -193,7 +201,7 @@ def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_e
                                                     for eta, s0, vals in settings for ep in epochs],
                             deadline, checked, max_exact, bias=decl.bias is not None, stop=decl.stop)
     walker.batch = eng == "enumerate" and batchable(claim) and BATCH and not walker.learner
-    walker.pending = []
+    walker.pending, walker._templates = [], {}
     return walker.search(eng, result, out_dir)
 
 
@@ -221,6 +229,8 @@ class DeclaredWalker(Walker):
 
     batch = False  # collect the runs into blocks (verify.searching.declared_batch): set by search_declared
     pending: list = []
+    _templates: dict = {}
+    walked = 0  # instances walked in blocks so far
 
     def instance(self, per_sep, pts, labels, params):
         if not self.batch:
@@ -230,12 +240,99 @@ class DeclaredWalker(Walker):
         # data's kind, never which separator: the claim applies at every separator where it applies at the first
         if (ctx.sep is None and self.need_sep) or applicable(self.claim, ctx, None, "candidate"):
             return None
-        if self.pending and self.pending[0].ctx.n != ctx.n:
-            self.flush()
-        self.pending.append(Instance(per_sep, pts, labels, params, ctx))
-        if len(self.pending) >= BLOCK_INSTANCES:
-            self.flush()
+        self.collect(Instance(np.array(pts, dtype=np.int64), np.array(labels, dtype=np.int64), per_sep.seps, params, ctx,
+                              lambda: per_sep))
         return None
+
+    def enumerate(self) -> bool:
+        """D's datasets made in chunks of arrays (the orbit and zero filters, the separators and the
+        assumptions that read the data at once: met_on_data), in the order of Walker.enumerate, each
+        run setting's instance collected for the block walk; the other walks as Walker.enumerate."""
+        if not self.batch or (self.need_sep and self.dom.separators == "best" and self.bias) or self.reads_cert or \
+                met_on_data(self.claim, *_EMPTY) is None:  # (the best separator with a bias: the exact widest, one QP each)
+            return super().enumerate()
+        P, L = point_list(self.dom.dim, self.dom.box, False)
+        P, L = np.asarray(P, dtype=np.int64), np.asarray(L, dtype=np.int64)
+        ordered = self.dom.order != "any"
+        for n in range(1, self.dom.points + 1):
+            combos = itertools.product(range(len(P)), repeat=n) if ordered else \
+                itertools.combinations_with_replacement(range(len(P)), n)
+            while True:
+                if self._late():
+                    self.flush()
+                    return False
+                idx = np.array(list(itertools.islice(combos, CHUNK_DATASETS)), dtype=np.int64).reshape(-1, n)
+                if not len(idx):
+                    break
+                if self.maps:
+                    idx = idx[canonical(idx, self.maps, ordered)]
+                Xc, Yc = P[idx], L[idx]
+                nonzero = (Xc != 0).any(axis=(1, 2))
+                if not self._chunk(Xc[nonzero], Yc[nonzero]):
+                    self.flush()
+                    return False
+            self.flush()
+            if self._late():
+                return False
+            self.points_done = n
+        return True
+
+    def _chunk(self, X, Y) -> bool:
+        """The instances of a chunk's datasets (False: the budget ran out)."""
+        B = len(X)
+        separated = np.ones(B, dtype=bool)
+        if self.need_sep:
+            V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
+            mi, si, _ = choose_separators(X, Y, V, C, "best" if self.dom.separators == "best" else "all")
+            lo, hi = np.searchsorted(mi, np.arange(B)), np.searchsorted(mi, np.arange(B), side="right")
+            separated = hi > lo
+        met = met_on_data(self.claim, X, Y, 1, separated)
+        for b in range(B):
+            self.datasets += 1
+            if not (separated[b] and met[b]):
+                continue
+            seps = self.separators_read(V, C, si[lo[b]:hi[b]]) if self.need_sep else [None]
+            for params in self.run_params():
+                tmpl = self._template(params, X[b], Y[b])
+                if tmpl is None:
+                    continue
+                self.collect(Instance(X[b], Y[b], seps, params, tmpl,
+                                      lambda x=X[b], y=Y[b], seps=seps, params=params: self.separator_contexts(
+                                          [tuple(map(int, r)) for r in x.tolist()], [int(v) for v in y.tolist()], seps, params)))
+                if self._late():
+                    return False
+        return True
+
+    def _template(self, params, points, labels):
+        """A context of the run setting ``params`` (made once, on the first dataset), or None where
+        the claim does not apply to its runs (what the data decide is the chunk's: met_on_data)."""
+        got = self._templates.get(id(params))
+        if got is None:
+            pts, labels = [tuple(map(int, r)) for r in points.tolist()], [int(v) for v in labels.tolist()]
+            try:
+                ctx = RunContext(from_rows("candidate", [list(p) for p in pts], labels), params,
+                                 cert=Certificate("unknown", self.bias, reason="a template of the run's settings"))
+            except (X.ExactError, ArithmeticError, ValueError) as e:
+                self._skip(e, f"dataset {pts}, {labels}")
+                return None
+            got = self._templates[id(params)] = (ctx, applicable(self.claim, ctx, None, "candidate", data=False))
+        return None if got[1] else got[0]
+
+    def collect(self, inst):
+        """One instance for the block walk; the block is walked when full, or before one of another size."""
+        if self.pending and len(self.pending[0].X) != len(inst.X):
+            self.flush()
+        self.pending.append(inst)
+        if len(self.pending) >= self._block_size():
+            self.flush()
+
+    def _block_size(self) -> int:
+        """Instances to collect: what is left of the budget at the evaluations per instance so far,
+        within MIN_BLOCK_INSTANCES and BLOCK_INSTANCES (counts only: the same for any machine)."""
+        if self.max_exact is None:
+            return BLOCK_INSTANCES
+        per = max(1.0, self.checked[0] / max(1, self.walked))
+        return int(min(BLOCK_INSTANCES, max(MIN_BLOCK_INSTANCES, (self.max_exact - self.checked[0]) / per)))
 
     def run(self, ctxs, pts, labels, params):
         if self.learner:
@@ -248,6 +345,7 @@ class DeclaredWalker(Walker):
         pending, self.pending = self.pending, []
         if not pending:
             return
+        self.walked += len(pending)
         try:
             outs = walk_block(self.claim, variant_of(self.variant), pending, self.dom.max_updates, self.dom.order == "first",
                               merge=MAX_SEEN > 0)
@@ -258,9 +356,10 @@ class DeclaredWalker(Walker):
             if o.violation is not None and not o.exact:
                 self.checked[0] += o.evaluations
                 _, path, j = o.violation
-                self.found(inst.pts, inst.labels, list(path), inst.params, inst.per_sep.seps[j])
+                self.found(inst.pts, inst.labels, list(path), inst.params, inst.seps[j])
             if o.violation is not None or o.exact or o.pruned:  # (found returned: not a run the learner makes)
-                ctxs = self.contexts(inst.per_sep, inst.params)
+                per_sep = inst.contexts()
+                ctxs = self.contexts(per_sep, inst.params) if per_sep is not None else []
                 if ctxs:
                     self._walk_exact(ctxs, inst.pts, inst.labels, inst.params)
             else:

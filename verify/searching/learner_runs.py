@@ -97,7 +97,8 @@ class Walker:
         self.need_sep = needs_separator(claim)
         # a dataset's certificate (a QP and an exact check) only where the claim reads what it says
         names = set(claim.compiled.names) | (set(claim.given.names) if claim.given is not None else set())
-        self.certify = self.need_sep or bool(names & CERTIFIED_NAMES) or NONSEPARABLE in claim.assume
+        self.reads_cert = bool(names & CERTIFIED_NAMES)
+        self.certify = self.need_sep or self.reads_cert or NONSEPARABLE in claim.assume
         self.reads_sep = bool(names & (SEPARATOR_NAMES - {"separable"}))  # a separator's own quantities
         self.bias = bias
         r = range(-dom.w0_box, dom.w0_box + 1)
@@ -205,7 +206,6 @@ class Walker:
         if not any(any(p) for p in pts):
             return
         self.datasets += 1
-        ds = from_rows("candidate", [list(p) for p in pts], labels)
         seps = [None]
         if self.need_sep:
             if self.dom.separators == "best":
@@ -214,26 +214,44 @@ class Walker:
             else:
                 V, C = separators(self.dom.dim, self.dom.sep_box, self.bias)
                 mi, si, _ = choose_separators(np.array([pts], dtype=np.int64), np.array([labels], dtype=np.int64), V, C, "all")
-                seps = [([int(a) for a in V[j]], int(C[j])) for j in si]
-                if not self.reads_sep:  # one separator shows the data separable; the claim reads nothing else of it
-                    seps = seps[:1]
+                seps = self.separators_read(V, C, si)
             if not seps:
                 return  # no separator of D: claims about gamma, w_opt do not speak of this dataset
         per_sep = None
-        for setting in self.settings:
-            for w0 in self.W0:
-                for b0 in self.B0:
-                    params = Params(variant=self.variant, **setting, **self.run_order,
-                                    w0=None if w0 is None else tuple(Fraction(v) for v in w0),
-                                    b0=None if b0 is None else Fraction(b0))
-                    if per_sep is None:  # the data's and each separator's quantities, once per dataset
-                        try:
-                            base = RunContext(ds, params, separator=seps[0], cert=None if self.certify else
-                                              Certificate("unknown", self.bias, reason="not certified: the claim reads nothing of it"))
-                        except (X.ExactError, ArithmeticError, ValueError) as e:
-                            return self._skip(e, f"dataset {pts}, {labels}")
-                        per_sep = SeparatorContexts(base, seps)
-                    self.instance(per_sep, pts, labels, params)
+        for params in self.run_params():
+            if per_sep is None:  # the data's and each separator's quantities, once per dataset
+                per_sep = self.separator_contexts(pts, labels, seps, params)
+                if per_sep is None:
+                    return None
+            self.instance(per_sep, pts, labels, params)
+
+    def separators_read(self, V, C, si) -> list:
+        """The separators (v, c) of the indices ``si``: all of them, or the first where the claim
+        reads none of a separator's own quantities (one shows the data separable)."""
+        if not self.reads_sep:
+            si = si[:1]
+        return [([int(a) for a in V[j]], int(C[j])) for j in si]
+
+    def run_params(self) -> list:
+        """The Params of every run setting, w0 and b0 of D (the same for every dataset)."""
+        if getattr(self, "_params", None) is None:
+            self._params = [Params(variant=self.variant, **setting, **self.run_order,
+                                   w0=None if w0 is None else tuple(Fraction(v) for v in w0),
+                                   b0=None if b0 is None else Fraction(b0))
+                            for setting in self.settings for w0 in self.W0 for b0 in self.B0]
+        return self._params
+
+    def separator_contexts(self, pts, labels, seps, params):
+        """The exact contexts of one dataset's separators (SeparatorContexts), or None where the
+        dataset's context cannot be made exactly (skipped: D not covered)."""
+        ds = from_rows("candidate", [list(p) for p in pts], labels)
+        try:
+            base = RunContext(ds, params, separator=seps[0], cert=None if self.certify else
+                              Certificate("unknown", self.bias, reason="not certified: the claim reads nothing of it"))
+        except (X.ExactError, ArithmeticError, ValueError) as e:
+            self._skip(e, f"dataset {pts}, {labels}")
+            return None
+        return SeparatorContexts(base, seps)
 
     def contexts(self, per_sep, params) -> list:
         """(context, separator) of the run setting ``params`` for each separator where the claim applies."""
