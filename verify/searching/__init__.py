@@ -33,7 +33,7 @@ from perceptron.variants import DEFAULT_VARIANT, VARIANTS
 from verify.config import check_jobs
 from verify.replay.counterexample import Counterexample
 from verify.searching.confirm import confirm, save_counterexample
-from verify.searching.declared_engine import is_declared, search_declared
+from verify.searching.declared_engine import is_declared, search_declared, walked_in_blocks
 from verify.searching.domain import (
     DEFAULTS,
     LIMITS,
@@ -256,7 +256,9 @@ def trains_learner(claim, dom: Domain) -> bool:
         variant = claim_variant(claim, dom.variant if dom.variant != DEFAULT_VARIANT or not claim.variants else None)
     except SearchError:
         return False
-    return is_declared(variant) or any_kernel(claim, variant)
+    if is_declared(variant):  # unless its runs are walked in blocks, screened as the built-in variants' are
+        return not walked_in_blocks(claim, Domain(**{**asdict(dom), "variant": variant}))
+    return any_kernel(claim, variant)
 
 
 def _states(claim, dom, enumerators) -> int:

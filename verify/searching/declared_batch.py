@@ -82,6 +82,7 @@ class Outcome:
     violation: tuple | None = None
     exact: bool = False
     pruned: bool = False  # not walked to its end: after another instance's violation
+    cut: bool = False  # not walked to its end: the search's budget or time ran out
 
 
 def _reads_prev(claim) -> int:
@@ -266,23 +267,27 @@ class _Block:
             self.out[b].exact = True
 
 
-def walk_block(claim, decl, insts: list, max_updates: int, first: bool, merge: bool = True) -> list:
+def walk_block(claim, decl, insts: list, max_updates: int, first: bool, merge: bool = True, stop=None) -> list:
     """The outcome of each instance of ``insts`` (one dataset size n): see the module's text.
-    Raises IntervalError when the declaration or the claim is outside what the block walk
-    evaluates (a name or function it does not hold): the caller walks the block exactly."""
+    ``stop(evaluations)``, asked after each depth, says the search's budget or time ran out: the
+    instances not walked to their end are then ``cut``.  Raises IntervalError when the declaration
+    or the claim is outside what the block walk evaluates (a name or function it does not hold):
+    the caller walks the block exactly."""
     try:
-        return _walk(_Block(claim, decl, insts), max_updates, first, merge)
+        return _walk(_Block(claim, decl, insts), max_updates, first, merge, stop)
     except _TooBig:
         if len(insts) == 1:
             return [Outcome(exact=True)]
         half = len(insts) // 2
-        head = walk_block(claim, decl, insts[:half], max_updates, first, merge)
-        if any(o.violation is not None for o in head):  # the later instances are never reported
-            return head + [Outcome(pruned=True) for _ in insts[half:]]
-        return head + walk_block(claim, decl, insts[half:], max_updates, first, merge)
+        head = walk_block(claim, decl, insts[:half], max_updates, first, merge, stop)
+        if any(o.violation is not None or o.cut for o in head):  # the later instances are never reported
+            return head + [Outcome(pruned=True, cut=any(o.cut for o in head)) for _ in insts[half:]]
+        spent = sum(o.evaluations for o in head)
+        rest = None if stop is None else (lambda e: stop(e + spent))
+        return head + walk_block(claim, decl, insts[half:], max_updates, first, merge, rest)
 
 
-def _walk(bl: _Block, max_updates: int, first: bool, merge: bool) -> list:
+def _walk(bl: _Block, max_updates: int, first: bool, merge: bool, stop) -> list:
     claim, decl = bl.claim, bl.decl
     inst = np.arange(bl.B, dtype=np.int64)
     env0 = _env({**{k: (lambda v=v: v) for k, v in bl.dconsts.items()}, **bl.init})
@@ -309,6 +314,10 @@ def _walk(bl: _Block, max_updates: int, first: bool, merge: bool) -> list:
         if len(rr) * max(1, int(bl.count[inst[rr]].max(initial=1))) > MAX_ROWS:
             raise _TooBig
         inst, state, sumsq, path = _children(bl, inst, state, sumsq, path, scores, outs, rr, ii, depth, merge)
+        if stop is not None and stop(sum(o.evaluations for o in bl.out)):
+            for b in np.unique(inst).tolist():  # not walked to their end
+                bl.out[b].cut = True
+            break
     return bl.out
 
 

@@ -43,7 +43,7 @@ from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_sym
 from verify.searching.separator_screen import EXACT, HOLDS, SeparatorScreen
 from verify.verdicts import Verdict
 
-__all__ = ["search_declared", "declared_settings", "is_declared", "param_values", "MAX_SEEN"]
+__all__ = ["search_declared", "walked_in_blocks", "declared_settings", "is_declared", "param_values", "MAX_SEEN"]
 
 #: States remembered on one run's tree (the walk of every order): a state reached again is not
 #: walked again; past this many, every state is walked (a few hundred bytes each).
@@ -153,6 +153,17 @@ def _runs(claim, dom, decl):
     base["variant"] = DEFAULT_VARIANT  # domain_for reads only the claim's assumptions and ranges here
     wide = domain_for(claim, type(dom)(**base))
     return type(dom)(**{**asdict(wide), "variant": decl.name, "unit": False, "forms": ("yx",)})
+
+
+def walked_in_blocks(claim, dom) -> bool:
+    """Whether a search of ``claim`` (about a declared variant) in ``dom`` walks its runs in blocks
+    (verify.searching.declared_batch: many candidates at once, as the enumeration screens the
+    built-in variants') rather than training the learner on each candidate."""
+    try:
+        decl = variant_of(dom.variant)
+        return batchable(claim) and _order_domain(claim, _runs(claim, dom, decl), decl).order in ("any", "first")
+    except (SearchError, ValueError, KeyError):
+        return False
 
 
 def search_declared(claim, dom, engine, timeout, out_dir=None, widen=True, max_exact=None):
@@ -347,12 +358,16 @@ class DeclaredWalker(Walker):
             return
         self.walked += len(pending)
         try:
+            before = self.checked[0]
             outs = walk_block(self.claim, variant_of(self.variant), pending, self.dom.max_updates, self.dom.order == "first",
-                              merge=MAX_SEEN > 0)
+                              merge=MAX_SEEN > 0, stop=lambda spent: self._late(before + spent))
         except IntervalError:  # the claim or the declaration reads what the block walk does not hold
             self.batch = False
             outs = [Outcome(exact=True) for _ in pending]
         for inst, o in zip(pending, outs):
+            if o.cut and o.violation is None:  # the budget or time ran out in its walk: not complete (_late says so)
+                self.checked[0] += o.evaluations
+                continue
             if o.violation is not None and not o.exact:
                 self.checked[0] += o.evaluations
                 _, path, j = o.violation

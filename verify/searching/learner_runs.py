@@ -143,11 +143,13 @@ class Walker:
         if not self.skip_why:
             self.skip_why = f"{why} ({where})"
 
-    def _late(self) -> bool:
+    def _late(self, checked: int | None = None) -> bool:
+        """Whether the time or the budget ran out (``checked``: the evaluations so far, when the
+        walker's count is not yet up to date)."""
         if time.time() > self.deadline:
             self.why = "time limit reached"
             return True
-        if self.max_exact is not None and self.checked[0] > self.max_exact:
+        if self.max_exact is not None and (self.checked[0] if checked is None else checked) > self.max_exact:
             self.why = f"more than {self.max_exact} candidates to evaluate (the budget)"
             return True
         return False
