@@ -32,8 +32,7 @@ from verify.language.assumptions import STRICT_MARGIN
 from verify.numbers import exact as X
 from verify.replay.declared import declared_constants
 from verify.searching.candidates import BatchEnv, Lazy, separator_quantities, with_hats
-from verify.searching.domain import SEPARATOR_NAMES
-from verify.searching.learner_runs import CERTIFIED_NAMES
+from verify.searching.domain import CERTIFIED_NAMES, SEPARATOR_NAMES
 from verify.searching.radicals import Q, Radicals as A
 
 __all__ = ["Instance", "Outcome", "walk_block", "batchable", "MAX_ROWS", "BLOCK_INSTANCES", "MIN_BLOCK_INSTANCES"]

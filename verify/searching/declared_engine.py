@@ -27,7 +27,6 @@ from perceptron._interval import IntervalError
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT
-from verify.certify.certificates import Certificate
 from verify.language.assumptions import STRICT_MARGIN, met_on_data
 from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
@@ -37,7 +36,7 @@ from verify.replay.dispatch import RunContext, applicable
 from verify.searching.declared_batch import (BLOCK_INSTANCES, MIN_BLOCK_INSTANCES, Instance, Outcome, batchable,
                                               walk_block)
 from verify.searching.domain import (MAX_SETTINGS, WIDEST_TEXT, SearchError, check_limits, choose_separators, domain_for,
-                                      point_list, separators)
+                                      point_list, separators, uncertified)
 from verify.searching.learner_runs import Walker
 from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.searching.separator_screen import EXACT, HOLDS, SeparatorScreen
@@ -321,8 +320,7 @@ class DeclaredWalker(Walker):
         if got is None:
             pts, labels = [tuple(map(int, r)) for r in points.tolist()], [int(v) for v in labels.tolist()]
             try:
-                ctx = RunContext(from_rows("candidate", [list(p) for p in pts], labels), params,
-                                 cert=Certificate("unknown", self.bias, reason="a template of the run's settings"))
+                ctx = RunContext(from_rows("candidate", [list(p) for p in pts], labels), params, cert=uncertified(self.bias))
             except (X.ExactError, ArithmeticError, ValueError) as e:
                 self._skip(e, f"dataset {pts}, {labels}")
                 return None

@@ -28,7 +28,7 @@ from verify.language.quantifiers import SEARCHABLE_VARIANTS
 from verify.language.quantities import SWEEP_QUANTITIES
 from verify.language.assumptions import CONVERGED, KERNEL_LINEAR, NONSEPARABLE, NONTRIVIAL, SEPARABLE, narrowed
 
-__all__ = ["Domain", "SearchError", "domain_for", "widened_etas", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
+__all__ = ["reads_certificate", "uncertified", "CERTIFIED_NAMES", "Domain", "SearchError", "domain_for", "widened_etas", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "widest_separator", "widest_arrays", "WIDEST_TEXT", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
 SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
@@ -323,6 +323,26 @@ def first_length(claim) -> int:
 
 def needs_separator(claim) -> bool:
     return bool(set(claim.compiled.names) & SEPARATOR_NAMES) or SEPARABLE in claim.assume
+
+
+#: What a claim reads of a dataset's certificate beside its separator (SEPARATOR_NAMES).
+CERTIFIED_NAMES = frozenset({"gamma_lo", "gamma_hi"})
+
+
+def reads_certificate(claim) -> bool:
+    """Whether anything the claim reads or assumes comes from a dataset's certificate (a QP and an
+    exact check per dataset: a search makes a context without one for a claim that reads none)."""
+    names = set()
+    for compiled in (claim.compiled, getattr(claim, "given", None)):
+        names |= set(getattr(compiled, "names", ()) or ())
+    return bool(names & (SEPARATOR_NAMES | CERTIFIED_NAMES)) or SEPARABLE in claim.assume or NONSEPARABLE in claim.assume
+
+
+def uncertified(bias: bool):
+    """The certificate a search gives a dataset whose certificate its claim does not read."""
+    from verify.certify.certificates import Certificate
+
+    return Certificate("unknown", bias, reason="not certified: the claim reads nothing of it")
 
 
 def folds(claim, dom: Domain) -> bool:

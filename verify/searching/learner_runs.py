@@ -32,7 +32,10 @@ from verify.replay.dispatch import (
 )
 from verify.searching.confirm import NotRunnable, candidate_run, confirm, save_counterexample
 from verify.searching.domain import (
+    CERTIFIED_NAMES,
     SEPARATOR_NAMES,
+    reads_certificate,
+    uncertified,
     SearchError,
     symmetries,
     best_separator,
@@ -44,11 +47,7 @@ from verify.searching.domain import (
 )
 from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
-from verify.certify.certificates import Certificate
-from verify.language.assumptions import KERNEL_LINEAR, NONSEPARABLE
-
-#: What a claim reads of a dataset's certificate beside its separator (SEPARATOR_NAMES).
-CERTIFIED_NAMES = frozenset({"gamma_lo", "gamma_hi"})
+from verify.language.assumptions import KERNEL_LINEAR
 
 __all__ = ["Walker", "Found", "SeparatorContexts", "KERNELS", "search_kernels"]
 
@@ -98,7 +97,7 @@ class Walker:
         # a dataset's certificate (a QP and an exact check) only where the claim reads what it says
         names = set(claim.compiled.names) | (set(claim.given.names) if claim.given is not None else set())
         self.reads_cert = bool(names & CERTIFIED_NAMES)
-        self.certify = self.need_sep or self.reads_cert or NONSEPARABLE in claim.assume
+        self.certify = reads_certificate(claim)
         self.reads_sep = bool(names & (SEPARATOR_NAMES - {"separable"}))  # a separator's own quantities
         self.bias = bias
         r = range(-dom.w0_box, dom.w0_box + 1)
@@ -248,8 +247,7 @@ class Walker:
         dataset's context cannot be made exactly (skipped: D not covered)."""
         ds = from_rows("candidate", [list(p) for p in pts], labels)
         try:
-            base = RunContext(ds, params, separator=seps[0], cert=None if self.certify else
-                              Certificate("unknown", self.bias, reason="not certified: the claim reads nothing of it"))
+            base = RunContext(ds, params, separator=seps[0], cert=None if self.certify else uncertified(self.bias))
         except (X.ExactError, ArithmeticError, ValueError) as e:
             self._skip(e, f"dataset {pts}, {labels}")
             return None

@@ -32,7 +32,8 @@ from verify.language.quantifiers import ranging
 from verify.replay.commands import run_options, train_and_check
 from verify.replay.counterexample import Counterexample
 from verify.searching.declared_engine import param_values
-from verify.searching.domain import Domain, SearchError, needs_separator, point_list, symmetries
+from verify.searching.domain import (Domain, SearchError, needs_separator, point_list, reads_certificate, symmetries,
+                                      uncertified)
 from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
 from verify.language.assumptions import eta_bound
@@ -125,6 +126,7 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
     maps = symmetries(dom.dim, dom.box, False) if same_runs and equivariant(claim.variants[0]) \
         and rotation_symmetric(claim, dom) and not needs_separator(claim) else ()
     desc = _describe(claim, dom, settings, bool(maps))
+    certify = reads_certificate(claim)  # a dataset's certificate only where the claim reads it
     checked = evaluated = 0
     why = ""
     for pts, labels in _candidates(dom, maps):
@@ -151,7 +153,8 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
                 continue
             # the same run under the wider bounds its partner is given too (it converged: nothing else changes)
             params = replace(params, max_updates=PAIR_MAX_UPDATES, max_epochs=PAIR_MAX_EPOCHS)
-            ctx = base = RunContext(ds, params) if base is None else base.derived(params)
+            ctx = base = RunContext(ds, params, cert=None if certify else uncertified(
+                variant_of(params.variant).bias is not None)) if base is None else base.derived(params)
             tally = pair_tally(claim, ds, ctx, rec.trace, replayed=False)
             if tally.not_applicable:
                 continue
