@@ -787,14 +787,18 @@ _EXAMPLE_CLAIMS = list(_example_claim_ids())
 
 
 @pytest.mark.parametrize("f, cid", _EXAMPLE_CLAIMS)
-def test_the_block_walk_decides_as_the_exact_walk(f, cid, monkeypatch):
+@pytest.mark.parametrize("fast_walk", ["blocks", "screened separators"])
+def test_the_block_walk_decides_as_the_exact_walk(f, cid, fast_walk, monkeypatch):
     """Runs under order any walked in blocks (verify.searching.declared_batch: exact radicals, many
-    datasets at once) and the separators screened at once (separator_screen) decide every example
-    claim as the exact depth-first walk, one separator at a time: the same verdict and, where none
-    is found, the same candidates (every update of every path, for every separator)."""
+    datasets at once), or depth first with each step's separators screened at once
+    (separator_screen: intervals, the rest exactly), decide every example claim as the exact
+    depth-first walk, one separator at a time: the same verdict and, where none is found, the same
+    candidates (every update of every path, for every separator)."""
     from verify.searching import declared_engine
 
     dom = Domain(points=2, box=2, max_updates=4, sep_box=2)
+    if fast_walk != "blocks":
+        monkeypatch.setattr(declared_engine, "BATCH", False)
     fast = search(_claim(f, cid), dom, timeout=300)
     monkeypatch.setattr(declared_engine, "BATCH", False)
     monkeypatch.setattr(declared_engine, "MIN_SCREENED", 10**9)
@@ -804,3 +808,44 @@ def test_the_block_walk_decides_as_the_exact_walk(f, cid, monkeypatch):
         assert fast.counterexample.violation is not None and slow.counterexample.violation is not None
     else:
         assert fast.checked == slow.checked > 0
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_a_walk_the_budget_cuts_is_never_complete(batch, monkeypatch):
+    """A budget one candidate short of what the domain takes leaves the search unknown ("limit
+    reached"), never "no counterexample": also where the cut falls in the last dataset's walk (the
+    depth-first walk stopped there and the enumeration, at its end, called the domain complete),
+    and in a block the budget stops at a depth."""
+    from verify.searching import declared_engine
+
+    monkeypatch.setattr(declared_engine, "BATCH", batch)
+    claim = _claim("margin.toml", "margin.bound")
+    dom = Domain(points=2, box=1, max_updates=4, sep_box=2)
+    whole = search(claim, dom, timeout=300)
+    assert whole.verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and whole.checked > 0
+    short = search(claim, dom, timeout=300, max_exact=whole.checked - 1)
+    assert short.verdict is Verdict.UNKNOWN and "limit reached" in short.reason, short.reason
+    assert search(claim, dom, timeout=300, max_exact=whole.checked).verdict is Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
+
+
+def test_the_assumptions_on_arrays_are_those_on_runs():
+    """An assumption that reads the data has one test of arrays (Assumption.on_data, met_on_data)
+    that the block walk's enumeration applies to a chunk of datasets at once: it agrees with the
+    test of each dataset's run context (assumptions.unmet) on every dataset of a small grid."""
+    import itertools
+    from types import SimpleNamespace
+
+    from perceptron import from_rows
+    from verify.language.assumptions import NONTRIVIAL, UNIT_NORM, met_on_data, unmet
+    from verify.replay.dispatch import RunContext
+
+    pts = [(0, 1), (1, 0), (1, 1), (-1, 0), (0, -1)]
+    for n in (1, 2, 3):
+        for idx in itertools.product(range(len(pts)), repeat=n):
+            for labels in itertools.product((-1, 1), repeat=n):
+                X = np.array([[pts[j] for j in idx]], dtype=np.int64)
+                Y = np.array([labels], dtype=np.int64)
+                ctx = RunContext(from_rows("d", [list(pts[j]) for j in idx], list(labels)), P.Params())
+                for a in (NONTRIVIAL, UNIT_NORM):
+                    claim = SimpleNamespace(assume=[a])
+                    assert bool(met_on_data(claim, X, Y, 1, np.ones(1, dtype=bool))[0]) == (unmet(claim, ctx) is None)
