@@ -151,3 +151,54 @@ def test_the_reason_names_the_scope_and_what_stopped_the_next(tmp_path):
     text = coverage_text(c)
     assert text.startswith("no counterexample up to 2 points in [-2, 2]^2, 10 updates, w0 = 0 (the next scope, "
                            "3 points in [-2, 2]^2, 10 updates, was not started: foreseen to take about 99")
+
+
+CLOSED = '''[document]
+file = "n.md"
+
+[[claim]]
+id = "c.sum"
+section = "1"
+statement = "-1 + 0.5 = -0.5"
+when = "update"
+variants = ["rosenblatt"]
+expr = "-1 + 0.5 == -0.5"
+expect = "holds"
+
+[[claim]]
+id = "c.sum-wrong"
+section = "1"
+statement = "-1 + 0.5 = 0.5"
+when = "update"
+variants = ["rosenblatt"]
+expr = "-1 + 0.5 == 0.5"
+expect = "refuted"
+
+[[claim]]
+id = "c.premise"
+section = "1"
+statement = "after the first update, 2 * 3 = 6"
+when = "update"
+variants = ["rosenblatt"]
+given = "k >= 1"
+expr = "2 * 3 == 6"
+expect = "holds"
+'''
+
+
+def test_a_closed_statement_written_about_runs_is_proved_once_not_searched(tmp_path):
+    """A statement that reads nothing of the run (no names) has one value at every step: a true
+    one is proved by its one exact evaluation (whatever its premise) and not searched; a false one
+    is refuted by the corpus's first run where it applies, with the run's replay."""
+    p = tmp_path / "c.toml"
+    p.write_text(CLOSED)
+    (tmp_path / "n.md").write_text("# n\n")
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(p), "--out", str(tmp_path / "o"), "--quiet",
+                        "--no-cache", "--depth", "1"], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = {c["id"]: c for c in json.loads((tmp_path / "o" / "results.json").read_text())["claims"]}
+    for cid in ("c.sum", "c.premise"):
+        assert got[cid]["verdict"] == "proved", got[cid]
+        assert "reads nothing of the run" in got[cid]["evidence"]["method"]
+        assert got[cid]["evidence"]["search"] == {"not searched": "already proved"}
+    assert got["c.sum-wrong"]["verdict"] == "refuted" and "replay" in got["c.sum-wrong"]["evidence"]

@@ -39,6 +39,8 @@ def not_searched(c, f) -> str | None:
         return _NOT_SEARCHED_KINDS.get(c.when, f"a claim evaluated '{c.when}'")
     if f.verdict == Verdict.REFUTED:
         return "already refuted by a replayed corpus run"
+    if f.verdict == Verdict.PROVED:
+        return "already proved"
     premise_unmet = (f.evidence.get("premise") or {}).get("met") == 0  # the search may meet it: its domain is wider
     # no corpus run the claim applies to (its assumptions, orders, datasets): the domain may hold some
     unapplied = str(f.evidence.get("reason", "")).startswith("no applicable evaluation")
