@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["TRUE", "FALSE", "UNDECIDED", "UNDEFINED", "ieval", "point", "IntervalError", "Intervals"]
+__all__ = ["TRUE", "FALSE", "UNDECIDED", "UNDEFINED", "ieval", "point", "IntervalError", "Intervals", "WatchedIntervals"]
 
 TRUE, FALSE, UNDECIDED = 1, 0, -1
 #: A condition on an undefined value (a division by zero): only an exact arithmetic says so,
@@ -223,6 +223,35 @@ class Intervals:
     def sign(a):
         return np.sign(a[0]), np.sign(a[1])
 
+    @staticmethod
+    def undefined(v):
+        """Rows where the value is known to be undefined: intervals never know (WatchedIntervals
+        remembers where they may be)."""
+        return np.zeros(len(v[0]), dtype=bool)
+
+
+class WatchedIntervals(Intervals):
+    """The interval arithmetic, remembering the rows (``doubt``) where a value may be undefined: a
+    divisor whose interval holds 0, the root of a number that may be negative.  Intervals read an
+    undecided comparison as one on a defined value (``a and b`` is false where b is, whatever a),
+    where the claim evaluator stops at an undefined a: a caller sends the doubtful rows to an
+    exact evaluation."""
+
+    def __init__(self, m: int):
+        self.doubt = np.zeros(m, dtype=bool)
+
+    def _mark(self, rows):
+        rows = np.asarray(rows)
+        self.doubt |= rows.reshape(len(rows), -1).any(axis=1) if rows.ndim > 1 else rows
+
+    def div(self, a, b):
+        self._mark((b[0] <= 0) & (b[1] >= 0) | np.isnan(b[0]) | np.isnan(b[1]))
+        return div(a, b)
+
+    def sqrt(self, a):
+        self._mark((a[0] < 0) | np.isnan(a[0]))
+        return sqrt(a)
+
 
 def _is_condition(tree) -> bool:
     """Whether a subtree evaluates to TRUE / FALSE / UNDECIDED rather than to a value."""
@@ -239,7 +268,15 @@ def ieval(tree, env, m: int, arith=Intervals):
 
 
 def _icmp(tree, vals, m: int, A):
-    """A chained comparison of the values ``vals`` of its parts, row by row."""
+    """A chained comparison of the values ``vals`` of its parts, row by row: undefined where any
+    part is (the claim evaluator computes every part before it compares)."""
+    undef = np.zeros(m, dtype=bool)
+    for v, t in zip(vals, tree[2]):
+        undef |= (v == UNDEFINED) if _is_condition(t) else A.undefined(v)
+    return np.where(undef, UNDEFINED, _chain(tree, vals, m, A))
+
+
+def _chain(tree, vals, m: int, A):
     res = np.full(m, TRUE)
     for o, a, b, ta in zip(tree[1], vals, vals[1:], tree[2]):
         if _is_condition(ta):  # conditions compared (== / !=): decided where both are

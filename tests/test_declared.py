@@ -849,3 +849,50 @@ def test_the_assumptions_on_arrays_are_those_on_runs():
                 for a in (NONTRIVIAL, UNIT_NORM):
                     claim = SimpleNamespace(assume=[a])
                     assert bool(met_on_data(claim, X, Y, 1, np.ones(1, dtype=bool))[0]) == (unmet(claim, ctx) is None)
+
+
+@pytest.mark.parametrize("expr", ["not (1 / (k - 1) <= 0 and k * gamma <= 0)", "1 / (k - 1) > 0 or k * gamma > 0",
+                                  "not (k > k + 1 > 1 / (k - 1))", "sqrt(k - 2) * gamma >= 0"])
+@pytest.mark.parametrize("walk", ["blocks", "screened separators", "exact"])
+def test_a_claim_undefined_at_a_step_is_unknown_in_every_walk(tmp_path, expr, walk, monkeypatch):
+    """A claim the evaluator cannot evaluate at a step (a division by zero, the root of a negative
+    number: at k = 1) leaves the search unknown, in the block walk and with the separators screened
+    as in the exact walk: interval arithmetic reads an undecided operand as defined (so `a and b` is
+    false where b is) and a chained comparison was decided before its last part was computed; found
+    in review, both walks called these "no counterexample"."""
+    from verify.searching import declared_engine
+
+    claim = _claim_file(tmp_path, "margin.toml", f'''
+[[claim]]
+id = "undefined.at-k1"
+section = "s"
+statement = "s"
+when = "update"
+variants = ["margin"]
+assume = ["w0_zero", "eta_one", "separable"]
+expr = "{expr}"
+expect = "holds"
+''')
+    monkeypatch.setattr(declared_engine, "BATCH", walk == "blocks")
+    monkeypatch.setattr(declared_engine, "MIN_SCREENED", 10**9 if walk == "exact" else 4)
+    got = search(claim, Domain(points=1, box=1, max_updates=2, sep_box=2, separators="all"), timeout=120)
+    assert got.verdict is Verdict.UNKNOWN and "could not be made exactly" in got.reason, got.reason
+
+
+def test_a_closed_aggregate_is_not_taken_for_a_closed_computation(tmp_path):
+    """min_i(1) reads no name but ranges over the data's points (sum_i(1) is n): it is no closed
+    computation (found in review: the closed rule's one evaluation had no points and crashed)."""
+    from verify.corpus.evidence import closed_and_true
+
+    for expr, closed in (("min_i(1) == 1", False), ("sum_i(1) == 2", False), ("2 * 3 == 6", True), ("2 * 3 == 7", False)):
+        claim = _claim_file(tmp_path, "margin.toml", f'''
+[[claim]]
+id = "closed"
+section = "s"
+statement = "s"
+when = "update"
+variants = ["margin"]
+expr = "{expr}"
+expect = "holds"
+''')
+        assert closed_and_true(claim) is closed, expr

@@ -144,7 +144,8 @@ def closed_and_true(c) -> bool:
     (a closed computation written as a claim about runs, e.g. -1 + 0.5 == -0.5)."""
     from verify.language.scalar import Env, eval_claim
 
-    if c.when in ("once", "symbolic", "pair") or c.compiled is None or c.compiled.names or c.compiled.uses_prev:
+    if c.when in ("once", "symbolic", "pair") or c.compiled is None or c.compiled.names or c.compiled.uses_prev \
+            or c.compiled.uses_points:  # an aggregate over the points reads the data (sum_i(1) is n)
         return False
     tally = ClaimTally()
     eval_claim(SimpleNamespace(compiled=c.compiled, given=None), Env(None, {}), tally, {"once": True})

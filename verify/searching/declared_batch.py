@@ -1,5 +1,4 @@
-"""A declared variant's runs under order ``any`` (or ``first``), stepped for a block of
-instances at once.
+"""A declared variant's runs under order ``any``, stepped for a block of instances at once.
 
 DeclaredWalker walks each instance (dataset x run setting x w0) depth first, one exact value at
 a time (verify.replay.declared.DeclaredRun on verify.numbers.exact).  Here a block of instances
@@ -266,27 +265,27 @@ class _Block:
             self.out[b].exact = True
 
 
-def walk_block(claim, decl, insts: list, max_updates: int, first: bool, merge: bool = True, stop=None) -> list:
+def walk_block(claim, decl, insts: list, max_updates: int, merge: bool = True, stop=None) -> list:
     """The outcome of each instance of ``insts`` (one dataset size n): see the module's text.
     ``stop(evaluations)``, asked after each depth, says the search's budget or time ran out: the
     instances not walked to their end are then ``cut``.  Raises IntervalError when the declaration
     or the claim is outside what the block walk evaluates (a name or function it does not hold):
     the caller walks the block exactly."""
     try:
-        return _walk(_Block(claim, decl, insts), max_updates, first, merge, stop)
+        return _walk(_Block(claim, decl, insts), max_updates, merge, stop)
     except _TooBig:
         if len(insts) == 1:
             return [Outcome(exact=True)]
         half = len(insts) // 2
-        head = walk_block(claim, decl, insts[:half], max_updates, first, merge, stop)
+        head = walk_block(claim, decl, insts[:half], max_updates, merge, stop)
         if any(o.violation is not None or o.cut for o in head):  # the later instances are never reported
             return head + [Outcome(pruned=True, cut=any(o.cut for o in head)) for _ in insts[half:]]
         spent = sum(o.evaluations for o in head)
         rest = None if stop is None else (lambda e: stop(e + spent))
-        return head + walk_block(claim, decl, insts[half:], max_updates, first, merge, rest)
+        return head + walk_block(claim, decl, insts[half:], max_updates, merge, rest)
 
 
-def _walk(bl: _Block, max_updates: int, first: bool, merge: bool, stop) -> list:
+def _walk(bl: _Block, max_updates: int, merge: bool, stop) -> list:
     claim, decl = bl.claim, bl.decl
     inst = np.arange(bl.B, dtype=np.int64)
     env0 = _env({**{k: (lambda v=v: v) for k, v in bl.dconsts.items()}, **bl.init})
@@ -302,8 +301,6 @@ def _walk(bl: _Block, max_updates: int, first: bool, merge: bool, stop) -> list:
         R = len(inst)
         base = {**{k: (lambda v=v: _take(v, inst)) for k, v in bl.dconsts.items()}, **state, "k": A.const(Fraction(depth), R)}
         scores, outs, take = _decide(bl, inst, base, R)
-        if first:  # only the first point the mistake condition selects
-            take &= np.cumsum(take, axis=1) == 1
         ended = ~take.any(axis=1)
         if claim.when == "end" and ended.any():
             _end(bl, inst[ended], {k: _take(v, ended) for k, v in state.items()}, _take(sumsq, ended), path[ended], depth)

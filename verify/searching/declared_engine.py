@@ -160,7 +160,7 @@ def walked_in_blocks(claim, dom) -> bool:
     built-in variants') rather than training the learner on each candidate."""
     try:
         decl = variant_of(dom.variant)
-        return batchable(claim) and _order_domain(claim, _runs(claim, dom, decl), decl).order in ("any", "first")
+        return batchable(claim) and _order_domain(claim, _runs(claim, dom, decl), decl).order == "any"
     except (SearchError, ValueError, KeyError):
         return False
 
@@ -357,8 +357,8 @@ class DeclaredWalker(Walker):
         self.walked += len(pending)
         try:
             before = self.checked[0]
-            outs = walk_block(self.claim, variant_of(self.variant), pending, self.dom.max_updates, self.dom.order == "first",
-                              merge=MAX_SEEN > 0, stop=lambda spent: self._late(before + spent))
+            outs = walk_block(self.claim, variant_of(self.variant), pending, self.dom.max_updates, merge=MAX_SEEN > 0,
+                              stop=lambda spent: self._late(before + spent))
         except IntervalError:  # the claim or the declaration reads what the block walk does not hold
             self.batch = False
             outs = [Outcome(exact=True) for _ in pending]

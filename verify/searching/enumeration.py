@@ -544,8 +544,11 @@ class Enumerator(VisitOrders):
     def _screen(self, inst, ins, state, edge, depth, arith):
         """TRUE, FALSE or UNDECIDED for each candidate, by the claim evaluated in ``arith``."""
         try:
+            if arith is I.Intervals:  # a row where a value may be undefined is decided exactly
+                arith = I.WatchedIntervals(len(ins))
             env = quantities(self, inst, ins, state, edge, depth, arith)
-            return I.ieval(self.claim.compiled.tree, env, len(ins), arith)
+            res = I.ieval(self.claim.compiled.tree, env, len(ins), arith)
+            return np.where(arith.doubt, I.UNDECIDED, res) if isinstance(arith, I.WatchedIntervals) else res
         except (I.IntervalError, IndexError, ValueError, ArithmeticError):
             return np.full(len(ins), I.UNDECIDED)
 

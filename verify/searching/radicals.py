@@ -272,6 +272,11 @@ class Radicals:
         return Q(q, one, one, a.bad | (a.r != 1), a.undef)
 
     @staticmethod
+    def undefined(v: Q):
+        """Rows where the value is undefined (a division by zero, the root of a negative number)."""
+        return v.undef.reshape(len(v.undef), -1).any(axis=1) if v.undef.ndim > 1 else v.undef
+
+    @staticmethod
     def sign(a: Q) -> Q:
         s = np.sign(a.n).astype(np.int64)
         one = np.ones(s.shape, dtype=np.int64)

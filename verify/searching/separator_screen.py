@@ -153,18 +153,20 @@ class SeparatorScreen:
         UNMET (the premise certainly false) or EXACT (to be evaluated exactly)."""
         m = len(self.ctxs)
         ienv = _Env(self, env)
+        arith = I.WatchedIntervals(m)  # a row where a value may be undefined goes exact
         try:
             holds = np.ones(m, dtype=bool)
             unmet = np.zeros(m, dtype=bool)
             given = self.claim.given
             if given is not None:
-                g = np.asarray(I.ieval(given.tree, ienv, m))
+                g = np.asarray(I.ieval(given.tree, ienv, m, arith))
                 holds &= g == I.TRUE
                 unmet = g == I.FALSE
-            c = np.asarray(I.ieval(self.claim.compiled.tree, ienv, m))
+            c = np.asarray(I.ieval(self.claim.compiled.tree, ienv, m, arith))
             if c.shape != (m,):
                 raise I.IntervalError("not a condition")
-        except I.IntervalError:
+        except (I.IntervalError, ValueError, TypeError, IndexError):
             return np.full(m, EXACT)
-        holds &= c == I.TRUE
+        holds &= (c == I.TRUE) & ~arith.doubt
+        unmet &= ~arith.doubt
         return np.where(holds, HOLDS, np.where(unmet, UNMET, EXACT))
