@@ -248,8 +248,10 @@ def _search_kernels(claim, dom, s: SearchSettings):
 
 def trains_learner(claim, dom: Domain) -> bool:
     """Whether the search of ``claim`` trains the learner on each candidate (pairs of runs, a
-    declared variant, any kernel) rather than screening candidates vectorised: a few thousand
-    candidates a second instead of about a million (the budgets of verify.searching.scopes)."""
+    declared variant in a deterministic order, any kernel) rather than screening candidates
+    vectorised: a few thousand candidates a second instead of about a million (the budgets of
+    verify.searching.scopes).  A declared variant's runs under order any are walked in blocks
+    (verify.searching.declared_batch), and budgeted as the enumeration's screened candidates."""
     if claim.when == "pair":
         return True
     try:
