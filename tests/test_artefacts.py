@@ -249,3 +249,14 @@ def test_a_refutation_by_the_search_names_its_domain_once():
     by_corpus = {"verdict": "refuted", "evidence": {"search": {"not searched": "already refuted by a replayed corpus run"}}}
     assert coverage_text(by_corpus) == ("refuted by a replayed counterexample in the corpus. search: not searched "
                                         "(already refuted by a replayed corpus run)")
+
+
+def test_a_reason_cut_to_fit_says_so():
+    """A draft's reason cut to fit the summary ends with an ellipsis, not mid-expression as if the
+    expression were broken (a new user's page read 'vec(1, )' for vec(1, 0.5))."""
+    from verify.report.claim_text import clipped
+
+    reason = "a step of the note's own run at the point it names (prev(w) + eta*y*x == vec(1, 0.5)): give its data"
+    assert clipped(reason, 80).endswith("…") and len(clipped(reason, 80)) <= 80
+    assert clipped(reason, 80).startswith("a step of the note's own run")
+    assert clipped("short", 80) == "short"

@@ -88,9 +88,16 @@ def cmd_run(args) -> int:
     for b in bad_traces:
         print(f"INCONSISTENT TRACE: {b}")
     if drafts:
-        print(f"{len(drafts)} draft claim(s) not evaluated (draft = true): "
-              + ", ".join(f"{d.id} ({d.untranslated[:60]})" for d in drafts[:10]) + (" ..." if len(drafts) > 10 else ""))
+        _print_drafts(drafts)
     return 1 if unexpected or bad_traces else 0
+
+
+def _print_drafts(drafts):
+    """The draft claims not evaluated, the first ten with their reasons."""
+    from verify.report.claim_text import clipped
+
+    print(f"{len(drafts)} draft claim(s) not evaluated (draft = true): "
+          + ", ".join(f"{d.id} ({clipped(d.untranslated, 60)})" for d in drafts[:10]) + (" ..." if len(drafts) > 10 else ""))
 
 
 def cmd_report(args) -> int:

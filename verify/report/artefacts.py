@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from perceptron.outputs import write_file
-from verify.report.claim_text import coverage_text, failure_text
+from verify.report.claim_text import clipped, coverage_text, failure_text
 from verify.report.figures import page_figures, unique_ids
 from verify.report.html_safety import CSP_META, safe_href, verdict_help
 
@@ -438,7 +438,7 @@ def _notes_links(notes, results) -> str:
     drafts = results.get("drafts", [])
     if drafts:
         out += (f"<p>{len(drafts)} draft claim{'s' if len(drafts) != 1 else ''} not evaluated (draft = true): "
-                + ", ".join(f'<span id="{_anchor(d["id"])}">{H.escape(d["id"])}</span> ({H.escape(d["untranslated"][:80])})'
+                + ", ".join(f'<span id="{_anchor(d["id"])}">{H.escape(d["id"])}</span> ({H.escape(clipped(d["untranslated"], 80))})'
                            for d in drafts) + "</p>")
     return out
 

@@ -8,7 +8,7 @@ from verify.language.violation import WHERE_KEYS, Violation
 
 __all__ = ["coverage_text", "search_text", "scope_text", "run_setting", "failure_text", "refutation_lines",
            "corpus_refutation_lines", "run_violation_lines", "search_violation_text", "reason_line", "sides_text", "where_text",
-           "dataset_text", "separator_text", "partner_text", "free_text", "search_counterexample", "WHERE_KEYS"]
+           "dataset_text", "separator_text", "partner_text", "free_text", "search_counterexample", "WHERE_KEYS", "clipped"]
 
 
 def _v(viol) -> Violation:
@@ -322,3 +322,9 @@ def reason_line(c) -> str:
 
 
 # ----------------------------------------------------------------------------- Markdown
+
+
+def clipped(text: str, n: int) -> str:
+    """``text`` within ``n`` characters, an ellipsis marking where it was cut (a reason cut mid-way
+    read as a broken expression: 'vec(1, )')."""
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
