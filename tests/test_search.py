@@ -323,3 +323,29 @@ def test_visits_the_search_evaluates_are_the_learners(order, tmp_path, monkeypat
             if upd > K:
                 break
         assert seen[keys[idx]] == want, (X, Y, seen[keys[idx]], want)
+
+
+def test_a_pair_search_says_when_its_runs_never_converged(tmp_path):
+    """A pair search compares runs that converge within the domain's update bound: where the bound
+    cut the candidate runs, its unknown says how many, instead of a bare '0 runs compared' (a
+    newcomer could not tell why a budget of thousands of runs compared none)."""
+    p = tmp_path / "c.toml"
+    p.write_text(textwrap.dedent('''\
+        [document]
+        file = "n.md"
+
+        [[claim]]
+        id = "p.eta"
+        section = "s"
+        statement = "the mistakes do not depend on eta"
+        when = "pair"
+        pair = "eta:c"
+        variants = ["rosenblatt"]
+        assume = ["w0_zero"]
+        expr = "other_mistakes == mistakes"
+        expect = "holds"
+        '''))
+    (claim,) = load_claims(str(p)).claims
+    res = search(claim, Domain(points=2, box=2, max_updates=1, sep_box=2), timeout=120, max_candidates=40)
+    assert res.verdict is Verdict.UNKNOWN
+    assert "did not converge within 1 updates: no run of the domain, nothing to compare" in res.reason, res.reason

@@ -127,7 +127,7 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
         and rotation_symmetric(claim, dom) and not needs_separator(claim) else ()
     desc = _describe(claim, dom, settings, bool(maps))
     certify = reads_certificate(claim)  # a dataset's certificate only where the claim reads it
-    checked = evaluated = 0
+    checked = evaluated = cut = 0
     why = ""
     for pts, labels in _candidates(dom, maps):
         if time.time() > deadline:
@@ -148,6 +148,7 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
             rec = MemoryTrace()
             try:  # the domain's runs: those that converge within its update bound (a cut run is no run of it)
                 if not train(ds, params, rec).converged:
+                    cut += 1
                     continue
             except ParamError:
                 continue
@@ -175,12 +176,16 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
         if why:
             break
     seconds = time.monotonic() - t0
+    # runs the update bound cut have no end to compare: say how many there were
+    uncompared = f" ({cut:,} of the {checked:,} candidate runs did not converge within {dom.max_updates} updates: " \
+                 "no run of the domain, nothing to compare)" if cut else ""
     if why:
         return Verdict.UNKNOWN, dict(domain=desc, seconds=seconds, checked=checked,
-                                     reason=f"unknown: limit reached: {why}; {evaluated} runs compared, none disagreed")
+                                     reason=f"unknown: limit reached: {why}; {evaluated} runs compared, none "
+                                            f"disagreed{uncompared}")
     if evaluated == 0:
         return Verdict.UNKNOWN, dict(domain=desc, seconds=seconds, checked=checked,
-                                     reason="unknown: empty domain: the claim applied to no run of the domain")
+                                     reason="unknown: empty domain: the claim applied to no run of the domain" + uncompared)
     return Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, dict(domain=desc, seconds=seconds, checked=checked)
 
 
