@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Assumption", "ASSUMPTIONS", "fixed", "narrowed", "eta_bound", "unmet", "met_on_data", "SEPARABLE", "NONSEPARABLE", "NONTRIVIAL",
+__all__ = ["Assumption", "ASSUMPTIONS", "fixed", "narrowed", "eta_bound", "unmet", "met_on_data", "tested_on_data", "SEPARABLE", "NONSEPARABLE", "NONTRIVIAL",
            "UNIT_NORM", "W0_ZERO", "ETA_ONE", "ETA_LE_ONE", "STRICT_MARGIN", "CONVERGED", "SIGN0_NONZERO",
            "SIGN0_ZERO", "FORM_YX", "FORM_HALF", "KERNEL_LINEAR", "NO_AUGMENT", "RATCHET", "NO_RATCHET"]
 
@@ -154,13 +154,16 @@ def unmet(claim, ctx, converged=None, data=True) -> str | None:
     return None
 
 
+def tested_on_data(claim) -> bool:
+    """Whether every assumption of the claim that reads the data has a test of arrays (on_data)."""
+    return all(a.on_data is not None for a in _stated(claim) if a.data)
+
+
 def met_on_data(claim, X, Y, D, separated):
     """The mask of the datasets (arrays, as Assumption.on_data reads them) that meet every
-    assumption of the claim that reads the data; None where one has no test of arrays."""
+    assumption of the claim that reads the data (each has a test of arrays: tested_on_data)."""
     ok = np.ones(len(X), dtype=bool)
     for a in _stated(claim):
         if a.data:
-            if a.on_data is None:
-                return None
             ok &= a.on_data(X, Y, D, separated)
     return ok

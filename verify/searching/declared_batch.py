@@ -32,7 +32,7 @@ from verify.numbers import exact as X
 from verify.replay.declared import declared_constants
 from verify.searching.candidates import BatchEnv, Lazy, separator_quantities, with_hats
 from verify.searching.domain import CERTIFIED_NAMES, SEPARATOR_NAMES
-from verify.searching.radicals import Q, Radicals as A
+from verify.searching.radicals import Q, Radicals as A, integers
 
 __all__ = ["Instance", "Outcome", "walk_block", "batchable", "MAX_ROWS", "BLOCK_INSTANCES", "MIN_BLOCK_INSTANCES"]
 
@@ -147,13 +147,6 @@ def _take(q: Q, idx) -> Q:
     return Q(q.n[idx], q.d[idx], q.r[idx], q.bad[idx], q.undef[idx])
 
 
-def _ints_q(a) -> Q:
-    a = np.asarray(a, dtype=np.int64)
-    one = np.ones(a.shape, dtype=np.int64)
-    no = np.zeros(a.shape, dtype=bool)
-    return Q(a, one, one, no, no)
-
-
 def _off(q: Q) -> np.ndarray:
     """Rows (of a scalar or vector) outside exact arithmetic's form or undefined."""
     bad = q.bad | q.undef
@@ -202,13 +195,13 @@ class _Block:
         if int(np.abs(X).max(initial=0)) >= 2**20:
             raise I.IntervalError("points this large are walked exactly")
         self.X, self.y = X, np.stack([inst.Y for inst in insts]).astype(np.int64)
-        self.rows = [_ints_q(X[:, i, :]) for i in range(self.n)]  # point i of each instance: (B, d)
+        self.rows = [integers(X[:, i, :]) for i in range(self.n)]  # point i of each instance: (B, d)
         # the run's settings: one template context each, its values taken once and indexed per instance
         uniq: dict = {}
         self.tix = np.array([uniq.setdefault(id(inst.tmpl), len(uniq)) for inst in insts], dtype=np.int64)
         self.tmpls = list({id(inst.tmpl): inst.tmpl for inst in insts}.values())
         self.tie = np.array([t.tie for t in self.tmpls], dtype=np.int64)[self.tix]
-        r2 = _ints_q((X * X).sum(axis=2).max(axis=1))
+        r2 = integers((X * X).sum(axis=2).max(axis=1))
         data = {"n": A.const(Fraction(self.n), self.B), "d": A.const(Fraction(self.d), self.B), "R2": r2, "R": A.sqrt(r2)}
         self.dconsts = {name: data[name] if name in data else self.per_setting([declared_constants(t)[name] for t in self.tmpls])
                         for name in declared_constants(self.tmpls[0])}
@@ -219,6 +212,11 @@ class _Block:
         self.sinst = np.repeat(np.arange(self.B), self.count)  # each separator's instance
         self.sepvals = self._separators()
         self.out = [Outcome() for _ in insts]
+
+    def constants(self, idx) -> dict:
+        """The declaration's constants of the instances ``idx`` (a row each), as thunks: read when
+        an expression names them."""
+        return {k: (lambda v=v: _take(v, idx)) for k, v in self.dconsts.items()}
 
     def per_setting(self, values: list) -> Q:
         """A value of each run setting (one per template), as a row per instance."""
@@ -288,7 +286,7 @@ def walk_block(claim, decl, insts: list, max_updates: int, merge: bool = True, s
 def _walk(bl: _Block, max_updates: int, merge: bool, stop) -> list:
     claim, decl = bl.claim, bl.decl
     inst = np.arange(bl.B, dtype=np.int64)
-    env0 = _env({**{k: (lambda v=v: v) for k, v in bl.dconsts.items()}, **bl.init})
+    env0 = _env({**bl.constants(inst), **bl.init})
     state = {name: _eval(c.tree, env0, bl.B) for name, c in decl.state}
     for q in state.values():
         bl.exact(inst[_off(q)])
@@ -299,7 +297,7 @@ def _walk(bl: _Block, max_updates: int, merge: bool, stop) -> list:
         if not len(inst):
             break
         R = len(inst)
-        base = {**{k: (lambda v=v: _take(v, inst)) for k, v in bl.dconsts.items()}, **state, "k": A.const(Fraction(depth), R)}
+        base = {**bl.constants(inst), **state, "k": A.const(Fraction(depth), R)}
         scores, outs, take = _decide(bl, inst, base, R)
         ended = ~take.any(axis=1)
         if claim.when == "end" and ended.any():
@@ -339,8 +337,8 @@ def _decide(bl, inst, base, R):
         s = _eval(decl.score.tree, _env({**base, "x": x}), R)
         sg = np.sign(s.n).astype(np.int64)
         out = np.where(sg == 0, bl.tie[inst], sg)
-        y = _ints_q(bl.y[inst, i])
-        m = _eval(decl.mistake.tree, _env({**base, "y": y, "score": s, "out": _ints_q(out)}), R)
+        y = integers(bl.y[inst, i])
+        m = _eval(decl.mistake.tree, _env({**base, "y": y, "score": s, "out": integers(out)}), R)
         bl.exact(inst[_off(s) | ~_decided(m)])
         scores.append(s)
         outs.append(out)
@@ -354,39 +352,25 @@ def _children(bl, inst, state, sumsq, path, scores, outs, rr, ii, depth, merge):
     claim, decl = bl.claim, bl.decl
     C = len(rr)
     ci = inst[rr]
-    x = _ints_q(bl.X[ci, ii])
-    score = _pick(scores, rr, ii)
-    out = outs[rr, ii]
-    step = {**{k: (lambda v=v: _take(v, ci)) for k, v in bl.dconsts.items()}, **{k: _take(v, rr) for k, v in state.items()}}
-    step.update({"x": x, "y": _ints_q(bl.y[ci, ii]), "score": score, "out": _ints_q(out),
-                 "t": A.const(Fraction(depth + 1), C), "i": _ints_q(ii), "k": A.const(Fraction(depth), C)})
-    env = _env(step)
-    new = {name: _take(v, rr) for name, v in state.items()}
+    x = integers(bl.X[ci, ii])
+    score = _take(A.stack(scores), (rr, ii))  # each row's score of the point it updates on
+    parent = {name: _take(v, rr) for name, v in state.items()}
+    psumsq = _take(sumsq, rr)
+    visit = {"x": x, "y": integers(bl.y[ci, ii]), "score": score, "out": integers(outs[rr, ii]),
+             "t": A.const(Fraction(depth + 1), C), "i": integers(ii)}
+    env = _env({**bl.constants(ci), **parent, **visit, "k": A.const(Fraction(depth), C)})
+    new = dict(parent)
     for name, c in decl.update:
         new[name] = _eval(c.tree, env, C)
     for q in new.values():
         bl.exact(ci[_off(q)])
-    sq = A.add(_take(sumsq, rr), A.dot(x, x))
+    sq = A.add(psumsq, A.dot(x, x))
     p2 = np.concatenate([path[rr], ii[:, None]], axis=1)
     if claim.when == "update":
-        vals = _run_values(new, sq, depth + 1, C)
-        vals.update({"t": A.const(Fraction(depth + 1), C), "i": _ints_q(ii), "x": x, "y": _ints_q(bl.y[ci, ii]),
-                     "score": score, "out": _ints_q(out)})
-        before = _run_values({name: _take(v, rr) for name, v in state.items()}, _take(sumsq, rr), depth, C)
-        _claim(bl, ci, vals, p2, depth + 1, before)
+        _claim(bl, ci, {**_run_values(new, sq, depth + 1, C), **visit}, p2, depth + 1, _run_values(parent, psumsq, depth, C))
     # states reached again merged, unless the claim reads the past (two orders to one state have different ones)
     keep = _first_of_each(ci, new, sq) if merge and not _reads_prev(claim) else np.arange(C)
     return ci[keep], {k: _take(v, keep) for k, v in new.items()}, _take(sq, keep), p2[keep]
-
-
-def _pick(qs, rr, ii) -> Q:
-    """Scalar Q per point (each (R,)), picked at (rr, ii)."""
-    n = np.stack([q.n.astype(object) if any(p.n.dtype == object for p in qs) else q.n for q in qs], axis=1)
-    d = np.stack([q.d.astype(object) if any(p.d.dtype == object for p in qs) else q.d for q in qs], axis=1)
-    r = np.stack([q.r for q in qs], axis=1)
-    bad = np.stack([q.bad for q in qs], axis=1)
-    undef = np.stack([q.undef for q in qs], axis=1)
-    return Q(n[rr, ii], d[rr, ii], r[rr, ii], bad[rr, ii], undef[rr, ii])
 
 
 def _run_values(state: dict, sumsq, k: int, m: int) -> dict:
@@ -403,7 +387,7 @@ def _end(bl, inst, state, sumsq, path, depth):
     visit per update, as DeclaredWalker's runs), the run's counts."""
     m = len(inst)
     kq = A.const(Fraction(depth), m)
-    env = _env({**{k: (lambda v=v: _take(v, inst)) for k, v in bl.dconsts.items()}, **state, "k": kq, "t": kq,
+    env = _env({**bl.constants(inst), **state, "k": kq, "t": kq,
                 "epochs": kq})
     vals = _run_values(state, sumsq, depth, m)
     for name, c in bl.decl.outputs:
@@ -426,6 +410,8 @@ def _claim(bl, inst, vals: dict, path, depth, before=None):
     E = len(er)
     if E == 0:
         return
+    if E > MAX_ROWS:  # (an end claim's rows at depth 0: every instance of the block, times its separators)
+        raise _TooBig
     lazy = Lazy()
     names = set(claim.compiled.names) | (set(claim.given.names) if claim.given is not None else set()) | {"R"}
     for nm in names - set(vals):
@@ -439,7 +425,7 @@ def _claim(bl, inst, vals: dict, path, depth, before=None):
         for i in range(bl.n):
             pv = of.child()
             pv.put("x", lambda i=i: _take(bl.rows[i], inst[er]))
-            pv.put("y", lambda i=i: _ints_q(bl.y[inst[er], i]))
+            pv.put("y", lambda i=i: integers(bl.y[inst[er], i]))
             with_hats(pv, A)
             envs.append(BatchEnv(pv, E))
         return envs

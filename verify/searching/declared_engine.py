@@ -27,7 +27,7 @@ from perceptron._interval import IntervalError
 from perceptron._numbers import format_rational
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT
-from verify.language.assumptions import STRICT_MARGIN, met_on_data
+from verify.language.assumptions import STRICT_MARGIN, met_on_data, tested_on_data
 from verify.language.expr import MAX_PREV
 from verify.language.scalar import ClaimTally, Env, eval_claim
 from verify.numbers import exact as X
@@ -49,8 +49,6 @@ __all__ = ["search_declared", "walked_in_blocks", "declared_settings", "is_decla
 MAX_SEEN = 1_000_000
 #: Datasets made at once by the block walk's enumeration (their arrays: a few int64 per point).
 CHUNK_DATASETS = 4096
-#: Arrays of no dataset (to ask met_on_data whether every assumption of a claim has a test of arrays).
-_EMPTY = (np.zeros((0, 1, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.int64), 1, np.zeros(0, dtype=bool))
 #: Whether runs under order any are walked in blocks (verify.searching.declared_batch); the exact
 #: depth-first walk alone when not (the tests compare the two).
 BATCH = True
@@ -259,7 +257,7 @@ class DeclaredWalker(Walker):
         assumptions that read the data at once: met_on_data), in the order of Walker.enumerate, each
         run setting's instance collected for the block walk; the other walks as Walker.enumerate."""
         if not self.batch or (self.need_sep and self.dom.separators == "best" and self.bias) or self.reads_cert or \
-                met_on_data(self.claim, *_EMPTY) is None:  # (the best separator with a bias: the exact widest, one QP each)
+                not tested_on_data(self.claim):  # (the best separator with a bias: the exact widest, one QP each)
             return super().enumerate()
         P, L = point_list(self.dom.dim, self.dom.box, False)
         P, L = np.asarray(P, dtype=np.int64), np.asarray(L, dtype=np.int64)
