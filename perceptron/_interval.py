@@ -16,7 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["TRUE", "FALSE", "UNDECIDED", "UNDEFINED", "ieval", "point", "IntervalError", "Intervals", "WatchedIntervals"]
+__all__ = ["TRUE", "FALSE", "UNDECIDED", "UNDEFINED", "ieval", "ieval_distinct", "point", "IntervalError", "Intervals",
+           "WatchedIntervals"]
 
 TRUE, FALSE, UNDECIDED = 1, 0, -1
 #: A condition on an undefined value (a division by zero): only an exact arithmetic says so,
@@ -229,6 +230,24 @@ class Intervals:
         remembers where they may be)."""
         return np.zeros(len(v[0]), dtype=bool)
 
+    @staticmethod
+    def key(v, m: int):
+        """The value's rows as int64 columns (its bounds' bits: equal bits, equal intervals), or
+        None when it is not one row per candidate."""
+        if not (isinstance(v, tuple) and len(v) == 2 and all(isinstance(a, np.ndarray) and a.dtype == np.float64
+                                                              and a.ndim in (1, 2) and len(a) == m for a in v)):
+            return None
+        return [np.ascontiguousarray(a).view(np.int64).reshape(m, -1) for a in (v[:1] if v[0] is v[1] else v)]
+
+    @staticmethod
+    def take(v, rows):
+        return v[0][rows], v[1][rows]
+
+    @classmethod
+    def sized(cls, m: int):
+        """The arithmetic for ``m`` rows (one without per-row state serves any number)."""
+        return cls
+
 
 class WatchedIntervals(Intervals):
     """The interval arithmetic, remembering the rows (``doubt``) where a value may be undefined: a
@@ -239,6 +258,14 @@ class WatchedIntervals(Intervals):
 
     def __init__(self, m: int):
         self.doubt = np.zeros(m, dtype=bool)
+
+    def sized(self, m: int):
+        return WatchedIntervals(m)
+
+    def absorb(self, other, rows):
+        """The doubt of ``other``, computed on some rows, spread back to ours (``rows``: the row of
+        other's that each of ours is)."""
+        self.doubt |= other.doubt[rows]
 
     def _mark(self, rows):
         rows = np.asarray(rows)
@@ -265,6 +292,90 @@ def ieval(tree, env, m: int, arith=Intervals):
     Undefined operations (0/0, inf - inf) give NaN bounds, which compare as undecided."""
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         return _ieval(tree, env, m, arith)
+
+
+#: ieval_distinct computes the inner operations on the distinct rows only while there are at
+#: most this share of them (past it, finding them costs more than it saves).
+DISTINCT_SHARE = 0.5
+#: Odd 64-bit multipliers of the row hash that groups rows (a collision is caught: every row
+#: is compared with the one it is grouped with, and rows are then all evaluated).
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93],
+                dtype=np.uint64)
+
+
+def _leaves(tree, out: list) -> list:
+    """The subtrees that read the candidates (names, earlier states, aggregates over the
+    points), outermost, in order: the rest of the tree is arithmetic on their values."""
+    op = tree[0]
+    if op in ("name", "prev", "agg"):
+        out.append(tree)
+    elif op in ("neg", "not", "pow"):
+        _leaves(tree[1], out)
+    elif op == "bin":
+        _leaves(tree[2], out)
+        _leaves(tree[3], out)
+    elif op in ("cmp", "call"):
+        for t in tree[2]:
+            _leaves(t, out)
+    elif op == "if":
+        for t in tree[1:4]:
+            _leaves(t, out)
+    elif op in ("and", "or"):
+        for t in tree[1]:
+            _leaves(t, out)
+    return out
+
+
+def _distinct_rows(cols, m: int):
+    """(first, inverse): one row of each distinct row of the int64 columns ``cols`` and, for
+    every row, the index of its distinct row in ``first``; None when the hash grouped two
+    different rows (then the caller evaluates every row)."""
+    h = np.zeros(m, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j, c in enumerate(cols):  # (a double's low bits are often zero: fold its high half down first)
+            x = c.view(np.uint64)
+            h = (h ^ x ^ (x >> np.uint64(32))) * _MIX[j % len(_MIX)]
+            h ^= h >> np.uint64(29)
+    order = np.argsort(h)
+    hs = h[order]
+    new = np.empty(m, dtype=bool)
+    new[0] = True
+    np.not_equal(hs[1:], hs[:-1], out=new[1:])
+    first = order[new]
+    inverse = np.empty(m, dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    rep = first[inverse]
+    if not all(np.array_equal(c[rep], c) for c in cols):
+        return None
+    return first, inverse
+
+
+def ieval_distinct(tree, env, m: int, arith):
+    """``ieval`` of a condition, with its arithmetic computed once per distinct row of the values
+    it reads: the leaves (names, earlier states, aggregates) are evaluated on every row, then the
+    rows whose leaves are the same bits (or the same exact numbers) share one evaluation of the
+    rest, which is a function of them alone.  The answer is ``ieval``'s, row for row."""
+    if not _is_condition(tree):
+        return ieval(tree, env, m, arith)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        known = {id(t): _ieval(t, env, m, arith) for t in _leaves(tree, [])}
+        cols = []
+        for v in known.values():
+            got = [v.astype(np.int64).reshape(m, -1)] if isinstance(v, np.ndarray) and v.shape == (m,) \
+                else arith.key(v, m)
+            if got is None:
+                return _ieval(tree, env, m, arith, known)
+            cols += [c[:, j] for c in got for j in range(c.shape[1])]
+        rows = _distinct_rows(cols, m) if cols and m > 1 else None
+        if rows is None or len(rows[0]) > DISTINCT_SHARE * m:
+            return _ieval(tree, env, m, arith, known)
+        first, inverse = rows
+        inner = arith.sized(len(first))
+        res = _ieval(tree, None, len(first), inner,
+                     {k: (v[first] if isinstance(v, np.ndarray) else arith.take(v, first)) for k, v in known.items()})
+        if inner is not arith:
+            arith.absorb(inner, inverse)
+        return res[inverse]
 
 
 def _icmp(tree, vals, m: int, A):
@@ -318,18 +429,21 @@ def _icall(name: str, args, A):
     return None
 
 
-def _ieval(tree, env, m: int, A):
+def _ieval(tree, env, m: int, A, known=None):
+    """(``known``: values already computed, by the id of their subtree: see ieval_distinct.)"""
+    if known is not None and id(tree) in known:
+        return known[id(tree)]
     op = tree[0]
     if op == "num":
         return A.const(tree[1], m)
     if op == "name":
         return env.get(tree[1])
     if op == "neg":
-        return A.neg(_ieval(tree[1], env, m, A))
+        return A.neg(_ieval(tree[1], env, m, A, known))
     if op == "not":
-        return _not(_ieval(tree[1], env, m, A))
+        return _not(_ieval(tree[1], env, m, A, known))
     if op == "bin":
-        a, b = _ieval(tree[2], env, m, A), _ieval(tree[3], env, m, A)
+        a, b = _ieval(tree[2], env, m, A, known), _ieval(tree[3], env, m, A, known)
         o = tree[1]
         va, vb = A.is_vec(a), A.is_vec(b)
         if o == "+":
@@ -345,7 +459,7 @@ def _ieval(tree, env, m: int, A):
         if o == "/":
             return A.scale(A.div, a, b) if va else A.div(a, b)
     if op == "pow":
-        a, e = _ieval(tree[1], env, m, A), tree[2]
+        a, e = _ieval(tree[1], env, m, A, known), tree[2]
         if e < 0:
             a, e = A.div(A.const(Fraction(1), m), a), -e
         if e == 2:
@@ -355,9 +469,9 @@ def _ieval(tree, env, m: int, A):
             out = A.mul(out, a)
         return out
     if op == "cmp":
-        return _icmp(tree, [_ieval(p, env, m, A) for p in tree[2]], m, A)
+        return _icmp(tree, [_ieval(p, env, m, A, known) for p in tree[2]], m, A)
     if op == "if":  # a if c else b: the branch c picks, row by row
-        c, a, b = (_ieval(t, env, m, A) for t in tree[1:4])
+        c, a, b = (_ieval(t, env, m, A, known) for t in tree[1:4])
         if _is_condition(tree[2]):
             agree = (a == b) & ((a == TRUE) | (a == FALSE))
             return np.where(c == TRUE, a, np.where(c == FALSE, b, np.where(c == UNDEFINED, UNDEFINED,
@@ -366,10 +480,10 @@ def _ieval(tree, env, m: int, A):
     if op in ("and", "or"):
         res = np.full(m, TRUE if op == "and" else FALSE)
         for t in tree[1]:
-            res = (_and if op == "and" else _or)(res, _ieval(t, env, m, A))
+            res = (_and if op == "and" else _or)(res, _ieval(t, env, m, A, known))
         return res
     if op == "prev":
-        return _ieval(tree[1], env.prev(tree[2]), m, A)
+        return _ieval(tree[1], env.prev(tree[2]), m, A)  # (another state: nothing known of it)
     if op == "agg":
         name, sub_ = tree[1], tree[2]
         vals = [_ieval(sub_, pe, m, A) for pe in env.points()]
@@ -385,7 +499,7 @@ def _ieval(tree, env, m: int, A):
             return acc
         return A.extreme(name[:3], vals)
     if op == "call":
-        got = _icall(tree[1], [_ieval(a, env, m, A) for a in tree[2]], A)
+        got = _icall(tree[1], [_ieval(a, env, m, A, known) for a in tree[2]], A)
         if got is not None:
             return got
     raise IntervalError(f"{op} {tree[1] if len(tree) > 1 else ''} is not screened by intervals")

@@ -160,3 +160,42 @@ def test_a_conditional_is_screened_by_both_arithmetics():
     vec = R.choose(np.array([TRUE, FALSE, UNDECIDED]), R.stack([integers([1, 2, 3]), integers([4, 5, 6])]),
                    R.stack([integers([7, 8, 9]), integers([0, 0, 0])]))
     assert [list(map(int, vec.n[:, 0])), list(vec.bad[:, 1])] == [[1, 8, 9], [False, False, True]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_rows_give_ieval_row_for_row(seed):
+    """The screens compute a claim's arithmetic once per distinct row of the values it reads
+    (perceptron._interval.ieval_distinct): the answer is ieval's, row for row, in the interval,
+    watched-interval (with the rows it doubts) and exact arithmetics, on rows that repeat and
+    rows that divide by zero or take the root of a negative number."""
+    from perceptron._interval import Intervals, WatchedIntervals, ieval_distinct, point
+    from verify.language.expr import compile_expr
+
+    rng = np.random.default_rng(seed)
+    names = {"a": "scalar", "z": "scalar", "v": "vector"}
+    trees = [compile_expr(s, names).tree for s in (
+        "a / z >= 1 or sqrt(z) < a", "norm2(v + a*v) <= a*a*z", "(a / z if z != 0 else a) == 2 and dot(v, v) > z",
+        "not (a == z) and a != 0")]
+    m = 400
+    a = rng.integers(-3, 4, m)
+    z = rng.integers(-2, 3, m)
+    v = rng.integers(-2, 3, (m, 2))
+    for tree in trees:
+        exact_env = _Env({"a": integers(a), "z": integers(z), "v": integers(v)})
+        assert list(ieval_distinct(tree, exact_env, m, R)) == list(ieval(tree, exact_env, m, R))
+        fenv = _Env({"a": point(a), "z": point(z), "v": point(v.astype(float))})
+        assert list(ieval_distinct(tree, fenv, m, Intervals)) == list(ieval(tree, fenv, m, Intervals))
+        w1, w2 = WatchedIntervals(m), WatchedIntervals(m)
+        assert list(ieval_distinct(tree, fenv, m, w1)) == list(ieval(tree, fenv, m, w2))
+        assert (w1.doubt == w2.doubt).all()
+    # rows that repeat (at most 2 * 2 * 4 distinct of 400): the distinct path is taken, not the fallback
+    a, z, v = a % 2, z % 2, v % 2
+    calls = []
+    real = R.take
+    try:
+        R.take = staticmethod(lambda q, rows: calls.append(len(rows)) or real(q, rows))
+        env = _Env({"a": integers(a), "z": integers(z), "v": integers(v)})
+        assert list(ieval_distinct(trees[1], env, m, R)) == list(ieval(trees[1], env, m, R))
+    finally:
+        R.take = staticmethod(real)
+    assert calls and max(calls) <= 16

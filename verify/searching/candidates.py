@@ -38,8 +38,7 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
     L, S = en.L, en.S
     X, Y = inst["X"][ins], inst["Y"][ins]
     vals = Lazy()
-    vals.put("R2", lambda: A.over(inst["R2"][ins], L * L))
-    vals.put("R", lambda: A.sqrt(vals["R2"]))
+    _instance_quantities(vals, en, inst, ins, A)
     vals.put("eta", lambda: A.const(en.eta, m))
     vals.put("n", lambda: A.over(np.full(m, X.shape[1]), 1))
     vals.put("d", lambda: A.over(np.full(m, X.shape[2]), 1))
@@ -51,9 +50,6 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
             num, den = inst[key][ins], inst["D:" + key[2:]][ins]
             vals.put(key[2:], lambda num=num, den=den: A.over(num, 1) if num.ndim == 2 else
                      A.div(A.over(num, 1), A.over(den, 1)))
-    if inst["V"] is not None:
-        separator_quantities(vals, inst["V"][ins], inst["C"][ins], inst["M"][ins], m, L, A,
-                             STRICT_MARGIN in en.claim.assume)
     prevs = {}
     if state is not None:
         _run_state(vals, state, depth, m, L, S, A, end=en.claim.when == "end")
@@ -99,6 +95,52 @@ def quantities(en, inst, ins, state, edge, depth, A=I.Intervals):
         return pts
 
     return BatchEnv(vals, m, prevs, points)
+
+
+def _instance_quantities(vals, en, inst, ins, A):
+    """R, R2 and the separator's quantities, which belong to the instance and not to the run's
+    state: computed once per distinct instance of ``ins`` (a block's candidates are many states
+    of few instances), then given to each row."""
+    got = {}
+
+    def rows():  # (the distinct instances, each row's index among them), when a name asks
+        if not got:
+            if len(ins) > 1 and (ins[1:] >= ins[:-1]).all():  # the walk keeps its states in instance order
+                new = np.empty(len(ins), dtype=bool)
+                new[0] = True
+                np.not_equal(ins[1:], ins[:-1], out=new[1:])
+                got["u"], got["inv"] = ins[new], np.cumsum(new) - 1
+            else:
+                got["u"], got["inv"] = np.unique(ins, return_inverse=True)
+            got["A"] = A.sized(len(got["u"]))
+            iv = got["iv"] = Lazy()
+            u, Ak = got["u"], got["A"]
+            iv.put("R2", lambda: Ak.over(inst["R2"][u], L * L))
+            iv.put("R", lambda: Ak.sqrt(iv["R2"]))
+            if inst["V"] is not None:
+                separator_quantities(iv, inst["V"][u], inst["C"][u], inst["M"][u], len(u), L, Ak,
+                                     STRICT_MARGIN in en.claim.assume)
+        return got
+
+    def given(name):
+        g = rows()
+        v = A.take(g["iv"][name], g["inv"])
+        if g["A"] is not A:  # a value that may be undefined on an instance may be on each of its rows
+            A.absorb(g["A"], g["inv"])
+        return v
+
+    L = en.L
+    names = ["R2", "R"]
+    if inst["V"] is not None:  # the names separator_quantities gives (its thunks, none computed)
+        names += list(_thunks_of(separator_quantities))
+    for name in names:
+        vals.put(name, lambda name=name: given(name))
+
+
+def _thunks_of(put) -> tuple:
+    probe = Lazy()
+    put(probe, None, None, None, 0, 1, I.Intervals)
+    return tuple(probe.thunks)
 
 
 def separator_quantities(vals, V, C, Mg, m, L, A, strict=False):

@@ -45,6 +45,8 @@ __all__ = ["Enumerator", "ShardResult", "Budget", "BLOCK_DATASETS", "row_bytes"]
 #: Rows the interval screen is tried on before it is dropped for a claim it decides under 2% of
 #: (an equality it cannot certify): a deterministic rule, so results do not depend on timing.
 SCREEN_TRIAL = 2000
+#: A run's updates, as the indices of the points taken (a domain has at most 12: LIMITS["points"]).
+PATH_DTYPE = np.int16
 #: Datasets generated at a time in a shard (the block's arrays are a few int64 values per
 #: dataset, point and coordinate).
 BLOCK_DATASETS = 4096
@@ -341,7 +343,7 @@ class Enumerator(VisitOrders):
               "t": np.zeros(M, dtype=np.int64),  # visits made (deterministic orders)
               # the pocket: its weights, the run of correct visits they had, the fewest errors of any w held
               "wp": inst["W0"] * self.S, "runp": np.zeros(M, dtype=np.int64), "minerr": np.full(M, X.shape[1] + 1),
-              "path": np.zeros((M, 0), dtype=np.int64), "hist": []}
+              "path": np.zeros((M, 0), dtype=PATH_DTYPE), "hist": []}
         end, visit, upd = self.claim.when == "end", self.claim.when == "visit", self.claim.when == "update"
         if ends is not None:
             end, visit, upd = True, False, False
@@ -377,12 +379,12 @@ class Enumerator(VisitOrders):
             coef = p * (y - o) if f == 2 else p * y  # W += S eta y x = p f y x (or p (y - out) x)
             new = {"inst": ins, "w": w_prev + coef[:, None] * x,
                    "b": b_prev + (coef * eta_b[ins] if eta_b is not None else 0),  # B += S eta y R^2 = p y R^2
-                   "sumsq": st["sumsq"][si] + (x * x).sum(axis=1),
+                   "sumsq": st["sumsq"][si] + np.einsum("md,md->m", x, x),
                    **self._after(order, vpos, vep, vsm, X.shape[1]),
                    "t": st["t"][si] + (pi + 1 if order == "first" else 1 if order in ("max-violation", "sequence") else
                                        (vep - st["ep"][si]) * X.shape[1] + vpos - st["pos"][si] + 1),
                    **(self._pocket(st, si, mist, Xi, Yi, order, vep, vpos, pi) if self.var.pocket else {}),
-                   "path": np.hstack([st["path"][si], pi[:, None]]),
+                   "path": np.hstack([st["path"][si], pi[:, None].astype(PATH_DTYPE)]),
                    "hist": ([(h[0][si], h[1][si], h[2], h[3][si]) for h in st["hist"]]
                             + [(w_prev, b_prev, depth - 1, st["sumsq"][si])])[-max(self.prev_depth, 1):]}
             if upd:
@@ -547,7 +549,7 @@ class Enumerator(VisitOrders):
             if arith is I.Intervals:  # a row where a value may be undefined is decided exactly
                 arith = I.WatchedIntervals(len(ins))
             env = quantities(self, inst, ins, state, edge, depth, arith)
-            res = I.ieval(self.claim.compiled.tree, env, len(ins), arith)
+            res = I.ieval_distinct(self.claim.compiled.tree, env, len(ins), arith)
             return np.where(arith.doubt, I.UNDECIDED, res) if isinstance(arith, I.WatchedIntervals) else res
         except (I.IntervalError, IndexError, ValueError, ArithmeticError):
             return np.full(len(ins), I.UNDECIDED)

@@ -272,6 +272,22 @@ class Radicals:
         return Q(q, one, one, a.bad | (a.r != 1), a.undef)
 
     @staticmethod
+    def key(v, m: int):
+        """The value's rows as int64 columns (its exact form: equal columns, equal numbers), or None
+        when it is not one row per candidate or holds Python integers."""
+        if not isinstance(v, Q) or v.n.dtype == object or v.d.dtype == object or v.r.dtype == object or len(v.n) != m:
+            return None
+        return [a.astype(np.int64, copy=False).reshape(m, -1) for a in (v.n, v.d, v.r, v.bad, v.undef)]
+
+    @staticmethod
+    def take(v: Q, rows) -> Q:
+        return Q(v.n[rows], v.d[rows], v.r[rows], v.bad[rows], v.undef[rows])
+
+    @classmethod
+    def sized(cls, m: int):
+        return cls
+
+    @staticmethod
     def undefined(v: Q):
         """Rows where the value is undefined (a division by zero, the root of a negative number)."""
         return v.undef.reshape(len(v.undef), -1).any(axis=1) if v.undef.ndim > 1 else v.undef
