@@ -340,7 +340,7 @@ def test_folded_and_unfolded_searches_agree(monkeypatch):
     dom = Domain(points=2, dim=2, box=2, max_updates=4, sep_box=2)
     cases = [claims["000.iterations"], claims["000.denominator.bound"], planted["planted.no-square"]]
     folded = [search(c, dom, engine="enumerate", timeout=60) for c in cases]
-    assert any(r.domain["datasets"].endswith("label-symmetric)") for r in folded)
+    assert any("label-symmetric)" in r.domain["datasets"] for r in folded)
     monkeypatch.setattr(D, "label_symmetric", lambda *a, **k: False)
     monkeypatch.setattr(E, "label_symmetric", lambda *a, **k: False)
     unfolded = [search(c, dom, engine="enumerate", timeout=120) for c in cases]

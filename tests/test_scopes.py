@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from verify.searching.scopes import DEPTHS, LADDER, Scope, foreseen
+from verify.searching.scopes import DEPTHS, LADDER, OVERRUN, Scope, deepen, foreseen, growth
 
 #: "on two points the perceptron makes at most four mistakes": false (the points (-1, 0) and
 #: (1, -1), both +1, take five updates from w = 0), and no corpus dataset has two points.
@@ -63,6 +63,49 @@ def test_the_ladder_grows_and_the_budgets_grow_tenfold():
     assert foreseen(1000, Scope(2, 2, 4, 3), Scope(2, 2, 10, 3)) == 1000
 
 
+def test_the_foresight_measures_how_the_candidates_grew():
+    """A scope is foreseen from the last step that grew the same thing (points, or the box): its
+    candidates grew 8 times where its datasets grew ``d``, so 8/d of the datasets' ratio."""
+    s114, s214, s224, s2210, s3210 = Scope(1, 1, 4, 3), Scope(2, 1, 4, 3), Scope(2, 2, 4, 3), Scope(2, 2, 10, 3), \
+        Scope(3, 2, 10, 3)
+    d = foreseen(30, s114, s214) / 30  # the datasets' ratio of one more point
+    done = [(30, s114), (240, s214), (1000, s224), (1100, s2210)]
+    assert growth(done, s3210, False) == pytest.approx(8 / d)
+    assert growth(done, Scope(2, 3, 10, 3), False) == pytest.approx((1000 / 240) / (foreseen(240, s214, s224) / 240))
+    assert growth(done[:1], s214, False) is None  # nothing measured yet
+    assert foreseen(1100, s2210, s3210, False, 8 / d) == pytest.approx(foreseen(1100, s2210, s3210) * 8 / d, rel=1e-6)
+
+
+def test_a_scope_past_its_foresight_is_stopped_there_as_probed():
+    """A scope started on a measured foresight that takes more than OVERRUN times it stops there
+    (its candidates counted, 'probed'), and the rest of the budget is not spent on it."""
+    from types import SimpleNamespace
+
+    from verify.searching.domain import Domain
+    from verify.verdicts import Verdict
+
+    need = {(1, 1, 4): 30, (2, 1, 4): 240, (2, 2, 4): 1000, (2, 2, 10): 1100, (3, 2, 10): 10**9}
+    asked = {}
+
+    def fake_search(claim, dom, engine, timeout, max_exact, max_candidates):
+        key = (dom.points, dom.box, dom.max_updates)
+        asked[key] = max_candidates
+        if need.get(key, 10**9) > max_candidates:
+            return SimpleNamespace(verdict=Verdict.UNKNOWN, checked=max_candidates, domain={}, reason="unknown: limit reached")
+        return SimpleNamespace(verdict=Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, checked=need[key], domain={"n": key},
+                               reason="")
+
+    got = deepen(SimpleNamespace(when="update"), Domain(points=1, dim=2, box=1, max_updates=4), 2, fake_search, 60)
+    last = got.scopes[-1]
+    ahead = foreseen(1100, Scope(2, 2, 10, 3), Scope(3, 2, 10, 3), False, growth(
+        [(30, Scope(1, 1, 4, 3)), (240, Scope(2, 1, 4, 3)), (1000, Scope(2, 2, 4, 3)), (1100, Scope(2, 2, 10, 3))],
+        Scope(3, 2, 10, 3), False))
+    assert (last["points"], last["box"], last["max_updates"]) == (3, 2, 10) and last["verdict"] == "probed"
+    assert asked[(3, 2, 10)] == -(-OVERRUN * ahead // 1) < DEPTHS[2].candidates - 2370
+    assert "more than 3 x that" in last["reason"]
+    assert (got.scopes[-2]["points"], got.scopes[-2]["max_updates"]) == (2, 10)
+
+
 def test_a_claim_false_only_past_four_updates_is_refuted_by_the_default_audit(tmp_path):
     """Refuted by the default audit, with a replay command that reproduces the counterexample;
     the old single domain (kept as [tool.proof-audit.search]) does not refute it."""
@@ -97,7 +140,12 @@ def test_a_claim_false_only_past_four_updates_is_refuted_by_the_default_audit(tm
 def test_results_are_the_same_for_one_and_two_workers_and_depth_is_asked_for(tmp_path):
     """The budget counts candidates, not seconds: one worker or two, the same bytes; --depth 1
     searches less deep than the default, and the depth is in results.json's corpus."""
-    (tmp_path / "c.toml").write_text(FIVE.replace('expect = "holds"\n', 'expect = "refuted"\n', 1))
+    # p.norm for every w0 and eta: a search whose scopes the depth's budget decides
+    any_run = FIVE.replace('expect = "holds"\n', 'expect = "refuted"\n', 1).replace(
+        'expr = "norm2(w) <= norm2(prev(w)) + R2"\nvariants = ["rosenblatt"]\nassume = ["w0_zero", "eta_one"]',
+        'expr = "norm2(w) <= norm2(prev(w)) + eta*eta*R2"\nvariants = ["rosenblatt"]\nassume = []')
+    assert "eta*eta*R2" in any_run
+    (tmp_path / "c.toml").write_text(any_run)
     (tmp_path / "n.md").write_text("# n\n")
     outs = []
     for jobs in ("1", "2"):

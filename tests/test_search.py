@@ -306,10 +306,10 @@ def test_visits_the_search_evaluates_are_the_learners(order, tmp_path, monkeypat
     K = 4
     dom = Domain(points=3, dim=2, box=1, max_updates=K, order=order, etas=("1",), w0_box=0, sign0s=(0,))
     search(claim, dom, engine="enumerate", timeout=120, widen=False)
-    assert len(seen) > 500
+    assert len(seen) > 100  # (one dataset of each orbit of the grid's rotations and reflections)
     rng = np.random.default_rng(5)
     keys = list(seen)
-    for idx in rng.choice(len(keys), size=150, replace=False):
+    for idx in rng.choice(len(keys), size=min(150, len(keys)), replace=False):
         X, Y = keys[idx]
         rec = MemoryTrace()
         train(from_rows("d", [list(p) for p in X], list(Y)), Params(order=order), rec)

@@ -49,6 +49,15 @@ variants = ["rosenblatt"]
 expect = "refuted"
 
 [[claim]]
+id = "sym.norm-step"
+section = "s"
+statement = "|w|^2 grows by at most eta^2 R^2 an update, from any w0"
+expr = "norm2(w) <= norm2(prev(w)) + eta*eta*R2"
+when = "update"
+variants = ["rosenblatt"]
+expect = "holds"
+
+[[claim]]
 id = "sym.first-coordinate"
 section = "s"
 statement = "the first weight ends non-negative (false: it depends on which way the data points)"
@@ -98,6 +107,25 @@ def test_the_same_verdicts_with_fewer_candidates(claims, monkeypatch):
         assert reduced.verdict == want, (cid, reduced.to_json())
         if reduced.verdict != Verdict.REFUTED:
             assert reduced.checked * 4 < whole.checked, (cid, reduced.checked, whole.checked)
+
+
+def test_in_the_audits_domain_a_claim_that_reads_no_separator_is_reduced(claims, monkeypatch):
+    """The audit's domain takes one separator of each dataset ("best"), whose ties need not map
+    onto each other: a claim that reads it is searched whole, one that reads no separator is
+    reduced to one dataset of each orbit, with the same verdicts."""
+    best = Domain(points=2, dim=2, box=2, max_updates=6, sep_box=3)
+    assert best.separators == "best" and not rotation_symmetric(claims["sym.bound"], best)
+    for cid in ("sym.growth", "sym.norm-step"):
+        assert rotation_symmetric(claims[cid], best)
+        reduced = search(claims[cid], best, engine="enumerate", timeout=120)
+        with monkeypatch.context() as m:
+            m.setattr(enumeration, "rotation_symmetric", lambda c, d: False)
+            whole = search(claims[cid], best, engine="enumerate", timeout=120)
+        assert reduced.verdict == whole.verdict, cid
+        assert "rotations or reflections" in reduced.to_json()["domain"]["text"]
+        if reduced.verdict != Verdict.REFUTED:
+            assert reduced.checked * 4 < whole.checked, (cid, reduced.checked, whole.checked)
+    assert reduced.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
 
 
 def test_a_claim_that_reads_a_coordinate_is_searched_whole(claims):

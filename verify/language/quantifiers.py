@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from perceptron.declared import variant_of
 from perceptron.variants import VARIANTS
-from verify.language.assumptions import ETA_LE_ONE, fixed
+from verify.language.assumptions import ETA_LE_ONE, SEPARABLE, fixed
 
 __all__ = ["quantifiers", "Coverage", "SEPARATOR_NAMES", "RUN_WHENS", "FREE_TYPES", "SEARCHABLE_VARIANTS", "PAIR_C"]
 
@@ -44,6 +44,16 @@ RUN_WHENS = ("visit", "update", "end")
 SEARCHABLE_VARIANTS = tuple(VARIANTS)
 #: Quantities that exist only relative to a separator.
 SEPARATOR_NAMES = frozenset({"w_opt", "b_opt", "gamma", "w_hat_opt", "v_opt", "c_opt", "m_opt"})
+
+
+def needs_separator(claim) -> bool:
+    """Whether a claim reads a dataset's separator: a quantity of one (SEPARATOR_NAMES), the name
+    ``separable``, or the assumption that the data are separable (a search then takes one
+    separator of each dataset)."""
+    return bool(set(claim.compiled.names) & SEPARATOR_NAMES) or "separable" in claim.compiled.names \
+        or SEPARABLE in claim.assume
+
+
 #: Types a free name may have, with the values the evidence draws them from (see verify.corpus.audit).
 FREE_TYPES = {
     "vector": "a vector of the dataset's dimension",

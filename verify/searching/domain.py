@@ -24,14 +24,16 @@ from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT, VARIANTS
 from verify.searching.orbits import ORBITS, rotation_symmetric
-from verify.language.quantifiers import SEARCHABLE_VARIANTS
+from verify.language import quantifiers
+from verify.language.quantifiers import SEARCHABLE_VARIANTS, needs_separator
 from verify.language.quantities import SWEEP_QUANTITIES
 from verify.language.assumptions import CONVERGED, KERNEL_LINEAR, NONSEPARABLE, NONTRIVIAL, SEPARABLE, narrowed
 
 __all__ = ["reads_certificate", "uncertified", "CERTIFIED_NAMES", "Domain", "SearchError", "domain_for", "widened_etas", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "widest_separator", "widest_arrays", "WIDEST_TEXT", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
 
-SEPARATOR_NAMES = {"w_opt", "b_opt", "gamma", "w_hat_opt", "separable", "v_opt", "c_opt", "m_opt"}
+#: What a search needs a separator for: its quantities, and the name ``separable``.
+SEPARATOR_NAMES = {*quantifiers.SEPARATOR_NAMES, "separable"}
 UNSUPPORTED_NAMES = {"gamma_lo", "gamma_hi", "last_sweep_mistakes"}
 #: What a deterministic order's runs define: where a visit is in its sweep and in the run, and the epochs.
 ORDER_NAMES = {"t", "epochs"} | set(SWEEP_QUANTITIES)
@@ -319,10 +321,6 @@ def first_length(claim) -> int:
     0 for visit claims (the first visits see w0), end claims (a run may converge before any
     update: w0 that separates, or sign(0) = the label) and dataset claims."""
     return 1 if claim.when == "update" else 0
-
-
-def needs_separator(claim) -> bool:
-    return bool(set(claim.compiled.names) & SEPARATOR_NAMES) or SEPARABLE in claim.assume
 
 
 #: What a claim reads of a dataset's certificate beside its separator (SEPARATOR_NAMES).

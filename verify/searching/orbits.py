@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from verify.language.quantifiers import needs_separator
+
 __all__ = ["ORBITS", "MAX_ORBIT_DIM", "reads_coordinates", "equivariant", "rotation_symmetric", "canonical"]
 
 #: What a search that takes one dataset of each orbit says of its datasets.
@@ -53,11 +55,12 @@ def rotation_symmetric(claim, dom) -> bool:
     the w0 box and the separator box onto themselves and commutes with every built-in variant
     (they read the points only through inner products), so a claim that also reads them only so
     has the same truth on every dataset of an orbit.  Not when the claim (or its premise) reads
-    a coordinate or a point's index (reads_coordinates), quantifies over free names, or picks one
-    separator of each dataset (its ties need not map onto each other); not on the unit circle;
-    in at most MAX_ORBIT_DIM dimensions."""
-    return not dom.unit and dom.dim <= MAX_ORBIT_DIM and not getattr(claim, "free", None) \
-        and dom.separators != "best" and claim.compiled is not None and not reads_coordinates(claim.compiled.tree) \
+    a coordinate or a point's index (reads_coordinates), quantifies over free names, or reads
+    the one separator the search picks of each dataset (its ties need not map onto each other; a
+    claim that reads no separator is searched with none); not on the unit circle; in at most
+    MAX_ORBIT_DIM dimensions."""
+    return not dom.unit and dom.dim <= MAX_ORBIT_DIM and not getattr(claim, "free", None) and claim.compiled is not None \
+        and (dom.separators != "best" or not needs_separator(claim)) and not reads_coordinates(claim.compiled.tree) \
         and not (claim.given is not None and reads_coordinates(claim.given.tree))
 
 
