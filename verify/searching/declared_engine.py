@@ -101,7 +101,7 @@ def describe(dom, decl, settings, engine, claim) -> dict:
         " (and b0 in the same range)" if decl.bias else "")
     d.update({
         "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1"
-                    + (ORBITS if engine == "enumerate" and rotation_symmetric(claim, dom) and equivariant(decl.name) else ""),
+                    + (ORBITS if engine == "enumerate" and rotation_symmetric(claim, dom, without_separator=False) and equivariant(decl.name) else ""),
         "runs": f"the declared variant {decl.name} (sha256 {decl.sha256[:16]}) with eta in {{{etas}}}, w0 = {w0}"
                 + (f", {params}" if params else "") + (f", sign(0) in {{{', '.join(map(str, dom.sign0s))}}}" if decl.sign0 is None else "")
                 + f", at most {dom.max_updates} updates, order {dom.order}"

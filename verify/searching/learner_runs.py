@@ -110,7 +110,7 @@ class Walker:
         self.ends = reads_run_end(claim)  # a run the bound cuts has not ended: nothing for this claim
         # one dataset of each orbit of the grid's rotations and reflections (verify.searching.domain.
         # rotation_symmetric), when the variant, built in or declared, reads no coordinate either
-        self.maps = symmetries(dom.dim, dom.box, False) if rotation_symmetric(claim, dom) and equivariant(variant) else ()
+        self.maps = symmetries(dom.dim, dom.box, False) if rotation_symmetric(claim, dom, without_separator=False) and equivariant(variant) else ()
 
     def search(self, eng, result, out_dir) -> dict:
         """Walk D with ``eng`` (enumerate or hypothesis); ``result(verdict, **fields)`` makes the
@@ -368,7 +368,7 @@ def search_kernels(claim, dom, engine, timeout, out_dir=None, max_exact=None) ->
     d = asdict(dom)
     d.update({
         "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1"
-                    + (ORBITS if eng == "enumerate" and rotation_symmetric(claim, dom) else ""),
+                    + (ORBITS if eng == "enumerate" and rotation_symmetric(claim, dom, without_separator=False) else ""),
         "runs": f"kernel with kernels {{{kernels}}} (rbf not searched: exp is irrational, its runs are float), eta in "
                 f"{{{', '.join(dom.etas)}}}, sign(0) in {{{', '.join(map(str, sign0s))}}}, alpha = 0 at the start, at most "
                 f"{dom.max_updates} updates, order {dom.order}; each candidate the learner's run, replayed with the claim (a run "
