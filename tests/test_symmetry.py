@@ -95,18 +95,25 @@ def test_the_orbits_cover_every_dataset_once():
         assert len(reps) < len(rows) / 4
 
 
+def _reduced_and_whole(claim, dom, monkeypatch):
+    """The search of one dataset of each orbit, and of every dataset: the same verdict, and (where
+    the whole domain was searched) a quarter of the candidates or fewer."""
+    assert rotation_symmetric(claim, dom)
+    reduced = search(claim, dom, engine="enumerate", timeout=120)
+    with monkeypatch.context() as m:
+        m.setattr(enumeration, "rotation_symmetric", lambda c, d: False)
+        whole = search(claim, dom, engine="enumerate", timeout=120)
+    assert reduced.verdict == whole.verdict, claim.id
+    if reduced.verdict != Verdict.REFUTED:
+        assert reduced.checked * 4 < whole.checked, (claim.id, reduced.checked, whole.checked)
+    return reduced
+
+
 def test_the_same_verdicts_with_fewer_candidates(claims, monkeypatch):
     for cid in ("sym.bound", "sym.wrong-bound", "sym.growth"):
-        assert rotation_symmetric(claims[cid], DOM)
-        reduced = search(claims[cid], DOM, engine="enumerate", timeout=120)
-        with monkeypatch.context() as m:
-            m.setattr(enumeration, "rotation_symmetric", lambda c, d: False)
-            whole = search(claims[cid], DOM, engine="enumerate", timeout=120)
-        assert reduced.verdict == whole.verdict, cid
+        reduced = _reduced_and_whole(claims[cid], DOM, monkeypatch)
         want = Verdict.REFUTED if claims[cid].expect == "refuted" else Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
         assert reduced.verdict == want, (cid, reduced.to_json())
-        if reduced.verdict != Verdict.REFUTED:
-            assert reduced.checked * 4 < whole.checked, (cid, reduced.checked, whole.checked)
 
 
 def test_in_the_audits_domain_a_claim_that_reads_no_separator_is_reduced(claims, monkeypatch):
@@ -116,15 +123,8 @@ def test_in_the_audits_domain_a_claim_that_reads_no_separator_is_reduced(claims,
     best = Domain(points=2, dim=2, box=2, max_updates=6, sep_box=3)
     assert best.separators == "best" and not rotation_symmetric(claims["sym.bound"], best)
     for cid in ("sym.growth", "sym.norm-step"):
-        assert rotation_symmetric(claims[cid], best)
-        reduced = search(claims[cid], best, engine="enumerate", timeout=120)
-        with monkeypatch.context() as m:
-            m.setattr(enumeration, "rotation_symmetric", lambda c, d: False)
-            whole = search(claims[cid], best, engine="enumerate", timeout=120)
-        assert reduced.verdict == whole.verdict, cid
+        reduced = _reduced_and_whole(claims[cid], best, monkeypatch)
         assert "rotations or reflections" in reduced.to_json()["domain"]["text"]
-        if reduced.verdict != Verdict.REFUTED:
-            assert reduced.checked * 4 < whole.checked, (cid, reduced.checked, whole.checked)
     assert reduced.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
     # the walks of a declared variant's or the learner's runs keep it whole (their budget counts an
     # end claim's evaluations, not the states walked: verify.searching.orbits.rotation_symmetric)
