@@ -323,6 +323,8 @@ def _leaves(tree, out: list) -> list:
     elif op in ("and", "or"):
         for t in tree[1]:
             _leaves(t, out)
+    elif op != "num":  # an operation this walk does not know: its parts are not found
+        raise IntervalError(f"{op} is not split into leaves")
     return out
 
 
@@ -355,10 +357,14 @@ def ieval_distinct(tree, env, m: int, arith):
     it reads: the leaves (names, earlier states, aggregates) are evaluated on every row, then the
     rows whose leaves are the same bits (or the same exact numbers) share one evaluation of the
     rest, which is a function of them alone.  The answer is ``ieval``'s, row for row."""
-    if not _is_condition(tree):
+    try:
+        leaves = _leaves(tree, []) if _is_condition(tree) else None
+    except IntervalError:
+        leaves = None
+    if leaves is None:
         return ieval(tree, env, m, arith)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        known = {id(t): _ieval(t, env, m, arith) for t in _leaves(tree, [])}
+        known = {id(t): _ieval(t, env, m, arith) for t in leaves}
         cols = []
         for v in known.values():
             got = [v.astype(np.int64).reshape(m, -1)] if isinstance(v, np.ndarray) and v.shape == (m,) \

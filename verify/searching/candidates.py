@@ -101,7 +101,7 @@ def _instance_quantities(vals, en, inst, ins, A):
     """R, R2 and the separator's quantities, which belong to the instance and not to the run's
     state: computed once per distinct instance of ``ins`` (a block's candidates are many states
     of few instances), then given to each row."""
-    got = {}
+    L, got = en.L, {}
 
     def rows():  # (the distinct instances, each row's index among them), when a name asks
         if not got:
@@ -129,18 +129,8 @@ def _instance_quantities(vals, en, inst, ins, A):
             A.absorb(g["A"], g["inv"])
         return v
 
-    L = en.L
-    names = ["R2", "R"]
-    if inst["V"] is not None:  # the names separator_quantities gives (its thunks, none computed)
-        names += list(_thunks_of(separator_quantities))
-    for name in names:
+    for name in ("R2", "R") + (SEPARATOR_QUANTITIES if inst["V"] is not None else ()):
         vals.put(name, lambda name=name: given(name))
-
-
-def _thunks_of(put) -> tuple:
-    probe = Lazy()
-    put(probe, None, None, None, 0, 1, I.Intervals)
-    return tuple(probe.thunks)
 
 
 def separator_quantities(vals, V, C, Mg, m, L, A, strict=False):
@@ -239,3 +229,14 @@ def with_hats(vals: Lazy, A):
     """w_hat = (w, b/R) and x_hat = (x, R), from the values of the same environment."""
     vals.put("w_hat", lambda: A.stack(A.columns(vals["w"]) + [A.div(vals["b"], vals["R"])]))
     vals.put("x_hat", lambda: A.stack(A.columns(vals["x"]) + [vals["R"]]))
+
+
+def _names_put(put) -> tuple:
+    """The names a function of Lazy values gives (its thunks, none of them computed)."""
+    probe = Lazy()
+    put(probe, None, None, None, 0, 1, I.Intervals)
+    return tuple(probe.thunks)
+
+
+#: The names separator_quantities gives.
+SEPARATOR_QUANTITIES = _names_put(separator_quantities)

@@ -141,7 +141,8 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
     total = budget.runs if learner_runs else budget.candidates
     left = total
     exact = budget.exact
-    tried, best_dom, last, before, ordered, got, done = [], None, None, None, False, {}, []
+    tried, best_dom, last, ordered, got = [], None, None, False, {}
+    done = []  # (candidates, scope) of each scope searched, in order
     # a pair's candidates are whole datasets, each run to its end: a scope that only lengthens the runs
     # takes the same candidates, so only the longer one is searched
     rungs = LEARNER_LADDER if learner_runs else LADDER
@@ -149,25 +150,25 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
               or (nxt.points, nxt.box) != (s.points, s.box)]
     for s in ladder:
         dom = _domain(base, s)
-        if before is not None and got.get("unit"):  # points of the unit circle: the box grows nothing
-            s = replace(s, box=before[1].box)
-            if s == before[1]:
+        if done and got.get("unit"):  # points of the unit circle: the box grows nothing
+            s = replace(s, box=done[-1][1].box)
+            if s == done[-1][1]:
                 continue
             dom = _domain(base, s)
         probe = None
         g = growth(done, s, ordered) if done else None
-        ahead = foreseen(*before, s, ordered, g or 1.0) if before is not None and before[0] > 0 else 0
-        if g is not None and OVERRUN * ahead < min(left, OPTIMISM * left):
+        ahead = foreseen(*done[-1], s, ordered, g or 1.0) if done and done[-1][0] > 0 else 0
+        if g is not None and OVERRUN * ahead < left:
             # a measured foresight: a scope that takes more than OVERRUN times it is stopped there and counts as probed
             probe = max(1, math.ceil(OVERRUN * ahead))
-            why = (f"foreseen to take about {ahead:,} candidates (the scope before took {before[0]:,}); it took "
+            why = (f"foreseen to take about {ahead:,} candidates (the scope before took {done[-1][0]:,}); it took "
                    f"more than {OVERRUN} x that")
         if ahead > OPTIMISM * left:
             # it will not complete: probed, with 1/PROBE of the budget, as the search's order puts the smallest
             # counterexamples first (fewest points, fewest updates); the ladder ends there
             probe = min(left, total // (LEARNER_PROBE if learner_runs else PROBE))
             why = (f"foreseen to take about {ahead:,} candidates (the scope before took "
-                   f"{before[0]:,}), more than {OPTIMISM} x the {left:,} left of the budget of depth {depth}")
+                   f"{done[-1][0]:,}), more than {OPTIMISM} x the {left:,} left of the budget of depth {depth}")
             if probe <= 0:
                 tried.append({**_fields(s), "candidates": 0, "verdict": "not started", "reason": why})
                 break
@@ -181,8 +182,7 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
         if last is not None and res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and res.domain == last.domain:
             break  # the claim fixes what the scope grows (a sequence order, unit points): nothing deeper
         left -= res.checked
-        before = (res.checked, s)
-        done.append(before)
+        done.append((res.checked, s))
         got = res.domain if isinstance(res.domain, dict) else {}
         ordered = got.get("order", "any") != "any" or claim.when == "pair"  # a pair's datasets: in every order
         tried.append({**_fields(s), "candidates": res.checked, "verdict": res.verdict.label})
