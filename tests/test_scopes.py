@@ -102,7 +102,7 @@ def test_a_scope_past_its_foresight_is_stopped_there_as_probed():
         Scope(3, 2, 10, 3), False))
     assert (last["points"], last["box"], last["max_updates"]) == (3, 2, 10) and last["verdict"] == "probed"
     assert asked[(3, 2, 10)] == -(-OVERRUN * ahead // 1) < DEPTHS[2].candidates - 2370
-    assert "more than 3 x that" in last["reason"]
+    assert "given at most 3 x that, it did not complete" in last["reason"]
     assert (got.scopes[-2]["points"], got.scopes[-2]["max_updates"]) == (2, 10)
 
 

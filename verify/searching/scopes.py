@@ -161,8 +161,8 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
         if g is not None and OVERRUN * ahead < left:
             # a measured foresight: a scope that takes more than OVERRUN times it is stopped there and counts as probed
             probe = max(1, math.ceil(OVERRUN * ahead))
-            why = (f"foreseen to take about {ahead:,} candidates (the scope before took {done[-1][0]:,}); it took "
-                   f"more than {OVERRUN} x that")
+            why = (f"foreseen to take about {ahead:,} candidates (the scope before took {done[-1][0]:,}); given at "
+                   f"most {OVERRUN} x that, it did not complete")
         if ahead > OPTIMISM * left:
             # it will not complete: probed, with 1/PROBE of the budget, as the search's order puts the smallest
             # counterexamples first (fewest points, fewest updates); the ladder ends there
