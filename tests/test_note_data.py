@@ -73,7 +73,7 @@ def test_a_zero_one_label_note_with_a_step_output(tmp_path):
     """Labels 0/1 and the rule w += η (t − o) x with o = step(net), step(0) = 1: the 1/2 η (y − out)
     form with sign(0) = +1 on the labels mapped to ±1; its numbers as the note's rule gives them."""
     w, b, k, epochs = _note_rule(AND, F(1, 2), 1, labels01=True)
-    rc, claims = _claims(tmp_path, [t for _, t in AND], '{ eta = "1/2", sign0 = 1, form = "half" }',
+    rc, claims = _claims(tmp_path, [t for _, t in AND], '{ eta = "1/2", b0 = 0, sign0 = 1, form = "half" }',
                          [(f"w == {_vec(w, b)}", "holds"), (f"mistakes == {k}", "holds"),
                           (f"epochs == {epochs}", "holds")])
     assert rc == 0, [(c["id"], c["verdict"], c["evidence"].get("reason")) for c in claims]
@@ -85,7 +85,7 @@ def test_a_stated_run_is_the_only_run_a_claim_applies_to(tmp_path):
     w1, b1, k1, _ = _note_rule([(x, 1 if t else -1) for x, t in AND], F(1), 0, labels01=False)
     w, b, k, _ = _note_rule([(x, 1 if t else -1) for x, t in AND], F(1, 10), 1, labels01=False)
     assert (w, b) != (w1, b1)
-    rc, claims = _claims(tmp_path, [1 if t else -1 for _, t in AND], "{ eta = 0.1, sign0 = 1 }",
+    rc, claims = _claims(tmp_path, [1 if t else -1 for _, t in AND], "{ eta = 0.1, b0 = 0, sign0 = 1 }",
                          [(f"w == {_vec(w1, b1)}", "refuted")])
     assert rc == 0 and claims[0]["verdict"] == "refuted"
     assert claims[0]["evidence"]["evaluations"] == 1
@@ -138,7 +138,7 @@ def test_a_step_of_the_notes_table(tmp_path):
             'labels = [-1, -1, -1, 1]\n\n')
     claim = ('[[claim]]\nid = "s.{j}"\nsection = "table"\nstatement = "s"\ngiven = "{given}"\nexpr = "{expr}"\n'
              'variants = ["sign"]\ndatasets = ["and"]\norders = ["cyclic"]\nwhen = "{when}"\n'
-             'run = {{ eta = 0.1, sign0 = 1 }}\nexpect = "{expect}"\n\n')
+             'run = {{ eta = 0.1, sign0 = 1, augment = "last" }}\nexpect = "{expect}"\n\n')
     rows = [("sweep == 1 and i == 0", "score == 0 and out == 1 and out != y", "visit", "holds"),
             ("sweep == 1 and i == 0", "w == vec(0, 0, -1/10)", "update", "holds"),
             ("sweep == 1 and i == 3", "score == -1/10 and out == -1 and out != y", "visit", "holds"),
@@ -238,3 +238,21 @@ def test_review_findings_on_stated_runs(tmp_path, capsys):
     assert main(["claims", "lint", str(p)]) == 2
     err = capsys.readouterr()
     assert "not a finite number" in err.out + err.err and "internal error" not in err.out + err.err
+
+
+def test_a_stated_run_learns_on_the_data_as_given_unless_it_states_a_bias(tmp_path):
+    """A note with no bias term, its own worked example transcribed with run = { eta = 2 }: the
+    stated run is the learner's (no constant coordinate added), so the note's true example holds
+    (with the corpus's augmented run it took 2 updates and was refuted); a stated b0 puts the
+    bias in an added last coordinate, and augment says so explicitly."""
+    p = tmp_path / "c.toml"
+    claim = ('[[claim]]\nid = "ex.{j}"\nsection = "s"\nstatement = "s"\nexpr = "{expr}"\nvariants = ["rosenblatt"]\n'
+             'datasets = ["abc"]\norders = ["cyclic"]\nwhen = "end"\nrun = {run}\nexpect = "holds"\n\n')
+    rows = [("mistakes == 1 and w == vec(2, 2)", "{ eta = 2 }"),
+            ("mistakes == 2 and w == vec(4, 2, 0)", "{ eta = 2, b0 = 0 }"),  # C has score 0 with the bias's 1
+            ("mistakes == 2 and w == vec(4, 2, 0)", '{ eta = 2, augment = "last" }')]
+    p.write_text('[document]\nfile = "n.md"\n\n[[dataset]]\nname = "abc"\npoints = [[1, 1], [2, -1], [-1, 0]]\n'
+                 'labels = [1, 1, -1]\n\n' + "".join(claim.format(j=j, expr=e, run=r) for j, (e, r) in enumerate(rows)))
+    assert main(["run", "--claims", str(p), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"]) == 0
+    claims = json.loads((tmp_path / "out" / "results.json").read_text())["claims"]
+    assert [c["verdict"] for c in claims] == ["holds on evidence"] * 3, [(c["id"], c["evidence"]) for c in claims]

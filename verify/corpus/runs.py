@@ -110,7 +110,7 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
         if wanted is None or p.variant in wanted:
             made.add(p)
             yield p, None
-    for p in _stated_runs(name, coq, needs, d, E):
+    for p in _stated_runs(name, needs, d, E):
         if p not in made:  # the run the note describes, unless a base run is that very run
             made.add(p)
             yield p, None
@@ -154,18 +154,14 @@ def configs(name: str, coq: bool, needs: dict, d: int, n: int = 0):
         yield Params(variant=v, augment=aug(v), order="cyclic", sign0=-1, max_epochs=E), "sign0"
 
 
-def _stated_runs(name: str, coq: bool, needs: dict, d: int, E: int):
+def _stated_runs(name: str, needs: dict, d: int, E: int):
     """The runs the claims about this dataset state (verify.language.setting): each claim's
-    variants and orders with its setting, augmented as the corpus augments the dataset unless
-    the setting says where the constant coordinate goes."""
+    variants and orders with its setting, which says whether a constant coordinate is added (the
+    note's run, not the corpus's augmented one)."""
     for variant, order, s in needs.get("stated", {}).get(name, ()):
-        if not _augmented(variant):
-            augment = None
-        else:
-            augment = "first" if coq else (None if name in HOMOGENEOUS or name in UNIT_ONLY else "last")
         # the pocket's epochs are its T: the corpus's 30, unless a claim about this dataset raised them
         epochs = E if variant != "pocket" or name in needs.get("epochs", {}) else 30
-        yield s.params_for(variant, order, augment, d, epochs)
+        yield s.params_for(variant, order, d, epochs)
 
 
 def _augmented(v: str) -> bool:

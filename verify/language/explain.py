@@ -43,7 +43,9 @@ def explain(claim) -> list[str]:
         aug = claim.setting.augment
         out.append("  the constant coordinate (the bias through the data): " + (
             "none added" if aug == "none" else f"added {aug}" if aug else
-            "as the corpus adds it for the variant (last, or first on a --data file)"))
+            "added last on a variant without a bias of its own (the stated b0 lives there), none on one with"
+            if claim.setting.b0 is not None else
+            "none (the data as given; say augment = \"last\" for a note whose bias is a weight on a constant 1)"))
     if claim.max_epochs:
         out.append(f"  runs on its datasets go on for up to {claim.max_epochs} epochs")
     q = quantifiers(claim)

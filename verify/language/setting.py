@@ -80,18 +80,20 @@ class Setting:
         return ([b] + w if augment == "first" else w + [b]), None
 
 
-    def params_for(self, variant: str, order: str, augment: str | None, d: int, max_epochs: int):
+    def params_for(self, variant: str, order: str, d: int, max_epochs: int):
         """The learner's Params of this stated run of ``variant`` in ``order`` on data of ``d``
-        features; ``augment``: where the corpus puts the constant coordinate, used unless the
-        setting says (a stated b0 of a variant without a bias of its own needs one: last)."""
+        features.  What the setting does not state is the learner's default, the constant
+        coordinate too: the data as given, unless ``augment`` says where one goes or a b0 is
+        stated for a variant without a bias of its own (its bias lives in one: last)."""
         from perceptron import Params
         from perceptron.declared import variant_of
 
         var = variant_of(variant)
         own_bias = var is not None and var.bias is not None
+        augment = None
         if self.augment is not None:
             augment = None if self.augment == "none" else self.augment
-        elif self.b0 and not own_bias and augment is None:
+        elif self.b0 is not None and not own_bias:
             augment = "last"  # the note's bias lives in the added coordinate
         w0, b0 = self.initial(augment, own_bias, d)
         kw = {k: v for k, v in (("eta", self.eta), ("sign0", self.sign0), ("form", self.form), ("ratchet", self.ratchet))
@@ -103,7 +105,7 @@ class Setting:
         """Why a run (its Params, on data of ``d`` features) is not this setting's run: every
         parameter of the learner is compared (the budgets and the order aside: ``orders`` says
         which), what the setting does not state at the learner's default; None when it is."""
-        want = self.params_for(params.variant, params.order, params.augment, d, params.max_epochs)
+        want = self.params_for(params.variant, params.order, d, params.max_epochs)
         have, want = _normal(params), _normal(want)
         for k in have:
             if have[k] != want[k]:

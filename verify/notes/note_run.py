@@ -271,7 +271,7 @@ def _run_params(rule: Rule, eta, w0, b0, d: int):
         run.update(sign0=rule.sign0, form=rule.form)
     setting = Setting(eta=eta, w0=tuple(w0), b0=b0 if rule.bias else None, sign0=run.get("sign0"), form=run.get("form"),
                       augment=run["augment"])
-    return setting.params_for(rule.variant, "cyclic", None, d, CORPUS_MAX_EPOCHS), run
+    return setting.params_for(rule.variant, "cyclic", d, CORPUS_MAX_EPOCHS), run
 
 
 def _placed(fact: Fact, rule: Rule, d: int):
