@@ -10,7 +10,7 @@ import pytest
 
 from verify.corpus.audit import audit
 from verify.corpus.evidence import finding_of, new_evidence
-from verify.language.claims import builtin_claim_files, load_claims
+from verify.language.claims import builtin_claim_files, load_claims, with_expr
 from verify.cli import main
 from verify.language.quantifiers import quantifiers, ranging
 from verify.searching import Domain, search
@@ -338,9 +338,15 @@ def test_folded_and_unfolded_searches_agree(monkeypatch):
     claims = {c.id: c for f in builtin_claim_files() for c in load_claims(f).claims}
     planted = {c.id: c for c in load_claims(os.path.join(os.path.dirname(__file__), "data", "planted_claims.toml")).claims}
     dom = Domain(points=2, dim=2, box=2, max_updates=4, sep_box=2)
-    cases = [claims["000.iterations"], claims["000.denominator.bound"], planted["planted.no-square"]]
+    # (claims that read a point and its label only as the flip (x, y) -> (-x, -y) leaves them fold too, and so
+    # do false ones: y w.x < 0 fails at w0 = 0)
+    cases = [claims["000.iterations"], claims["000.denominator.bound"], planted["planted.no-square"],
+             claims["000.algorithm.pick"], claims["000.denominator.expansion"],
+             with_expr(claims["000.algorithm.pick"], "y*dot(prev(w), x) < 0"),
+             with_expr(claims["000.algorithm.pick"], "dot(prev(w), x)*y <= 0 and (out == 0 or out != y)")]
     folded = [search(c, dom, engine="enumerate", timeout=60) for c in cases]
-    assert any("label-symmetric)" in r.domain["datasets"] for r in folded)
+    assert all("label-symmetric)" in r.domain["datasets"] for r in folded[1:])
+    assert [r.verdict for r in folded[-2:]] == [Verdict.REFUTED, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN]
     monkeypatch.setattr(D, "label_symmetric", lambda *a, **k: False)
     monkeypatch.setattr(E, "label_symmetric", lambda *a, **k: False)
     unfolded = [search(c, dom, engine="enumerate", timeout=120) for c in cases]

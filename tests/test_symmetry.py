@@ -227,3 +227,31 @@ def test_a_coordinate_read_behind_a_tab_or_in_a_premise_is_still_read(tmp_path):
     load_variants(str(p))
     assert not equivariant("tabbed")
     assert reads_coordinates(compile_expr("dot(w, ones) >= 0").tree) and not reads_coordinates(compile_expr("k >= 0").tree)
+
+
+@pytest.mark.parametrize("expr,folds", [
+    ("y*dot(prev(w), x) <= 0", True),  # y x together: the flip leaves it
+    ("w == prev(w) + eta*y*x", True),
+    ("norm2(w) == norm2(prev(w)) + 2*y*dot(prev(w), x) + y**2*norm2(x)", True),
+    ("(y - out)/2 == y", True),  # both sides negated: == keeps its truth
+    ("min_i(y*dot(w, x)) > 0", True),
+    ("out == 0 or out != y", True),
+    ("dot(prev(w), x) <= 0", False),  # negated, and <= does not keep its truth
+    ("y == 1", False),
+    ("x == vec(1, 0)", False),
+    ("max(y, 0) == 1", False),  # max(-a, -b) is -min(a, b)
+    ("min_i(dot(w, x)) > 0", False),  # each point flips on its own
+    ("sqrt(y*y) + floor(y/2) == 1", False),  # floor(-a) is not -floor(a)
+    ("i == 0 or y*dot(prev(w), x) <= 0", False),  # where a point stands is not told
+    ("dot(x_hat, x_hat) >= 0", False),  # (x, R): half negated
+])
+def test_labels_fold_only_where_the_flip_keeps_the_claims_truth(claims, expr, folds):
+    """Folding labels into the points (y x, +1) is sound for a claim the flip (x, y) -> (-x, -y)
+    of any one point leaves unchanged (a bias-free variant with sign(0) = 0 makes the same run on
+    either): y w.x <= 0 is such a claim, w.x <= 0 is not."""
+    from verify.language.claims import with_expr
+    from verify.searching.domain import label_symmetric
+
+    claim = with_expr(claims["sym.norm-step"], expr)
+    assert label_symmetric(claim, "rosenblatt", 0) is folds
+    assert not label_symmetric(claim, "rosenblatt", 1) and not label_symmetric(claim, "novikoff", 0)

@@ -23,7 +23,7 @@ import numpy as np
 from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT, VARIANTS
-from verify.searching.orbits import ORBITS, rotation_symmetric
+from verify.searching.orbits import EVEN, ORBITS, ZERO, label_parity, rotation_symmetric
 from verify.language import quantifiers
 from verify.language.quantifiers import SEARCHABLE_VARIANTS, needs_separator
 from verify.language.quantities import SWEEP_QUANTITIES
@@ -293,11 +293,13 @@ def check_searchable(claim):
 def label_symmetric(claim, variant, tie) -> bool:
     """Whether folding labels into the points (x -> y x, y -> +1) is sound: the tie rule must be
     label-symmetric (sign(0) = 0: a zero score is a mistake for either label; with sign(0) =
-    +-1 a zero score is correct for one label only), no bias, and the claim must not look at
-    a point or label on its own."""
-    names = set(claim.compiled.names)
-    return tie == 0 and VARIANTS[variant].bias is None and not (names & {"x", "y", "score", "out", "x_hat", "i"}) \
-        and not claim.compiled.uses_points and NONTRIVIAL not in claim.assume
+    +-1 a zero score is correct for one label only), no bias (then a run makes the same updates
+    with any point's sign and label flipped), and the claim (and its premise) must have the same
+    truth with them flipped: it reads a point and its label only so that the flip leaves it
+    unchanged (orbits.label_parity: y dot(w, x) <= 0 does, dot(w, x) <= 0 does not)."""
+    trees = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
+    return tie == 0 and VARIANTS[variant].bias is None and NONTRIVIAL not in claim.assume \
+        and all(label_parity(t) in (EVEN, ZERO) for t in trees)
 
 
 @functools.lru_cache(maxsize=16)

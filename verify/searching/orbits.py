@@ -11,7 +11,8 @@ import numpy as np
 
 from verify.language.quantifiers import needs_separator
 
-__all__ = ["ORBITS", "MAX_ORBIT_DIM", "reads_coordinates", "equivariant", "rotation_symmetric", "canonical"]
+__all__ = ["ORBITS", "MAX_ORBIT_DIM", "reads_coordinates", "equivariant", "rotation_symmetric", "canonical",
+           "label_parity", "LABEL_ODD", "EVEN", "ODD", "ZERO"]
 
 #: What a search that takes one dataset of each orbit says of its datasets.
 ORBITS = (" (one of each set of datasets that are rotations or reflections of each other: the claim reads the points "
@@ -83,3 +84,82 @@ def canonical(idx, maps, ordered: bool):
         first = diff.argmax(axis=1)
         keep &= ~diff.any(axis=1) | (idx[rows, first] < T[rows, first])
     return keep
+
+
+#: The names a flip of one point's sign and label ((x, y) -> (-x, -y)) negates, in a variant with
+#: no bias and sign(0) = 0 (its run is the same: y w.x, y x and the mistakes are unchanged); the
+#: flip changes no other name but x_hat (x, R), which it leaves half negated.  What the flip does
+#: to the index i (a point's place among the others) is not known: a claim that reads it is not
+#: folded.
+LABEL_ODD = frozenset({"x", "y", "score", "out"})
+_UNFOLDED = frozenset({"x_hat", "i"})
+#: Parities: the value the flip leaves, negates, or the literal 0 (both).
+EVEN, ODD, ZERO = "even", "odd", "zero"
+
+
+def label_parity(tree):
+    """What a flip of the points' signs and labels does to a compiled expression: EVEN (it is
+    unchanged: a claim that is EVEN has the same truth on the dataset with every label folded into
+    its point, y x and +1), ODD (negated), ZERO (the literal 0), or None where it cannot be told
+    (then the labels are not folded).  Sound and no more: x, y, score and out are odd, products
+    add parities, a sum needs its terms alike, a comparison other than == and != needs its sides
+    even, an aggregate over the points needs its body even (each point flips on its own)."""
+    op = tree[0]
+    if op == "num":
+        return ZERO if tree[1] == 0 else EVEN
+    if op == "name":
+        return None if tree[1] in _UNFOLDED else ODD if tree[1] in LABEL_ODD else EVEN
+    if op in ("neg", "prev"):
+        return label_parity(tree[1])
+    if op == "not":
+        return EVEN if label_parity(tree[1]) in (EVEN, ZERO) else None
+    if op in ("and", "or"):
+        return EVEN if all(label_parity(t) in (EVEN, ZERO) for t in tree[1]) else None
+    if op == "bin":
+        a, b = label_parity(tree[2]), label_parity(tree[3])
+        if a is None or b is None:
+            return None
+        if tree[1] in ("+", "-"):
+            return b if a == ZERO else a if b == ZERO or a == b else None
+        if ZERO in (a, b):  # 0 * v, v * 0, 0 / v: 0 (v / 0 is undefined on either dataset alike, but say nothing of it)
+            return ZERO if tree[1] == "*" or a == ZERO and b != ZERO else None
+        return _times(a, b)
+    if op == "pow":
+        a, e = label_parity(tree[1]), tree[2]
+        if a in (None, EVEN):
+            return a
+        if a == ZERO:
+            return ZERO if e > 0 else None
+        return ODD if e % 2 else EVEN
+    if op == "cmp":
+        parts = {label_parity(t) for t in tree[2]} - {ZERO}
+        if None in parts or len(parts) > 1:
+            return None
+        return EVEN if parts <= {EVEN} or set(tree[1]) <= {"==", "!="} else None
+    if op == "if":
+        c, a, b = label_parity(tree[1]), label_parity(tree[2]), label_parity(tree[3])
+        return a if c in (EVEN, ZERO) and a == b and a is not None else None
+    if op == "agg":
+        return EVEN if label_parity(tree[2]) in (EVEN, ZERO) else None
+    if op == "call":
+        args = [label_parity(t) for t in tree[2]]
+        if None in args:
+            return None
+        name = tree[1]
+        if name == "dot":
+            return ZERO if ZERO in args else _times(*args)
+        if name in ("norm", "norm2", "abs"):
+            return ZERO if args == [ZERO] else EVEN
+        if name == "sign":
+            return args[0]
+        if name in ("sqrt", "ceil", "floor", "min", "max"):  # none of them odd: min(-a, -b) = -max(a, b)
+            return ZERO if set(args) == {ZERO} else EVEN if set(args) <= {EVEN, ZERO} else None
+        if name == "vec":
+            kinds = set(args) - {ZERO}
+            return ZERO if not kinds else kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
+def _times(a, b):
+    """The parity of a product of two nonzero parities."""
+    return EVEN if a == b else ODD
