@@ -55,6 +55,14 @@ class Variant:
         """The variant's own range of eta, as a verdict says it, when its note bounds it."""
         return None if self.eta_max is None else f"(0, {self.eta_max}]"
 
+    @property
+    def scales(self) -> bool:
+        """Whether its run from w0 = 0, b0 = 0 with rate eta is eta times its run with eta = 1, with
+        the same mistakes: each update adds eta times a term of the data and of sign(score) (which a
+        positive scale keeps), and the pocket keeps weights the run held; not the dual form, whose
+        alpha counts updates (verify.searching.scaling)."""
+        return not self.dual
+
     def bias_scale(self, r2, one):
         """What eta y multiplies in the variant's own bias update: r2() under b += eta y R^2, one
         under b += eta y, None when it has none (each caller gives both in its own arithmetic;

@@ -334,6 +334,7 @@ def test_folded_and_unfolded_searches_agree(monkeypatch):
     """Folding labels (sign(0) = 0) changes the work, never the verdict."""
     from verify.searching import domain as D
     from verify.searching import enumeration as E
+    from verify.searching import shards
 
     claims = {c.id: c for f in builtin_claim_files() for c in load_claims(f).claims}
     planted = {c.id: c for c in load_claims(os.path.join(os.path.dirname(__file__), "data", "planted_claims.toml")).claims}
@@ -349,6 +350,7 @@ def test_folded_and_unfolded_searches_agree(monkeypatch):
     assert [r.verdict for r in folded[-2:]] == [Verdict.REFUTED, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN]
     monkeypatch.setattr(D, "label_symmetric", lambda *a, **k: False)
     monkeypatch.setattr(E, "label_symmetric", lambda *a, **k: False)
+    monkeypatch.setattr(shards, "_CACHE", {})  # (a worker keeps the enumerator of its last search's domain)
     unfolded = [search(c, dom, engine="enumerate", timeout=120) for c in cases]
     for a, b in zip(folded, unfolded):
         assert a.verdict == b.verdict and a.verdict != Verdict.UNKNOWN, (a.to_json(), b.to_json())

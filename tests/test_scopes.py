@@ -91,8 +91,8 @@ def test_a_scope_past_its_foresight_is_stopped_there_as_probed():
         key = (dom.points, dom.box, dom.max_updates)
         asked[key] = max_candidates
         if need.get(key, 10**9) > max_candidates:
-            return SimpleNamespace(verdict=Verdict.UNKNOWN, checked=max_candidates, domain={}, reason="unknown: limit reached")
-        return SimpleNamespace(verdict=Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, checked=need[key], domain={"n": key},
+            return SimpleNamespace(walked=0, verdict=Verdict.UNKNOWN, checked=max_candidates, domain={}, reason="unknown: limit reached")
+        return SimpleNamespace(walked=0, verdict=Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, checked=need[key], domain={"n": key},
                                reason="")
 
     got = deepen(SimpleNamespace(when="update"), Domain(points=1, dim=2, box=1, max_updates=4), 2, fake_search, 60)

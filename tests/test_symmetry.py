@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import verify.searching.enumeration as enumeration
+import verify.searching.shards as shards
 from verify.language.claims import load_claims
 from verify.searching import search
 from verify.searching.domain import Domain, point_list, symmetries
@@ -102,6 +103,7 @@ def _reduced_and_whole(claim, dom, monkeypatch):
     reduced = search(claim, dom, engine="enumerate", timeout=120)
     with monkeypatch.context() as m:
         m.setattr(enumeration, "rotation_symmetric", lambda c, d: False)
+        m.setattr(shards, "_CACHE", {})  # (a worker keeps the enumerator of its last search's domain)
         whole = search(claim, dom, engine="enumerate", timeout=120)
     assert reduced.verdict == whole.verdict, claim.id
     if reduced.verdict != Verdict.REFUTED:

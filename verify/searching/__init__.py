@@ -34,6 +34,7 @@ from verify.config import check_jobs
 from verify.replay.counterexample import Counterexample
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared, walked_in_blocks
+from verify.searching.scaling import one_rate, scale_free
 from verify.searching.domain import (
     DEFAULTS,
     LIMITS,
@@ -94,6 +95,7 @@ class SearchResult:
     completed: dict | None = None
     choice: str = ""
     workers: str = ""
+    walked: int = 0  # what the walk of runs took of the budget beside the candidates (scopes.WALK_SHARE)
 
     def to_json(self, timing: bool = True) -> dict:
         """The result; ``timing`` adds ``statistics`` (seconds and workers), the only part that
@@ -326,6 +328,9 @@ def _search(claim, dom: Domain, s: SearchSettings) -> SearchResult:
     t0 = time.monotonic()
     deadline = time.time() + s.timeout
     fold = folds(claim, dom)
+    whole = dom  # what the search covers; with a scale-free claim, one rate runs for all (verify.searching.scaling)
+    if scale_free(claim, dom):
+        dom = Domain(**{**asdict(dom), "etas": (one_rate(dom.etas),)})
     enumerators = [Enumerator(claim, dom, st) for st in dom.settings()]  # checks each setting before any work
     max_rows, per_worker = frontier_rows(dom, claim, s.max_memory)
     workers = max(1, min(s.jobs, s.max_memory // per_worker))
@@ -334,8 +339,9 @@ def _search(claim, dom: Domain, s: SearchSettings) -> SearchResult:
     used = f"{workers} worker(s)" if not s.scheduler else f"Dask scheduler {s.scheduler}"
 
     def result(verdict, eng, **kw):
-        return SearchResult(claim.id, verdict, eng, dom.describe(fold, eng, claim), time.monotonic() - t0,
-                            tally["checked"], choice=choice, workers=used, completed=tally["completed"], **kw)
+        return SearchResult(claim.id, verdict, eng, whole.describe(fold, eng, claim, dom.etas), time.monotonic() - t0,
+                            tally["checked"], choice=choice, workers=used, completed=tally["completed"],
+                            walked=tally.get("walked", 0), **kw)
 
     for i, eng in enumerate(engines):
         if time.time() > deadline:
@@ -386,7 +392,7 @@ def _enumerate(claim, dom, s: SearchSettings, enumerators, deadline, max_rows, w
     budget = Budget(s.max_exact, s.max_candidates) if (s.max_exact is not None or s.max_candidates is not None) else None
     merge = run_shards(claim, dom, shards, deadline, max_rows, jobs=workers, scheduler=s.scheduler, budget=budget,
                        progress=s.progress)
-    tally["checked"], tally["completed"], complete, why = tally_of(merge, shards, s)
+    tally["checked"], tally["walked"], tally["completed"], complete, why = tally_of(merge, shards, s)
     if merge.best is not None:
         res = result(Verdict.REFUTED, "enumerate", counterexample=merge.best[2].found[1])
         if not complete:
@@ -484,7 +490,7 @@ def _search_cases(claim, dom, s: SearchSettings, cases) -> SearchResult:
     text = " | ".join(f"{label}: {r.domain.get('text', '')}" for (label, _), r in zip(cases, results))
     out = SearchResult(claim.id, Verdict.UNKNOWN, last.engine if last else "enumerate",
                        {**(last.domain if last else {}), "text": text}, time.monotonic() - t0,
-                       sum(r.checked for r in results))
+                       sum(r.checked for r in results), walked=sum(r.walked for r in results))
     if last is not None and last.verdict == Verdict.REFUTED:
         out.verdict, out.counterexample, out.files, out.reason = Verdict.REFUTED, last.counterexample, last.files, last.reason
     elif len(results) == len(cases) and all(r.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN for r in results):

@@ -24,6 +24,7 @@ from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT, VARIANTS
 from verify.searching.orbits import EVEN, ORBITS, ZERO, label_parity, rotation_symmetric
+from verify.searching.scaling import SCALED
 from verify.language import quantifiers
 from verify.language.quantifiers import SEARCHABLE_VARIANTS, needs_separator
 from verify.language.quantities import SWEEP_QUANTITIES
@@ -110,15 +111,18 @@ class Domain:
         forms = self.forms if var.half_form else ("yx",)
         return [(Fraction(e), s0, f) for e in self.etas for s0 in sign0s for f in forms]
 
-    def describe(self, fold: bool, engine: str, claim=None) -> dict:
+    def describe(self, fold: bool, engine: str, claim=None, searched_etas=None) -> dict:
+        """What the search covers, as text and fields; ``searched_etas``: the one rate it ran for
+        all of them (a scale-free claim: verify.searching.scaling), when fewer than the domain's."""
         import z3
 
         d = asdict(self)
         var = VARIANTS[self.variant]
-        etas = ", ".join(self.etas)
+        etas = ", ".join(self.etas) + "}" + (SCALED.format(eta=searched_etas[0])
+                                              if searched_etas and len(searched_etas) < len(self.etas) else "")
         w0 = "0" if self.w0_box == 0 else f"every integer vector in [-{self.w0_box}, {self.w0_box}]^{self.dim}" + (
             " (and b0 in the same range)" if var.bias else "")
-        settings = f"eta in {{{etas}}}, w0 = {w0}"
+        settings = f"eta in {{{etas}, w0 = {w0}"
         if var.tie is None:
             settings += f", sign(0) in {{{', '.join(map(str, self.sign0s))}}}"
         if var.half_form:

@@ -33,10 +33,10 @@ from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import candidate_run, confirm
 from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, choose_separators,
                                       claim_names, first_length, label_symmetric, late_names, needs_separator,
-                                      order_names, point_list, range_blocks, separators,
-                                      sequence_of, symmetries, widest_arrays)
+                                      order_names, point_list, range_blocks, separators, sequence_of, symmetries, widest_arrays)
 from verify.searching.orbits import canonical, rotation_symmetric
 from verify.searching.radicals import Radicals
+from verify.searching.scopes import WALK_SHARE
 from verify.searching.visits import SplitBlock, VisitOrders
 from verify.language.assumptions import CONVERGED, NONSEPARABLE, NONTRIVIAL, RATCHET
 
@@ -84,6 +84,7 @@ class ShardResult:
     found: tuple | None = None  # (key, counterexample)
     checked: int = 0
     exact: int = 0
+    walked: int = 0  # budget units the walk of runs took (verify.searching.scopes.WALK_SHARE)
     datasets: int = 0  # datasets of the shard completed
     worst: dict | None = None
     seconds: float = 0.0
@@ -159,7 +160,7 @@ class Enumerator(VisitOrders):
         updates: a counterexample earlier in the order has cap + 1); stop at ``deadline``
         (time.time()) or when one instance needs more than ``max_rows`` frontier states."""
         self.deadline, self.max_rows, self.budget = deadline, max_rows, budget
-        self.checked = self.exact = 0
+        self.checked = self.exact = self.walked = 0
         t0 = time.monotonic()
         res = ShardResult(index, "complete")
         best = None  # (depth, block, instance, path, counterexample)
@@ -181,7 +182,7 @@ class Enumerator(VisitOrders):
             res.status = e.kind
         except MemoryError:  # the address-space cap (verify.cli --max-memory) under the frontier budget
             res.status = "memory"
-        res.checked, res.exact = self.checked, self.exact
+        res.checked, res.exact, res.walked = self.checked, self.exact, self.walked
         if best is not None:
             res.found = ((best[0], best[1], best[2], tuple(best[3])), best[4])
         if self.worst is not None:
@@ -275,10 +276,9 @@ class Enumerator(VisitOrders):
         return out
 
     def _block(self, inst, n, cap):
-        """(depth, instance, path, counterexample) of the block's first counterexample, or None;
-        splits the block when its frontier outgrows max_rows."""
+        """(depth, instance, path, counterexample) of the block's first counterexample, or None (split past max_rows)."""
         rows = len(inst["X"])
-        saved = (self.checked, self.exact, None if self.budget is None else (self.budget.checked, self.budget.exact))
+        saved = (self.checked, self.exact, None if self.budget is None else (self.budget.checked, self.budget.exact), self.walked)
         try:
             if rows > self.max_rows:
                 raise SplitBlock
@@ -302,7 +302,7 @@ class Enumerator(VisitOrders):
         except SplitBlock:
             if rows == 1:
                 raise Stop("memory") from None
-            self.checked, self.exact = saved[0], saved[1]  # the halves count their own work
+            self.checked, self.exact, self.walked = saved[0], saved[1], saved[3]  # the halves count their own work
             if self.budget is not None:
                 self.budget.checked, self.budget.exact = saved[2]
             h = rows // 2
@@ -318,10 +318,9 @@ class Enumerator(VisitOrders):
 
     # ---- runs
     def _with_ends(self, inst):
-        """``inst`` with each instance's run end (E:mistakes, E:epochs, E:converged,
-        E:stopped_by_budget): its run in the domain's (deterministic) order followed to
-        convergence or to the domain's update bound, which cuts it (stopped by budget, as the
-        learner's --max-updates does; such a run makes no visit after its last update)."""
+        """``inst`` with each instance's run end (E:mistakes, E:epochs, E:converged, E:stopped_by_budget): its run
+        in the domain's (deterministic) order followed to convergence or to the domain's update bound, which cuts
+        it (stopped by budget, as the learner's --max-updates does; such a run makes no visit after its last update)."""
         M = len(inst["X"])
         ends = {k: np.zeros(M, dtype=np.int64) for k in ("mistakes", "epochs", "converged", "stopped_by_budget", "complete")}
         self._bfs(inst, inst["X"].shape[1], self.dom.max_updates, ends=ends)
@@ -368,6 +367,8 @@ class Enumerator(VisitOrders):
             si, pi, vep, vpos = self._next_updates(order, mist, scores, Yi, st, depth)
             if len(si) == 0:
                 return None
+            if not upd:  # the states a run walks to its visits or end count too (an update claim checks each)
+                self._count(-(-len(si) // WALK_SHARE), walked=True)
             vsm = np.where(vep == st["ep"][si], st["sm"][si], 0) + 1 if order != "any" else None
             if len(si) > self.max_rows:
                 raise SplitBlock
@@ -503,8 +504,9 @@ class Enumerator(VisitOrders):
         return (depth, int(ins[got[0]]), [int(v) for v in sub["path"][got[0]]], got[1])
 
     # ---- evaluation
-    def _count(self, m):
-        self.checked += m
+    def _count(self, m, walked=False):
+        """Count m candidates (``walked``: m budget units of states walked, not candidates)."""
+        self.walked, self.checked = (self.walked + m, self.checked) if walked else (self.walked, self.checked + m)
         b = self.budget
         if b is not None:
             b.checked += m

@@ -234,13 +234,14 @@ def _run_dask(claim, dom, shards, deadline, max_rows, scheduler, merge, report):
 
 
 def tally_of(merge, shards, s):
-    """(candidates checked, completed part, complete?, why not) of an enumeration under the settings ``s`` (verify.searching.SearchSettings).  The count
+    """(candidates checked, budget units walked, completed part, complete?, why not) of an enumeration under the settings ``s`` (verify.searching.SearchSettings).  The count
     covers the shards up to the counterexample's group (every one of them ran, whatever the
     sharding), so it is the same for any number of workers."""
     res = merge.results
     last = merge.best[1].group if merge.best is not None else None
     counted = [s for s in shards if s.index in res and (last is None or s.group <= last)]
     checked = sum(res[s.index].checked for s in counted)
+    walked = sum(res[s.index].walked for s in counted)
     stops = {res[s.index].status for s in shards if s.index in res} - {"complete"}
     needed = [s for s in shards if last is None or s.group <= last]
     complete = not stops and all(s.index in res for s in needed)
@@ -260,4 +261,4 @@ def tally_of(merge, shards, s):
         why += (f"; completed {done:,} of {total:,} datasets ({shards_done} of {len(needed)} shards); "
                 f"unfinished: datasets of {', '.join(map(str, unfinished))} point(s)")
         completed["text"] = why
-    return checked, completed, complete, why
+    return checked, walked, completed, complete, why
