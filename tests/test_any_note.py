@@ -402,7 +402,10 @@ def test_a_pair_claim_as_an_expression_with_c_varied(tmp_path):
                     'expr = "other_mistakes == mistakes and other_w == c*w"\nexpect = "holds"\n\n'
                     '[[claim]]\nid = "p.scale"\nsection = "s"\nstatement = "s"\nwhen = "pair"\npair = "scale:c"\n'
                     'variants = ["rosenblatt"]\nassume = ["w0_zero"]\nexpr = "other_mistakes == mistakes/c**2"\n'
-                    'expect = "holds"\n')
+                    'expect = "holds"\n\n'
+                    '[[claim]]\nid = "p.sep"\nsection = "s"\nstatement = "s"\nwhen = "pair"\npair = "eta:c"\n'
+                    'variants = ["rosenblatt"]\nassume = ["w0_zero", "separable"]\n'
+                    'expr = "other_mistakes == mistakes and mistakes <= R2/gamma**2"\nexpect = "holds"\n')
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", str(path), "--out", str(out), "--quiet",
                         "--jobs", "1", "--depth", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
@@ -412,6 +415,13 @@ def test_a_pair_claim_as_an_expression_with_c_varied(tmp_path):
     # the corpus varied c, and the pair search found no disagreement in its domain
     assert eta["verdict"] == "no counterexample in domain", eta
     assert "engine pair runs" in eta["evidence"]["search"]["domain_text"]
+    # its scope as fields, as every search's: the runs' length, w0 and rates too
+    assert {"points", "box", "max_updates", "w0_box", "etas"} <= set(eta["evidence"]["scope"]), eta["evidence"]["scope"]
+    assert eta["evidence"]["scope"]["w0_box"] == 0 and "separators: none" in eta["evidence"]["search"]["domain_text"]
+    # a pair search judges with each dataset's certified separator only: not a search of every separator
+    sep = by_id["p.sep"]
+    assert sep["verdict"] != "no counterexample in domain" and "ranges over every separator" in \
+        sep["evidence"]["search"]["not searched"], sep["evidence"]
     assert eta["evidence"]["quantifiers"]["c"] == {"range": eta["evidence"]["quantifiers"]["c"]["range"],
                                                    "values_evaluated": ["1/2", "2", "3"], "varied": True}
     scale = by_id["p.scale"]

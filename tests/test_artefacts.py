@@ -174,6 +174,9 @@ def test_html_report_is_self_contained(tmp_path):
     assert '<article class="card unexpected" id="claim-mine.bound-detail">' in head  # before any table
     assert 'class="row unexpected" id="claim-mine.bound"' in page and 'class="row ok" id="claim-mine.norm"' in page
     assert "claims_mine.toml:" in page and "1 unexpected verdict" in page
+    # what is counted is claims, and the statements they are on are said beside them
+    assert "claim found false, on 1 statement of the note" in page
+    assert "1 claim transcribed as holding is refuted, on 1 statement of the note" in page
     with open(os.path.join(REPORTS, "index.html"), encoding="utf-8") as fh:
         notes = fh.read()
     assert notes.count("<svg") >= 3 and "<h2>The Perceptron <small" in notes

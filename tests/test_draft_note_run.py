@@ -429,3 +429,47 @@ def test_a_blogs_settings_tie_rule_and_proof_are_read_as_it_writes_them(tmp_path
     assert not display["expr"].startswith("all_i") and "eta_one" in display["assume"], display
     got = _run(tmp_path, "post.md")
     assert got[step["id"]] == "holds on evidence" and got[display["id"]] != "refuted"
+
+
+# A table whose first column names the points (A, B, C), its inputs as (a, b) cells with Unicode
+# minus signs; eta = 1/2, w0 = 0, no bias, cyclic: A (2, 1), +1: 0 <= 0, w = (1, 1/2); B (-1, -2), -1:
+# y w.x = -1 (-1 - 1) = 2 > 0; C (1, -1), +1: 1 - 1/2 = 1/2 > 0; epoch 2 clean.  One update, w = (1, 1/2).
+LETTERED = """# Week 5
+We train **without a bias term** with learning rate η = 0.5 and the rule "update when y·(w·x) ≤ 0",
+sweeping A, B, C in order from w₀ = (0, 0).
+
+| point | x        | y  |
+|-------|----------|----|
+| A     | (2, 1)   | +1 |
+| B     | (−1, −2) | −1 |
+| C     | (1, −1)  | +1 |
+
+```
+epoch 1:
+  A: y·(w·x) = 0 ≤ 0  → update: w = (0,0) + 0.5·(+1)·(2,1) = (1, 0.5)
+  B: y·(w·x) = −1·(−1 − 1) = 2 > 0 → no change
+  C: y·(w·x) = 1 − 0.5 = 0.5 > 0 → no change
+```
+
+So the run stops after exactly 1 update, at w = (1, 0.5).
+
+The bound does not depend on where we start: from any w₀ the perceptron makes at most R²/γ² mistakes.
+"""
+
+
+def test_a_table_whose_points_are_named_by_letters_is_the_notes_data_and_its_steps_are_its_run(tmp_path):
+    """A | point | x | y | table (A, B, C) is the note's data, not skipped for its column of names; the
+    steps "B: y·(w·x) = 2 > 0" are its run's, not claims about every run's visits (three true lines
+    red); "from any w₀" is no w0 = 0 run (a false statement blue)."""
+    (d,) = note_data(LETTERED)
+    assert d.points == ((2, 1), (-1, -2), (1, -1)) and d.labels == (1, -1, 1) and d.names == ("A", "B", "C")
+    data = _draft(tmp_path, "week5.md", LETTERED)
+    steps = [c for c in data["claim"] if c["line"] in (13, 14, 15)]
+    assert steps and all(c.get("draft") or c.get("datasets") for c in steps), steps
+    anyw0 = [c for c in data["claim"] if c["line"] == 20 and not c.get("draft")]
+    assert anyw0 and all("w0_zero" not in c.get("assume", []) for c in anyw0), anyw0
+    verdicts = _run(tmp_path, "week5.md")
+    on_run = {cid: v for cid, v in verdicts.items() if ".data" in cid}
+    assert on_run and set(on_run.values()) == {"holds on evidence"}, verdicts
+    assert all(v == "refuted" for cid, v in verdicts.items() if cid.endswith(".L20")), verdicts
+    assert [v for cid, v in verdicts.items() if ".L1" in cid and "refuted" in v] == [], verdicts

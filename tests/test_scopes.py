@@ -28,6 +28,14 @@ assume = ["separable", "w0_zero", "eta_one"]
 expect = "holds"
 
 [[claim]]
+id = "p.radius"
+section = "1"
+statement = "no point is farther from 0 than R (a claim about datasets: it has no run)"
+when = "dataset"
+expr = "all_i(norm2(x) <= R2)"
+expect = "holds"
+
+[[claim]]
 id = "p.norm"
 section = "1"
 statement = "the norm grows by at most R squared an update"
@@ -129,6 +137,12 @@ def test_a_claim_false_only_past_four_updates_is_refuted_by_the_default_audit(tm
     assert scope["points"] >= 2 and scope["max_updates"] >= 10
     assert [s["points"] for s in scopes] == sorted(s["points"] for s in scopes)
     assert norm["evidence"]["search"]["depth"] == 2
+    # a claim about datasets has no run: its scope names no updates, w0 or rate, in the fields and the text
+    radius = claims["p.radius"]
+    assert radius["verdict"] == "no counterexample in domain" and radius["evidence"]["scope"]["points"] >= 3
+    assert not {"max_updates", "w0_box", "etas", "order"} & set(radius["evidence"]["scope"]), radius["evidence"]["scope"]
+    line = next(ln for ln in (out / "report.md").read_text().splitlines() if "p.radius" in ln)
+    assert "points in" in line and "updates" not in line, line
     # the old domain: 2 points, box 2, 4 updates, given as the project's one search domain
     (tmp_path / "pyproject.toml").write_text('[tool.proof-audit.search]\npoints = 2\nbox = 2\nmax-updates = 4\n'
                                              'sep-box = 3\n')

@@ -54,11 +54,17 @@ def not_searched(c, f) -> str | None:
 SCOPE_FIELDS = ("points", "dim", "box", "max_updates", "w0_box", "etas", "sep_box", "order", "unit")
 
 
-def scope_of(dom: dict) -> dict:
+#: What a claim about datasets (when = "dataset") is searched over: no run, so no updates, w0, eta or order.
+_DATASET_FIELDS = ("points", "dim", "box", "sep_box", "unit")
+
+
+def scope_of(dom: dict, runs: bool = True) -> dict:
     """The scope a "no counterexample in domain" verdict covers: up to ``points`` points of
     ``dim`` integer coordinates in [-box, box], runs of at most ``max_updates`` updates from every
-    w0 in [-w0_box, w0_box]^dim, at the learning rates ``etas``, separators from [-sep_box, sep_box]."""
-    return {k: (list(dom[k]) if isinstance(dom[k], tuple) else dom[k]) for k in SCOPE_FIELDS if k in dom}
+    w0 in [-w0_box, w0_box]^dim, at the learning rates ``etas``, separators from [-sep_box, sep_box];
+    of a claim about datasets (not ``runs``), only what its datasets range over."""
+    return {k: (list(dom[k]) if isinstance(dom[k], tuple) else dom[k]) for k in SCOPE_FIELDS if k in dom
+            and (runs or k in _DATASET_FIELDS)}
 
 
 def search_claim(c, f, domain, depth):
@@ -96,7 +102,7 @@ def search_claim(c, f, domain, depth):
     elif res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN and v in (Verdict.HOLDS_ON_EVIDENCE, Verdict.UNKNOWN):
         v = Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
         ev["domain_text"] = srch["domain_text"]
-        ev["scope"] = scope_of(dom)
+        ev["scope"] = scope_of(dom, runs=c.when != "dataset")
         if "reason" in ev:
             ev["corpus_reason"] = ev.pop("reason")
     finding = Finding(f.claim_id, f.citation, f.statement, v, f.expect, ev, f.path, f.line)

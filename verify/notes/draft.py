@@ -52,7 +52,10 @@ _PREDICTION_RULE = re.compile(r"\b(predicts?|outputs?|classif(y|ies)|returns?|la
 #: "after M mistakes" / "after k updates": a count of the mistakes so far at a step.
 _SO_FAR = re.compile(r"\b(after|once)\s+\$?\\?[A-Za-z]\w{0,8}\$?\s+(mistakes|updates|errors|corrections)\b", re.I)
 _ANY_W0 = re.compile(r"\b(any|every|all|arbitrary)\s+(non-?zero\s+)?(initial|starting)\s+(weights?|weight vectors?|"
-                     r"vectors?|points?|values?)|\b(any|arbitrary)\s+\$?\\?(w|theta|θ)_\{?0\}?", re.I)
+                     r"vectors?|points?|values?)|\b(any|arbitrary)\s+\$?\\?(w|theta|θ)(_\{?0\}?|₀)|"
+                     r"\b(regardless of|independent(ly)? of|(does not|doesn't|do not|don't) depend on)\s+(where|how)\s+"
+                     r"(we|it|one|you|the (run|algorithm|perceptron))\s+(starts?|begins?|initiali[sz]es?)|"
+                     r"\bwherever\s+(we|it|one|you)\s+(starts?|begins?)", re.I)
 
 
 #: "for all i" in the sentence, the i written plain or as math ($i$).
@@ -149,6 +152,9 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     rate = rate_symbol(note.text)  # "a learning rate $\lambda > 0$": the note's lambda is eta, unless it says otherwise
     notation = {**({rate: "eta"} if rate else {}), **(notation or {})}
     props = proposals(note, found, notation)
+    from verify.notes.written_data import note_data
+
+    props.point_names = frozenset(n for d in note_data(note.text) for n in d.names)
     prefix = re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(os.path.basename(note_path))[0]).strip("_")[:40] or "note"
     used: set = set()
     claims = []
@@ -159,11 +165,13 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     return note, claims, props
 
 
-def _of_one_run(s, t) -> str | None:
+def _of_one_run(s, t, letters=frozenset()) -> str | None:
     """Why a translated statement is of the note's own run and no other's (None when it is not):
-    a value one run reaches, or a step at the point it names ("x₁ gives w·x = 0": the note's x₁
-    read as every run's x would make it a claim about every visit)."""
-    if t.when in _RUN + ("visit",) and "x" in t.names and names_a_point(s.text):
+    a value one run reaches, or a step at the point it names ("x₁ gives w·x = 0", or "B: y·(w·x)
+    = 2" where the note's data names its points A, B, C, ``letters``: the note's point read as
+    every run's x would make it a claim about every visit)."""
+    lettered = re.match(r"\s*(?:point\s+)?([A-Z])\s*[:)]", s.text)
+    if t.when in _RUN + ("visit",) and "x" in t.names and (names_a_point(s.text) or lettered and lettered.group(1) in letters):
         return (f"a step of the note's own run at the point it names ({t.expr}): give its data and setting "
                 "([[dataset]], datasets = [...], run = {...}) and the step (given = \"t == ...\") to check it; "
                 "another run's visits need not agree")
@@ -326,7 +334,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         return {**out, "draft": True, "untranslated": f"a value of one dataset ({t.expr}), the note's own: give its "
                                                       "data ([[dataset]], datasets = [...]) to check it; no other data "
                                                       "need have it"}
-    if (why := _of_one_run(s, t)) is not None:  # a claim on the note's own run, when its data is written out
+    if (why := _of_one_run(s, t, props.point_names)) is not None:  # a claim on the note's own run, its data written out
         return {**out, "draft": True, "one_run": (t.expr, t.when), "untranslated": why}
     so_far = _SO_FAR.search(f"{s.context} {s.text}")
     if t.when in ("update", "visit") and so_far and re.search(r"\bmistakes\b", t.expr):

@@ -145,6 +145,10 @@ def _data_tables(text: str) -> list:
         ys = [j for j, n in enumerate(names) if n in LABEL_NAMES and n != "t"] or [j for j, n in enumerate(names) if n == "t"]
         xs = [j for j, n in enumerate(names) if n in INPUT_NAMES and n != "t"] or \
             [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
+        # a column named as the points but holding their names (| point | x | y | with A, B, C): not coordinates
+        xs = [j for j in xs if all(numbers_of(cells[j]) for _, cells in table.rows if len(cells) > j)] or xs
+        letters = [j for j in range(len(names)) if j not in xs and table.rows and all(
+            len(cells) > j and re.fullmatch(r"[A-Z]", cells[j].strip()) for _, cells in table.rows)]
         if not ys and xs:  # an unnamed column of labels beside the points: the only one all +1/-1 (or 0/1)
             ys = [j for j, n in enumerate(names) if not n and _labels_ok(_column(table, j))][:2]
             ys = ys if len(ys) == 1 else []
@@ -162,8 +166,10 @@ def _data_tables(text: str) -> list:
             labels.append(int(y[0]) if y[0] in (-1, 0, 1) else None)
         else:
             if len(pts) >= 2 and len({len(p) for p in pts}) == 1 and None not in labels and _labels_ok(labels):
+                named = tuple(cells[letters[0]].strip() for _, cells in table.rows) if letters else ()
                 out.append(NoteData(table.line, table.rows[-1][0], tuple(pts), tuple(labels),
-                                    f"the table of points and labels at line {table.line}"))
+                                    f"the table of points and labels at line {table.line}",
+                                    names=named if len(set(named)) == len(named) else ()))
     return out
 
 

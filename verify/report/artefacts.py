@@ -327,6 +327,13 @@ _STATUS_PLURAL = {"unexpected": "unexpected verdicts", "found": "errors in the n
                   "unknown": "unknown", "ok": "not refuted, as expected"}
 
 
+def _statements(claims, where: str) -> str:
+    """How many statements of the note(s) the claims are on ("3 statements of the note"): a
+    statement is its note and line (several claims may transcribe one)."""
+    n = len({(c["document"], (c.get("source") or {}).get("line", c["line"])) for c in claims})
+    return f"{n} statement{'s' if n != 1 else ''} of {where}"
+
+
 def _summary_counts(claims, by_status: dict, notes: int) -> str:
     """The page's summary: statements transcribed as holding and refuted (errors found in the
     note as written), other unexpected verdicts, errors refuted as their file expects, unknown
@@ -338,7 +345,8 @@ def _summary_counts(claims, by_status: dict, notes: int) -> str:
     spans = []
     if false:
         spans.append(("unexpected", len(false), f"unexpected verdict{'s' if len(false) != 1 else ''}: "
-                                                f"statement{'s' if len(false) != 1 else ''} of {where} found false"))
+                                                f"claim{'s' if len(false) != 1 else ''} found false, on "
+                                                f"{_statements(false, where)}"))
     if other or not false:
         spans.append(("unexpected", len(other), ("other " if false else "") + "unexpected verdict"
                       + ("s" if len(other) != 1 else "")))
@@ -514,9 +522,11 @@ def html(results: dict, link_root: str | None = None, figures=None, notes=()) ->
     parts.append(f'<section id="unexpected"><h2>Unexpected verdicts ({len(unexpected)})</h2>')
     false = sum(1 for c in unexpected if c["verdict"] == "refuted" and c["expect"] == "holds")
     if false:
-        parts.append(f"<p>{false} statement{'s' if false != 1 else ''} transcribed as holding {'are' if false != 1 else 'is'} "
-                     "false as written: each card shows the counterexample, both sides and the command that replays "
-                     "it. Keep the statement, set its expect to \"refuted\" and write the corrected form beside it.</p>")
+        wrong = [c for c in unexpected if c["verdict"] == "refuted" and c["expect"] == "holds"]
+        parts.append(f"<p>{false} claim{'s' if false != 1 else ''} transcribed as holding {'are' if false != 1 else 'is'} "
+                     f"refuted, on {_statements(wrong, 'the notes' if len(docs) > 1 else 'the note')}: each card shows the "
+                     "counterexample, both sides and the command that replays it. Keep the statement, set its expect to "
+                     "\"refuted\" and write the corrected form beside it.</p>")
     parts.append("".join(_card(c, link_root, corrected_by) for c in unexpected) if unexpected else
                  "<p>None: every verdict is what its claim file expects.</p>")
     parts.append("</section>")

@@ -99,7 +99,7 @@ def _deeper(search, scope: dict) -> str:
         return ""
     nxt = scopes[-1]
     shown = {**{k: scope[k] for k in ("dim", "unit") if k in scope},
-             **{k: nxt[k] for k in ("points", "box", "max_updates") if k in nxt}}
+             **{k: nxt[k] for k in ("points", "box", "max_updates") if k in nxt and (k in scope or k != "max_updates")}}
     return (f" (the next scope, {scope_text(shown).removeprefix('up to ')}, "
             f"{'was not started' if nxt.get('verdict') == 'not started' else 'was not completed'}: "
             f"{str(nxt['reason']).removeprefix('unknown: ')}; a higher --depth searches deeper)")

@@ -28,7 +28,7 @@ from perceptron._numbers import format_rational
 from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
 from perceptron.outputs import portable_name
-from verify.language.quantifiers import ranging
+from verify.language.quantifiers import SEPARATOR_NAMES, ranging
 from verify.replay.commands import run_options, train_and_check
 from verify.replay.counterexample import Counterexample
 from verify.searching.declared_engine import param_values
@@ -72,6 +72,23 @@ def _settings(claim, dom: Domain) -> list[dict]:
             for e in etas for s in sign0s for w in w0s for d in params]
 
 
+def _check_searchable(claim) -> None:
+    """SearchError for a pair claim no pair search covers: one about particular datasets, or one that
+    ranges over every separator (the search judges with each dataset's certified one: its "none
+    found" would say more than it saw)."""
+    if claim.datasets:
+        raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
+    if _reads_separator(claim) and "separator" in ranging(claim):
+        raise SearchError(f"claim {claim.id} ranges over every separator of the data, and a pair search judges with "
+                          "each dataset's certified (maximum-margin) one only; state separator = \"max-margin\" if "
+                          "the note means that one")
+
+
+def _reads_separator(claim) -> bool:
+    """Whether a pair claim reads a quantity of a separator (a relation reads none)."""
+    return claim.compiled is not None and bool(set(claim.compiled.names) & SEPARATOR_NAMES)
+
+
 def _describe(claim, dom, settings, orbits=False) -> dict:
     s0 = settings[0]
     etas = sorted({format_rational(s["eta"]) for s in settings}, key=Fraction)
@@ -86,9 +103,13 @@ def _describe(claim, dom, settings, orbits=False) -> dict:
             f"converge within {dom.max_updates} updates, each with its partner ({claim.pair})")
     datasets = f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} in every order, labels -1/+1" + (
         ORBITS if orbits else "")
-    return {"points": dom.points, "dim": dom.dim, "box": dom.box, "datasets": datasets, "runs": runs,
-            "separators": "the certified one of each dataset (as the audit)", "engine": "pair runs",
-            "text": f"{datasets}; runs: {runs}; engine pair runs"}
+    seps = "the certified (maximum-margin) one of each dataset" if _reads_separator(claim) else \
+        "none (the claim uses no separator)"
+    # the scope's fields, as the other searches' (verify.corpus.searches.SCOPE_FIELDS)
+    return {"points": dom.points, "dim": dom.dim, "box": dom.box, "max_updates": dom.max_updates,
+            "w0_box": 0 if all(s["w0"] is None for s in settings) else box, "etas": etas, "order": s0["order"],
+            "datasets": datasets, "runs": runs, "separators": seps, "engine": "pair runs",
+            "text": f"{datasets}; runs: {runs}; separators: {seps}; engine pair runs"}
 
 
 #: Partners that commute with the grid's rotations and reflections (the same run of other data,
@@ -115,8 +136,7 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
     from verify.replay.dispatch import RunContext, replay
     from verify.replay.pairs import pair_tally
 
-    if claim.datasets:
-        raise SearchError(f"claim {claim.id} is about particular datasets ({', '.join(claim.datasets)}), not a search domain")
+    _check_searchable(claim)
     t0, deadline = time.monotonic(), time.time() + timeout
     settings = _settings(claim, dom)
     same_runs = claim.pair in _EQUIVARIANT_PAIRS or claim.pair.startswith("order:") or (

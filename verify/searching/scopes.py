@@ -150,10 +150,10 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
     exact = budget.exact
     tried, best_dom, last, ordered, got = [], None, None, False, {}
     done = []  # (candidates, scope) of each scope searched, in order
-    # a pair's candidates are whole datasets, each run to its end: a scope that only lengthens the runs
-    # takes the same candidates, so only the longer one is searched
+    # a pair's candidates are whole datasets, each run to its end, and a claim about datasets has no run: a scope
+    # that only lengthens the runs takes the same candidates, so only the longer one is searched
     rungs = LEARNER_LADDER if learner_runs else LADDER
-    ladder = [s for s, nxt in zip(rungs, rungs[1:] + (None,)) if claim.when != "pair" or nxt is None
+    ladder = [s for s, nxt in zip(rungs, rungs[1:] + (None,)) if claim.when not in ("pair", "dataset") or nxt is None
               or (nxt.points, nxt.box) != (s.points, s.box)]
     for s in ladder:
         dom = _domain(base, s)
