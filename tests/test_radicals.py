@@ -41,7 +41,7 @@ def _random_values(rng, m):
 @pytest.mark.parametrize("seed", range(8))
 def test_operations_agree_with_sympy(seed):
     rng = random.Random(seed)
-    m = 40
+    m = 40 if seed < 6 else 160  # (past 64 rows a radicand's square part is found once per distinct value)
     a, b = _random_values(rng, m), _random_values(rng, m)
     ops = {"+": (R.add, lambda x, y: x + y), "-": (R.sub, lambda x, y: x - y), "*": (R.mul, lambda x, y: x * y),
            "/": (R.div, lambda x, y: x / y)}
@@ -65,7 +65,7 @@ def test_operations_agree_with_sympy(seed):
             want = {"<": sympy.Lt, "<=": sympy.Le, "==": sympy.Eq, "!=": sympy.Ne, ">": sympy.Gt,
                     ">=": sympy.Ge}[o](_sym(a, j), _sym(b, j))
             assert res[j] == (TRUE if bool(want) else FALSE), (o, _sym(a, j), _sym(b, j))
-    assert decided > 80  # most rows are decided (4 operations x 40 rows)
+    assert decided > 2 * m  # most rows are decided (4 operations x m rows)
 
 
 def test_square_roots_meet_and_leave_the_form():

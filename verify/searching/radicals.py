@@ -31,6 +31,8 @@ __all__ = ["Q", "Radicals", "integers", "scaled"]
 _SAFE = float(2**61)
 #: Small primes whose squares are taken out of a radicand (so that sqrt(20) and 2 sqrt(5) meet).
 _PRIMES = (2, 3, 5, 7, 11, 13)
+#: Radicands in a batch past which their square parts are found once for each distinct value.
+_DISTINCT_FROM = 64
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,10 @@ def _plus(a, b):
 
 def _lowest(n, d, r, bad, undef) -> Q:
     n, d = _wide(n, d)
-    g = np.gcd(n, d)
-    g = np.where(g == 0, 1, g)
-    n, d = n // g, d // g
+    if d.dtype == object or not (d == 1).all():  # (over 1 everywhere, as integer arithmetic keeps it: in lowest terms)
+        g = np.gcd(n, d)
+        g = np.where(g == 0, 1, g)
+        n, d = n // g, d // g
     zero = n == 0
     d = np.where(zero, 1, d)
     r = np.where(zero, 1, r)
@@ -99,9 +102,14 @@ def scaled(a, k: int) -> Q:
 
 
 def _reduce_radicand(n, r):
-    """Move square factors of r into n: a perfect square entirely, the small primes' squares."""
+    """Move square factors of r into n: a perfect square entirely, the small primes' squares (found
+    once for each distinct radicand: a batch holds few, as R^2 and |v|^2 of a small grid)."""
     if not (r != 1).any():
         return n, r
+    if r.dtype != object and r.size > _DISTINCT_FROM:
+        u, inv = np.unique(r.ravel(), return_inverse=True)
+        f, ru = _reduce_radicand(np.ones(u.shape, dtype=np.int64), u)
+        return _times(n, f[inv].reshape(r.shape)), ru[inv].reshape(r.shape)
     s, ok = _isqrt(r)
     n = np.where(ok, _times(n, s), n)
     r = np.where(ok, 1, r)
