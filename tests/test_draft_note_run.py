@@ -473,3 +473,14 @@ def test_a_table_whose_points_are_named_by_letters_is_the_notes_data_and_its_ste
     assert on_run and set(on_run.values()) == {"holds on evidence"}, verdicts
     assert all(v == "refuted" for cid, v in verdicts.items() if cid.endswith(".L20")), verdicts
     assert [v for cid, v in verdicts.items() if ".L1" in cid and "refuted" in v] == [], verdicts
+
+
+def test_a_table_of_x_and_y_coordinates_beside_a_label_column_is_read_as_such():
+    """| x | y | label |: x and y are the coordinates, the labels the third column (they were read as 1-D
+    points labelled by their y); a label column of names (P, Q) is no data of +1/-1 labels."""
+    (d,) = note_data("| point | x | y | label |\n|---|---|---|---|\n| A | 2 | 1 | +1 |\n| B | 3 | -1 | -1 |\n"
+                     "| C | -1 | 1 | -1 |\n")
+    assert d.points == ((2, 1), (3, -1), (-1, 1)) and d.labels == (1, -1, -1) and d.names == ("A", "B", "C")
+    assert note_data("| point | x | y | class |\n|---|---|---|---|\n| A | 2 | 1 | P |\n| B | 3 | -1 | Q |\n") == []
+    (d,) = note_data("| x1 | x2 | y |\n|---|---|---|\n| 0 | 1 | 1 |\n| 1 | 0 | -1 |\n")
+    assert d.points == ((0, 1), (1, 0)) and d.labels == (1, -1)

@@ -199,3 +199,15 @@ def test_distinct_rows_give_ieval_row_for_row(seed):
     finally:
         R.take = staticmethod(real)
     assert calls and max(calls) <= 16
+
+
+def test_many_distinct_radicands_in_one_batch():
+    """A batch of more distinct radicands than the distinct-value threshold: each root is n sqrt(r) with
+    n^2 r the value and r free of the small primes' squares (the square parts found once per value)."""
+    import math
+
+    q = R.sqrt(integers(np.arange(1, 2000)))
+    for j in range(1999):
+        n, d, r = int(q.n[j]), int(q.d[j]), int(q.r[j])
+        assert d == 1 and n * n * r == j + 1 and all(r % (p * p) for p in (2, 3, 5, 7, 11, 13)), (j + 1, n, r)
+        assert math.isqrt(r) ** 2 != r or r == 1

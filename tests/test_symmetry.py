@@ -246,6 +246,8 @@ def test_a_coordinate_read_behind_a_tab_or_in_a_premise_is_still_read(tmp_path):
     ("sqrt(y*y) + floor(y/2) == 1", False),  # floor(-a) is not -floor(a)
     ("i == 0 or y*dot(prev(w), x) <= 0", False),  # where a point stands is not told
     ("dot(x_hat, x_hat) >= 0", False),  # (x, R): half negated
+    ("min_i(y*score) == max_i(y*score)", False),  # in an aggregate y is the point's, score the visit's
+    ("all_i(y*dot(w, prev(x)) <= 1)", False),  # a look-back inside an aggregate: whose point is not told
 ])
 def test_labels_fold_only_where_the_flip_keeps_the_claims_truth(claims, expr, folds):
     """Folding labels into the points (y x, +1) is sound for a claim the flip (x, y) -> (-x, -y)
@@ -257,3 +259,38 @@ def test_labels_fold_only_where_the_flip_keeps_the_claims_truth(claims, expr, fo
     claim = with_expr(claims["sym.norm-step"], expr)
     assert label_symmetric(claim, "rosenblatt", 0) is folds
     assert not label_symmetric(claim, "rosenblatt", 1) and not label_symmetric(claim, "novikoff", 0)
+
+
+def test_a_fold_the_claim_can_tell_apart_is_not_taken(tmp_path):
+    """Two claims a flip of one point's sign and label changes, each refuted on a dataset with a label
+    -1 (folded, every label +1, they were 'no counterexample'): y and the visit's score inside an
+    aggregate, and a free name that shadows score (its value does not depend on the data)."""
+    p = tmp_path / "fold.toml"
+    p.write_text(textwrap.dedent("""
+        [document]
+        file = "fold.md"
+
+        [[claim]]
+        id = "f.agg"
+        section = "s"
+        statement = "at every visit every point has the same y score"
+        expr = "min_i(y*score) == max_i(y*score)"
+        when = "visit"
+        orders = ["cyclic"]
+        variants = ["rosenblatt"]
+        assume = ["w0_zero", "eta_one"]
+        expect = "refuted"
+
+        [[claim]]
+        id = "f.free"
+        section = "s"
+        statement = "y times any positive number is positive"
+        free = ["score:positive"]
+        expr = "all_i(y*score > 0)"
+        when = "dataset"
+        expect = "refuted"
+    """))
+    dom = Domain(points=2, dim=2, box=1, max_updates=2, order="cyclic")
+    for c in load_claims(str(p)).claims:
+        res = search(c, dom, engine="enumerate", timeout=60)
+        assert res.verdict == Verdict.REFUTED and -1 in res.counterexample.to_json()["labels"], (c.id, res.to_json())

@@ -145,6 +145,10 @@ def _data_tables(text: str) -> list:
         ys = [j for j, n in enumerate(names) if n in LABEL_NAMES and n != "t"] or [j for j, n in enumerate(names) if n == "t"]
         xs = [j for j, n in enumerate(names) if n in INPUT_NAMES and n != "t"] or \
             [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
+        # | x | y | label |: x and y are the coordinates when another column names the labels
+        labelled = [j for j, n in enumerate(names) if n in LABEL_NAMES and n not in ("y", "yi", "yt", "yn", "t")]
+        if "x" in names and "y" in names and labelled:
+            xs, ys = [names.index("x"), names.index("y")], labelled[:1]
         # a column named as the points but holding their names (| point | x | y | with A, B, C): not coordinates
         xs = [j for j in xs if all(numbers_of(cells[j]) for _, cells in table.rows if len(cells) > j)] or xs
         letters = [j for j in range(len(names)) if j not in xs and table.rows and all(

@@ -303,7 +303,7 @@ def label_symmetric(claim, variant, tie) -> bool:
     unchanged (orbits.label_parity: y dot(w, x) <= 0 does, dot(w, x) <= 0 does not)."""
     trees = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
     return tie == 0 and VARIANTS[variant].bias is None and NONTRIVIAL not in claim.assume \
-        and all(label_parity(t) in (EVEN, ZERO) for t in trees)
+        and all(label_parity(t, frozenset(claim.free or ())) in (EVEN, ZERO) for t in trees)
 
 
 @functools.lru_cache(maxsize=16)

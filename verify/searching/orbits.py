@@ -7,6 +7,8 @@ the permutations of the grid's points; ``canonical`` keeps the least dataset of 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from verify.language.quantifiers import needs_separator
@@ -97,26 +99,32 @@ _UNFOLDED = frozenset({"x_hat", "i"})
 EVEN, ODD, ZERO = "even", "odd", "zero"
 
 
-def label_parity(tree):
+def label_parity(tree, free=frozenset(), odd=LABEL_ODD, unknown=_UNFOLDED):
     """What a flip of the points' signs and labels does to a compiled expression: EVEN (it is
     unchanged: a claim that is EVEN has the same truth on the dataset with every label folded into
     its point, y x and +1), ODD (negated), ZERO (the literal 0), or None where it cannot be told
     (then the labels are not folded).  Sound and no more: x, y, score and out are odd, products
     add parities, a sum needs its terms alike, a comparison other than == and != needs its sides
-    even, an aggregate over the points needs its body even (each point flips on its own)."""
+    even, an aggregate over the points needs its body even (each point flips on its own: in the
+    body x and y are the point's, while score and out stay the visit's, whose point flips apart
+    from it, so they are not told there).  ``free``: the claim's free names, which may shadow a
+    quantity and do not depend on the data (even)."""
     op = tree[0]
+    rec = functools.partial(label_parity, free=free, odd=odd, unknown=unknown)
     if op == "num":
         return ZERO if tree[1] == 0 else EVEN
     if op == "name":
-        return None if tree[1] in _UNFOLDED else ODD if tree[1] in LABEL_ODD else EVEN
+        return EVEN if tree[1] in free else None if tree[1] in unknown else ODD if tree[1] in odd else EVEN
+    if op == "prev" and odd != LABEL_ODD:  # a look-back inside an aggregate: whose point it reads is not told
+        return label_parity(tree[1], free, frozenset(), unknown | LABEL_ODD)
     if op in ("neg", "prev"):
-        return label_parity(tree[1])
+        return rec(tree[1])
     if op == "not":
-        return EVEN if label_parity(tree[1]) in (EVEN, ZERO) else None
+        return EVEN if rec(tree[1]) in (EVEN, ZERO) else None
     if op in ("and", "or"):
-        return EVEN if all(label_parity(t) in (EVEN, ZERO) for t in tree[1]) else None
+        return EVEN if all(rec(t) in (EVEN, ZERO) for t in tree[1]) else None
     if op == "bin":
-        a, b = label_parity(tree[2]), label_parity(tree[3])
+        a, b = rec(tree[2]), rec(tree[3])
         if a is None or b is None:
             return None
         if tree[1] in ("+", "-"):
@@ -125,24 +133,25 @@ def label_parity(tree):
             return ZERO if tree[1] == "*" or a == ZERO and b != ZERO else None
         return _times(a, b)
     if op == "pow":
-        a, e = label_parity(tree[1]), tree[2]
+        a, e = rec(tree[1]), tree[2]
         if a in (None, EVEN):
             return a
         if a == ZERO:
             return ZERO if e > 0 else None
         return ODD if e % 2 else EVEN
     if op == "cmp":
-        parts = {label_parity(t) for t in tree[2]} - {ZERO}
+        parts = {rec(t) for t in tree[2]} - {ZERO}
         if None in parts or len(parts) > 1:
             return None
         return EVEN if parts <= {EVEN} or set(tree[1]) <= {"==", "!="} else None
     if op == "if":
-        c, a, b = label_parity(tree[1]), label_parity(tree[2]), label_parity(tree[3])
+        c, a, b = rec(tree[1]), rec(tree[2]), rec(tree[3])
         return a if c in (EVEN, ZERO) and a == b and a is not None else None
     if op == "agg":
-        return EVEN if label_parity(tree[2]) in (EVEN, ZERO) else None
+        return EVEN if label_parity(tree[2], free, frozenset({"x", "y"}), unknown | {"score", "out"}) in (EVEN, ZERO) \
+            else None
     if op == "call":
-        args = [label_parity(t) for t in tree[2]]
+        args = [rec(t) for t in tree[2]]
         if None in args:
             return None
         name = tree[1]

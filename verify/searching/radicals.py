@@ -108,8 +108,13 @@ def _reduce_radicand(n, r):
         return n, r
     if r.dtype != object and r.size > _DISTINCT_FROM:
         u, inv = np.unique(r.ravel(), return_inverse=True)
-        f, ru = _reduce_radicand(np.ones(u.shape, dtype=np.int64), u)
+        f, ru = _square_parts(np.ones(u.shape, dtype=np.int64), u)
         return _times(n, f[inv].reshape(r.shape)), ru[inv].reshape(r.shape)
+    return _square_parts(n, r)
+
+
+def _square_parts(n, r):
+    """_reduce_radicand, value by value."""
     s, ok = _isqrt(r)
     n = np.where(ok, _times(n, s), n)
     r = np.where(ok, 1, r)
