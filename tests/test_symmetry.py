@@ -295,27 +295,3 @@ def test_a_fold_the_claim_can_tell_apart_is_not_taken(tmp_path):
         res = search(c, dom, engine="enumerate", timeout=60)
         assert res.verdict == Verdict.REFUTED and -1 in res.counterexample.to_json()["labels"], (c.id, res.to_json())
 
-
-def test_pair_searches_fold_labels_where_both_runs_and_the_claim_are_label_symmetric(tmp_path, monkeypatch):
-    """A pair search of a bias-free, sign(0) = 0 variant folds labels into its points when its partner
-    commutes with the flip of a point (another rate, scale, order) and the claim is even under it: the
-    same verdicts as the search of every labelling, true and false, with fewer candidates; not for a
-    translated partner (-x + c is not -(x + c))."""
-    import verify.searching.pairs as pairs
-
-    p = tmp_path / "pairs.toml"
-    head = '[document]\nfile = "p.md"\n\n'
-    claim = ('[[claim]]\nid = "{id}"\nsection = "s"\nstatement = "s"\nwhen = "pair"\npair = "{pair}"\n'
-             'variants = ["rosenblatt"]\nassume = ["w0_zero"]\nexpr = "{expr}"\nexpect = "holds"\n\n')
-    p.write_text(head + claim.format(id="p.true", pair="eta:c", expr="other_mistakes == mistakes and other_w == c*w")
-                 + claim.format(id="p.false", pair="scale:c", expr="other_mistakes == mistakes and other_w == w")
-                 + claim.format(id="p.shift", pair="translate:c", expr="other_mistakes >= 0"))
-    claims = {c.id: c for c in load_claims(str(p)).claims}
-    dom = Domain(points=2, dim=2, box=1, max_updates=4)
-    folded = {cid: search(c, dom, engine="enumerate", timeout=120) for cid, c in claims.items()}
-    assert "labels folded" in folded["p.true"].domain["datasets"] and "labels folded" not in folded["p.shift"].domain["datasets"]
-    monkeypatch.setattr(pairs, "_folds", lambda *a: False)
-    whole = {cid: search(c, dom, engine="enumerate", timeout=120) for cid, c in claims.items()}
-    assert [folded[c].verdict for c in claims] == [whole[c].verdict for c in claims] == \
-        [Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, Verdict.REFUTED, Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN]
-    assert folded["p.true"].checked * 2 < whole["p.true"].checked

@@ -28,7 +28,6 @@ from perceptron._numbers import format_rational
 from perceptron.datasets import write_csv
 from perceptron.declared import variant_of
 from perceptron.outputs import portable_name
-from perceptron.variants import VARIANTS
 from verify.language.quantifiers import SEPARATOR_NAMES, ranging
 from verify.replay.commands import run_options, train_and_check
 from verify.replay.counterexample import Counterexample
@@ -37,7 +36,7 @@ from verify.searching.domain import (Domain, SearchError, needs_separator, point
                                       uncertified)
 from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
-from verify.language.assumptions import NONTRIVIAL, eta_bound
+from verify.language.assumptions import eta_bound
 
 __all__ = ["search_pair"]
 
@@ -90,7 +89,7 @@ def _reads_separator(claim) -> bool:
     return claim.compiled is not None and bool(set(claim.compiled.names) & SEPARATOR_NAMES)
 
 
-def _describe(claim, dom, settings, orbits=False, fold=False) -> dict:
+def _describe(claim, dom, settings, orbits=False) -> dict:
     s0 = settings[0]
     etas = sorted({format_rational(s["eta"]) for s in settings}, key=Fraction)
     box = max(dom.w0_box, 1)  # as _settings draws them
@@ -105,7 +104,6 @@ def _describe(claim, dom, settings, orbits=False, fold=False) -> dict:
     runs = (f"{claim.variants[0]} with eta in {{{', '.join(etas)}}}{params}, w0 = {w0}, order {s0['order']}, those that "
             f"converge within {dom.max_updates} updates, each with its partner ({claim.pair})")
     datasets = f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} in every order, labels -1/+1" + (
-        " (labels folded into the points: the claim, both runs and sign(0) = 0 are label-symmetric)" if fold else "") + (
         ORBITS if orbits else "")
     seps = "the certified (maximum-margin) one of each dataset" if _reads_separator(claim) else \
         "none (the claim uses no separator)"
@@ -121,36 +119,10 @@ def _describe(claim, dom, settings, orbits=False, fold=False) -> dict:
 _EQUIVARIANT_PAIRS = ("eta", "eta:c", "scale:c", "flip")
 
 
-#: Partners whose run commutes with a flip of one point's sign and label, (x, y) -> (-x, -y): the same
-#: run at another rate, start, scale, order or point order (not a translation: -x + c is not -(x + c)).
-_FLIP_PAIRS = ("eta", "eta:c", "w0:c", "scale:c", "reverse")
-
-
-def _folds(claim, settings) -> bool:
-    """Whether the pair search may fold labels into the points (y x, +1), as the enumeration does
-    (verify.searching.domain.label_symmetric): both runs of a bias-free, sign(0) = 0 variant that is
-    built in and not the dual form, a partner that commutes with the flip, and a claim the flip
-    leaves unchanged (a relation of the two runs' mistakes or decisions, or an expression that
-    orbits.label_parity finds even)."""
-    from verify.searching.orbits import EVEN, ZERO, label_parity
-
-    names = [claim.variants[0]] + ([claim.pair.split(":", 1)[1]] if claim.pair.startswith("variant:") else [])
-    if not (claim.pair in _FLIP_PAIRS or claim.pair.startswith(("order:", "variant:"))):
-        return False
-    for name in names:
-        v = VARIANTS.get(name)
-        if v is None or v.bias is not None or v.dual or v.tie not in (0, None):
-            return False
-    if any(s["sign0"] != 0 for s in settings) or NONTRIVIAL in claim.assume:
-        return False
-    return claim.compiled is None or label_parity(claim.compiled.tree, frozenset(claim.free or ())) in (EVEN, ZERO)
-
-
-def _candidates(dom: Domain, maps=(), fold=False):
+def _candidates(dom: Domain, maps=()):
     """Labelled ordered datasets, smallest first; all-zero ones left out (R = 0); with ``maps``,
-    one of each orbit of the grid's rotations and reflections (verify.searching.orbits.canonical);
-    with ``fold``, every label folded into its point."""
-    P, Y = point_list(dom.dim, dom.box, fold)
+    one of each orbit of the grid's rotations and reflections (verify.searching.orbits.canonical)."""
+    P, Y = point_list(dom.dim, dom.box, False)
     for n in range(1, dom.points + 1):
         for idx in itertools.product(range(len(P)), repeat=n):
             if maps and not canonical(np.array([idx], dtype=np.int64), maps, True)[0]:
@@ -173,14 +145,13 @@ def search_pair(claim, dom: Domain, timeout: float = 60.0, out_dir: str | None =
         claim.pair.startswith("variant:") and equivariant(claim.pair.split(":", 1)[1]))
     # the pair search judges with each dataset's certified separator, whose rounding need not map
     # across an orbit: a claim that reads a separator is searched whole
-    fold = _folds(claim, settings)
-    maps = symmetries(dom.dim, dom.box, fold) if same_runs and equivariant(claim.variants[0]) \
+    maps = symmetries(dom.dim, dom.box, False) if same_runs and equivariant(claim.variants[0]) \
         and rotation_symmetric(claim, dom) and not needs_separator(claim) else ()
-    desc = _describe(claim, dom, settings, bool(maps), fold)
+    desc = _describe(claim, dom, settings, bool(maps))
     certify = reads_certificate(claim)  # a dataset's certificate only where the claim reads it
     checked = evaluated = cut = 0
     why = ""
-    for pts, labels in _candidates(dom, maps, fold):
+    for pts, labels in _candidates(dom, maps):
         if time.time() > deadline:
             why = f"time limit of {timeout:g} s reached"
             break
