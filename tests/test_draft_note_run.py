@@ -475,6 +475,14 @@ def test_a_table_whose_points_are_named_by_letters_is_the_notes_data_and_its_ste
     assert [v for cid, v in verdicts.items() if ".L1" in cid and "refuted" in v] == [], verdicts
 
 
+def test_a_general_statement_in_a_lettered_list_is_not_taken_for_a_step(tmp_path):
+    """"A: an update happens only on a mistake, where y (w·x) ≤ 0" computes no number: a claim about
+    every update, not a draft of one step at the note's point A."""
+    data = _draft(tmp_path, "week5.md", LETTERED + "\nA: an update happens only on a mistake, where $y (w·x) ≤ 0$.\n")
+    (c,) = [c for c in data["claim"] if c["line"] == 22]
+    assert not c.get("draft") and c["expr"] == "y*dot(prev(w), x) <= 0" and c["when"] == "update", c
+
+
 def test_a_table_of_x_and_y_coordinates_beside_a_label_column_is_read_as_such():
     """| x | y | label |: x and y are the coordinates, the labels the third column (they were read as 1-D
     points labelled by their y); a label column of names (P, Q) is no data of +1/-1 labels."""

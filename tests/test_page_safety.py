@@ -9,7 +9,6 @@ receives no request)."""
 import html.parser
 import http.server
 import json
-import os
 import shutil
 import subprocess
 import textwrap

@@ -13,7 +13,6 @@ import zipfile
 import numpy as np
 import pytest
 
-from perceptron import InputError
 from verify.cli import main as cli_main
 
 

@@ -170,7 +170,8 @@ def _of_one_run(s, t, letters=frozenset()) -> str | None:
     a value one run reaches, or a step at the point it names ("x₁ gives w·x = 0", or "B: y·(w·x)
     = 2" where the note's data names its points A, B, C, ``letters``: the note's point read as
     every run's x would make it a claim about every visit)."""
-    lettered = re.match(r"\s*(?:point\s+)?([A-Z])\s*[:)]", s.text)
+    # (a step worked at a lettered point computes a number, "= 2": a general statement in a lettered list does not)
+    lettered = re.match(r"\s*(?:point\s+)?([A-Z])\s*[:)]", s.text) if re.search(r"=\s*[−-]?\d", s.text) else None
     if t.when in _RUN + ("visit",) and "x" in t.names and (names_a_point(s.text) or lettered and lettered.group(1) in letters):
         return (f"a step of the note's own run at the point it names ({t.expr}): give its data and setting "
                 "([[dataset]], datasets = [...], run = {...}) and the step (given = \"t == ...\") to check it; "
