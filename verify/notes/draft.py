@@ -25,6 +25,7 @@ from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
 from verify.notes.source import Note, Statement, read_note, statements
 from verify.notes.worked_example import rate_symbol
+from verify.notes.written_data import note_data
 from verify.language.assumptions import CONVERGED, ETA_ONE, FORM_HALF, SIGN0_ZERO, W0_ZERO
 
 __all__ = ["draft", "write_draft", "Proposals", "proposals", "definition_of", "SETS"]
@@ -152,9 +153,7 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     rate = rate_symbol(note.text)  # "a learning rate $\lambda > 0$": the note's lambda is eta, unless it says otherwise
     notation = {**({rate: "eta"} if rate else {}), **(notation or {})}
     props = proposals(note, found, notation)
-    from verify.notes.written_data import note_data
-
-    props.point_names = frozenset(n for d in note_data(note.text) for n in d.names)
+    props.written = note_data(note.text)
     prefix = re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(os.path.basename(note_path))[0]).strip("_")[:40] or "note"
     used: set = set()
     claims = []
@@ -206,9 +205,8 @@ def _table_claims(note: Note, found: list, prefix: str, props: Proposals, used: 
     looks like one but cannot be read is a draft that says why."""
     from perceptron._numbers import format_rational as fr
     from verify.notes.worked_example import read_example, tables
-    from verify.notes.written_data import note_data
 
-    names = {n: p for d in note_data(note.text) for n, p in zip(d.names, d.points)}  # "A = (2, 2)": a table's "A"
+    names = {n: p for d in props.written for n, p in zip(d.names, d.points)}  # "A = (2, 2)": a table's "A"
 
     out = []
     under = section_of(note.text)
@@ -335,7 +333,7 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
         return {**out, "draft": True, "untranslated": f"a value of one dataset ({t.expr}), the note's own: give its "
                                                       "data ([[dataset]], datasets = [...]) to check it; no other data "
                                                       "need have it"}
-    if (why := _of_one_run(s, t, props.point_names)) is not None:  # a claim on the note's own run, its data written out
+    if (why := _of_one_run(s, t, {n for d in props.written for n in d.names})) is not None:  # a claim on the note's own run, its data written out
         return {**out, "draft": True, "one_run": (t.expr, t.when), "untranslated": why}
     so_far = _SO_FAR.search(f"{s.context} {s.text}")
     if t.when in ("update", "visit") and so_far and re.search(r"\bmistakes\b", t.expr):

@@ -38,7 +38,7 @@ class Proposals:
         self.order: str | None = None
         self.datasets: list = []  # the note's worked examples: [[dataset]] tables (verify.notes.worked_example)
         self.bias: tuple = (None, None)  # the note's bias update: (built-in variant or None, as written or None)
-        self.point_names: frozenset = frozenset()  # the letters the note names its data's points by (A, B, C)
+        self.written: list = []  # the note's data written out (verify.notes.written_data.note_data), read once
 
     def for_claim(self, names: set, when: str, line: int | None = None) -> list:
         """The assumptions proposed for a claim at ``line``: only what the note has said by then

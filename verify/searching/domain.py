@@ -118,11 +118,10 @@ class Domain:
 
         d = asdict(self)
         var = VARIANTS[self.variant]
-        etas = ", ".join(self.etas) + "}" + (SCALED.format(eta=searched_etas[0])
-                                              if searched_etas and len(searched_etas) < len(self.etas) else "")
+        scaled = SCALED.format(eta=searched_etas[0]) if searched_etas and len(searched_etas) < len(self.etas) else ""
         w0 = "0" if self.w0_box == 0 else f"every integer vector in [-{self.w0_box}, {self.w0_box}]^{self.dim}" + (
             " (and b0 in the same range)" if var.bias else "")
-        settings = f"eta in {{{etas}, w0 = {w0}"
+        settings = f"eta in {{{', '.join(self.etas)}}}{scaled}, w0 = {w0}"
         if var.tie is None:
             settings += f", sign(0) in {{{', '.join(map(str, self.sign0s))}}}"
         if var.half_form:
