@@ -63,6 +63,16 @@ class Variant:
         alpha counts updates (verify.searching.scaling)."""
         return not self.dual
 
+    @property
+    def flips(self) -> bool:
+        """Whether its run on the data with every label negated, from -w0 and -b0 and with sign(0)
+        negated, is its run negated (w, b, the scores and the outputs change sign; the same mistakes
+        on the same points): each update adds eta y times a term of the data, and a mistake is
+        sign(score) != y.  Not where sign(0) is fixed at +1 (003's slides and pocket: a zero score
+        is correct for +1 only, and no run has sign(0) = -1 to pair it with)
+        (verify.searching.orbits.flip_symmetric)."""
+        return self.tie in (None, 0)
+
     def bias_scale(self, r2, one):
         """What eta y multiplies in the variant's own bias update: r2() under b += eta y R^2, one
         under b += eta y, None when it has none (each caller gives both in its own arithmetic;

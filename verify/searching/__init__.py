@@ -34,6 +34,7 @@ from verify.config import check_jobs
 from verify.replay.counterexample import Counterexample
 from verify.searching.confirm import confirm, save_counterexample
 from verify.searching.declared_engine import is_declared, search_declared, walked_in_blocks
+from verify.searching.orbits import paired_sign0s
 from verify.searching.scaling import one_rate, scale_free
 from verify.searching.domain import (
     DEFAULTS,
@@ -331,6 +332,7 @@ def _search(claim, dom: Domain, s: SearchSettings) -> SearchResult:
     whole = dom  # what the search covers; with a scale-free claim, one rate runs for all (verify.searching.scaling)
     if scale_free(claim, dom):
         dom = Domain(**{**asdict(dom), "etas": (one_rate(dom.etas),)})
+    dom = Domain(**{**asdict(dom), "sign0s": paired_sign0s(claim, dom)})  # -1 as +1 with every label flipped
     enumerators = [Enumerator(claim, dom, st) for st in dom.settings()]  # checks each setting before any work
     max_rows, per_worker = frontier_rows(dom, claim, s.max_memory)
     workers = max(1, min(s.jobs, s.max_memory // per_worker))
@@ -339,7 +341,7 @@ def _search(claim, dom: Domain, s: SearchSettings) -> SearchResult:
     used = f"{workers} worker(s)" if not s.scheduler else f"Dask scheduler {s.scheduler}"
 
     def result(verdict, eng, **kw):
-        return SearchResult(claim.id, verdict, eng, whole.describe(fold, eng, claim, dom.etas), time.monotonic() - t0,
+        return SearchResult(claim.id, verdict, eng, whole.describe(fold, eng, claim, dom), time.monotonic() - t0,
                             tally["checked"], choice=choice, workers=used, completed=tally["completed"],
                             walked=tally.get("walked", 0), **kw)
 

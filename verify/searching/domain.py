@@ -23,7 +23,7 @@ import numpy as np
 from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT, VARIANTS
-from verify.searching.orbits import EVEN, ORBITS, ZERO, label_parity, rotation_symmetric
+from verify.searching.orbits import EVEN, FLIPS, ORBITS, PAIRED, ZERO, flip_symmetric, label_parity, rotation_symmetric
 from verify.searching.scaling import SCALED
 from verify.language import quantifiers
 from verify.language.quantifiers import SEARCHABLE_VARIANTS, needs_separator
@@ -111,19 +111,29 @@ class Domain:
         forms = self.forms if var.half_form else ("yx",)
         return [(Fraction(e), s0, f) for e in self.etas for s0 in sign0s for f in forms]
 
-    def describe(self, fold: bool, engine: str, claim=None, searched_etas=None) -> dict:
-        """What the search covers, as text and fields; ``searched_etas``: the one rate it ran for
-        all of them (a scale-free claim: verify.searching.scaling), when fewer than the domain's."""
+    def flipped(self, claim) -> bool:
+        """Whether the enumeration of some setting takes one dataset of each pair whose labels are all
+        flipped (verify.searching.orbits.flip_symmetric): a setting with sign(0) = 0 whose labels
+        are not folded (folded, every label is +1 already)."""
+        var = VARIANTS[self.variant]
+        ties = {var.tie} if var.tie is not None else set(self.sign0s)
+        return 0 in ties and not label_symmetric(claim, self.variant, 0) and flip_symmetric(claim, self)
+
+    def describe(self, fold: bool, engine: str, claim=None, searched=None) -> dict:
+        """What the search covers, as text and fields; ``searched``: the Domain it ran, when it ran
+        fewer settings for all of them (one rate for a scale-free claim: verify.searching.scaling;
+        sign(0) = +1 for -1 too: verify.searching.orbits.paired_sign0s)."""
         import z3
 
         d = asdict(self)
         var = VARIANTS[self.variant]
-        scaled = SCALED.format(eta=searched_etas[0]) if searched_etas and len(searched_etas) < len(self.etas) else ""
+        ran = searched or self
+        scaled = SCALED.format(eta=ran.etas[0]) if len(ran.etas) < len(self.etas) else ""
         w0 = "0" if self.w0_box == 0 else f"every integer vector in [-{self.w0_box}, {self.w0_box}]^{self.dim}" + (
             " (and b0 in the same range)" if var.bias else "")
         settings = f"eta in {{{', '.join(self.etas)}}}{scaled}, w0 = {w0}"
         if var.tie is None:
-            settings += f", sign(0) in {{{', '.join(map(str, self.sign0s))}}}"
+            settings += f", sign(0) in {{{', '.join(map(str, self.sign0s))}}}" + (PAIRED if len(ran.sign0s) < len(self.sign0s) else "")
         if var.half_form:
             settings += f", update form in {{{', '.join(self.forms)}}}"
         pts = (f"points on the unit circle with denominator dividing {UNIT_DENOMINATOR}" if self.unit
@@ -135,7 +145,8 @@ class Domain:
                         + ((" (labels folded into the points: the claim is label-symmetric)"
                             if claim is not None and claim.when == "dataset" else
                             " (labels folded into the points: the claim and the tie rule sign(0) = 0 are label-symmetric)")
-                           if fold else "") + (ORBITS if claim is not None and engine == "enumerate" and rotation_symmetric(claim, self) else ""),
+                           if fold else "") + (ORBITS if claim is not None and engine == "enumerate" and rotation_symmetric(claim, self) else "")
+                        + (FLIPS if claim is not None and engine == "enumerate" and self.flipped(claim) else ""),
             "runs": f"{self.variant}{' (the linear kernel: w = eta sum_i alpha_i y_i x_i)' if var.dual else ''} with "
                     f"{settings}, at most {self.max_updates} updates, order {self.order}"
                     + (" (any misclassified point may be taken at each step)" if self.order == "any" else ""),
@@ -306,18 +317,21 @@ def label_symmetric(claim, variant, tie) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
-def symmetries(dim: int, box: int, fold: bool) -> tuple:
-    """The signed permutations of ``dim`` coordinates but the identity, each as the permutation
-    of point_list's indices it makes (labels kept)."""
-    P, L = point_list(dim, box, fold)
+def symmetries(dim: int, box: int, fold: bool, unit: bool = False, rotate: bool = True, flip: bool = False) -> tuple:
+    """The signed permutations of ``dim`` coordinates (only the identity unless ``rotate``), each
+    with every label kept and, when ``flip``, with every label negated too, but the identity: each
+    as the permutation of point_list's indices it makes."""
+    P, L = point_list(dim, box, fold, unit)
     where = {(tuple(int(v) for v in p), int(y)): j for j, (p, y) in enumerate(zip(P, L))}
+    same = tuple(range(dim))
     out = []
-    for perm in itertools.permutations(range(dim)):
-        for signs in itertools.product((1, -1), repeat=dim):
-            if perm == tuple(range(dim)) and all(s > 0 for s in signs):
-                continue
-            out.append(np.array([where[(tuple(signs[c] * int(p[perm[c]]) for c in range(dim)), int(y))]
-                                 for p, y in zip(P, L)], dtype=np.int64))
+    for perm in itertools.permutations(range(dim)) if rotate else (same,):
+        for signs in itertools.product((1, -1), repeat=dim) if rotate else ((1,) * dim,):
+            for f in (1, -1) if flip else (1,):
+                if perm == same and all(s > 0 for s in signs) and f == 1:
+                    continue
+                out.append(np.array([where[(tuple(signs[c] * int(p[perm[c]]) for c in range(dim)), f * int(y))]
+                                     for p, y in zip(P, L)], dtype=np.int64))
     return tuple(out)
 
 

@@ -1,12 +1,11 @@
 """The complete engine: every candidate of one shard of the domain, in bounded blocks.
 
-A shard is a run setting (eta, sign(0), form), a number of points n and a prefix of the
-dataset (its first point, in the canonical order of verify.searching.domain).  Its datasets are
-generated in blocks of at most BLOCK_DATASETS; each block's instances (dataset x separator x
-w0) are run breadth first, every misclassified point taken at each step (``order any``) or the
-order's one; states that behave the same from then on are merged.  Candidates are screened in
-batches by interval arithmetic (perceptron._interval) and those the screen cannot decide are
-replayed exactly (verify.searching.confirm).
+A shard is a run setting (eta, sign(0), form), a number of points n and a prefix of the dataset
+(its first point, in the canonical order of verify.searching.domain).  Its datasets are generated
+in blocks of at most BLOCK_DATASETS; each block's instances (dataset x separator x w0) are run
+breadth first, every misclassified point taken at each step (``order any``) or the order's one;
+states that behave the same from then on are merged.  Candidates are screened in batches by
+interval arithmetic (perceptron._interval), and those it cannot decide replayed exactly.
 
 Order.  Within a shard the first counterexample is the one with the fewest updates, then the
 earliest block, instance and update sequence (lexicographic); a later block only searches runs
@@ -34,7 +33,7 @@ from verify.searching.confirm import candidate_run, confirm
 from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, choose_separators,
                                       claim_names, first_length, label_symmetric, late_names, needs_separator,
                                       order_names, point_list, range_blocks, separators, sequence_of, symmetries, widest_arrays)
-from verify.searching.orbits import canonical, rotation_symmetric
+from verify.searching.orbits import canonical, flip_symmetric, rotation_symmetric
 from verify.searching.radicals import Radicals
 from verify.searching.scopes import WALK_SHARE
 from verify.searching.visits import SplitBlock, VisitOrders
@@ -126,8 +125,9 @@ class Enumerator(VisitOrders):
         self.budget_stops = "stopped_by_budget" in claim_names(claim)
         self.late = late_names(claim)  # whole-run quantities read before the run's end
         self.seq = sequence_of(dom.order)  # a sequence order's points (None for another order)
-        # one dataset of each orbit of the grid's rotations and reflections, when the claim cannot tell them apart
-        self.maps = symmetries(dom.dim, dom.box, self.fold) if rotation_symmetric(claim, dom) else ()
+        # one dataset of each orbit of the rotations and reflections and label flips the claim cannot tell apart
+        rot, flip = rotation_symmetric(claim, dom), self.tie == 0 and not self.fold and flip_symmetric(claim, dom)
+        self.maps = symmetries(dom.dim, dom.box, self.fold, dom.unit, rot, flip) if rot or flip else ()
 
     # ---- set-up
     def _w0s(self, dim):

@@ -13,8 +13,8 @@ import numpy as np
 
 from verify.language.quantifiers import needs_separator
 
-__all__ = ["ORBITS", "MAX_ORBIT_DIM", "reads_coordinates", "equivariant", "rotation_symmetric", "canonical",
-           "label_parity", "LABEL_ODD", "EVEN", "ODD", "ZERO"]
+__all__ = ["ORBITS", "FLIPS", "PAIRED", "MAX_ORBIT_DIM", "reads_coordinates", "equivariant", "rotation_symmetric",
+           "canonical", "label_parity", "LABEL_ODD", "EVEN", "ODD", "ZERO", "flip_symmetric", "paired_sign0s"]
 
 #: What a search that takes one dataset of each orbit says of its datasets.
 ORBITS = (" (one of each set of datasets that are rotations or reflections of each other: the claim reads the points "
@@ -99,7 +99,7 @@ _UNFOLDED = frozenset({"x_hat", "i"})
 EVEN, ODD, ZERO = "even", "odd", "zero"
 
 
-def label_parity(tree, free=frozenset(), odd=LABEL_ODD, unknown=_UNFOLDED):
+def label_parity(tree, free=frozenset(), odd=LABEL_ODD, unknown=_UNFOLDED, per_point=True):
     """What a flip of the points' signs and labels does to a compiled expression: EVEN (it is
     unchanged: a claim that is EVEN has the same truth on the dataset with every label folded into
     its point, y x and +1), ODD (negated), ZERO (the literal 0), or None where it cannot be told
@@ -108,14 +108,15 @@ def label_parity(tree, free=frozenset(), odd=LABEL_ODD, unknown=_UNFOLDED):
     even, an aggregate over the points needs its body even (each point flips on its own: in the
     body x and y are the point's, while score and out stay the visit's, whose point flips apart
     from it, so they are not told there).  ``free``: the claim's free names, which may shadow a
-    quantity and do not depend on the data (even)."""
+    quantity and do not depend on the data (even).  ``per_point`` False: a flip of every label at
+    once (flip_symmetric), which an aggregate or a look-back sees as the rest of the claim does."""
     op = tree[0]
-    rec = functools.partial(label_parity, free=free, odd=odd, unknown=unknown)
+    rec = functools.partial(label_parity, free=free, odd=odd, unknown=unknown, per_point=per_point)
     if op == "num":
         return ZERO if tree[1] == 0 else EVEN
     if op == "name":
         return EVEN if tree[1] in free else None if tree[1] in unknown else ODD if tree[1] in odd else EVEN
-    if op == "prev" and odd != LABEL_ODD:  # a look-back inside an aggregate: whose point it reads is not told
+    if op == "prev" and per_point and odd != LABEL_ODD:  # a look-back inside an aggregate: whose point it reads is not told
         return label_parity(tree[1], free, frozenset(), unknown | LABEL_ODD)
     if op in ("neg", "prev"):
         return rec(tree[1])
@@ -147,6 +148,8 @@ def label_parity(tree, free=frozenset(), odd=LABEL_ODD, unknown=_UNFOLDED):
     if op == "if":
         c, a, b = rec(tree[1]), rec(tree[2]), rec(tree[3])
         return a if c in (EVEN, ZERO) and a == b and a is not None else None
+    if op == "agg" and not per_point:
+        return EVEN if rec(tree[2]) in (EVEN, ZERO) else None
     if op == "agg":
         return EVEN if label_parity(tree[2], free, frozenset({"x", "y"}), unknown | {"score", "out"}) in (EVEN, ZERO) \
             else None
@@ -172,3 +175,53 @@ def label_parity(tree, free=frozenset(), odd=LABEL_ODD, unknown=_UNFOLDED):
 def _times(a, b):
     """The parity of a product of two nonzero parities."""
     return EVEN if a == b else ODD
+
+
+#: The names a flip of every label at once negates, with w0, b0 and sign(0) (Variant.flips: the run
+#: is then the negation of the run on the data as given), and those it leaves; a claim that reads a
+#: name in neither (the index i: where a point stands among the others, which the flip may reorder)
+#: is not flipped.  The separators of the flipped data are the negated ones, with the same margins.
+FLIP_ODD = frozenset({"y", "w", "b", "w_hat", "score", "out", "w0", "sign0", "w_pocket", "w_opt", "b_opt",
+                      "w_hat_opt", "v_opt", "c_opt"})
+FLIP_EVEN = frozenset({
+    "k", "t", "eta", "R", "R2", "x", "x_hat", "ones", "n", "d", "epochs", "mistakes", "converged", "stopped_by_budget",
+    "sumsq", "kernel_degree", "kernel_offset", "pocket_errors", "min_visited_errors", "gamma", "m_opt", "gamma_lo",
+    "gamma_hi", "separable", "alpha", "sweep", "sweep_visits", "sweep_mistakes", "last_sweep_mistakes"})
+#: What a search that takes one dataset of each pair flipped so says of its datasets.
+FLIPS = (" (one of each pair of datasets whose labels are all flipped: negating every label, w0 and sign(0) "
+         "negates the run, and the claim keeps its truth)")
+#: What a search that runs sign(0) = +1 for -1 says of its settings.
+PAIRED = (" (sign(0) = -1 searched as +1 on the datasets with every label flipped, from -w0: that run is the "
+          "negation of the run with sign(0) = -1, and the claim keeps its truth)")
+
+
+def flip_symmetric(claim, dom) -> bool:
+    """Whether the claim has the same truth on a dataset and on the dataset with every label
+    flipped, run from -w0 (and -b0) with sign(0) negated: a variant whose run that negates
+    (perceptron.variants.Variant.flips), a claim (and premise) EVEN under FLIP_ODD, names all in
+    FLIP_ODD or FLIP_EVEN (or free: they do not depend on the data), and no separator picked
+    among ties (the one the search picks of each dataset, as rotation_symmetric).  The w0 box is
+    symmetric, the assumptions read nothing a flip changes (both labels occur, separable, ...)."""
+    from perceptron.variants import VARIANTS
+
+    if not getattr(VARIANTS.get(dom.variant), "flips", False) or claim.compiled is None:
+        return False
+    if dom.separators == "best" and needs_separator(claim):
+        return False
+    free = frozenset(claim.free or ())
+    compiled = [claim.compiled] + ([claim.given] if getattr(claim, "given", None) is not None else [])
+    for c in compiled:
+        unknown = frozenset(c.names) - FLIP_ODD - FLIP_EVEN - free
+        if label_parity(c.tree, free, FLIP_ODD, unknown, per_point=False) not in (EVEN, ZERO):
+            return False
+    return True
+
+
+def paired_sign0s(claim, dom) -> tuple:
+    """The values of sign(0) a search runs: -1 is left out where +1 is run and the claim is
+    flip_symmetric (its counterexamples at -1 are those at +1 with every label flipped)."""
+    from perceptron.variants import VARIANTS
+
+    if getattr(VARIANTS.get(dom.variant), "tie", 0) is None and {-1, 1} <= set(dom.sign0s) and flip_symmetric(claim, dom):
+        return tuple(s for s in dom.sign0s if s != -1)
+    return tuple(dom.sign0s)
