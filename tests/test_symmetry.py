@@ -118,6 +118,15 @@ def test_the_same_verdicts_with_fewer_candidates(claims, monkeypatch):
         assert reduced.verdict == want, (cid, reduced.to_json())
 
 
+def test_points_of_the_unit_circle_take_orbits_too(claims, monkeypatch):
+    """The rational points of the unit circle (denominator 65) are mapped onto each other by the
+    rotations and reflections: the same verdicts, on a quarter of the candidates or fewer."""
+    unit = Domain(points=2, dim=2, box=1, max_updates=4, unit=True)
+    for cid, want in (("sym.growth", Verdict.REFUTED), ("sym.norm-step", Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN)):
+        reduced = _reduced_and_whole(claims[cid], unit, monkeypatch)
+        assert reduced.verdict == want and "rotations or reflections" in reduced.to_json()["domain"]["text"]
+
+
 def test_in_the_audits_domain_a_claim_that_reads_no_separator_is_reduced(claims, monkeypatch):
     """The audit's domain takes one separator of each dataset ("best"), whose ties need not map
     onto each other: a claim that reads it is searched whole, one that reads no separator is

@@ -60,13 +60,14 @@ def rotation_symmetric(claim, dom, without_separator: bool = True) -> bool:
     has the same truth on every dataset of an orbit.  Not when the claim (or its premise) reads
     a coordinate or a point's index (reads_coordinates), quantifies over free names, or reads
     the one separator the search picks of each dataset (its ties need not map onto each other; a
-    claim that reads no separator is searched with none); not on the unit circle; in at most
-    MAX_ORBIT_DIM dimensions.  ``without_separator=False`` (the searches that walk a declared
+    claim that reads no separator is searched with none); in at most MAX_ORBIT_DIM dimensions.
+    The points of the unit circle the search draws (verify.searching.domain.unit_points) are
+    mapped onto each other too.  ``without_separator=False`` (the searches that walk a declared
     variant's or the learner's runs) keeps a claim that reads no separator whole in a domain that
     picks one: their budget counts the claim's evaluations, and an end claim's are few beside the
     states walked, so the scopes orbits make affordable can cost a hundred times their count in
     time (the margin lesson's end claims: 22 s each at 3 points, 10 updates)."""
-    return not dom.unit and dom.dim <= MAX_ORBIT_DIM and not getattr(claim, "free", None) and claim.compiled is not None \
+    return dom.dim <= MAX_ORBIT_DIM and not getattr(claim, "free", None) and claim.compiled is not None \
         and (dom.separators != "best" or without_separator and not needs_separator(claim)) \
         and not reads_coordinates(claim.compiled.tree) \
         and not (claim.given is not None and reads_coordinates(claim.given.tree))
