@@ -38,7 +38,7 @@ from verify.searching.declared_batch import (BLOCK_INSTANCES, MIN_BLOCK_INSTANCE
 from verify.searching.domain import (MAX_SETTINGS, WIDEST_TEXT, SearchError, check_limits, choose_separators, domain_for,
                                       point_list, separators, uncertified)
 from verify.searching.learner_runs import Walker
-from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
+from verify.searching.orbits import FOLDED, ORBITS, canonical, declared_label_symmetric, equivariant, rotation_symmetric
 from verify.searching.separator_screen import EXACT, HOLDS, SeparatorScreen
 from verify.verdicts import Verdict
 
@@ -101,6 +101,7 @@ def describe(dom, decl, settings, engine, claim) -> dict:
         " (and b0 in the same range)" if decl.bias else "")
     d.update({
         "datasets": f"up to {dom.points} integer points in [-{dom.box}, {dom.box}]^{dom.dim} (not all zero), labels -1/+1"
+                    + (FOLDED if engine == "enumerate" and declared_label_symmetric(claim, decl.name) else "")
                     + (ORBITS if engine == "enumerate" and rotation_symmetric(claim, dom, without_separator=False) and equivariant(decl.name) else ""),
         "runs": f"the declared variant {decl.name} (sha256 {decl.sha256[:16]}) with eta in {{{etas}}}, w0 = {w0}"
                 + (f", {params}" if params else "") + (f", sign(0) in {{{', '.join(map(str, dom.sign0s))}}}" if decl.sign0 is None else "")
@@ -259,7 +260,7 @@ class DeclaredWalker(Walker):
         if not self.batch or (self.need_sep and self.dom.separators == "best" and self.bias) or self.reads_cert or \
                 not tested_on_data(self.claim):  # (the best separator with a bias: the exact widest, one QP each)
             return super().enumerate()
-        P, L = point_list(self.dom.dim, self.dom.box, False)
+        P, L = point_list(self.dom.dim, self.dom.box, self.fold)
         P, L = np.asarray(P, dtype=np.int64), np.asarray(L, dtype=np.int64)
         ordered = self.dom.order != "any"
         for n in range(1, self.dom.points + 1):

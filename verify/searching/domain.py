@@ -23,12 +23,12 @@ import numpy as np
 from perceptron.errors import OptionError
 from perceptron.declared import variant_of
 from perceptron.variants import DEFAULT_VARIANT, VARIANTS
-from verify.searching.orbits import EVEN, FLIPS, ORBITS, PAIRED, ZERO, flip_symmetric, label_parity, rotation_symmetric
+from verify.searching.orbits import FLIPS, ORBITS, PAIRED, claim_label_even, flip_symmetric, rotation_symmetric
 from verify.searching.scaling import SCALED
 from verify.language import quantifiers
 from verify.language.quantifiers import SEARCHABLE_VARIANTS, needs_separator
 from verify.language.quantities import SWEEP_QUANTITIES
-from verify.language.assumptions import CONVERGED, KERNEL_LINEAR, NONSEPARABLE, NONTRIVIAL, SEPARABLE, narrowed
+from verify.language.assumptions import CONVERGED, KERNEL_LINEAR, NONSEPARABLE, SEPARABLE, narrowed
 
 __all__ = ["reads_certificate", "uncertified", "CERTIFIED_NAMES", "Domain", "SearchError", "domain_for", "widened_etas", "check_limits", "searchable_order", "sequence_of", "order_names", "late_names", "claim_names", "LATE_NAMES", "unit_points", "point_list", "blocks",
            "range_blocks", "separators", "widest_separator", "widest_arrays", "WIDEST_TEXT", "LIMITS", "DEFAULTS", "SEARCHABLE_VARIANTS"]
@@ -311,9 +311,7 @@ def label_symmetric(claim, variant, tie) -> bool:
     with any point's sign and label flipped), and the claim (and its premise) must have the same
     truth with them flipped: it reads a point and its label only so that the flip leaves it
     unchanged (orbits.label_parity: y dot(w, x) <= 0 does, dot(w, x) <= 0 does not)."""
-    trees = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
-    return tie == 0 and VARIANTS[variant].bias is None and NONTRIVIAL not in claim.assume \
-        and all(label_parity(t, frozenset(claim.free or ())) in (EVEN, ZERO) for t in trees)
+    return tie == 0 and VARIANTS[variant].bias is None and claim_label_even(claim)
 
 
 @functools.lru_cache(maxsize=16)

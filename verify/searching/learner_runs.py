@@ -45,7 +45,7 @@ from verify.searching.domain import (
     searchable_order,
     separators,
 )
-from verify.searching.orbits import ORBITS, canonical, equivariant, rotation_symmetric
+from verify.searching.orbits import ORBITS, canonical, declared_label_symmetric, equivariant, rotation_symmetric
 from verify.verdicts import Verdict
 from verify.language.assumptions import KERNEL_LINEAR
 
@@ -108,9 +108,11 @@ class Walker:
         self.learner = dom.order != "any"
         self.run_order = {"order": "cyclic" if not self.learner else dom.order}
         self.ends = reads_run_end(claim)  # a run the bound cuts has not ended: nothing for this claim
+        # labels folded into the points where the flip of one point changes neither a declared variant's run nor the claim
+        self.fold = declared_label_symmetric(claim, variant)
         # one dataset of each orbit of the grid's rotations and reflections (verify.searching.domain.
         # rotation_symmetric), when the variant, built in or declared, reads no coordinate either
-        self.maps = symmetries(dom.dim, dom.box, False) if rotation_symmetric(claim, dom, without_separator=False) and equivariant(variant) else ()
+        self.maps = symmetries(dom.dim, dom.box, self.fold) if rotation_symmetric(claim, dom, without_separator=False) and equivariant(variant) else ()
 
     def search(self, eng, result, out_dir) -> dict:
         """Walk D with ``eng`` (enumerate or hypothesis); ``result(verdict, **fields)`` makes the
@@ -154,7 +156,7 @@ class Walker:
         return False
 
     def enumerate(self) -> bool:
-        P, L = point_list(self.dom.dim, self.dom.box, False)
+        P, L = point_list(self.dom.dim, self.dom.box, self.fold)
         ordered = self.dom.order != "any"
         for n in range(1, self.dom.points + 1):
             combos = itertools.product(range(len(P)), repeat=n) if ordered else \

@@ -11,10 +11,12 @@ import functools
 
 import numpy as np
 
+from verify.language.assumptions import NONTRIVIAL
 from verify.language.quantifiers import needs_separator
 
 __all__ = ["ORBITS", "FLIPS", "PAIRED", "MAX_ORBIT_DIM", "reads_coordinates", "equivariant", "rotation_symmetric",
-           "canonical", "label_parity", "LABEL_ODD", "EVEN", "ODD", "ZERO", "flip_symmetric", "paired_sign0s"]
+           "canonical", "label_parity", "LABEL_ODD", "EVEN", "ODD", "ZERO", "flip_symmetric", "paired_sign0s",
+           "claim_label_even", "declared_label_symmetric", "FOLDED"]
 
 #: What a search that takes one dataset of each orbit says of its datasets.
 ORBITS = (" (one of each set of datasets that are rotations or reflections of each other: the claim reads the points "
@@ -171,6 +173,50 @@ def label_parity(tree, free=frozenset(), odd=LABEL_ODD, unknown=_UNFOLDED, per_p
             kinds = set(args) - {ZERO}
             return ZERO if not kinds else kinds.pop() if len(kinds) == 1 else None
     return None
+
+
+def claim_label_even(claim) -> bool:
+    """Whether a claim (and its premise) keeps its truth when any one point's sign and label flip,
+    (x, y) -> (-x, -y) (label_parity), and does not assume that both labels occur (a flip can
+    make them one)."""
+    trees = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
+    return NONTRIVIAL not in claim.assume and all(label_parity(t, frozenset(claim.free or ())) in (EVEN, ZERO)
+                                                  for t in trees)
+
+
+#: What a declared variant's search that folds labels says of its datasets.
+FOLDED = (" (labels folded into the points: a flip of one point's sign and label changes neither the declared "
+          "variant's run nor the claim)")
+
+
+def declared_label_symmetric(claim, variant) -> bool:
+    """Whether the search of a declared variant may fold labels into the points, as the built-in
+    variants with no bias and sign(0) = 0 do (verify.searching.domain.label_symmetric): its
+    score is odd under the flip of a point, (x, y) -> (-x, -y) (dot(w, x); not dot(w, x) + b),
+    and its mistake condition, updates, initial state and outputs are even (y * score <= tau,
+    w + eta * y * x), reading out only where sign(0) is 0 and never the point's index i; then
+    every state of its run is the same on either dataset, and so is a claim_label_even claim."""
+    from perceptron.declared import fields, variant_of
+
+    decl = variant_of(variant)
+    if not getattr(decl, "declared", False) or not claim_label_even(claim):
+        return False
+    parts = list(fields(decl))
+    if decl.sign0 != 0 and any(_reads(tree, "out") for _, _, tree in parts):
+        return False
+    return all(label_parity(tree) in ((ODD, ZERO) if field == "score" else (EVEN, ZERO)) for field, _, tree in parts)
+
+
+def _reads(tree, name) -> bool:
+    """Whether a compiled tree reads ``name``."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            if len(node) >= 2 and node[0] == "name" and node[1] == name:
+                return True
+            stack.extend(node)
+    return False
 
 
 def _times(a, b):
