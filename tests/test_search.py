@@ -2,6 +2,8 @@
 bounds are not, and the statement of 'no counterexample' names its domain."""
 
 import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -190,6 +192,33 @@ def test_end_claims_are_checked_on_runs_with_no_update(tmp_path):
     res = search(c, Domain(points=2, dim=2, box=2, max_updates=4), engine="enumerate", timeout=60)
     assert res.verdict == Verdict.REFUTED, res.to_json()
     assert res.counterexample.to_json()["updates"] == [] and res.counterexample.to_json()["summary"]["updates"] == 0
+
+
+def test_a_variant_with_one_order_is_searched_in_it(tmp_path):
+    """scikit-learn's perceptron runs in data order only: a search under order any runs its cyclic
+    order (a counterexample taken in another order is no run the learner makes: it had stopped
+    the audit with an internal error), and the counterexample found replays."""
+    p = tmp_path / "claims_sk.toml"
+    p.write_text(textwrap.dedent('''\
+        [document]
+        file = "sk.md"
+        title = "sk"
+
+        [[claim]]
+        id = "sk.zero"
+        section = "1"
+        statement = "every mistake has a zero score (false)"
+        expr = "y*(dot(prev(w), x) + prev(b)) == 0"
+        variants = ["sklearn"]
+        when = "update"
+        expect = "refuted"
+        '''))
+    c = load_claims(str(p)).claims[0]
+    res = search(c, Domain(points=2, dim=2, box=1, max_updates=4), engine="enumerate", timeout=60, out_dir=str(tmp_path))
+    assert res.verdict == Verdict.REFUTED and res.to_json()["domain"]["order"] == "cyclic", res.to_json()
+    r = subprocess.run(res.files["replay"], shell=True, capture_output=True, text=True, cwd=tmp_path,
+                       env={**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]})
+    assert r.returncode == 0 and "sk.zero: refuted" in r.stdout, r.stdout + r.stderr
 
 
 def test_worst_covers_every_setting_of_its_domain(monkeypatch):

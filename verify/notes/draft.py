@@ -164,13 +164,18 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     return note, claims, props
 
 
+#: A line that works a step at a lettered point: "B: ...", "point B) ...", "Step 1, P: ...", "Update 2 (Q): ...".
+_STEP_AT = re.compile(r"\s*(?:(?i:step|iteration|update|visit)\s*\d{1,3}\s*[,:.]?\s*)?(?:(?i:at|on)\s+)?(?:(?i:point)\s+)?"
+                      r"\(?([A-Z])\s*[:),]")
+
+
 def _of_one_run(s, t, letters=frozenset()) -> str | None:
     """Why a translated statement is of the note's own run and no other's (None when it is not):
     a value one run reaches, or a step at the point it names ("x₁ gives w·x = 0", or "B: y·(w·x)
     = 2" where the note's data names its points A, B, C, ``letters``: the note's point read as
     every run's x would make it a claim about every visit)."""
     # (a step worked at a lettered point computes a number, "= 2": a general statement in a lettered list does not)
-    lettered = re.match(r"\s*(?:point\s+)?([A-Z])\s*[:)]", s.text) if re.search(r"=\s*[−-]?\d", s.text) else None
+    lettered = _STEP_AT.match(s.text) if re.search(r"=\s*[−-]?\d", s.text) else None
     if t.when in _RUN + ("visit",) and "x" in t.names and (names_a_point(s.text) or lettered and lettered.group(1) in letters):
         return (f"a step of the note's own run at the point it names ({t.expr}): give its data and setting "
                 "([[dataset]], datasets = [...], run = {...}) and the step (given = \"t == ...\") to check it; "

@@ -143,14 +143,17 @@ def _data_tables(text: str) -> list:
         if any(n in ("w", "weights") or re.fullmatch(r"w\(?\d\)?|new w|w after", n) for n in names):
             continue  # an iteration table: the run itself (verify.notes.worked_example)
         ys = [j for j, n in enumerate(names) if n in LABEL_NAMES and n != "t"] or [j for j, n in enumerate(names) if n == "t"]
-        xs = [j for j, n in enumerate(names) if n in INPUT_NAMES and n != "t"] or \
-            [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]
+        def numeric(cols):  # the columns of numbers (a column named as the points may hold their names: A, B, C)
+            return [j for j in cols if all(numbers_of(cells[j]) for _, cells in table.rows if len(cells) > j)]
+
+        named = [j for j, n in enumerate(names) if n in INPUT_NAMES and n != "t"]
+        coords = [j for j, n in enumerate(names) if re.fullmatch(r"x\(?\d\)?", n)]  # | point | x1 | x2 | y |
+        xs = numeric(named) or numeric(coords) or named or coords
         # | x | y | label |: x and y are the coordinates when another column names the labels
         labelled = [j for j, n in enumerate(names) if n in LABEL_NAMES and n not in ("y", "yi", "yt", "yn", "t")]
         if "x" in names and "y" in names and labelled:
             xs, ys = [names.index("x"), names.index("y")], labelled[:1]
-        # a column named as the points but holding their names (| point | x | y | with A, B, C): not coordinates
-        xs = [j for j in xs if all(numbers_of(cells[j]) for _, cells in table.rows if len(cells) > j)] or xs
+        xs = numeric(xs) or xs
         letters = [j for j in range(len(names)) if j not in xs and table.rows and all(
             len(cells) > j and re.fullmatch(r"[A-Z]", cells[j].strip()) for _, cells in table.rows)]
         if not ys and xs:  # an unnamed column of labels beside the points: the only one all +1/-1 (or 0/1)

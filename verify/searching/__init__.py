@@ -148,6 +148,8 @@ def _prepare(claim, dom, widen):
         dom = Domain(**{**asdict(dom), "w0_box": 0})
     if VARIANTS[variant].pocket and dom.order == "any":  # the pocket counts runs of visits: a deterministic order's
         dom = Domain(**{**asdict(dom), "order": "cyclic"})
+    if VARIANTS[variant].order and dom.order == "any":  # a variant with one order (scikit-learn's data order) runs no other
+        dom = Domain(**{**asdict(dom), "order": VARIANTS[variant].order})
     if not searchable_order(dom.order):
         raise SearchError(f"order must be any, first, cyclic, max-violation, random:SEED or sequence:I,J,... (at most "
                           f"{LIMITS['max_updates'][1]} points, each below {LIMITS['points'][1]}), not {dom.order!r}")
