@@ -515,6 +515,10 @@ Step 2, Q: y(w·x + b) = 6 > 0, no update.
 After one epoch every point is classified correctly, so the run makes exactly 1 mistake.
 
 After three epochs the weights stop changing.
+
+## The bound
+
+The number of mistakes satisfies $k ≤ R^2/γ^2$.
 """
 
 
@@ -522,7 +526,8 @@ def test_columns_x1_x2_beside_point_names_are_the_data_and_step_n_at_a_point_is_
     """| point | x₁ | x₂ | y | with the points named P, Q, S, T is the note's data (the point column holds
     names, not coordinates); "Step 1, P: ... = 0" is a step of its run, never a claim about every
     update (it had come back refuted on a true line); "after one epoch" is read either way a note
-    counts epochs (with the clean pass or without), and "after three epochs" is still refuted."""
+    counts epochs (with the clean pass or without), and "after three epochs" is still refuted; a bound
+    the note states is about its own algorithm, bias and all."""
     (ds,) = note_data(SUBSCRIPTED_COLUMNS)
     assert ds.points == ((1, 2), (2, 0), (-1, -1), (0, -2)) and ds.labels == (1, 1, -1, -1) and ds.names == ("P", "Q", "S", "T")
     data = _draft(tmp_path, "recap.md", SUBSCRIPTED_COLUMNS)
@@ -533,3 +538,7 @@ def test_columns_x1_x2_beside_point_names_are_the_data_and_step_n_at_a_point_is_
     got = _run(tmp_path, "recap.md")
     assert got[facts[16]["id"]] == "holds on evidence" and got[facts[18]["id"]] == "refuted"
     assert "refuted" not in {got[c["id"]] for c in data["claim"] if c["line"] in (12, 14, 16) and c["id"] in got}
+    # the bound is about the note's algorithm, with its bias update b <- b + eta y: false as written for it
+    # (it had been drafted about the algorithm without a bias, and painted green)
+    (bound,) = [c for c in data["claim"] if c["line"] == 22 and not c.get("draft")]
+    assert bound["variants"] == ["sklearn"] and got[bound["id"]] == "refuted", bound

@@ -392,9 +392,13 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
     if t.when in _RUN or t.when == "dataset":  # a dataset claim's separator is the variant's (with a bias or not)
         bias = t.names & {"b", "w_hat", "x_hat", "b_opt", "w_hat_opt"}
         # a statement of the output (out = sign(w.x)) is about the variant that has one; one of the
-        # bias, about the variant whose bias update the note writes (novikoff's when it writes none)
+        # bias, about the variant whose bias update the note writes (novikoff's when it writes none);
+        # any other, about the note's algorithm: with the bias update it writes, when it is one of ours
+        # (a bound it states for it is kept as written: "k <= R^2/gamma^2" with b <- b + eta y is false)
         with_bias = props.bias[0] or "novikoff"
-        out["variants"] = ["sign"] if "out" in t.names and not bias else [with_bias] if bias else ["rosenblatt"]
+        out["variants"] = ["sign"] if "out" in t.names and not bias else [with_bias] if bias or props.bias[0] \
+            else ["rosenblatt"]
+        bias = bias or props.bias[0]
         review.append("variants: the note's algorithm" + (f" (with a bias: {props.bias[1]})" if bias and props.bias[1]
                                                            else " (with a bias)" if bias else "")
                       + "; proof-audit has rosenblatt, novikoff, sklearn, sign, kernel, pocket, ... (README)")
