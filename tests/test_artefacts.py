@@ -263,3 +263,6 @@ def test_a_reason_cut_to_fit_says_so():
     assert clipped(reason, 80).endswith("…") and len(clipped(reason, 80)) <= 80
     assert clipped(reason, 80).startswith("a step of the note's own run")
     assert clipped("short", 80) == "short"
+    # at a word's end where one is near, never mid-word (the page read 'more than 1.0 x th')
+    scope = "no counterexample up to 3 points in [-2, 2]^2, 10 updates (the next scope was not completed: foreseen"
+    assert clipped(scope, 90) == "no counterexample up to 3 points in [-2, 2]^2, 10 updates (the next scope was not…"

@@ -27,7 +27,7 @@ from verify.notes.latex_numbers import Numbering, headed_env, numbering, with_re
 from verify.notes.source import DISPLAY_ENVS, THEOREMS, Note, delimited, read_note, slug, statements, tied_runs
 from verify.report.figures import counterexample_figure, unique_ids
 from verify.report.html_safety import CSP_META, verdict_help
-from verify.report.claim_text import coverage_text, failure_text
+from verify.report.claim_text import clipped, coverage_text, failure_text
 from verify.report.results import find_file, repo_root
 
 __all__ = ["write_notes", "statement_status", "COLOURS", "note_allowed", "check_note_places"]
@@ -89,7 +89,7 @@ def statement_status(claims: list) -> tuple[str, str]:
         mine = [p for p in parts[1:4] if p.startswith("the claim applied") or " evaluations in " in p]
         # what the claim itself was evaluated on, rather than the size of the whole corpus
         reason = f"{c['id']}: {c['verdict']}: " + "; ".join(parts[:2] if st == "searched" else mine or parts[:1])
-    return st, reason[:300]
+    return st, clipped(reason, 300)
 
 
 def note_allowed(note: str, claim_file: str, notes_dir: str | None = None) -> bool:

@@ -326,5 +326,10 @@ def reason_line(c) -> str:
 
 def clipped(text: str, n: int) -> str:
     """``text`` within ``n`` characters, an ellipsis marking where it was cut (a reason cut mid-way
-    read as a broken expression: 'vec(1, )')."""
-    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+    read as a broken expression: 'vec(1, )'), at a space when one is near the end (not mid-word:
+    'more than 1.0 x th')."""
+    if len(text) <= n:
+        return text
+    cut = text[:n - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space >= n * 4 // 5 else cut).rstrip(" ;,") + "…"
