@@ -29,6 +29,21 @@ score = "dot(w, x)"
 mistake = "y * score <= 0"
 update = { w = "w + (i + 1) * y * x" }
 
+[variants.tie_plus]
+note = "the perceptron with sign(0) = +1: its run folds, but out at a zero score does not"
+state = { w = "w0" }
+score = "dot(w, x)"
+sign0 = 1
+mistake = "y * score <= 0"
+update = { w = "w + eta * y * x" }
+
+[variants.idle_bias]
+note = "a bias held at b0: the run folds, but its separators carry a bias too"
+state = { w = "w0", b = "b0" }
+score = "dot(w, x)"
+mistake = "y * score <= 0"
+update = { w = "w + eta * y * x" }
+
 [variants.drift]
 note = "a step that adds x without its label"
 state = { w = "w0" }
@@ -113,3 +128,34 @@ def test_the_same_verdicts_with_fewer_candidates(monkeypatch, f, cid, want):
             assert folded.checked * 2 < whole.checked, (folded.checked, whole.checked)
     else:  # a bias: never folded
         assert "labels folded" not in text and folded.checked == whole.checked
+
+
+@pytest.mark.parametrize("variant,expr,dom", [
+    # out = +1 at a zero score for either point: (-1, 0) with label -1 scores 0 and out = +1 != y
+    ("tie_plus", "score != 0 or out == y", Domain(points=1, box=1, max_updates=2)),
+    # a separator with a bias: on data all labelled +1 every c <= 0 separator has v.x > 0 at each point
+    ("idle_bias", "c_opt > 0 or all_i(dot(v_opt, y*x) > 0)", Domain(points=2, box=2, max_updates=1, sep_box=3,
+                                                                  separators="all")),
+])
+def test_what_the_flip_of_a_point_changes_in_a_declared_variant_is_never_folded(tmp_path, variant, expr, dom):
+    """Two ways a declared variant whose run folds can still tell a point from its flip (found by a
+    review: each had come back 'no counterexample' folded): a claim that reads out under sign(0) =
+    +1, and a separator with a bias.  Neither is folded, and each is refuted."""
+    p = tmp_path / "c.toml"
+    p.write_text(textwrap.dedent(f"""
+        [document]
+        file = "c.md"
+
+        [[claim]]
+        id = "c.one"
+        section = "s"
+        statement = "s"
+        expr = "{expr}"
+        when = "update"
+        variants = ["{variant}"]
+        expect = "refuted"
+    """))
+    (claim,) = load_claims(str(p)).claims
+    assert not declared_label_symmetric(claim, variant)
+    res = search(claim, dom, timeout=120)
+    assert res.verdict == Verdict.REFUTED, res.to_json()

@@ -184,3 +184,12 @@ def test_sign0_minus_one_is_paired_only_with_plus_one(claims):
     assert paired_sign0s(claim, dom) == (0, 1)
     assert paired_sign0s(claim, Domain(**{**dom.__dict__, "sign0s": (-1, 0)})) == (-1, 0)
     assert paired_sign0s(claims["sign.tie"], dom) == (-1, 0, 1)
+
+
+def test_every_assumption_is_decided_for_the_flip():
+    """The flip is taken only for claims whose assumptions it leaves (FLIP_KEEPS): a new assumption
+    must be added there by someone who checked it, or claims with it are searched whole."""
+    from verify.language.assumptions import ASSUMPTIONS
+    from verify.searching.orbits import FLIP_KEEPS
+
+    assert set(ASSUMPTIONS) == FLIP_KEEPS

@@ -194,15 +194,19 @@ def declared_label_symmetric(claim, variant) -> bool:
     variants with no bias and sign(0) = 0 do (verify.searching.domain.label_symmetric): its
     score is odd under the flip of a point, (x, y) -> (-x, -y) (dot(w, x); not dot(w, x) + b),
     and its mistake condition, updates, initial state and outputs are even (y * score <= tau,
-    w + eta * y * x), reading out only where sign(0) is 0 and never the point's index i; then
-    every state of its run is the same on either dataset, and so is a claim_label_even claim."""
+    w + eta * y * x), reading out (it or the claim) only where sign(0) is 0 and never the point's
+    index i, and no bias (its separators would have one); then every state of its run is the same
+    on either dataset, and so is a claim_label_even claim's truth."""
     from perceptron.declared import fields, variant_of
 
     decl = variant_of(variant)
-    if not getattr(decl, "declared", False) or not claim_label_even(claim):
+    # a bias: the separators (v, c) have one too, and y (v.x + c) is not left by the flip
+    if not getattr(decl, "declared", False) or decl.bias is not None or not claim_label_even(claim):
         return False
     parts = list(fields(decl))
-    if decl.sign0 != 0 and any(_reads(tree, "out") for _, _, tree in parts):
+    claimed = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
+    # out = sign(score) is odd only where sign(0) = 0: with +1, a zero score gives +1 for either point
+    if decl.sign0 != 0 and any(_reads(tree, "out") for tree in [t for _, _, t in parts] + claimed):
         return False
     return all(label_parity(tree) in ((ODD, ZERO) if field == "score" else (EVEN, ZERO)) for field, _, tree in parts)
 
@@ -234,6 +238,11 @@ FLIP_EVEN = frozenset({
     "k", "t", "eta", "R", "R2", "x", "x_hat", "ones", "n", "d", "epochs", "mistakes", "converged", "stopped_by_budget",
     "sumsq", "kernel_degree", "kernel_offset", "pocket_errors", "min_visited_errors", "gamma", "m_opt", "gamma_lo",
     "gamma_hi", "separable", "alpha", "sweep", "sweep_visits", "sweep_mistakes", "last_sweep_mistakes"})
+#: The assumptions a flip of every label (with w0, b0 and sign(0)) leaves as they are: every one the
+#: language has (verify.language.assumptions.ASSUMPTIONS); a claim with another is not flipped.
+FLIP_KEEPS = frozenset({"separable", "nonseparable", "nontrivial", "unit_norm", "w0_zero", "eta_one", "eta_le_one",
+                        "strict_margin", "converged", "sign0_zero", "sign0_nonzero", "form_yx", "form_half",
+                        "kernel_linear", "no_augment", "ratchet", "no_ratchet"})
 #: What a search that takes one dataset of each pair flipped so says of its datasets.
 FLIPS = (" (one of each pair of datasets whose labels are all flipped: negating every label, w0 and sign(0) "
          "negates the run, and the claim keeps its truth)")
@@ -253,7 +262,7 @@ def flip_symmetric(claim, dom) -> bool:
 
     if not getattr(VARIANTS.get(dom.variant), "flips", False) or claim.compiled is None:
         return False
-    if dom.separators == "best" and needs_separator(claim):
+    if dom.separators == "best" and needs_separator(claim) or not set(claim.assume) <= FLIP_KEEPS:
         return False
     free = frozenset(claim.free or ())
     compiled = [claim.compiled] + ([claim.given] if getattr(claim, "given", None) is not None else [])
