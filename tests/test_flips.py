@@ -120,7 +120,7 @@ def _flipped_and_whole(claim, dom, monkeypatch):
     """The search with the flip, and without it (every dataset, every sign(0)): the same verdict."""
     flipped = search(claim, dom, engine="enumerate", timeout=300)
     with monkeypatch.context() as m:
-        m.setattr(enumeration, "flip_symmetric", lambda c, d: False)
+        m.setattr(enumeration, "flips_datasets", lambda c, d, s0: False)
         m.setattr(searching, "paired_sign0s", lambda c, d: tuple(d.sign0s))
         m.setattr(shards, "_CACHE", {})  # (a worker keeps the enumerator of its last search's domain)
         whole = search(claim, dom, engine="enumerate", timeout=300)

@@ -169,26 +169,33 @@ def test_true_bounds_issue_domain(cid):
     assert res.verdict == Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN
 
 
+def _one_claim(tmp_path, cid, statement, expr, variant, when, assume=()):
+    """The one claim of a claim file written for a test (expect = "refuted")."""
+    p = tmp_path / f"claims_{cid.split('.')[0]}.toml"
+    assume_line = f"assume = {list(assume)!r}".replace("'", '"') if assume else ""
+    p.write_text(textwrap.dedent(f'''\
+        [document]
+        file = "{cid.split('.')[0]}.md"
+        title = "{cid.split('.')[0]}"
+
+        [[claim]]
+        id = "{cid}"
+        section = "1"
+        statement = "{statement}"
+        expr = "{expr}"
+        variants = ["{variant}"]
+        {assume_line}
+        when = "{when}"
+        expect = "refuted"
+        '''))
+    return load_claims(str(p)).claims[0]
+
+
 def test_end_claims_are_checked_on_runs_with_no_update(tmp_path):
     """A run may converge before any update (sign(0) equal to every label, or a separating w0):
     it is a run of the domain, so an end claim false only there is refuted, not "none in D"."""
-    p = tmp_path / "claims_zero.toml"
-    p.write_text(textwrap.dedent('''\
-        [document]
-        file = "z.md"
-        title = "z"
-
-        [[claim]]
-        id = "z.one"
-        section = "1"
-        statement = "the perceptron makes at least one mistake"
-        expr = "mistakes >= 1"
-        variants = ["sign"]
-        assume = ["separable"]
-        when = "end"
-        expect = "refuted"
-        '''))
-    c = load_claims(str(p)).claims[0]
+    c = _one_claim(tmp_path, "z.one", "the perceptron makes at least one mistake", "mistakes >= 1", "sign", "end",
+                   assume=("separable",))
     res = search(c, Domain(points=2, dim=2, box=2, max_updates=4), engine="enumerate", timeout=60)
     assert res.verdict == Verdict.REFUTED, res.to_json()
     assert res.counterexample.to_json()["updates"] == [] and res.counterexample.to_json()["summary"]["updates"] == 0
@@ -198,22 +205,8 @@ def test_a_variant_with_one_order_is_searched_in_it(tmp_path):
     """scikit-learn's perceptron runs in data order only: a search under order any runs its cyclic
     order (a counterexample taken in another order is no run the learner makes: it had stopped
     the audit with an internal error), and the counterexample found replays."""
-    p = tmp_path / "claims_sk.toml"
-    p.write_text(textwrap.dedent('''\
-        [document]
-        file = "sk.md"
-        title = "sk"
-
-        [[claim]]
-        id = "sk.zero"
-        section = "1"
-        statement = "every mistake has a zero score (false)"
-        expr = "y*(dot(prev(w), x) + prev(b)) == 0"
-        variants = ["sklearn"]
-        when = "update"
-        expect = "refuted"
-        '''))
-    c = load_claims(str(p)).claims[0]
+    c = _one_claim(tmp_path, "sk.zero", "every mistake has a zero score (false)", "y*(dot(prev(w), x) + prev(b)) == 0",
+                   "sklearn", "update")
     res = search(c, Domain(points=2, dim=2, box=1, max_updates=4), engine="enumerate", timeout=60, out_dir=str(tmp_path))
     assert res.verdict == Verdict.REFUTED and res.to_json()["domain"]["order"] == "cyclic", res.to_json()
     r = subprocess.run(res.files["replay"], shell=True, capture_output=True, text=True, cwd=tmp_path,

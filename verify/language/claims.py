@@ -128,6 +128,11 @@ class Claim:
     def citation(self) -> str:
         return f"{self.document}, {self.section}"
 
+    @property
+    def conditions(self) -> tuple:
+        """What the claim evaluates: its compiled expression, and its premise when it has one."""
+        return (self.compiled,) + ((self.given,) if self.given is not None else ())
+
 
 @dataclass(frozen=True)
 class Draft:

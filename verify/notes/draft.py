@@ -396,11 +396,10 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
         # any other, about the note's algorithm: with the bias update it writes, when it is one of ours
         # (a bound it states for it is kept as written: "k <= R^2/gamma^2" with b <- b + eta y is false)
         with_bias = props.bias[0] or "novikoff"
-        out["variants"] = ["sign"] if "out" in t.names and not bias else [with_bias] if bias or props.bias[0] \
-            else ["rosenblatt"]
-        bias = bias or props.bias[0]
-        review.append("variants: the note's algorithm" + (f" (with a bias: {props.bias[1]})" if bias and props.bias[1]
-                                                           else " (with a bias)" if bias else "")
+        biased = bool(bias) or props.bias[0] is not None
+        out["variants"] = ["sign"] if "out" in t.names and not bias else [with_bias] if biased else ["rosenblatt"]
+        review.append("variants: the note's algorithm" + (f" (with a bias: {props.bias[1]})" if biased and props.bias[1]
+                                                           else " (with a bias)" if biased else "")
                       + "; proof-audit has rosenblatt, novikoff, sklearn, sign, kernel, pocket, ... (README)")
     assume = props.for_claim(t.names, t.when, s.line)
     if out.get("variants") == ["sign"] and re.search(r"\(y - out\)", t.expr):

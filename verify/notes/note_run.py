@@ -123,10 +123,6 @@ _NUM = r"(\d{1,4}|" + "|".join(_WORDS) + r")"
 _COUNT = re.compile(r"\b" + _NUM + r"\s+(?:mistakes?|updates?|errors?|corrections?)\b", re.I)
 _EPOCHS = re.compile(r"\b(?:(?:after|in|within)\s+(?:the\s+)?" + _NUM + r"(?:st|nd|rd|th)?\s+(?:pass(?:es)?|epochs?|sweeps?)"
                      r"|" + r"(\d{1,4})\s+(?:epochs?|passes|sweeps))\b", re.I)
-# "After N epochs" is read either way a note counts (_expr, _holds): N epochs with the clean pass that
-# shows the run converged (the learner's count), or N epochs of updates, whose weights then classify every
-# point ("after one epoch every point is classified correctly": the learner counts 2); so the claim is
-# N <= epochs <= N + 1, which a run that needed more epochs (or fewer) still refutes.
 _CONVERGED = re.compile(r"\b(has converged|converges|converged|stops|halts|terminates)\b", re.I)
 _HEDGED = re.compile(r"(at most|at least|more than|fewer than|less than|up to|no more than|not|never|n't|if|would|"
                      r"could|suppose|always|guaranteed|will|must|can|to)\s+\S*\s*$", re.I)  # a bound, a hope, a rule: not what it did
@@ -297,13 +293,22 @@ def _placed(fact: Fact, rule: Rule, d: int):
     return size, [(j, v, dig) for j, (v, dig) in zip(at, printed)]
 
 
+def _epochs_read(n: Fraction) -> tuple:
+    """The learner's counts of epochs a note's "after N epochs" may mean, read either way notes
+    count: N with the clean pass that shows the run converged (the learner's count), or N epochs of
+    updates, whose weights then classify every point ("after one epoch every point is classified
+    correctly": the learner counts 2).  A run that needed more epochs (or fewer) still refutes it."""
+    return n, n + 1
+
+
 def _expr(fact: Fact, rule: Rule, d: int) -> str | None:
     """The claim's expression of a fact on the run of ``rule`` on data of ``d`` features, or None
     when its numbers do not fit the run's weights."""
     from perceptron._numbers import format_rational as fr
 
-    if fact.quantity == "epochs":  # either count (see _CONVERGED)
-        return f"epochs >= {fr(fact.value[0])} and epochs <= {fr(fact.value[0] + 1)}"
+    if fact.quantity == "epochs":
+        lo, hi = _epochs_read(fact.value[0])
+        return f"epochs >= {fr(lo)} and epochs <= {fr(hi)}"
     if fact.quantity != "w":
         return f"{fact.quantity} == {fr(fact.value[0])}"
     placed = _placed(fact, rule, d)
@@ -333,7 +338,8 @@ def _holds(fact: Fact, rule: Rule, run, d: int):
     if fact.visit is None and not result.converged:
         return None
     if fact.quantity == "epochs":
-        return fact.value[0] <= result.epochs <= fact.value[0] + 1
+        lo, hi = _epochs_read(fact.value[0])
+        return lo <= result.epochs <= hi
     if fact.quantity != "w":
         have = {"mistakes": result.updates, "converged": 1}[fact.quantity]
         return Fraction(have) == fact.value[0]

@@ -113,11 +113,8 @@ class Domain:
 
     def flipped(self, claim) -> bool:
         """Whether the enumeration of some setting takes one dataset of each pair whose labels are all
-        flipped (verify.searching.orbits.flip_symmetric): a setting with sign(0) = 0 whose labels
-        are not folded (folded, every label is +1 already)."""
-        var = VARIANTS[self.variant]
-        ties = {var.tie} if var.tie is not None else set(self.sign0s)
-        return 0 in ties and not label_symmetric(claim, self.variant, 0) and flip_symmetric(claim, self)
+        flipped (flips_datasets)."""
+        return any(flips_datasets(claim, self, s0) for _, s0, _ in self.settings())
 
     def describe(self, fold: bool, engine: str, claim=None, searched=None) -> dict:
         """What the search covers, as text and fields; ``searched``: the Domain it ran, when it ran
@@ -312,6 +309,16 @@ def label_symmetric(claim, variant, tie) -> bool:
     truth with them flipped: it reads a point and its label only so that the flip leaves it
     unchanged (orbits.label_parity: y dot(w, x) <= 0 does, dot(w, x) <= 0 does not)."""
     return tie == 0 and VARIANTS[variant].bias is None and claim_label_even(claim)
+
+
+def flips_datasets(claim, dom, sign0) -> bool:
+    """Whether the enumeration of a setting with this sign(0) takes one dataset of each pair whose
+    labels are all flipped (verify.searching.orbits.flip_symmetric): the variant's tie is 0 there
+    (a flip maps the setting onto itself), and its labels are not folded (folded, every label is
+    +1 already)."""
+    tie = VARIANTS[dom.variant].tie
+    tie = sign0 if tie is None else tie
+    return tie == 0 and not label_symmetric(claim, dom.variant, tie) and flip_symmetric(claim, dom)
 
 
 @functools.lru_cache(maxsize=16)

@@ -31,9 +31,9 @@ from verify.numbers.integers import first_rows
 from verify.searching.candidates import quantities, subset
 from verify.searching.confirm import candidate_run, confirm
 from verify.searching.domain import (MAX_W0, UNIT_DENOMINATOR, Domain, SearchError, choose_separators,
-                                      claim_names, first_length, label_symmetric, late_names, needs_separator,
+                                      claim_names, first_length, flips_datasets, label_symmetric, late_names, needs_separator,
                                       order_names, point_list, range_blocks, separators, sequence_of, symmetries, widest_arrays)
-from verify.searching.orbits import canonical, flip_symmetric, rotation_symmetric
+from verify.searching.orbits import canonical, rotation_symmetric
 from verify.searching.radicals import Radicals
 from verify.searching.scopes import WALK_SHARE
 from verify.searching.visits import SplitBlock, VisitOrders
@@ -126,7 +126,7 @@ class Enumerator(VisitOrders):
         self.late = late_names(claim)  # whole-run quantities read before the run's end
         self.seq = sequence_of(dom.order)  # a sequence order's points (None for another order)
         # one dataset of each orbit of the rotations and reflections and label flips the claim cannot tell apart
-        rot, flip = rotation_symmetric(claim, dom), self.tie == 0 and not self.fold and flip_symmetric(claim, dom)
+        rot, flip = rotation_symmetric(claim, dom), flips_datasets(claim, dom, sign0)
         self.maps = symmetries(dom.dim, dom.box, self.fold, dom.unit, rot, flip) if rot or flip else ()
 
     # ---- set-up

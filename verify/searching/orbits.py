@@ -31,14 +31,8 @@ MAX_ORBIT_DIM = 3
 def reads_coordinates(tree) -> bool:
     """Whether an expression's compiled tree names a vector by its coordinates (vec(...), ones) or
     a point by its index (i): read from the tree, not the text (a tab before vec( is still a call)."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            if len(node) >= 2 and ((node[0] == "call" and node[1] == "vec") or (node[0] == "name" and node[1] in ("ones", "i"))):
-                return True
-            stack.extend(node)
-    return False
+    return any(len(node) >= 2 and ((node[0] == "call" and node[1] == "vec") or (node[0] == "name" and node[1] in ("ones", "i")))
+               for node in _nodes(tree))
 
 
 def equivariant(variant: str) -> bool:
@@ -179,9 +173,8 @@ def claim_label_even(claim) -> bool:
     """Whether a claim (and its premise) keeps its truth when any one point's sign and label flip,
     (x, y) -> (-x, -y) (label_parity), and does not assume that both labels occur (a flip can
     make them one)."""
-    trees = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
-    return NONTRIVIAL not in claim.assume and all(label_parity(t, frozenset(claim.free or ())) in (EVEN, ZERO)
-                                                  for t in trees)
+    return NONTRIVIAL not in claim.assume and all(label_parity(c.tree, frozenset(claim.free or ())) in (EVEN, ZERO)
+                                                  for c in claim.conditions)
 
 
 #: What a declared variant's search that folds labels says of its datasets.
@@ -204,23 +197,26 @@ def declared_label_symmetric(claim, variant) -> bool:
     if not getattr(decl, "declared", False) or decl.bias is not None or not claim_label_even(claim):
         return False
     parts = list(fields(decl))
-    claimed = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
     # out = sign(score) is odd only where sign(0) = 0: with +1, a zero score gives +1 for either point
-    if decl.sign0 != 0 and any(_reads(tree, "out") for tree in [t for _, _, t in parts] + claimed):
+    if decl.sign0 != 0 and (any("out" in _names(tree) for _, _, tree in parts)
+                            or any("out" in c.names for c in claim.conditions)):
         return False
     return all(label_parity(tree) in ((ODD, ZERO) if field == "score" else (EVEN, ZERO)) for field, _, tree in parts)
 
 
-def _reads(tree, name) -> bool:
-    """Whether a compiled tree reads ``name``."""
+def _nodes(tree):
+    """Every node of a compiled tree (an expression of a claim or of a declaration)."""
     stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, tuple):
-            if len(node) >= 2 and node[0] == "name" and node[1] == name:
-                return True
+            yield node
             stack.extend(node)
-    return False
+
+
+def _names(tree) -> set:
+    """The names a compiled tree reads."""
+    return {node[1] for node in _nodes(tree) if len(node) >= 2 and node[0] == "name"}
 
 
 def _times(a, b):
@@ -265,8 +261,7 @@ def flip_symmetric(claim, dom) -> bool:
     if dom.separators == "best" and needs_separator(claim) or not set(claim.assume) <= FLIP_KEEPS:
         return False
     free = frozenset(claim.free or ())
-    compiled = [claim.compiled] + ([claim.given] if getattr(claim, "given", None) is not None else [])
-    for c in compiled:
+    for c in claim.conditions:
         unknown = frozenset(c.names) - FLIP_ODD - FLIP_EVEN - free
         if label_parity(c.tree, free, FLIP_ODD, unknown, per_point=False) not in (EVEN, ZERO):
             return False

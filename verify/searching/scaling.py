@@ -91,9 +91,8 @@ def scale_free(claim, dom) -> bool:
     """Whether the search may run one rate of ``dom`` for all: a built-in variant that scales
     (Variant.scales), runs from w0 = 0 and b0 = 0 (w0 box 0), more than one rate, and a claim
     (and premise) whose truth is of degree 0 in eta and reads no free name."""
-    trees = [claim.compiled.tree] + ([claim.given.tree] if getattr(claim, "given", None) is not None else [])
     return getattr(VARIANTS.get(dom.variant), "scales", False) and dom.w0_box == 0 and len(set(map(Fraction, dom.etas))) > 1 \
-        and not getattr(claim, "free", None) and all(degree(t) == 0 for t in trees)
+        and not getattr(claim, "free", None) and all(degree(c.tree) == 0 for c in claim.conditions)
 
 
 def one_rate(etas) -> str:
