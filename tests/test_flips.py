@@ -187,9 +187,8 @@ def test_sign0_minus_one_is_paired_only_with_plus_one(claims):
 
 
 def test_every_assumption_is_decided_for_the_flip():
-    """The flip is taken only for claims whose assumptions it leaves (FLIP_KEEPS): a new assumption
+    """The flip is taken only for claims whose assumptions it leaves (FLIP_INVARIANT): a new assumption
     must be added there by someone who checked it, or claims with it are searched whole."""
-    from verify.language.assumptions import ASSUMPTIONS
-    from verify.searching.orbits import FLIP_KEEPS
+    from verify.language.assumptions import ASSUMPTIONS, FLIP_INVARIANT
 
-    assert set(ASSUMPTIONS) == FLIP_KEEPS
+    assert set(ASSUMPTIONS) == FLIP_INVARIANT

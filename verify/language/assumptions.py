@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Assumption", "ASSUMPTIONS", "fixed", "narrowed", "eta_bound", "unmet", "met_on_data", "tested_on_data", "SEPARABLE", "NONSEPARABLE", "NONTRIVIAL",
+__all__ = ["Assumption", "ASSUMPTIONS", "FLIP_INVARIANT", "fixed", "narrowed", "eta_bound", "unmet", "met_on_data", "tested_on_data", "SEPARABLE", "NONSEPARABLE", "NONTRIVIAL",
            "UNIT_NORM", "W0_ZERO", "ETA_ONE", "ETA_LE_ONE", "STRICT_MARGIN", "CONVERGED", "SIGN0_NONZERO",
            "SIGN0_ZERO", "FORM_YX", "FORM_HALF", "KERNEL_LINEAR", "NO_AUGMENT", "RATCHET", "NO_RATCHET"]
 
@@ -108,6 +108,14 @@ _ALL = [
     Assumption(NO_RATCHET, "the pocket variant runs without the ratchet",
                lambda ctx, _: None if not ctx.params.ratchet else "with ratchet"),
 ]
+
+#: The assumptions a flip of every label at once (with w0, b0 and sign(0): the run negated, the
+#: same mistakes) leaves as they are: each decided here, so that a new one is not taken by the
+#: search's flip (verify.searching.orbits.flip_symmetric) until someone has checked it.  Separable,
+#: both labels, unit norms, w0 = 0 and the settings of the run are all unchanged by it.
+FLIP_INVARIANT = frozenset({SEPARABLE, NONSEPARABLE, NONTRIVIAL, UNIT_NORM, W0_ZERO, ETA_ONE, ETA_LE_ONE, STRICT_MARGIN,
+                            CONVERGED, SIGN0_ZERO, SIGN0_NONZERO, FORM_YX, FORM_HALF, KERNEL_LINEAR, NO_AUGMENT,
+                            RATCHET, NO_RATCHET})
 
 #: Every assumption a claim may state, by name, in the order the reference lists them (and in
 #: which the one that wins of two on one quantity comes first: eta_one before eta_le_one,

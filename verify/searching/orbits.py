@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from verify.language.assumptions import NONTRIVIAL
+from verify.language.assumptions import FLIP_INVARIANT, NONTRIVIAL
 from verify.language.quantifiers import needs_separator
 
 __all__ = ["ORBITS", "FLIPS", "PAIRED", "MAX_ORBIT_DIM", "reads_coordinates", "equivariant", "rotation_symmetric",
@@ -234,11 +234,6 @@ FLIP_EVEN = frozenset({
     "k", "t", "eta", "R", "R2", "x", "x_hat", "ones", "n", "d", "epochs", "mistakes", "converged", "stopped_by_budget",
     "sumsq", "kernel_degree", "kernel_offset", "pocket_errors", "min_visited_errors", "gamma", "m_opt", "gamma_lo",
     "gamma_hi", "separable", "alpha", "sweep", "sweep_visits", "sweep_mistakes", "last_sweep_mistakes"})
-#: The assumptions a flip of every label (with w0, b0 and sign(0)) leaves as they are: every one the
-#: language has (verify.language.assumptions.ASSUMPTIONS); a claim with another is not flipped.
-FLIP_KEEPS = frozenset({"separable", "nonseparable", "nontrivial", "unit_norm", "w0_zero", "eta_one", "eta_le_one",
-                        "strict_margin", "converged", "sign0_zero", "sign0_nonzero", "form_yx", "form_half",
-                        "kernel_linear", "no_augment", "ratchet", "no_ratchet"})
 #: What a search that takes one dataset of each pair flipped so says of its datasets.
 FLIPS = (" (one of each pair of datasets whose labels are all flipped: negating every label, w0 and sign(0) "
          "negates the run, and the claim keeps its truth)")
@@ -258,7 +253,7 @@ def flip_symmetric(claim, dom) -> bool:
 
     if not getattr(VARIANTS.get(dom.variant), "flips", False) or claim.compiled is None:
         return False
-    if dom.separators == "best" and needs_separator(claim) or not set(claim.assume) <= FLIP_KEEPS:
+    if dom.separators == "best" and needs_separator(claim) or not set(claim.assume) <= FLIP_INVARIANT:
         return False
     free = frozenset(claim.free or ())
     for c in claim.conditions:
