@@ -190,7 +190,7 @@ def test_a_latex_note_keeps_its_labels_as_ids(tmp_path):
 
     assert str(datetime.date.today().year) not in page and datetime.date.today().strftime("%B") not in page
     marks = json.loads((res / "badges.json").read_text())["nov.tex"]["statements"]
-    assert marks["thm-novikoff"]["claims"] == ["thm:novikoff"] and marks["eq-norm"]["verdict"] == "searched"
+    assert marks["thm-novikoff"]["claims"] == ["thm:novikoff"] and marks["eq-norm"]["verdict"] == "proved"
 
 
 @pytest.mark.parametrize("content, problem", [

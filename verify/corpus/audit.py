@@ -18,7 +18,7 @@ from verify.certify.certificates import alternative_separator
 from verify.config import check_jobs
 from verify.corpus.evidence import finding_of, new_evidence, symbolic_steps
 from verify.corpus.plots import plot
-from verify.corpus.searches import not_searched, search_claim, search_depth
+from verify.corpus.searches import not_searched, proved_finding, search_claim, search_depth
 from verify.corpus.runs import (
     VARY_MAX_POINTS,
     Run,
@@ -36,6 +36,7 @@ from verify.language.quantifiers import (
     uses_separator,
 )
 from verify.replay.dispatch import applicable, replay, tallied
+from verify.symbolic.one_step import prove_one_step, taken
 from verify.report.progress import Progress
 from verify.verdicts import Finding
 
@@ -285,6 +286,10 @@ def _worker_symbolic(cid):
     return symbolic_steps(next(c for c in _WORKER["claims"] if c.id == cid), CLAIM_LIMIT)
 
 
+def _worker_one_step(cid):
+    return prove_one_step(next(c for c in _WORKER["claims"] if c.id == cid))
+
+
 def _worker_search(task):
     cid, finding, domain, depth = task
     claim = next(c for c in _WORKER["claims"] if c.id == cid)
@@ -336,6 +341,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             # limit, which a Dask worker, a daemon, may not start)
             symbolic_done = {c.id: pool.submit(_worker_symbolic, c.id) for c in claims
                              if c.when == "symbolic" and not scheduler}
+            symbolic_done.update({c.id: pool.submit(_worker_one_step, c.id) for c in claims if taken(c) and not scheduler})
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
             parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan, counted, solved)
@@ -413,14 +419,21 @@ def _pool(scheduler, jobs, n_datasets, setup):
 
 
 def _findings(claims, agg, corpus_desc, symbolic_done, progress) -> list:
-    """Each claim's finding from its evidence (a symbolic claim's from its checked steps)."""
+    """Each claim's finding from its evidence (a symbolic claim's from its checked steps; a claim
+    about one update proved for every state before it: verify.symbolic.one_step)."""
     budget = {}  # symbolic seconds left per claim file
-    progress.phase("proof steps", sum(1 for c in claims if c.when == "symbolic"), "claim")
+    progress.phase("proof steps", sum(1 for c in claims if c.when == "symbolic" or taken(c)), "claim")
     findings = []
     for c in claims:
         done = symbolic_done.get(c.id)
-        findings.append(finding_of(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
         if c.when == "symbolic":
+            findings.append(finding_of(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
+        else:
+            f = finding_of(c, agg[c.id], corpus_desc)
+            if taken(c):
+                f = proved_finding(c, f, prove_one_step(c) if done is None else done.result())
+            findings.append(f)
+        if c.when == "symbolic" or taken(c):
             progress.step(c.id)
     return findings
 

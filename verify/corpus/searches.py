@@ -8,7 +8,7 @@ from __future__ import annotations
 from verify.replay.commands import search_command
 from verify.verdicts import Finding, Verdict
 
-__all__ = ["AUDIT_DOMAIN", "SCOPE_FIELDS", "scope_of", "search_claim", "not_searched", "search_depth",
+__all__ = ["proved_finding", "AUDIT_DOMAIN", "SCOPE_FIELDS", "scope_of", "search_claim", "not_searched", "search_depth",
            "SEARCH_EXACT_BUDGET", "SEARCH_CANDIDATE_BUDGET", "SEARCH_SECONDS"]
 
 
@@ -47,6 +47,18 @@ def not_searched(c, f) -> str | None:
     if f.verdict == Verdict.UNKNOWN and not f.evidence.get("unvaried") and not premise_unmet and not unapplied:
         return "its corpus verdict is unknown for a reason a search does not remove (see the reason)"
     return None
+
+
+def proved_finding(c, f, proof) -> Finding:
+    """The finding of a claim about one update with its proof for every state before the update
+    (verify.symbolic.one_step; None: not proved): proved, where the corpus left it to a search (a
+    refutation, or an unknown a search does not remove, stands), and no longer searched."""
+    if proof is None or not_searched(c, f) is not None:
+        return f
+    ev = {**f.evidence, **proof}
+    if "reason" in ev:
+        ev["corpus_reason"] = ev.pop("reason")
+    return Finding(f.claim_id, f.citation, f.statement, Verdict.PROVED, f.expect, ev, f.path, f.line)
 
 
 #: The fields of a searched domain that say how deep the search went (issue 38: the scope as

@@ -1,0 +1,144 @@
+"""verify.symbolic.one_step: a claim about one update proved for every state before it.
+
+The oracle of soundness is the built-in claim files: every update or visit claim they expect
+refuted (a false proof line, each refuted by a replayed run) must not be proved; and statements
+false only through a fact of the variant (its tie rule, its bias step, eta, the update form, a
+strict margin) must not be proved either, while their true forms are."""
+
+from __future__ import annotations
+
+import glob
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from verify.language.claims import load_claims
+from verify.symbolic.one_step import one_step, prove_one_step, taken
+
+BUILTIN = [c for p in sorted(glob.glob("verify/claims/*.toml")) for c in load_claims(p).claims]
+
+
+def _claim(tmp_path, expr, variant, when="update", assume=(), extra=""):
+    p = tmp_path / "c.toml"
+    p.write_text(textwrap.dedent(f'''\
+        [document]
+        file = "n.md"
+
+        [[claim]]
+        id = "t.one"
+        section = "1"
+        statement = "a step"
+        expr = "{expr}"
+        variants = ["{variant}"]
+        assume = {json.dumps(list(assume))}
+        when = "{when}"
+        expect = "holds"
+        {extra}
+        '''))
+    return load_claims(str(p)).claims[0]
+
+
+def test_no_builtin_claim_expected_refuted_is_proved():
+    false = [c for c in BUILTIN if c.expect == "refuted" and taken(c)]
+    assert len(false) >= 5, [c.id for c in false]  # the oracle is not empty
+    assert [c.id for c in false if prove_one_step(c) is not None] == []
+
+
+@pytest.mark.parametrize("cid", ["000.denominator.step", "000.numerator.step", "001.lemma3.line3", "001.hat.update",
+                                 "002.upper.step", "002.rule.half-form", "003.update.cases", "003.closer.scaled",
+                                 "004.proof.norm-step", "001.hat.score"])
+def test_the_proof_lines_of_the_notes_are_proved(cid):
+    c = next(c for c in BUILTIN if c.id == cid)
+    proof = prove_one_step(c)
+    assert proof is not None, cid
+    assert proof["steps"] and all(s["verdict"] == "proved" for s in proof["steps"])
+    assert "y**2 == 1" in proof["hypotheses"]
+
+
+@pytest.mark.parametrize("expr, variant, assume, proved", [
+    # the tie rule: 003's slides count a zero score as correct for +1 only
+    ("y*score <= 0", "slides", (), True),
+    ("y*score < 0", "slides", (), False),
+    ("y*score <= 0", "rosenblatt", (), True),
+    ("y*score < 0", "rosenblatt", (), False),
+    # eta: w = prev(w) + y x only when eta = 1
+    ("w == prev(w) + y*x", "rosenblatt", ("eta_one",), True),
+    ("w == prev(w) + y*x", "rosenblatt", (), False),
+    # the bias step: eta y R^2 (Novikoff) or eta y (scikit-learn)
+    ("b == prev(b) + eta*y*R2", "novikoff", (), True),
+    ("b == prev(b) + eta*y", "novikoff", (), False),
+    ("b == prev(b) + eta*y", "sklearn", (), True),
+    # the update form of 002: 1/2 eta (y - out) x halves the step where sign(0) = 0
+    ("w == prev(w) + eta*y*x", "sign", (), False),
+    ("w == prev(w) + eta*y*x", "sign", ("form_yx",), True),
+    ("w == prev(w) + eta*y*x", "sign", ("sign0_nonzero",), True),
+    # a strict margin only where gamma is taken strictly below the certified one
+    ("dot(w_opt, w) > dot(w_opt, prev(w)) + eta*gamma", "rosenblatt", ("separable",), False),
+    ("dot(w_opt, w) >= dot(w_opt, prev(w)) + eta*gamma", "rosenblatt", ("separable",), True),
+    ("dot(w_opt, w) > dot(w_opt, prev(w)) + eta*gamma", "rosenblatt", ("separable", "strict_margin"), True),
+    # |x| <= R, and |x| = 1 only for the unit variant
+    ("norm2(w) < norm2(prev(w)) + R2", "rosenblatt", ("eta_one",), False),
+    ("norm2(w) <= norm2(prev(w)) + 1", "rosenblatt", ("eta_one",), False),
+    ("norm2(w) <= norm2(prev(w)) + 1", "unit", ("eta_one",), True),
+])
+def test_facts_of_the_variant_decide_and_nothing_else(tmp_path, expr, variant, assume, proved):
+    c = _claim(tmp_path, expr, variant, assume=assume)
+    assert taken(c)
+    assert (prove_one_step(c) is not None) == proved
+
+
+@pytest.mark.parametrize("expr, variant, when, extra, why", [
+    ("norm2(w) <= k*R2", "rosenblatt", "update", "", "reads k"),
+    ("norm2(w) <= norm2(prev(w, 2)) + 2*R2", "rosenblatt", "update", "", "looks back"),
+    ("all_i(y*dot(w, x) > 0)", "rosenblatt", "update", "", "whole dataset"),
+    ("norm2(w) <= norm2(prev(w)) + R2", "kernel", "update", "", "dual"),
+    ("norm2(w) <= norm2(prev(w)) + R2", "rosenblatt", "update", 'given = "t == 2"', "premise"),
+    ("score <= 0", "rosenblatt", "visit", "", "reads score"),
+    ("mistakes <= R2", "rosenblatt", "end", "", "not a claim about each update"),
+])
+def test_what_one_update_does_not_show_is_not_taken(tmp_path, expr, variant, when, extra, why):
+    got = one_step(_claim(tmp_path, expr, variant, when=when, extra=extra))
+    assert isinstance(got, str) and why in got, got
+
+
+def test_an_audit_proves_the_step_and_still_refutes_a_false_one(tmp_path):
+    """In a run: the true step is proved, not searched, with its hypotheses in results.json; the
+    false one beside it (a strict < where equality occurs) is searched and refuted."""
+    (tmp_path / "n.md").write_text("# n\n")
+    (tmp_path / "c.toml").write_text(textwrap.dedent('''\
+        [document]
+        file = "n.md"
+
+        [[claim]]
+        id = "t.step"
+        section = "1"
+        statement = "|w_k+1|^2 <= |w_k|^2 + R^2"
+        expr = "norm2(w) <= norm2(prev(w)) + R2"
+        variants = ["rosenblatt"]
+        assume = ["eta_one"]
+        when = "update"
+        expect = "holds"
+
+        [[claim]]
+        id = "t.strict"
+        section = "1"
+        statement = "|w_k+1|^2 < |w_k|^2 + R^2"
+        expr = "norm2(w) < norm2(prev(w)) + R2"
+        variants = ["rosenblatt"]
+        assume = ["eta_one"]
+        when = "update"
+        expect = "refuted"
+        '''))
+    r = subprocess.run([sys.executable, "-m", "verify", "run", "--claims", "c.toml", "--out", "o", "--quiet",
+                        "--no-cache"], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = {c["id"]: c for c in json.loads((tmp_path / "o" / "results.json").read_text())["claims"]}
+    step = got["t.step"]
+    assert step["verdict"] == "proved"
+    assert step["evidence"]["search"] == {"not searched": "already proved"}
+    assert "norm2(x) <= R2" in step["evidence"]["hypotheses"]
+    assert got["t.strict"]["verdict"] == "refuted"
+    assert "proved" in (tmp_path / "o" / "report.md").read_text()
