@@ -83,6 +83,17 @@ def test_the_proof_lines_of_the_notes_are_proved(cid):
     ("norm2(w) < norm2(prev(w)) + R2", "rosenblatt", ("eta_one",), False),
     ("norm2(w) <= norm2(prev(w)) + 1", "rosenblatt", ("eta_one",), False),
     ("norm2(w) <= norm2(prev(w)) + 1", "unit", ("eta_one",), True),
+    # induction over the updates: the first from w0, each later one given the claim at the one before
+    ("norm2(w) <= k*R2", "rosenblatt", ("w0_zero", "eta_one"), True),
+    ("norm2(w) <= k*R2", "rosenblatt", ("eta_one",), False),  # from any w0
+    ("norm2(w) <= norm2(w0) + eta**2*sumsq", "rosenblatt", (), True),
+    ("norm2(w) <= sumsq", "rosenblatt", ("w0_zero",), False),  # any eta
+    ("dot(w_opt, w) >= k*eta*gamma", "sign", ("separable", "w0_zero", "form_yx"), True),
+    ("dot(w_opt, w) > k*eta*gamma", "sign", ("separable", "w0_zero", "form_yx"), False),
+    ("dot(w_hat, w_hat_opt) >= k*eta*gamma", "novikoff", ("separable", "w0_zero"), True),
+    ("norm2(w_hat) <= 2*k*eta**2*R2", "novikoff", ("w0_zero",), True),
+    ("norm2(w_hat) <= k*eta**2*R2", "novikoff", ("w0_zero",), False),
+    ("k <= 3", "rosenblatt", ("separable", "w0_zero"), False),
 ])
 def test_facts_of_the_variant_decide_and_nothing_else(tmp_path, expr, variant, assume, proved):
     c = _claim(tmp_path, expr, variant, assume=assume)
@@ -91,7 +102,8 @@ def test_facts_of_the_variant_decide_and_nothing_else(tmp_path, expr, variant, a
 
 
 @pytest.mark.parametrize("expr, variant, when, extra, why", [
-    ("norm2(w) <= k*R2", "rosenblatt", "update", "", "reads k"),
+    ("norm2(w) <= t*R2", "rosenblatt", "update", "", "reads t"),
+    ("norm2(w) <= norm2(prev(w)) + k", "rosenblatt", "update", "", "with prev()"),
     ("norm2(w) <= norm2(prev(w, 2)) + 2*R2", "rosenblatt", "update", "", "looks back"),
     ("all_i(y*dot(w, x) > 0)", "rosenblatt", "update", "", "whole dataset"),
     ("norm2(w) <= norm2(prev(w)) + R2", "kernel", "update", "", "dual"),

@@ -272,7 +272,7 @@ def test_a_searched_verdict_carries_its_scope_as_fields(tmp_path):
 
     p = tmp_path / "c.toml"
     p.write_text('[document]\nfile = "n.md"\n\n[[claim]]\nid = "s.1"\nsection = "s"\nstatement = "s"\n'
-                 'expr = "norm2(w) <= norm2(w0) + eta**2*sumsq"\nvariants = ["rosenblatt"]\nwhen = "update"\n'
+                 'expr = "norm2(w) <= norm2(w0) + eta**2*t*R2"\nvariants = ["rosenblatt"]\nwhen = "update"\n'
                  'expect = "holds"\n')
     assert main(["run", "--claims", str(p), "--out", str(tmp_path / "o"), "--quiet", "--jobs", "1"]) == 0
     c = json.loads((tmp_path / "o" / "results.json").read_text())["claims"][0]

@@ -38,9 +38,9 @@ expect = "holds"
 [[claim]]
 id = "p.norm"
 section = "1"
-statement = "the norm squared is at most the sum of the squared norms of the points updated on"
+statement = "the norm squared is at most t R squared after t visits"
 when = "update"
-expr = "norm2(w) <= sumsq"
+expr = "norm2(w) <= t*R2"
 variants = ["rosenblatt"]
 assume = ["w0_zero", "eta_one"]
 expect = "holds"
@@ -156,9 +156,9 @@ def test_results_are_the_same_for_one_and_two_workers_and_depth_is_asked_for(tmp
     searches less deep than the default, and the depth is in results.json's corpus."""
     # p.norm for every w0 and eta: a search whose scopes the depth's budget decides
     any_run = FIVE.replace('expect = "holds"\n', 'expect = "refuted"\n', 1).replace(
-        'expr = "norm2(w) <= sumsq"\nvariants = ["rosenblatt"]\nassume = ["w0_zero", "eta_one"]',
-        'expr = "norm2(w) <= norm2(w0) + eta*eta*sumsq"\nvariants = ["rosenblatt"]\nassume = []')
-    assert "eta*eta*sumsq" in any_run
+        'expr = "norm2(w) <= t*R2"\nvariants = ["rosenblatt"]\nassume = ["w0_zero", "eta_one"]',
+        'expr = "norm2(w) <= norm2(w0) + eta*eta*t*R2"\nvariants = ["rosenblatt"]\nassume = []')
+    assert "eta*eta*t*R2" in any_run
     (tmp_path / "c.toml").write_text(any_run)
     (tmp_path / "n.md").write_text("# n\n")
     outs = []

@@ -12,9 +12,11 @@ claim reads, |w_opt| = 1 and y (w_opt.x + b_opt) >= gamma > 0.  verify.symbolic.
 decides the claim over the Gram abstraction (sympy identities, z3), for every profile of the run
 (sign(0), the update form) the claim's assumptions leave.
 
-Only a claim that reads nothing but these names is taken (no counter such as k or t, no
-aggregate over the points, no look-back past the one update, no premise): a proof of a claim
-about one update needs nothing the update does not show.  A claim this cannot prove is searched
+Only a claim that reads nothing but these names is taken (no aggregate over the points, no
+look-back past the one update, no premise): a proof of a claim about one update needs nothing the
+update does not show.  A claim that also reads k, sumsq or w0 (and no prev(), score or out) is
+proved by induction over the updates: at the first (k = 1, from w0 and b0, 0 under w0_zero), and
+at each later one (k >= 2) given the claim at the update before it, at its own point.  A claim this cannot prove is searched
 as before; only "proved" at every profile changes its verdict.
 """
 
@@ -31,14 +33,18 @@ from verify.verdicts import Verdict
 __all__ = ["OneStep", "one_step", "taken", "prove_one_step"]
 
 #: The symbols of a proof: the state before the update, the point, the separator.
-_TYPES = {"w_prev": "vector", "x": "vector", "w_opt": "vector", "b_prev": "scalar", "y": "scalar", "eta": "scalar",
+_TYPES = {"w_prev": "vector", "x": "vector", "w_opt": "vector", "x1": "vector", "w0": "vector", "b0": "scalar",
+          "y1": "scalar", "k": "scalar", "sumsq_prev": "scalar", "b_prev": "scalar", "y": "scalar", "eta": "scalar",
           "R": "scalar", "R2": "scalar", "out": "scalar", "sign0": "scalar", "gamma": "scalar", "b_opt": "scalar"}
-_VECTORS = ("w_prev", "x", "w_opt")
+_VECTORS = ("w_prev", "x", "w_opt", "x1", "w0")
 #: The names a claim about one update may read (the rest, counters and the data as a whole, are
 #: not shown by one update).
 _STATE = {"w", "b", "w_hat"}
 _NAMES = _STATE | {"x", "x_hat", "y", "eta", "R", "R2", "score", "out", "sign0", "w_opt", "gamma", "b_opt", "w_hat_opt"}
 _SEPARATOR = {"w_opt", "gamma", "b_opt", "w_hat_opt"}
+#: What a claim about each update may also read when it is proved by induction over the updates:
+#: the updates so far, the sum of |x|^2 over them, the start.
+_COUNTS = {"k", "sumsq", "w0"}
 #: Hard limit of one claim's proof (seconds): the proof lines of the notes decide in about one.
 LIMIT = 30.0
 #: Time limit of one z3 query (seconds): the proof lines of the notes decide in a tenth of a
@@ -68,9 +74,12 @@ def one_step(claim) -> OneStep | str:
     if claim.given is not None or claim.free or claim.pair:
         return "it has a premise, free names or a partner run"
     names = set(claim.compiled.names)
-    allowed = _NAMES if claim.when == "update" else _NAMES - {"score", "out"}  # at a visit: before or after its update?
+    allowed = _NAMES | _COUNTS if claim.when == "update" else _NAMES - {"score", "out"}  # at a visit: before or after its update?
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which one {claim.when} does not show"
+    counted = bool(names & _COUNTS)
+    if counted and (claim.compiled.uses_prev or names & {"score", "out"}):
+        return "it reads k, sumsq or w0 with prev(), score or out: no induction over the updates is taken for it"
     if claim.compiled.uses_points or claim.compiled.uses_prev > (claim.when == "update"):
         return "it reads the whole dataset or looks back further than the update"
     variants = claim.variants or tuple(VARIANTS)
@@ -82,9 +91,13 @@ def one_step(claim) -> OneStep | str:
         profiles, facts = [], []
         for v in variants:
             for label, hyps, subs in _profiles(claim, VARIANTS[v], names):
-                step = _translate(claim.compiled.tree, subs, subs["prev"])
-                profiles.append((label, tuple(_compiled(h) for h in hyps), _Step(claim.expr, step)))
-                facts += [h for h in hyps if h not in facts]
+                for label, hyps, subs in (_induction(claim, VARIANTS[v], names, label, hyps, subs) if counted
+                                          else [(label, hyps, subs)]):
+                    step = _translate(claim.compiled.tree, subs, subs["prev"])
+                    profiles.append((label, tuple(h if isinstance(h, _Step) else _compiled(h) for h in hyps),
+                                     _Step(claim.expr, step)))
+                    facts += [h if isinstance(h, str) else h.source for h in hyps
+                              if (h if isinstance(h, str) else h.source) not in facts]
     except _NotTaken as e:
         return str(e)
     return OneStep(tuple(profiles), tuple(facts))
@@ -144,6 +157,34 @@ def _profiles(claim, var, names):
         if update:
             label += f": w = {w}" + (f", b = {b[1:-1]}" if bias else "")
         yield label, hyps, subs
+
+
+def _induction(claim, var, names, label, hyps, subs):
+    """The two cases of an induction over the updates of a claim that reads k, sumsq or w0: the
+    first update (k = 1, from the start w0, b0: 0 under w0_zero), and a later one (k >= 2) given
+    the claim at the update before it (at its own point x1, y1, with k - 1 and sumsq_prev)."""
+    bias = var.bias is not None
+    zero = A.W0_ZERO in claim.assume
+    w0, b0 = ("0*x" if zero else "w0"), ("b0" if bias and not zero else "0")
+
+    def start(text):
+        return text.replace("w_prev", w0).replace("b_prev", b0)
+
+    first = {key: start(v) for key, v in subs.items() if key != "prev"}
+    first.update(k="1", sumsq="norm2(x)", w0=w0, prev={})
+    yield f"{label}; the first update (k = 1, from w0)", [start(h) for h in hyps], first
+    pb = "b_prev" if bias else "0"
+    before = {**subs, "w": "w_prev", "b": pb, "w_hat": f"cat(w_prev, {pb}/R)", "x": "x1", "y": "y1",
+              "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0}
+    said = _Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
+                 _translate(claim.compiled.tree, before, {}))
+    point = ["y1**2 == 1", "norm2(x1) <= R2"] + (["norm2(x1) == 1"] if var.unit or A.UNIT_NORM in claim.assume else [])
+    if names & _SEPARATOR:
+        point.append(f"y1*({'dot(w_opt, x1) + b_opt' if bias else 'dot(w_opt, x1)'}) "
+                     f"{'>' if A.STRICT_MARGIN in claim.assume else '>='} gamma")
+    later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0, "prev": {}}
+    yield (f"{label}; a later update (k >= 2), given the claim at the one before",
+           hyps + ["k >= 2", "sumsq_prev >= 0", "sumsq_prev <= (k - 1)*R2"] + point + [said], later)
 
 
 def _factor(t: int) -> str:
@@ -223,5 +264,8 @@ def prove_one_step(claim, limit: float = LIMIT) -> dict | None:
     what = ("one update, for every state before it (w_prev, b_prev: prev(w), prev(b)), on a mistake (out != y), "
             "each run setting's update substituted" if claim.when == "update" else "every state (w_prev, b_prev: w, b) "
             "at a visit of any point")
+    if any("the first update" in label for label, _, _ in got.profiles):
+        what += ("; by induction over the updates: the first (k = 1, from w0, b0) and each later one given the claim "
+                 "at the one before")
     return {"method": f"{what}; for all dimensions, by sympy and z3 over inner products (the hypotheses: facts of "
-                      "every run of the variant)", "hypotheses": list(got.facts), "steps": steps}
+                      "every run of the variant; a variant without a bias of its own has b = 0)", "hypotheses": list(got.facts), "steps": steps}
