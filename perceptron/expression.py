@@ -194,6 +194,7 @@ class _Compiler:
         self.symbolic = symbolic
         self.names: set[str] = set()
         self.prev_depth = 0
+        self.prev_offset = 0  # the look-back of the prev() calls around the node being read
         self.points = False
         self.in_points = False
 
@@ -329,8 +330,12 @@ class _Compiler:
                 if not (isinstance(a2, ast.Constant) and type(a2.value) is int and 1 <= a2.value <= MAX_PREV):
                     self.fail(n, f"prev(e, j) needs an integer literal 1 <= j <= {MAX_PREV}")
                 j = a2.value
+            self.prev_offset += j  # prev(prev(e)) looks back two updates: the depth is the sum along the path
+            if self.prev_offset > MAX_PREV:
+                self.fail(n, f"prev() nested {self.prev_offset} updates back; the limit is {MAX_PREV}")
             a, ta = self.node(n.args[0], d)
-            self.prev_depth = max(self.prev_depth, j)
+            self.prev_depth = max(self.prev_depth, self.prev_offset)
+            self.prev_offset -= j
             return ("prev", a, j), ta
         if name in _AGG:
             if len(n.args) != 1:

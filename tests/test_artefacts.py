@@ -28,8 +28,8 @@ FALSE_CLAIM = '''
     [[claim]]
     id = "mine.norm"
     section = "Lemma 1"
-    statement = "|w_k|^2 <= k R^2"
-    expr = "norm2(w) <= k*R2"
+    statement = "|w_t|^2 <= t R^2 after t visits"
+    expr = "norm2(w) <= t*R2"
     variants = ["rosenblatt"]
     when = "update"
     assume = ["w0_zero", "eta_one"]

@@ -154,3 +154,47 @@ def test_an_audit_proves_the_step_and_still_refutes_a_false_one(tmp_path):
     assert "norm2(x) <= R2" in step["evidence"]["hypotheses"]
     assert got["t.strict"]["verdict"] == "refuted"
     assert "proved" in (tmp_path / "o" / "report.md").read_text()
+
+
+# From the read-only review of this module: each was a false claim proved.
+
+@pytest.mark.parametrize("expr, variant, assume", [
+    # a square root's argument was taken as >= 0 by its own definition (s*s == a): the evaluator
+    # stops at the first false part of an "and", so the claim is false, not undefined, there
+    ("(norm2(w0) - 1)**2 > 0 and sqrt((norm2(w0) - 1)**2 - 1/100) >= 0", "rosenblatt", ()),
+    ("y**2 == 1 and sqrt(-y*y) >= 0", "rosenblatt", ()),
+    ("y**2 == 1 and sqrt(-y*y) == sqrt(-y*y)", "rosenblatt", ()),  # an identity of an undefined root
+    # prev(prev(w)) is two updates back, not one
+    ("norm2(prev(w) - prev(prev(w))) <= 10**6 * eta**2 * norm2(x)", "rosenblatt", ()),
+    ("prev(prev(w)) == prev(w)", "rosenblatt", ()),
+    # a variant without a bias keeps the b0 a run was given
+    ("b == 0", "rosenblatt", ()),
+    # no run setting left: nothing was proved
+    ("y > 5", "rosenblatt", ("form_half",)),
+])
+def test_what_the_review_found_proved_is_not(tmp_path, expr, variant, assume):
+    assert prove_one_step(_claim(tmp_path, expr, variant, assume=assume)) is None
+
+
+def test_a_nested_prev_looks_back_the_sum_of_its_steps():
+    from perceptron.expression import ExprError, compile_expr
+    from verify.language.quantities import TYPES
+
+    assert compile_expr("prev(prev(w)) == w", TYPES).uses_prev == 2
+    assert compile_expr("prev(norm2(prev(w, 3))) + prev(norm2(w), 2) >= 0", TYPES).uses_prev == 4
+    with pytest.raises(ExprError, match="nested 9 updates back"):
+        compile_expr("prev(prev(w, 5), 4) == w", TYPES)
+
+
+def test_a_symbolic_step_shows_its_roots_defined_from_the_hypotheses():
+    from perceptron.expression import compile_expr
+    from verify.symbolic.steps import check_symbolic
+    from verify.verdicts import Verdict
+
+    def c(src):
+        return compile_expr(src, {"y": "scalar"}, symbolic=True)
+
+    hyps = [c("y**2 == 1")]
+    for step in ("y**2 == 1 and sqrt(-y*y) >= 0", "sqrt(-y*y) == sqrt(-y*y)"):
+        assert check_symbolic([], ["y"], hyps, [c(step)])[0].verdict != Verdict.PROVED, step
+    assert check_symbolic([], ["y"], hyps, [c("sqrt(y*y) == 1")])[0].verdict == Verdict.PROVED

@@ -87,6 +87,8 @@ def one_step(claim) -> OneStep | str:
         return "one of its variants is declared or the dual form"
     if claim.setting is not None and claim.setting.b0 is not None:
         return "its run states b0"
+    if claim.when == "update" and not _settings_left(claim, variants):
+        return "its assumptions leave no run setting of its variants (form_half on a variant with one form)"
     try:
         profiles, facts = [], []
         for v in variants:
@@ -127,8 +129,10 @@ def _profiles(claim, var, names):
     forms = ("yx", "half") if var.half_form and update else ("yx",)
     forms = tuple(f for f in forms if f in narrowed.get("forms", forms)) if update else forms
     bias = var.bias is not None
-    pb = "b_prev" if bias else "0"
-    score = f"(dot(w_prev, x) + b_prev)" if bias else "dot(w_prev, x)"
+    # a variant without a bias of its own keeps b where it started (a run may be given --b0), and
+    # scores without it (perceptron.models.primal)
+    pb = "b_prev"
+    score = "(dot(w_prev, x) + b_prev)" if bias else "dot(w_prev, x)"
     hyps = ["y**2 == 1", "eta > 0", "R >= 0", "R2 == R**2", "norm2(x) <= R2"]
     if update:
         hyps += [f"out == sign({score}) + (1 - sign({score})**2)*sign0", "out != y",
@@ -165,26 +169,38 @@ def _induction(claim, var, names, label, hyps, subs):
     the claim at the update before it (at its own point x1, y1, with k - 1 and sumsq_prev)."""
     bias = var.bias is not None
     zero = A.W0_ZERO in claim.assume
-    w0, b0 = ("0*x" if zero else "w0"), ("b0" if bias and not zero else "0")
+    w0, b0 = ("0*x" if zero else "w0"), ("0" if zero else "b0")
 
     def start(text):
         return text.replace("w_prev", w0).replace("b_prev", b0)
 
     first = {key: start(v) for key, v in subs.items() if key != "prev"}
-    first.update(k="1", sumsq="norm2(x)", w0=w0, prev={})
+    first.update(k="1", sumsq="norm2(x)", w0=w0, prev=None)
     yield f"{label}; the first update (k = 1, from w0)", [start(h) for h in hyps], first
-    pb = "b_prev" if bias else "0"
-    before = {**subs, "w": "w_prev", "b": pb, "w_hat": f"cat(w_prev, {pb}/R)", "x": "x1", "y": "y1",
+    before = {**subs, "w": "w_prev", "b": "b_prev", "w_hat": "cat(w_prev, b_prev/R)", "x": "x1", "y": "y1",
               "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0}
     said = _Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
-                 _translate(claim.compiled.tree, before, {}))
+                 _translate(claim.compiled.tree, before, None))
     point = ["y1**2 == 1", "norm2(x1) <= R2"] + (["norm2(x1) == 1"] if var.unit or A.UNIT_NORM in claim.assume else [])
     if names & _SEPARATOR:
         point.append(f"y1*({'dot(w_opt, x1) + b_opt' if bias else 'dot(w_opt, x1)'}) "
                      f"{'>' if A.STRICT_MARGIN in claim.assume else '>='} gamma")
-    later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0, "prev": {}}
+    later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0, "prev": None}
     yield (f"{label}; a later update (k >= 2), given the claim at the one before",
            hyps + ["k >= 2", "sumsq_prev >= 0", "sumsq_prev <= (k - 1)*R2"] + point + [said], later)
+
+
+def _settings_left(claim, variants) -> bool:
+    """Whether the claim's assumptions leave every one of its variants a run setting (sign(0),
+    update form): a proof over no setting would prove anything."""
+    narrowed = A.narrowed(claim)
+    for v in variants:
+        var = VARIANTS[v]
+        forms = ("yx", "half") if var.half_form else ("yx",)
+        ties = (var.tie,) if var.tie is not None else (-1, 0, 1)
+        if not set(forms) & set(narrowed.get("forms", forms)) or not set(ties) & set(narrowed.get("sign0s", ties)):
+            return False
+    return True
 
 
 def _factor(t: int) -> str:
@@ -200,9 +216,9 @@ def _translate(tree, subs, prev_subs):
         src = subs.get(tree[1], tree[1])
         return _tree(src) if src != tree[1] or tree[1] in _TYPES else _fail(tree[1])
     if op == "prev":
-        if tree[2] != 1:
+        if tree[2] != 1 or prev_subs is None:  # prev(e, 2), prev(prev(e)), or no update before: not shown
             raise _NotTaken("it looks back more than one update")
-        return _translate(tree[1], prev_subs, prev_subs)
+        return _translate(tree[1], prev_subs, None)
     if op == "num":
         return tree
     if op in ("neg", "not"):

@@ -214,8 +214,11 @@ class _ToZ3:
         self.z3 = z3
         self.vars: dict = {}
         self.defs: list = []  # constraints defining auxiliary variables
-        self.needs_nonneg: list = []  # sympy args of square roots
-        self.needs_nonzero: list = []  # sympy divisors
+        # (sympy expression, its z3 term, how many defs came before it) of each square root's
+        # argument and each divisor: a side condition is decided with the definitions of the roots
+        # inside it, never with its own (s*s == a would make a >= 0 hold by definition)
+        self.needs_nonneg: list = []
+        self.needs_nonzero: list = []
         self.aux = 0
 
     def var(self, sym):
@@ -242,15 +245,17 @@ class _ToZ3:
                 n = int(x)
                 if n >= 0:
                     return self(b) ** n if n > 1 else (self(b) if n == 1 else z3.RealVal(1))
-                self.needs_nonzero.append(b)
-                return 1 / (self(b) ** (-n)) if n < -1 else 1 / self(b)
+                base = self(b)
+                self.needs_nonzero.append((b, base, len(self.defs)))
+                return 1 / (base ** (-n)) if n < -1 else 1 / base
             if x == sympy.Rational(1, 2) or x == sympy.Rational(-1, 2):
-                self.needs_nonneg.append(b)
+                arg = self(b)
+                self.needs_nonneg.append((b, arg, len(self.defs)))
                 self.aux += 1
                 s = z3.Real(f"sqrt_{self.aux}")
-                self.defs += [s >= 0, s * s == self(b)]
+                self.defs += [s >= 0, s * s == arg]
                 if x < 0:
-                    self.needs_nonzero.append(b)
+                    self.needs_nonzero.append((b, arg, len(self.defs)))
                     return 1 / s
                 return s
             raise _Unsupported(f"power {x}")
@@ -369,7 +374,7 @@ def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
         t0 = time.perf_counter()
         try:
             rels = _relations(st.tree, conv)
-            res = _check_step(z3, vectors, hyp_rels, rels, timeout)
+            res = _check_step(z3, vectors, hyp_rels, rels, timeout, _partial(st.tree, conv))
         except _Unsupported as e:
             res = StepResult("", Verdict.UNKNOWN, "unsupported", str(e))
         res.step = st.source
@@ -378,10 +383,13 @@ def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
     return results
 
 
-def _check_step(z3, vectors, hyp_rels, rels, timeout) -> StepResult:
+def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False) -> StepResult:
     # 1. sympy: identities and constant comparisons
     pending = []
     for a, o, b in rels:
+        if partial:  # a root, a norm or a quotient: z3 shows it defined before anything is decided
+            pending.append((a, o, b))
+            continue
         d = sympy.simplify(a - b)
         if d == 0 and o in ("==", "<=", ">="):
             continue
@@ -396,20 +404,19 @@ def _check_step(z3, vectors, hyp_rels, rels, timeout) -> StepResult:
     # 2. z3 over the Gram abstraction
     conv = _ToZ3(z3)
     hyps = [_rel(z3, conv(a), o, conv(b)) for a, o, b in hyp_rels]
+    # the hypotheses hold, so their roots and divisors are defined; the step's own are shown below
+    given, nonneg, nonzero = len(conv.defs), len(conv.needs_nonneg), len(conv.needs_nonzero)
     axioms = _gram_axioms(z3, conv, _vectors_in(vectors, hyp_rels + pending))
     goals = [_rel(z3, conv(a), o, conv(b)) for a, o, b in pending]
     base = hyps + axioms + conv.defs
-    # side conditions: roots of non-negatives, divisions by non-zeros
-    for arg in conv.needs_nonneg:
-        c2 = _ToZ3(z3)
-        c2.vars = conv.vars
-        r, _ = _z3_check(base + [c2(arg) < 0] + c2.defs, timeout)
+    # side conditions of the step: roots of non-negatives, divisions by non-zeros, each shown from
+    # the hypotheses and the definitions of the roots inside it (not from its own)
+    for arg, term, before in conv.needs_nonneg[nonneg:]:
+        r, _ = _z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term < 0], timeout)
         if r != "unsat":
             return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show sqrt({arg}) is defined (its argument >= 0): {r}")
-    for den in conv.needs_nonzero:
-        c2 = _ToZ3(z3)
-        c2.vars = conv.vars
-        r, _ = _z3_check(base + [c2(den) == 0] + c2.defs, timeout)
+    for den, term, before in conv.needs_nonzero[nonzero:]:
+        r, _ = _z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term == 0], timeout)
         if r != "unsat":
             return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show the divisor {den} is non-zero: {r}")
     r, model = _z3_check(base + [z3.Not(z3.And(*goals))], timeout)
@@ -418,6 +425,28 @@ def _check_step(z3, vectors, hyp_rels, rels, timeout) -> StepResult:
     if r != "sat":
         return StepResult("", Verdict.UNKNOWN, "z3", f"z3 said {r} {model}".strip())
     return _confirm(model, vectors, hyp_rels, pending)
+
+
+def _partial(tree, conv) -> bool:
+    """Whether a step has a square root or a division that sympy cannot show defined for every
+    value of its symbols (1 + exp(-s) is positive; y - 1 may be 0).  Where one is undefined the
+    claim's evaluator has no value, so an identity of sympy's (which rewrites sqrt(-y**2) as
+    I |y|, and cancels x in x y / x) is no proof there: z3 shows each defined from the
+    hypotheses first.  A norm is always defined."""
+    if not isinstance(tree, tuple) or not tree or not isinstance(tree[0], str):
+        return isinstance(tree, (tuple, list)) and any(_partial(t, conv) for t in tree)
+    op = tree[0]
+    try:
+        if op == "call" and tree[1] == "sqrt" and conv(tree[2][0]).is_nonnegative is not True:
+            return True
+        if (op == "bin" and tree[1] == "/" and not isinstance(conv(tree[3]), _SymVec)
+                and conv(tree[3]).is_nonzero is not True):
+            return True
+        if op == "pow" and tree[2] < 0 and conv(tree[1]).is_nonzero is not True:
+            return True
+    except (_Unsupported, TypeError, ValueError):
+        return True
+    return any(_partial(t, conv) for t in tree[1:] if isinstance(t, (tuple, list)))
 
 
 def _vectors_in(vectors, rels):
