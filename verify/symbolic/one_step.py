@@ -284,4 +284,5 @@ def prove_one_step(claim, limit: float = LIMIT) -> dict | None:
         what += ("; by induction over the updates: the first (k = 1, from w0, b0) and each later one given the claim "
                  "at the one before")
     return {"method": f"{what}; for all dimensions, by sympy and z3 over inner products (the hypotheses: facts of "
-                      "every run of the variant; a variant without a bias of its own has b = 0)", "hypotheses": list(got.facts), "steps": steps}
+                      "every run of the variant; a variant without a bias of its own keeps b at b0 and scores "
+                      "without it)", "hypotheses": list(got.facts), "steps": steps}
