@@ -36,7 +36,7 @@ from verify.language.quantifiers import (
     uses_separator,
 )
 from verify.replay.dispatch import applicable, replay, tallied
-from verify.symbolic.one_step import prove_one_step, taken
+from verify.symbolic.one_step import prove_all, taken
 from verify.report.progress import Progress
 from verify.verdicts import Finding
 
@@ -286,8 +286,8 @@ def _worker_symbolic(cid):
     return symbolic_steps(next(c for c in _WORKER["claims"] if c.id == cid), CLAIM_LIMIT)
 
 
-def _worker_one_step(cid):
-    return prove_one_step(next(c for c in _WORKER["claims"] if c.id == cid))
+def _worker_one_steps(ids):
+    return prove_all([c for c in _WORKER["claims"] if c.id in ids])
 
 
 def _worker_search(task):
@@ -332,6 +332,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     pool = _pool(scheduler, jobs, len(datasets), (claim_files, only, evaluate))
     try:
         symbolic_done: dict = {}
+        proving = None  # the batches of claims about one update being proved (verify.symbolic.one_step)
         if pool is not None:
             # the larger datasets come last in the corpus: start them first (merged in order); the
             # proof steps need no corpus: they are checked beside it, by whichever worker is free
@@ -341,7 +342,9 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
             # limit, which a Dask worker, a daemon, may not start)
             symbolic_done = {c.id: pool.submit(_worker_symbolic, c.id) for c in claims
                              if c.when == "symbolic" and not scheduler}
-            symbolic_done.update({c.id: pool.submit(_worker_one_step, c.id) for c in claims if taken(c) and not scheduler})
+            if not scheduler:  # the claims about one update, proved in a few batches (verify.symbolic.one_step)
+                ids = [c.id for c in claims if taken(c)]
+                proving = [pool.submit(_worker_one_steps, set(ids[i::jobs])) for i in range(jobs)]
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
             parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan, counted, solved)
@@ -355,7 +358,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                 agg[c.id].evaluate_once(c)
         corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
-        findings = _findings(claims, agg, corpus_desc, symbolic_done, progress)
+        findings = _findings(claims, agg, corpus_desc, symbolic_done, proving, progress)
         findings, tightness = _searches(claims, findings, progress, pool, domain, depth)
         if figures is not None:
             figures = figures.result()
@@ -418,11 +421,12 @@ def _pool(scheduler, jobs, n_datasets, setup):
     return None
 
 
-def _findings(claims, agg, corpus_desc, symbolic_done, progress) -> list:
+def _findings(claims, agg, corpus_desc, symbolic_done, proving, progress) -> list:
     """Each claim's finding from its evidence (a symbolic claim's from its checked steps; a claim
     about one update proved for every state before it: verify.symbolic.one_step)."""
     budget = {}  # symbolic seconds left per claim file
     progress.phase("proof steps", sum(1 for c in claims if c.when == "symbolic" or taken(c)), "claim")
+    proofs = prove_all(claims) if proving is None else {k: v for b in proving for k, v in b.result().items()}
     findings = []
     for c in claims:
         done = symbolic_done.get(c.id)
@@ -431,7 +435,7 @@ def _findings(claims, agg, corpus_desc, symbolic_done, progress) -> list:
         else:
             f = finding_of(c, agg[c.id], corpus_desc)
             if taken(c):
-                f = proved_finding(c, f, prove_one_step(c) if done is None else done.result())
+                f = proved_finding(c, f, proofs.get(c.id))
             findings.append(f)
         if c.when == "symbolic" or taken(c):
             progress.step(c.id)

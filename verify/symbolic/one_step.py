@@ -30,7 +30,7 @@ from perceptron.variants import BIAS_ONE, BIAS_R2, VARIANTS
 from verify.language import assumptions as A
 from verify.verdicts import Verdict
 
-__all__ = ["OneStep", "one_step", "taken", "prove_one_step"]
+__all__ = ["OneStep", "one_step", "taken", "prove_one_step", "prove_all"]
 
 #: The symbols of a proof: the state before the update, the point, the separator.
 _TYPES = {"w_prev": "vector", "x": "vector", "w_opt": "vector", "x1": "vector", "w0": "vector", "b0": "scalar",
@@ -45,8 +45,10 @@ _SEPARATOR = {"w_opt", "gamma", "b_opt", "w_hat_opt"}
 #: What a claim about each update may also read when it is proved by induction over the updates:
 #: the updates so far, the sum of |x|^2 over them, the start.
 _COUNTS = {"k", "sumsq", "w0"}
-#: Hard limit of one claim's proof (seconds): the proof lines of the notes decide in about one.
-LIMIT = 30.0
+#: Hard limit of the proofs of a set of claims checked together (seconds): LIMIT, plus CASE_LIMIT
+#: for each case (a run setting, a case of an induction); the proof lines of the notes decide in a
+#: tenth of a second a case.
+LIMIT, CASE_LIMIT = 30.0, 5.0
 #: Time limit of one z3 query (seconds): the proof lines of the notes decide in a tenth of a
 #: second; a query past it leaves the claim to the search, as an unprovable one does.
 QUERY_LIMIT = 2.0
@@ -263,20 +265,32 @@ def taken(claim) -> bool:
     return not isinstance(one_step(claim), str)
 
 
-def prove_one_step(claim, limit: float = LIMIT) -> dict | None:
+def prove_one_step(claim) -> dict | None:
     """The evidence of the claim's proof over one update (method, hypotheses, the step at each
     profile), or None when it is not taken or not proved at every profile."""
-    from verify.symbolic.steps import check_symbolic
+    return prove_all([claim])[claim.id]
 
-    got = one_step(claim)
-    if isinstance(got, str):
-        return None
-    steps = []
-    for label, hyps, step in got.profiles:
-        res = check_symbolic(list(_VECTORS), [s for s in _TYPES if s not in _VECTORS], hyps, [step], QUERY_LIMIT, limit)[0]
-        if res.verdict != Verdict.PROVED:
-            return None
-        steps.append({"step": f"{label}; {claim.expr}", "verdict": res.verdict.label, "method": res.method})
+
+def prove_all(claims) -> dict:
+    """prove_one_step of each claim (id -> its evidence or None), every case checked in one child
+    process, under a hard limit of LIMIT seconds plus CASE_LIMIT a case."""
+    from verify.symbolic.steps import check_cases
+
+    taken_ = [(c, got) for c in claims if not isinstance(got := one_step(c), str)]
+    cases = [(hyps, [step]) for _, got in taken_ for _, hyps, step in got.profiles]
+    results = iter(check_cases(list(_VECTORS), [s for s in _TYPES if s not in _VECTORS], cases, QUERY_LIMIT,
+                               LIMIT + CASE_LIMIT * len(cases)) if cases else [])
+    out = {c.id: None for c in claims}
+    for claim, got in taken_:
+        res = [next(results)[0] for _ in got.profiles]
+        if got.profiles and all(r.verdict == Verdict.PROVED for r in res):
+            out[claim.id] = _evidence(claim, got, res)
+    return out
+
+
+def _evidence(claim, got: OneStep, res) -> dict:
+    steps = [{"step": f"{label}; {claim.expr}", "verdict": r.verdict.label, "method": r.method}
+             for (label, _, _), r in zip(got.profiles, res)]
     what = ("one update, for every state before it (w_prev, b_prev: prev(w), prev(b)), on a mistake (out != y), "
             "each run setting's update substituted" if claim.when == "update" else "every state (w_prev, b_prev: w, b) "
             "at a visit of any point")

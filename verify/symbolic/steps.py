@@ -31,7 +31,7 @@ import sympy
 from verify._child import ChildServer, run_in_child
 from verify.verdicts import Verdict
 
-__all__ = ["StepResult", "check_symbolic", "check_at", "values_of", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
+__all__ = ["StepResult", "check_symbolic", "check_cases", "check_at", "values_of", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
 
 #: Hard limit for one z3 query (seconds).  Steps of the notes decide in well under a second;
 #: a query that needs longer is reported unknown rather than allowed to stall the audit.
@@ -333,9 +333,9 @@ def _z3_check(assertions, timeout=Z3_TIMEOUT):
 
 # ------------------------------------------------------------------ the checker
 
-def _symbolic_child(vectors, scalars, hyps, steps, timeout, conn):
+def _symbolic_child(vectors, scalars, cases, timeout, conn):
     try:
-        conn.send(("ok", _check_all(vectors, scalars, hyps, steps, timeout)))
+        conn.send(("ok", [_check_all(vectors, scalars, hyps, steps, timeout) for hyps, steps in cases]))
     finally:
         server = _Z3.pop("server", None)
         if server is not None and _Z3.pop("pid", None) == os.getpid():
@@ -347,18 +347,34 @@ def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT, limit=CLAI
     """Check each step given the hypotheses; one StepResult per written step.  The work runs
     in a child process under a hard time limit and _child.CHILD_MEMORY; past either every step
     is unknown, "limit reached"."""
+    return check_cases(vectors, scalars, [(hyps, steps)], timeout, limit)[0]
+
+
+def check_cases(vectors, scalars, cases, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT) -> list[list[StepResult]]:
+    """check_symbolic of each (hypotheses, steps) of ``cases``, all in one child process with one
+    z3 server (starting them costs about 0.2 s, more than most cases take), under one hard limit
+    ``limit``: past it every step of every case is unknown, "limit reached"."""
     import z3  # noqa: F401 - loaded here (sympy is, at import): every forked child shares both
 
-    big = {st.source: n for st in list(hyps) + list(steps) if (n := expansion_terms(st.tree)) > MAX_EXPANSION_TERMS}
-    if big:  # refused at once, with the limit named, rather than expanded until the hard limit kills it
-        what = "; ".join(f"{src[:60]} would expand to more than {MAX_EXPANSION_TERMS:,} terms" for src in big)
-        return [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3",
-                           f"limit reached: {what} (verify.symbolic.steps.MAX_EXPANSION_TERMS)") for st in steps]
-    got = run_in_child(_symbolic_child, (vectors, scalars, hyps, steps, timeout), limit, daemon=False)
+    out: list = [None] * len(cases)
+    for i, (hyps, steps) in enumerate(cases):
+        big = {st.source: n for st in list(hyps) + list(steps) if (n := expansion_terms(st.tree)) > MAX_EXPANSION_TERMS}
+        if big:  # refused at once, with the limit named, rather than expanded until the hard limit kills it
+            what = "; ".join(f"{src[:60]} would expand to more than {MAX_EXPANSION_TERMS:,} terms" for src in big)
+            out[i] = [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3",
+                                 f"limit reached: {what} (verify.symbolic.steps.MAX_EXPANSION_TERMS)") for st in steps]
+    todo = [i for i in range(len(cases)) if out[i] is None]
+    if not todo:
+        return out
+    got = run_in_child(_symbolic_child, (vectors, scalars, [cases[i] for i in todo], timeout), limit, daemon=False)
     if got is not None and got[0] == "ok":
-        return got[1]
+        for i, res in zip(todo, got[1]):
+            out[i] = res
+        return out
     why = got[1] if got is not None else f"killed at the hard limit of {limit:.0f} s (verify.symbolic.steps.CLAIM_LIMIT)"
-    return [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3", f"limit reached: {why}") for st in steps]
+    for i in todo:
+        out[i] = [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3", f"limit reached: {why}") for st in cases[i][1]]
+    return out
 
 
 def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
