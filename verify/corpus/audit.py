@@ -290,6 +290,14 @@ def _worker_one_steps(ids):
     return prove_all([c for c in _WORKER["claims"] if c.id in ids])
 
 
+def _submit_proofs(pool, claims, jobs) -> tuple:
+    """The proof steps of the symbolic claims, one task each, and the claims about one update
+    (verify.symbolic.one_step), proved in ``jobs`` batches: (futures by claim id, the batches)."""
+    ids = [c.id for c in claims if taken(c)]
+    return ({c.id: pool.submit(_worker_symbolic, c.id) for c in claims if c.when == "symbolic"},
+            [pool.submit(_worker_one_steps, set(ids[i::jobs])) for i in range(jobs)])
+
+
 def _worker_search(task):
     cid, finding, domain, depth = task
     claim = next(c for c in _WORKER["claims"] if c.id == cid)
@@ -331,8 +339,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     progress.phase("corpus", len(datasets), "dataset")
     pool = _pool(scheduler, jobs, len(datasets), (claim_files, only, evaluate))
     try:
-        symbolic_done: dict = {}
-        proving = None  # the batches of claims about one update being proved (verify.symbolic.one_step)
+        symbolic_done, proving = {}, None
         if pool is not None:
             # the larger datasets come last in the corpus: start them first (merged in order); the
             # proof steps need no corpus: they are checked beside it, by whichever worker is free
@@ -340,11 +347,8 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                        for i in reversed(range(len(datasets)))}
             # (on a cluster they are checked here: each runs in a child process with a hard time
             # limit, which a Dask worker, a daemon, may not start)
-            symbolic_done = {c.id: pool.submit(_worker_symbolic, c.id) for c in claims
-                             if c.when == "symbolic" and not scheduler}
-            if not scheduler:  # the claims about one update, proved in a few batches (verify.symbolic.one_step)
-                ids = [c.id for c in claims if taken(c)]
-                proving = [pool.submit(_worker_one_steps, set(ids[i::jobs])) for i in range(jobs)]
+            if not scheduler:
+                symbolic_done, proving = _submit_proofs(pool, claims, jobs)
             parts = (futures[i].result() for i in range(len(datasets)))
         else:
             parts = (audit_dataset(claims, name, load_spec(spec), coq, needs, plan, counted, solved)
