@@ -153,7 +153,16 @@ def test_an_audit_proves_the_step_and_still_refutes_a_false_one(tmp_path):
     assert step["evidence"]["search"] == {"not searched": "already proved"}
     assert "norm2(x) <= R2" in step["evidence"]["hypotheses"]
     assert got["t.strict"]["verdict"] == "refuted"
-    assert "proved" in (tmp_path / "o" / "report.md").read_text()
+    line = next(ln for ln in (tmp_path / "o" / "report.md").read_text().splitlines() if "t.step" in ln)
+    assert "| proved |" in line and "given y**2 == 1" in line and "norm2(x) &lt;= R2" in line  # what the proof assumed
+    # results.json is read back by `report`: a hypotheses list of the wrong type is one line, exit 2
+    res = tmp_path / "o" / "results.json"
+    data = json.loads(res.read_text())
+    next(c for c in data["claims"] if c["id"] == "t.step")["evidence"]["hypotheses"] = [1]
+    res.write_text(json.dumps(data))
+    r = subprocess.run([sys.executable, "-m", "verify", "report", "--out", "o"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=600)
+    assert r.returncode == 2 and "hypotheses" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 # From the read-only review of this module: each was a false claim proved.

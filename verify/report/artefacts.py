@@ -67,6 +67,8 @@ def markdown(results: dict) -> str:
             ev = c["evidence"]
             if "steps" in ev:
                 evid = f"{sum(s['verdict'] == 'proved' for s in ev['steps'])}/{len(ev['steps'])} steps proved"
+                if ev.get("hypotheses"):  # a claim about one update: what its proof assumed (verify.symbolic.one_step)
+                    evid += " given " + "; ".join(ev["hypotheses"])
             else:
                 evid = coverage_text(c)
             slack = ""

@@ -72,6 +72,7 @@ _EVIDENCE = {
     "premise": _optional({}),
     "quantifiers": _optional({None: _QUANTIFIER}),
     "steps": [{"*step": str, "*verdict": str, "*method": str, "detail": str}],
+    "hypotheses": _STR_LIST,
     "min_slack": _optional({"*exact": str, "*approx": _optional(_NUM)}),
 }
 _CLAIM_EXTRA = {"expr": _optional(str), "corrects": str, "note": str}
