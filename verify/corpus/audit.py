@@ -429,8 +429,9 @@ def _findings(claims, agg, corpus_desc, symbolic_done, proving, progress) -> lis
     """Each claim's finding from its evidence (a symbolic claim's from its checked steps; a claim
     about one update proved for every state before it: verify.symbolic.one_step)."""
     budget = {}  # symbolic seconds left per claim file
-    progress.phase("proof steps", sum(1 for c in claims if c.when == "symbolic" or taken(c)), "claim")
     proofs = prove_all(claims) if proving is None else {k: v for b in proving for k, v in b.result().items()}
+    one_step = {c.id for c in claims if taken(c)}  # (proofs has a key for every claim, proved or not)
+    progress.phase("proof steps", sum(1 for c in claims if c.when == "symbolic" or c.id in one_step), "claim")
     findings = []
     for c in claims:
         done = symbolic_done.get(c.id)
@@ -438,10 +439,8 @@ def _findings(claims, agg, corpus_desc, symbolic_done, proving, progress) -> lis
             findings.append(finding_of(c, agg[c.id], corpus_desc, budget, None if done is None else done.result()))
         else:
             f = finding_of(c, agg[c.id], corpus_desc)
-            if taken(c):
-                f = proved_finding(c, f, proofs.get(c.id))
-            findings.append(f)
-        if c.when == "symbolic" or taken(c):
+            findings.append(proved_finding(c, f, proofs.get(c.id)) if c.id in one_step else f)
+        if c.when == "symbolic" or c.id in one_step:
             progress.step(c.id)
     return findings
 

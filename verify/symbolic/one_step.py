@@ -133,7 +133,6 @@ def _profiles(claim, var, names):
     bias = var.bias is not None
     # a variant without a bias of its own keeps b where it started (a run may be given --b0), and
     # scores without it (perceptron.models.primal)
-    pb = "b_prev"
     score = "(dot(w_prev, x) + b_prev)" if bias else "dot(w_prev, x)"
     hyps = ["y**2 == 1", "eta > 0", "R >= 0", "R2 == R**2", "norm2(x) <= R2"]
     if update:
@@ -145,20 +144,19 @@ def _profiles(claim, var, names):
         hyps.append(f"eta == {etas[0]}")
     elif bound is not None:
         hyps.append(f"eta <= {bound}")
-    if var.unit or A.UNIT_NORM in claim.assume:
-        hyps += ["norm2(x) == 1", "R == 1"]
+    unit = _unit(claim, var, "x")
+    hyps += unit + (["R == 1"] if unit else [])  # every point has norm 1: so has the largest
     if names & {"w_hat", "w_hat_opt"}:  # (w, b/R) is undefined when every point is 0: no evaluation there
         hyps.append("R > 0")
     if names & _SEPARATOR:  # defined only where the dataset has a separator (of margin gamma > 0)
-        margin = ">" if A.STRICT_MARGIN in claim.assume else ">="
-        hyps += ["norm2(w_opt) == 1", "gamma > 0", f"y*({'dot(w_opt, x) + b_opt' if bias else 'dot(w_opt, x)'}) {margin} gamma"]
+        hyps += ["norm2(w_opt) == 1", "gamma > 0", _margin(claim, var, "x", "y")]
     b_step = {BIAS_R2: " + eta*y*R2", BIAS_ONE: " + eta*y"}.get(var.bias, "")
     for form in forms:
         w = "w_prev" if not update else "w_prev + eta*y*x" if form == "yx" else "w_prev + eta*(y - out)/2*x"
-        b = f"({pb}{b_step})" if update else pb
+        b = f"(b_prev{b_step})" if update else "b_prev"
         subs = {"w": w, "b": b, "w_hat": f"cat({w}, {b}/R)", "x_hat": "cat(x, R)", "score": score,
                 "w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)", "b_opt": "b_opt" if bias else "0"}
-        subs["prev"] = {**subs, "w": "w_prev", "b": pb, "w_hat": f"cat(w_prev, {pb}/R)"}
+        subs["prev"] = {**subs, "w": "w_prev", "b": "b_prev", "w_hat": "cat(w_prev, b_prev/R)"}
         label = var.name + (f", sign(0) in {{{', '.join(map(str, ties))}}}" if var.tie is None and update else "")
         if update:
             label += f": w = {w}" + (f", b = {b[1:-1]}" if bias else "")
@@ -169,7 +167,6 @@ def _induction(claim, var, names, label, hyps, subs):
     """The two cases of an induction over the updates of a claim that reads k, sumsq or w0: the
     first update (k = 1, from the start w0, b0: 0 under w0_zero), and a later one (k >= 2) given
     the claim at the update before it (at its own point x1, y1, with k - 1 and sumsq_prev)."""
-    bias = var.bias is not None
     zero = A.W0_ZERO in claim.assume
     w0, b0 = ("0*x" if zero else "w0"), ("0" if zero else "b0")
 
@@ -183,13 +180,22 @@ def _induction(claim, var, names, label, hyps, subs):
               "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0}
     said = _Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
                  _translate(claim.compiled.tree, before, None))
-    point = ["y1**2 == 1", "norm2(x1) <= R2"] + (["norm2(x1) == 1"] if var.unit or A.UNIT_NORM in claim.assume else [])
-    if names & _SEPARATOR:
-        point.append(f"y1*({'dot(w_opt, x1) + b_opt' if bias else 'dot(w_opt, x1)'}) "
-                     f"{'>' if A.STRICT_MARGIN in claim.assume else '>='} gamma")
+    point = ["y1**2 == 1", "norm2(x1) <= R2"] + _unit(claim, var, "x1") + ([_margin(claim, var, "x1", "y1")]
+                                                                        if names & _SEPARATOR else [])
     later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0, "prev": None}
     yield (f"{label}; a later update (k >= 2), given the claim at the one before",
            hyps + ["k >= 2", "sumsq_prev >= 0", "sumsq_prev <= (k - 1)*R2"] + point + [said], later)
+
+
+def _unit(claim, var, x: str) -> list:
+    """The unit norm of a point the learner sees, where 004's variant or the claim's assumption gives it."""
+    return [f"norm2({x}) == 1"] if var.unit or A.UNIT_NORM in claim.assume else []
+
+
+def _margin(claim, var, x: str, y: str) -> str:
+    """A point's margin under the separator: >= gamma, or > gamma where gamma is taken strictly below."""
+    score = f"dot(w_opt, {x}) + b_opt" if var.bias is not None else f"dot(w_opt, {x})"
+    return f"{y}*({score}) {'>' if A.STRICT_MARGIN in claim.assume else '>='} gamma"
 
 
 def _settings_left(claim, variants) -> bool:
