@@ -240,7 +240,9 @@ def _worker_load(claim_paths, only, evaluate=None):
     from perceptron.limits import allow_long_numbers
 
     allow_long_numbers()
-    plan = [c for p in claim_paths for c in load_claims(p).claims if only is None or c.id in only]
+    everything = [c for p in claim_paths for c in load_claims(p).claims]
+    plan = [c for c in everything if only is None or c.id in only]
+    _WORKER["notes"] = everything  # a proof may rest on any proved claim of its note (verify.symbolic.one_step)
     _WORKER["plan"] = plan
     _WORKER["claims"] = [c for c in plan if evaluate is None or c.id in evaluate]
     _WORKER["needs"] = needs_of(plan)
@@ -287,15 +289,22 @@ def _worker_symbolic(cid):
 
 
 def _worker_one_steps(ids):
-    return prove_all([c for c in _WORKER["claims"] if c.id in ids])
+    return prove_all([c for c in _WORKER["claims"] if c.id in ids], _WORKER["notes"])
 
 
 def _submit_proofs(pool, claims, jobs) -> tuple:
-    """The proof steps of the symbolic claims, one task each, and the claims about one update
-    (verify.symbolic.one_step), proved in ``jobs`` batches: (futures by claim id, the batches)."""
-    ids = [c.id for c in claims if taken(c)]
+    """The proof steps of the symbolic claims, one task each, and the claims verify.symbolic.one_step
+    proves, in at most ``jobs`` batches of whole notes (a proof may rest on the note's other
+    claims, each proved once): (futures by claim id, the batches)."""
+    notes: dict = {}
+    for c in claims:
+        if taken(c):
+            notes.setdefault(c.document, set()).add(c.id)
+    batches: list = [set() for _ in range(jobs)]
+    for ids in sorted(notes.values(), key=len, reverse=True):
+        min(batches, key=len).update(ids)
     return ({c.id: pool.submit(_worker_symbolic, c.id) for c in claims if c.when == "symbolic"},
-            [pool.submit(_worker_one_steps, set(ids[i::jobs])) for i in range(jobs)])
+            [pool.submit(_worker_one_steps, ids) for ids in batches if ids])
 
 
 def _worker_search(task):
@@ -328,7 +337,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
     t0 = time.perf_counter()
     depth, searched = search_depth(domain, depth)  # a bad depth stops the audit before any work
     claim_files = list(claim_files)
-    plan, claims = _claims_to_audit(claim_files, claims, only, evaluate)
+    notes, plan, claims = _claims_to_audit(claim_files, claims, only, evaluate)
     counted = not corpus and len(claims) < len(plan)
     datasets = _corpus(data_dirs, claim_files, claims)
     check_jobs(jobs, "jobs =")
@@ -362,7 +371,7 @@ def audit(claim_files, *, data_dirs=(), quiet=False, jobs=None, only=None, domai
                 agg[c.id].evaluate_once(c)
         corpus_desc = (f"{len(corpus_info)} datasets ({', '.join(d['name'] for d in corpus_info[:6])}"
                        f"{', ...' if len(corpus_info) > 6 else ''}), {runs_done} runs")
-        findings = _findings(claims, agg, corpus_desc, symbolic_done, proving, progress)
+        findings = _findings(claims, agg, corpus_desc, symbolic_done, proving, progress, notes)
         findings, tightness = _searches(claims, findings, progress, pool, domain, depth)
         if figures is not None:
             figures = figures.result()
@@ -398,16 +407,17 @@ def _corpus(data_dirs, claim_files, claims) -> list:
     return datasets
 
 
-def _claims_to_audit(claim_files, claims, only, evaluate) -> tuple[list, list]:
-    """(the claims the audit plans its corpus for, those of them it evaluates)."""
+def _claims_to_audit(claim_files, claims, only, evaluate) -> tuple[list, list, list]:
+    """(every claim of the files, the claims the audit plans its corpus for, those of them it evaluates)."""
     claims = claims_of(load_claims(p) for p in claim_files) if claims is None else list(claims)
+    notes = claims
     if only is not None:
         only = set(only)
         missing = only - {c.id for c in claims}
         if missing:
             raise ValueError(f"no claim {sorted(missing)[0]!r} in {', '.join(claim_files)}")
         claims = [c for c in claims if c.id in only]
-    return claims, [c for c in claims if evaluate is None or c.id in evaluate]
+    return notes, claims, [c for c in claims if evaluate is None or c.id in evaluate]
 
 
 def _pool(scheduler, jobs, n_datasets, setup):
@@ -425,11 +435,11 @@ def _pool(scheduler, jobs, n_datasets, setup):
     return None
 
 
-def _findings(claims, agg, corpus_desc, symbolic_done, proving, progress) -> list:
+def _findings(claims, agg, corpus_desc, symbolic_done, proving, progress, notes) -> list:
     """Each claim's finding from its evidence (a symbolic claim's from its checked steps; a claim
     about one update proved for every state before it: verify.symbolic.one_step)."""
     budget = {}  # symbolic seconds left per claim file
-    proofs = prove_all(claims) if proving is None else {k: v for b in proving for k, v in b.result().items()}
+    proofs = prove_all(claims, notes) if proving is None else {k: v for b in proving for k, v in b.result().items()}
     one_step = {c.id for c in claims if taken(c)}  # (proofs has a key for every claim, proved or not)
     progress.phase("proof steps", sum(1 for c in claims if c.when == "symbolic" or c.id in one_step), "claim")
     findings = []

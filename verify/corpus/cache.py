@@ -112,9 +112,17 @@ def plan_key(data_dirs, settings: dict, claims) -> str:
 _DISPLAY_FIELDS = {"line", "statement", "note", "expect", "corrects", "title", "source"}
 
 
-def claim_key(plan: str, claim) -> str:
+def claim_key(plan: str, claim, notes=()) -> str:
     """The key of one claim's finding: the plan's key, the claim's own fields (expressions by
-    their text) and the declarations of its variants."""
+    their text) and the declarations of its variants, and those of each claim of ``notes`` its
+    proof may rest on (verify.symbolic.one_step.lemmas_of)."""
+    from verify.symbolic.one_step import lemmas_of
+
+    own = [_own_fields(c) for c in [claim, *lemmas_of(claim, notes)]]
+    return hashlib.sha256(json.dumps([plan, *own], sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _own_fields(claim) -> dict:
     import dataclasses
 
     from perceptron.declared import variant_of
@@ -133,7 +141,7 @@ def claim_key(plan: str, claim) -> str:
             v = [v, repo_path(v)]
         own[f.name] = v
     own["declarations"] = [getattr(variant_of(v), "sha256", "") for v in claim.variants]
-    return hashlib.sha256(json.dumps([plan, own], sort_keys=True, default=str).encode()).hexdigest()
+    return own
 
 
 def _sealed(key: str, value) -> str:
@@ -292,7 +300,7 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=T
 
     plan = plan_key(audit_kw.get("data_dirs", ()), settings, claims)
     got = load_claims_cache(cache_dir, plan)
-    keys = {c.id: claim_key(plan, c) for c in claims}
+    keys = {c.id: claim_key(plan, c, claims) for c in claims}
     entries = got.get("claims", {})
     todo = {c.id for c in claims if keys[c.id] not in entries}
     # the plan's corpus is kept unless a replay failed or a dataset's audit was cut short (make every run)
