@@ -484,11 +484,11 @@ def _defined(tree, r_positive: bool) -> bool:
     """Whether every divisor and square root of the expression is defined wherever a run's facts
     hold (a lemma with no value somewhere is no hypothesis there)."""
     op = tree[0]
-    if op == "bin" and tree[1] == "/" and not _sign(tree[3], r_positive) == 1:
+    if op == "bin" and tree[1] == "/" and _sign(tree[3], r_positive) != 1:
         return False
-    if op == "pow" and tree[2] < 0 and not _sign(tree[1], r_positive) == 1:
+    if op == "pow" and tree[2] < 0 and _sign(tree[1], r_positive) != 1:
         return False
-    if op == "call" and tree[1] == "sqrt" and not _sign(tree[2][0], r_positive):
+    if op == "call" and tree[1] == "sqrt" and _sign(tree[2][0], r_positive) is None:
         return False
     return all(_defined(t, r_positive) for t in _children(tree))
 
@@ -573,7 +573,7 @@ def _proved(attempts: dict, claims: dict) -> dict:
     taken_ = [(claims[i], got) for i, got in attempts.items() if not isinstance(got, str)]
     cases = [(hyps, [step]) for _, got in taken_ for _, hyps, step in got.profiles]
     results = iter(check_cases(list(_VECTORS), [s for s in _TYPES if s not in _VECTORS], cases, QUERY_LIMIT,
-                               LIMIT + CASE_LIMIT * len(cases)) if cases else [])
+                               LIMIT + CASE_LIMIT * len(cases), confirm=False) if cases else [])
     out = {}
     for claim, got in taken_:
         res = [next(results)[0] for _ in got.profiles]

@@ -20,6 +20,7 @@ Each step ``a op b`` is decided:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
@@ -281,14 +282,14 @@ def _rel(z3, a, o, b):
 def _gram_axioms(z3, conv: _ToZ3, vectors):
     """Every principal minor of the Gram matrix of the vectors is >= 0."""
     vs = sorted(vectors)
-    G = [[conv(_gram(a, b)) for b in vs] for a in vs]
-    out = []
-    for r in range(1, min(len(vs), 4) + 1):
-        for sub in itertools.combinations(range(len(vs)), r):
-            M = sympy.Matrix([[_gram(vs[i], vs[j]) for j in sub] for i in sub])
-            out.append(conv(sympy.expand(M.det())) >= 0)
-    del G
-    return out
+    return [conv(_minor(sub)) >= 0 for r in range(1, min(len(vs), 4) + 1) for sub in itertools.combinations(vs, r)]
+
+
+@functools.lru_cache(maxsize=None)
+def _minor(names: tuple):
+    """The determinant of the Gram matrix of the named vectors, expanded (the same in every case
+    of a batch: computed once)."""
+    return sympy.expand(sympy.Matrix([[_gram(a, b) for b in names] for a in names]).det())
 
 
 def _z3_solve(smt: str, timeout: float):
@@ -333,9 +334,9 @@ def _z3_check(assertions, timeout=Z3_TIMEOUT):
 
 # ------------------------------------------------------------------ the checker
 
-def _symbolic_child(vectors, scalars, cases, timeout, conn):
+def _symbolic_child(vectors, scalars, cases, timeout, confirm, conn):
     try:
-        conn.send(("ok", [_check_all(vectors, scalars, hyps, steps, timeout) for hyps, steps in cases]))
+        conn.send(("ok", [_check_all(vectors, scalars, hyps, steps, timeout, confirm) for hyps, steps in cases]))
     finally:
         server = _Z3.pop("server", None)
         if server is not None and _Z3.pop("pid", None) == os.getpid():
@@ -350,10 +351,11 @@ def check_symbolic(vectors, scalars, hyps, steps, timeout=Z3_TIMEOUT, limit=CLAI
     return check_cases(vectors, scalars, [(hyps, steps)], timeout, limit)[0]
 
 
-def check_cases(vectors, scalars, cases, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT) -> list[list[StepResult]]:
+def check_cases(vectors, scalars, cases, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT, confirm=True) -> list[list[StepResult]]:
     """check_symbolic of each (hypotheses, steps) of ``cases``, all in one child process with one
     z3 server (starting them costs about 0.2 s, more than most cases take), under one hard limit
-    ``limit``: past it every step of every case is unknown, "limit reached"."""
+    ``limit``: past it every step of every case is unknown, "limit reached".  ``confirm`` False:
+    only a proof is wanted, and a model is not re-checked (the step is unknown)."""
     import z3  # noqa: F401 - loaded here (sympy is, at import): every forked child shares both
 
     out: list = [None] * len(cases)
@@ -366,7 +368,7 @@ def check_cases(vectors, scalars, cases, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT) 
     todo = [i for i in range(len(cases)) if out[i] is None]
     if not todo:
         return out
-    got = run_in_child(_symbolic_child, (vectors, scalars, [cases[i] for i in todo], timeout), limit, daemon=False)
+    got = run_in_child(_symbolic_child, (vectors, scalars, [cases[i] for i in todo], timeout, confirm), limit, daemon=False)
     if got is not None and got[0] == "ok":
         for i, res in zip(todo, got[1]):
             out[i] = res
@@ -377,7 +379,7 @@ def check_cases(vectors, scalars, cases, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT) 
     return out
 
 
-def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
+def _check_all(vectors, scalars, hyps, steps, timeout, confirm=True) -> list[StepResult]:
     import z3
 
     conv = _ToSympy(vectors, scalars)
@@ -390,7 +392,7 @@ def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
         t0 = time.perf_counter()
         try:
             rels = _relations(st.tree, conv)
-            res = _check_step(z3, vectors, hyp_rels, rels, timeout, _partial(st.tree, conv))
+            res = _check_step(z3, vectors, hyp_rels, rels, timeout, _partial(st.tree, conv), confirm)
         except _Unsupported as e:
             res = StepResult("", Verdict.UNKNOWN, "unsupported", str(e))
         res.step = st.source
@@ -399,7 +401,7 @@ def _check_all(vectors, scalars, hyps, steps, timeout) -> list[StepResult]:
     return results
 
 
-def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False) -> StepResult:
+def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False, confirm=True) -> StepResult:
     # 1. sympy: identities and constant comparisons
     pending = []
     for a, o, b in rels:
@@ -440,7 +442,8 @@ def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False) -> StepResu
         return StepResult("", Verdict.PROVED, "z3 (nonlinear real arithmetic over the Gram abstraction)")
     if r != "sat":
         return StepResult("", Verdict.UNKNOWN, "z3", f"z3 said {r} {model}".strip())
-    return _confirm(model, vectors, hyp_rels, pending)
+    return _confirm(model, vectors, hyp_rels, pending) if confirm else \
+        StepResult("", Verdict.UNKNOWN, "z3", "z3 found a model (not re-checked: only a proof was asked for)")
 
 
 def _partial(tree, conv) -> bool:
@@ -491,10 +494,7 @@ def _confirm(model, vectors, hyp_rels, pending) -> StepResult:
         subs.setdefault(s, sympy.Integer(0))  # unconstrained by z3: any value works; use 0
 
     def holds(a, o, b):
-        d = sympy.nsimplify(sympy.simplify((a - b).subs(subs)))
-        if not d.is_number:
-            return None
-        return bool({"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "==": d == 0, "!=": d != 0}[o])
+        return _holds_at((a, o, b), subs)
 
     if not all(holds(*h) for h in hyp_rels):
         return StepResult("", Verdict.UNKNOWN, "z3", "z3's model does not satisfy the hypotheses exactly; not confirmed")
