@@ -23,20 +23,17 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import os
 import time
 from dataclasses import dataclass, field
 
 import sympy
 
-from verify._child import ChildServer, run_in_child
+from verify._child import run_in_child
+from verify.symbolic.z3_terms import Z3_TIMEOUT, ToZ3, Unsupported, close_server, relation, z3_check
 from verify.verdicts import Verdict
 
 __all__ = ["StepResult", "check_symbolic", "check_cases", "check_at", "values_of", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
 
-#: Hard limit for one z3 query (seconds).  Steps of the notes decide in well under a second;
-#: a query that needs longer is reported unknown rather than allowed to stall the audit.
-Z3_TIMEOUT = 5.0
 #: Hard wall-clock limit of one symbolic claim (sympy and its z3 queries run in a child
 #: process, killed at the limit; sympy has no limit of its own: (a+b+c+d+e+f)**64 expands to
 #: 11 million terms).
@@ -91,10 +88,6 @@ class StepResult:
         return out
 
 
-class _Unsupported(Exception):
-    pass
-
-
 # ------------------------------------------------------------------ to sympy
 
 @dataclass(frozen=True)
@@ -135,7 +128,7 @@ class _ToSympy:
             if isinstance(a, _SymVec) or isinstance(b, _SymVec):
                 if o in "+-":
                     if len(a.extra) != len(b.extra):
-                        raise _Unsupported("adding vectors of different lengths")
+                        raise Unsupported("adding vectors of different lengths")
                     sgn = 1 if o == "+" else -1
                     coef = a.d()
                     for k, v in b.coef:
@@ -174,15 +167,15 @@ class _ToSympy:
                 return _mk(args[0].d(), args[0].extra + (args[1],))
             if name in ("ceil", "floor"):
                 return (sympy.ceiling if name == "ceil" else sympy.floor)(args[0])
-            raise _Unsupported(f"{name}() has no symbolic form")
-        raise _Unsupported(f"{op} in a symbolic step")
+            raise Unsupported(f"{name}() has no symbolic form")
+        raise Unsupported(f"{op} in a symbolic step")
 
     def _scale(self, c, v: _SymVec):
         return _mk({k: sympy.expand(c * x) for k, x in v.coef}, tuple(c * x for x in v.extra))
 
     def _dot(self, a: _SymVec, b: _SymVec):
         if len(a.extra) != len(b.extra):
-            raise _Unsupported("dot of vectors of different lengths")
+            raise Unsupported("dot of vectors of different lengths")
         s = sympy.Integer(0)
         for (ka, ca), (kb, cb) in itertools.product(a.coef, b.coef):
             s += ca * cb * _gram(ka, kb)
@@ -199,87 +192,14 @@ def _relations(tree, conv):
             out += _relations(t, conv)
         return out
     if tree[0] != "cmp":
-        raise _Unsupported("a step must be a comparison")
+        raise Unsupported("a step must be a comparison")
     vals = [conv(p) for p in tree[2]]
     if any(isinstance(v, _SymVec) for v in vals):
-        raise _Unsupported("compare vectors through dot/norm2")
+        raise Unsupported("compare vectors through dot/norm2")
     return [(a, o, b) for a, o, b in zip(vals, tree[1], vals[1:])]
 
 
-# ------------------------------------------------------------------ to z3 (as SMT-LIB text)
-
-class _ToZ3:
-    """sympy expression -> z3 term, collecting side conditions (roots, divisors)."""
-
-    def __init__(self, z3):
-        self.z3 = z3
-        self.vars: dict = {}
-        self.defs: list = []  # constraints defining auxiliary variables
-        # (sympy expression, its z3 term, how many defs came before it) of each square root's
-        # argument and each divisor: a side condition is decided with the definitions of the roots
-        # inside it, never with its own (s*s == a would make a >= 0 hold by definition)
-        self.needs_nonneg: list = []
-        self.needs_nonzero: list = []
-        self.aux = 0
-
-    def var(self, sym):
-        if sym.name not in self.vars:
-            self.vars[sym.name] = self.z3.Real(sym.name)
-        return self.vars[sym.name]
-
-    def __call__(self, e):
-        z3 = self.z3
-        if e.is_Symbol:
-            return self.var(e)
-        if e.is_Rational:
-            return z3.RealVal(f"{e.p}/{e.q}")
-        if e.is_Add:
-            return z3.Sum([self(a) for a in e.args])
-        if e.is_Mul:
-            out = self(e.args[0])
-            for a in e.args[1:]:
-                out = out * self(a)
-            return out
-        if e.is_Pow:
-            b, x = e.args
-            if x.is_Integer:
-                n = int(x)
-                if n >= 0:
-                    return self(b) ** n if n > 1 else (self(b) if n == 1 else z3.RealVal(1))
-                base = self(b)
-                self.needs_nonzero.append((b, base, len(self.defs)))
-                return 1 / (base ** (-n)) if n < -1 else 1 / base
-            if x == sympy.Rational(1, 2) or x == sympy.Rational(-1, 2):
-                arg = self(b)
-                self.needs_nonneg.append((b, arg, len(self.defs)))
-                self.aux += 1
-                s = z3.Real(f"sqrt_{self.aux}")
-                self.defs += [s >= 0, s * s == arg]
-                if x < 0:
-                    self.needs_nonzero.append((b, arg, len(self.defs)))
-                    return 1 / s
-                return s
-            raise _Unsupported(f"power {x}")
-        if isinstance(e, sympy.Abs):
-            a = self(e.args[0])
-            return z3.If(a >= 0, a, -a)
-        if isinstance(e, (sympy.Min, sympy.Max)):
-            args = [self(a) for a in e.args]
-            out = args[0]
-            for a in args[1:]:
-                out = z3.If(a < out, a, out) if isinstance(e, sympy.Min) else z3.If(a > out, a, out)
-            return out
-        if isinstance(e, sympy.sign):
-            a = self(e.args[0])
-            return z3.If(a > 0, z3.RealVal(1), z3.If(a < 0, z3.RealVal(-1), z3.RealVal(0)))
-        raise _Unsupported(f"{type(e).__name__} has no z3 form")
-
-
-def _rel(z3, a, o, b):
-    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[o]
-
-
-def _gram_axioms(z3, conv: _ToZ3, vectors):
+def _gram_axioms(z3, conv: ToZ3, vectors):
     """Every principal minor of the Gram matrix of the vectors is >= 0."""
     vs = sorted(vectors)
     return [conv(_minor(sub)) >= 0 for r in range(1, min(len(vs), 4) + 1) for sub in itertools.combinations(vs, r)]
@@ -292,55 +212,13 @@ def _minor(names: tuple):
     return sympy.expand(sympy.Matrix([[_gram(a, b) for b in names] for a in names]).det())
 
 
-def _z3_solve(smt: str, timeout: float):
-    import z3
-
-    s = z3.Solver()
-    s.set("timeout", int(timeout * 1000))
-    s.from_string(smt)
-    r = s.check()
-    if r == z3.sat:
-        m = s.model()
-        vals = {}
-        for d in m.decls():
-            v = m[d]
-            if z3.is_rational_value(v):
-                vals[d.name()] = ("q", v.as_fraction().numerator, v.as_fraction().denominator)
-            elif z3.is_algebraic_value(v):
-                vals[d.name()] = ("a", v.approx(20).as_decimal(20).rstrip("?"))
-        return "sat", vals
-    return str(r), s.reason_unknown() if r == z3.unknown else ""
-
-
-#: The child that runs the z3 checks of the claim being checked (one per claim, not one per check).
-_Z3: dict = {}
-
-
-def _z3_check(assertions, timeout=Z3_TIMEOUT):
-    """('sat', model) / ('unsat', '') / ('unknown', reason), in a child killed at the limit."""
-    import z3
-
-    s = z3.Solver()
-    s.add(*assertions)
-    server = _Z3.get("server")
-    if server is None or _Z3.get("pid") != os.getpid():  # a forked process starts its own
-        server = _Z3["server"] = ChildServer(_z3_solve)
-        _Z3["pid"] = os.getpid()
-    got = server.call((s.to_smt2(), timeout), timeout + 1.0)
-    if got is None:
-        return "unknown", f"z3 killed at the hard limit of {timeout + 1:.0f} s"
-    return got
-
-
 # ------------------------------------------------------------------ the checker
 
 def _symbolic_child(vectors, scalars, cases, timeout, confirm, conn):
     try:
         conn.send(("ok", [_check_all(vectors, scalars, hyps, steps, timeout, confirm) for hyps, steps in cases]))
     finally:
-        server = _Z3.pop("server", None)
-        if server is not None and _Z3.pop("pid", None) == os.getpid():
-            server.close()
+        close_server()
     conn.close()
 
 
@@ -386,14 +264,14 @@ def _check_all(vectors, scalars, hyps, steps, timeout, confirm=True) -> list[Ste
     results = []
     try:
         hyp_rels = [r for h in hyps for r in _relations(h.tree, conv)]
-    except _Unsupported as e:
+    except Unsupported as e:
         return [StepResult(s.source, Verdict.UNKNOWN, "unsupported", f"hypotheses: {e}") for s in steps]
     for st in steps:
         t0 = time.perf_counter()
         try:
             rels = _relations(st.tree, conv)
             res = _check_step(z3, vectors, hyp_rels, rels, timeout, _partial(st.tree, conv), confirm)
-        except _Unsupported as e:
+        except Unsupported as e:
             res = StepResult("", Verdict.UNKNOWN, "unsupported", str(e))
         res.step = st.source
         res.seconds = time.perf_counter() - t0
@@ -420,24 +298,24 @@ def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False, confirm=Tru
     if not pending:
         return StepResult("", Verdict.PROVED, "sympy", "identity")
     # 2. z3 over the Gram abstraction
-    conv = _ToZ3(z3)
-    hyps = [_rel(z3, conv(a), o, conv(b)) for a, o, b in hyp_rels]
+    conv = ToZ3(z3)
+    hyps = [relation(z3, conv(a), o, conv(b)) for a, o, b in hyp_rels]
     # the hypotheses hold, so their roots and divisors are defined; the step's own are shown below
     given, nonneg, nonzero = len(conv.defs), len(conv.needs_nonneg), len(conv.needs_nonzero)
     axioms = _gram_axioms(z3, conv, _vectors_in(vectors, hyp_rels + pending))
-    goals = [_rel(z3, conv(a), o, conv(b)) for a, o, b in pending]
+    goals = [relation(z3, conv(a), o, conv(b)) for a, o, b in pending]
     base = hyps + axioms + conv.defs
     # side conditions of the step: roots of non-negatives, divisions by non-zeros, each shown from
     # the hypotheses and the definitions of the roots inside it (not from its own)
     for arg, term, before in conv.needs_nonneg[nonneg:]:
-        r, _ = _z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term < 0], timeout)
+        r, _ = z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term < 0], timeout)
         if r != "unsat":
             return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show sqrt({arg}) is defined (its argument >= 0): {r}")
     for den, term, before in conv.needs_nonzero[nonzero:]:
-        r, _ = _z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term == 0], timeout)
+        r, _ = z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term == 0], timeout)
         if r != "unsat":
             return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show the divisor {den} is non-zero: {r}")
-    r, model = _z3_check(base + [z3.Not(z3.And(*goals))], timeout)
+    r, model = z3_check(base + [z3.Not(z3.And(*goals))], timeout)
     if r == "unsat":
         return StepResult("", Verdict.PROVED, "z3 (nonlinear real arithmetic over the Gram abstraction)")
     if r != "sat":
@@ -463,7 +341,7 @@ def _partial(tree, conv) -> bool:
             return True
         if op == "pow" and tree[2] < 0 and conv(tree[1]).is_nonzero is not True:
             return True
-    except (_Unsupported, TypeError, ValueError):
+    except (Unsupported, TypeError, ValueError):
         return True
     return any(_partial(t, conv) for t in tree[1:] if isinstance(t, (tuple, list)))
 
@@ -579,7 +457,7 @@ def check_at(vectors, scalars, hyps, steps, values: dict) -> list:
         for st in items:
             try:
                 rels = _relations(st.tree, conv)
-            except _Unsupported as e:
+            except Unsupported as e:
                 raise ValueError(f"{st.source}: {e}") from None
             for a, o, b in rels:
                 la, lb = sympy.nsimplify(a.subs(subs)), sympy.nsimplify(b.subs(subs))

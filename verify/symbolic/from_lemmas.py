@@ -1,0 +1,234 @@
+"""A claim derived from the claims of its note already proved (its lemmas): for any state the
+lemmas allow at an update (w, b, k, sumsq: nothing substituted), at the end of a run (no update:
+w0, b0, mistakes = 0; or the last update's state, mistakes = k), or of a dataset (a point of each
+label under nontrivial).  A lemma is a hypothesis only where it holds wherever the claim is
+evaluated (lemma_of: the same note, no more assumptions, no fewer variants, defined wherever the
+claim's facts hold); one proved by verify.symbolic.one_step holds at every update of every run
+its assumptions allow.  A proof is tried first with each inner product and norm a number of its
+own, related by Cauchy-Schwarz (fast where the proof chains its lemmas), then over the Gram
+matrix.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from perceptron.variants import VARIANTS
+from verify.language import assumptions as A
+from verify.symbolic.run_facts import (COUNTS, DATASET_NAMES, END_NAMES, MAX_ATOMS, NAMES, SEPARATOR, NotTaken,
+                                       OneStep, Step, add_case, children, compiled_step, facts_of_run, refused,
+                                       translate)
+
+__all__ = ["given_lemmas", "not_derived", "lemma_of", "lemmas_of"]
+
+
+def given_lemmas(claim, lemmas, abstract=False) -> OneStep | str:
+    """The claim for any state the note's proved ``lemmas`` allow, nothing substituted, or why it is
+    not taken: at an update (w, b, k, sumsq: any values the lemmas at that update leave; the point
+    updated on), at the end of a run (no update: w0, b0, mistakes = 0; or the last update's
+    state, mistakes = k >= 1), of a dataset (under nontrivial, a point of each label)."""
+    if (why := not_derived(claim)) is not None:
+        return why
+    if claim.when == "update" and not lemmas:  # one_step proves it with the update itself
+        return "no proved claim of its note to derive it from"
+    read = set(claim.compiled.names).union(*(set(lem.compiled.names) for lem in lemmas))
+    try:
+        profiles, facts = [], []
+        for v in claim.variants or tuple(VARIANTS):
+            for label, hyps, subs, updated in _states(claim, VARIANTS[v], read):
+                said = [Step(f"{lem.id} (proved): {lem.expr}", translate(lem.compiled.tree, subs, None))
+                        for lem in lemmas if updated or lem.when == "dataset"]
+                step = Step(claim.expr, translate(claim.compiled.tree, subs, None))
+                hyps_ = [h if isinstance(h, Step) else compiled_step(h) for h in hyps] + said
+                if abstract:
+                    hyps_, step = _abstract(hyps_, step)
+                else:
+                    hyps_ += _cauchy_schwarz([*said, step])
+                add_case(profiles, facts, label, hyps_, step)
+    except NotTaken as e:
+        return str(e)
+    return OneStep(tuple(profiles), tuple(facts), tuple(lem.id for lem in lemmas), abstract)
+
+
+def _abstract(hyps, step):
+    """The hypotheses and the step with each inner product and norm a scalar of its own (atomN),
+    related only by what holds of all vectors: |u|^2 >= 0, norm(u) = sqrt(|u|^2) and
+    Cauchy-Schwarz; or they are returned as they are when there are more than MAX_ATOMS."""
+    atoms: dict = {}
+
+    def atom(key):
+        if key not in atoms:
+            if len(atoms) >= MAX_ATOMS:
+                raise NotTaken("too many inner products")
+            atoms[key] = ("name", f"atom{len(atoms)}")
+        return atoms[key]
+
+    def norm2(u):
+        return atom(("norm2", u))
+
+    def walk(t):
+        if t[0] == "call" and t[1] in ("dot", "norm2", "norm"):
+            u, v = (t[2][0], t[2][1 if t[1] == "dot" else 0])
+            if u == v:
+                return norm2(u) if t[1] != "norm" else ("call", "sqrt", (norm2(u),))
+            norm2(u), norm2(v)
+            return atom(("dot",) + tuple(sorted((u, v), key=repr)))
+        if not isinstance(t, tuple):
+            return t
+        return tuple(walk(p) if isinstance(p, tuple) and p and isinstance(p[0], str)
+                     else tuple(walk(q) for q in p) if isinstance(p, tuple) else p for p in t)
+
+    try:
+        hyps_ = [Step(h.source, walk(h.tree)) for h in hyps]
+        step_ = Step(step.source, walk(step.tree))
+    except NotTaken:
+        return hyps, step
+    zero = ("num", Fraction(0))
+    for key, name in atoms.items():
+        if key[0] == "norm2":
+            hyps_.append(Step("each |u|^2 >= 0", ("cmp", (">=",), (name, zero))))
+        else:
+            hyps_.append(Step("Cauchy-Schwarz: dot(u, v)**2 <= norm2(u)*norm2(v) for each inner product read",
+                               ("cmp", ("<=",), (("pow", name, 2), ("bin", "*", atoms[("norm2", key[1])],
+                                                                     atoms[("norm2", key[2])])))))
+    return hyps_, step_
+
+
+def _cauchy_schwarz(steps) -> list:
+    """Cauchy-Schwarz, dot(u, v)^2 <= |u|^2 |v|^2, for each inner product of two vectors the steps
+    read: a fact of all vectors, which z3 finds slowly from the Gram matrix's minors when a
+    proof chains it with lemmas."""
+    seen, out = set(), []
+
+    def walk(t):
+        if t[0] == "call" and t[1] == "dot" and t[2][0] != t[2][1] and t not in seen:
+            seen.add(t)
+            u, v = t[2]
+            out.append(Step("Cauchy-Schwarz: dot(u, v)**2 <= norm2(u)*norm2(v) for each inner product read",
+                             ("cmp", ("<=",), (("pow", t, 2), ("bin", "*", ("call", "norm2", (u,)),
+                                                                 ("call", "norm2", (v,)))))))
+        for c in children(t):
+            walk(c)
+
+    for st in steps:
+        walk(st.tree)
+    return out
+
+
+def not_derived(claim) -> str | None:
+    """Why given_lemmas takes no claim like this one whatever its lemmas, or None."""
+    allowed = {"update": NAMES - {"score", "out"} | COUNTS, "end": END_NAMES, "dataset": DATASET_NAMES}.get(claim.when)
+    if allowed is None or claim.compiled is None:
+        return "not a claim about each update, a dataset or the end of a run"
+    if (why := refused(claim)) is not None:
+        return why
+    names = set(claim.compiled.names)
+    if not names <= allowed:
+        return f"it reads {', '.join(sorted(names - allowed))}, which {_WHERE[claim.when]} does not show"
+    if claim.compiled.uses_points or claim.compiled.uses_prev:
+        return "it reads the whole dataset or looks back an update"
+    return None
+
+
+_WHERE = {"update": "a state at an update", "end": "the end of a run", "dataset": "a dataset"}
+
+
+def _states(claim, var, names):
+    """(label, hypotheses, substitutions, whether an update was made) of each state of given_lemmas."""
+    zero = A.W0_ZERO in claim.assume
+    w0, b0 = ("0*x" if zero else "w0"), ("0" if zero else "b0")
+    bias = var.bias is not None
+    opt = {"w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)", "b_opt": "b_opt" if bias else "0"}
+    if claim.when == "dataset":  # a point of each label, where the dataset has both
+        both = [("xp", "1"), ("xn", "(-1)")] if A.NONTRIVIAL in claim.assume else []
+        label = var.name + (", a point of each label (xp, xn)" if both else "")
+        yield label, facts_of_run(claim, var, names, both), opt, False
+        return
+    b = "b" if bias else b0
+    subs = {**opt, "w": "w", "b": b, "w_hat": f"cat(w, {b}/R)", "x_hat": "cat(x, R)", "k": "k", "sumsq": "sumsq",
+            "w0": w0, "mistakes": "k"}
+    counts = ["k >= 1"] + (["sumsq >= norm2(x)", "sumsq <= k*R2"] if "sumsq" in names else [])
+    if claim.when == "end":
+        start = {**subs, "w": w0, "b": b0, "w_hat": f"cat({w0}, {b0}/R)", "mistakes": "0"}
+        yield f"{var.name}: no update (mistakes = 0, w = w0)", facts_of_run(claim, var, names, []), start, False
+        yield (f"{var.name}: the last update (mistakes = k >= 1, at its point x, y)",
+               facts_of_run(claim, var, names) + counts, subs, True)
+        return
+    yield (f"{var.name}: any state at an update (w, b, k) its proved claims allow",
+           facts_of_run(claim, var, names) + counts, subs, True)
+
+
+def lemma_of(lemma, claim) -> bool:
+    """Whether ``lemma``, once proved, holds wherever ``claim`` is evaluated and may be a hypothesis
+    of its proof: a claim of the same note about each update (for a claim at an update or at the
+    end of a run) or about the dataset, with no more assumptions and no fewer variants, stating no
+    other run, and defined wherever the claim's own facts hold (its divisors eta, gamma, R where
+    R > 0 is one; a separator where the claim has one)."""
+    if (lemma.id == claim.id or lemma.document != claim.document or refused(lemma) is not None
+            or claim.compiled is None or lemma.when not in ("update", "dataset")
+            or (lemma.when == "update" and claim.when not in ("update", "end"))):
+        return False
+    names, own = set(lemma.compiled.names), set(claim.compiled.names)
+    if lemma.compiled.uses_prev or lemma.compiled.uses_points or names & {"score", "out"}:
+        return False
+    if not (set(lemma.assume) <= set(claim.assume)
+            and set(claim.variants or VARIANTS) <= set(lemma.variants or VARIANTS)
+            and lemma.setting in (None, claim.setting) and lemma.separator in ("any", claim.separator)):
+        return False
+    if names & SEPARATOR and not (own & SEPARATOR or A.SEPARABLE in claim.assume):
+        return False
+    # R > 0 where the claim reads (w, b/R), or where a separator and both labels make a point non-zero
+    r_positive = bool(own & {"w_hat", "w_hat_opt"}) or (A.NONTRIVIAL in claim.assume
+                                                       and bool(own & SEPARATOR or A.SEPARABLE in claim.assume))
+    return (r_positive or not names & {"w_hat", "w_hat_opt"}) and _defined(lemma.compiled.tree, r_positive)
+
+
+def lemmas_of(claim, notes) -> list:
+    """The claims of ``notes`` a proof of ``claim`` may rest on: its lemmas (lemma_of), theirs, and
+    so on (a finding read back from a cache depends on each of them)."""
+    out: dict = {}
+    todo = [claim]
+    while todo:
+        c = todo.pop()
+        for lem in notes:
+            if lem.id not in out and lem.id != claim.id and lemma_of(lem, c):
+                out[lem.id] = lem
+                todo.append(lem)
+    return [lem for lem in notes if lem.id in out]
+
+
+def _defined(tree, r_positive: bool) -> bool:
+    """Whether every divisor and square root of the expression is defined wherever a run's facts
+    hold (a lemma with no value somewhere is no hypothesis there)."""
+    op = tree[0]
+    if op == "bin" and tree[1] == "/" and _sign(tree[3], r_positive) != 1:
+        return False
+    if op == "pow" and tree[2] < 0 and _sign(tree[1], r_positive) != 1:
+        return False
+    if op == "call" and tree[1] == "sqrt" and _sign(tree[2][0], r_positive) is None:
+        return False
+    return all(_defined(t, r_positive) for t in children(tree))
+
+
+def _sign(tree, r_positive: bool) -> int | None:
+    """1 where the expression is positive wherever a run's facts hold, 0 where it is only
+    non-negative, None where neither is shown (eta, gamma > 0; k, R, norms >= 0)."""
+    op = tree[0]
+    if op == "num":
+        return 1 if tree[1] > 0 else 0 if tree[1] == 0 else None
+    if op == "name":
+        return 1 if tree[1] in ("eta", "gamma") or (r_positive and tree[1] in ("R", "R2")) else \
+            0 if tree[1] in ("k", "mistakes", "sumsq", "R", "R2") else None
+    if op == "call" and tree[1] in ("norm", "norm2", "abs"):
+        return 0
+    if op == "call" and tree[1] == "sqrt":
+        return _sign(tree[2][0], r_positive)
+    if op == "pow":
+        got = _sign(tree[1], r_positive)
+        return got if got is not None else (0 if tree[2] % 2 == 0 else None)
+    if op == "bin" and tree[1] in ("+", "*", "/"):
+        a, b = _sign(tree[2], r_positive), _sign(tree[3], r_positive)
+        if a is None or b is None or (tree[1] == "/" and b != 1):
+            return None
+        return max(a, b) if tree[1] == "+" else min(a, b)
+    return None
