@@ -17,7 +17,7 @@ from perceptron.variants import VARIANTS
 from verify.language import assumptions as A
 from verify.symbolic.run_facts import (COUNTS, DATASET_NAMES, END_NAMES, MAX_ATOMS, NAMES, SEPARATOR, NotTaken,
                                        OneStep, Step, add_case, children, compiled_step, facts_of_run, refused,
-                                       translate)
+                                       statement, translate)
 
 __all__ = ["given_lemmas", "not_derived", "lemma_of", "lemmas_of"]
 
@@ -31,14 +31,14 @@ def given_lemmas(claim, lemmas, abstract=False) -> OneStep | str:
         return why
     if claim.when == "update" and not lemmas:  # one_step proves it with the update itself
         return "no proved claim of its note to derive it from"
-    read = set(claim.compiled.names).union(*(set(lem.compiled.names) for lem in lemmas))
+    read = set(statement(claim).names).union(*(set(statement(lem).names) for lem in lemmas))
     try:
         profiles, facts = [], []
         for v in claim.variants or tuple(VARIANTS):
             for label, hyps, subs, updated in _states(claim, VARIANTS[v], read):
-                said = [Step(f"{lem.id} (proved): {lem.expr}", translate(lem.compiled.tree, subs, None))
+                said = [Step(f"{lem.id} (proved): {lem.expr}", translate(statement(lem).tree, subs, None))
                         for lem in lemmas if updated or lem.when == "dataset"]
-                step = Step(claim.expr, translate(claim.compiled.tree, subs, None))
+                step = Step(claim.expr, translate(statement(claim).tree, subs, None))
                 hyps_ = [h if isinstance(h, Step) else compiled_step(h) for h in hyps] + said
                 if abstract:
                     hyps_, step = _abstract(hyps_, step)
@@ -122,10 +122,10 @@ def not_derived(claim) -> str | None:
         return "not a claim about each update, a dataset or the end of a run"
     if (why := refused(claim)) is not None:
         return why
-    names = set(claim.compiled.names)
+    names = set(statement(claim).names)
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which {_WHERE[claim.when]} does not show"
-    if claim.compiled.uses_points or claim.compiled.uses_prev:
+    if statement(claim).uses_points or statement(claim).uses_prev:
         return "it reads the whole dataset or looks back an update"
     return None
 
@@ -168,8 +168,8 @@ def lemma_of(lemma, claim) -> bool:
             or claim.compiled is None or lemma.when not in ("update", "dataset")
             or (lemma.when == "update" and claim.when not in ("update", "end"))):
         return False
-    names, own = set(lemma.compiled.names), set(claim.compiled.names)
-    if lemma.compiled.uses_prev or lemma.compiled.uses_points or names & {"score", "out"}:
+    names, own = set(statement(lemma).names), set(statement(claim).names)
+    if statement(lemma).uses_prev or statement(lemma).uses_points or names & {"score", "out"}:
         return False
     if not (set(lemma.assume) <= set(claim.assume)
             and set(claim.variants or VARIANTS) <= set(lemma.variants or VARIANTS)
@@ -180,7 +180,7 @@ def lemma_of(lemma, claim) -> bool:
     # R > 0 where the claim reads (w, b/R), or where a separator and both labels make a point non-zero
     r_positive = bool(own & {"w_hat", "w_hat_opt"}) or (A.NONTRIVIAL in claim.assume
                                                        and bool(own & SEPARATOR or A.SEPARABLE in claim.assume))
-    return (r_positive or not names & {"w_hat", "w_hat_opt"}) and _defined(lemma.compiled.tree, r_positive)
+    return (r_positive or not names & {"w_hat", "w_hat_opt"}) and _defined(statement(lemma).tree, r_positive)
 
 
 def lemmas_of(claim, notes) -> list:

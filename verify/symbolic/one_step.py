@@ -24,9 +24,11 @@ from __future__ import annotations
 
 from perceptron.variants import BIAS_ONE, BIAS_R2, VARIANTS
 from verify.language import assumptions as A
+from verify.symbolic.converged import at_convergence
 from verify.symbolic.from_lemmas import given_lemmas, lemma_of, lemmas_of, not_derived
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
-                                       facts_of_run, margin_fact, refused, translate, unit_norms)
+                                       facts_of_run, margin_fact, output_facts, refused, statement, ties_of, translate,
+                                       unit_norms)
 from verify.verdicts import Verdict
 
 __all__ = ["one_step", "taken", "prove_one_step", "prove_all"]
@@ -45,21 +47,23 @@ def one_step(claim) -> OneStep | str:
     """The claim as one update (or, at a visit, one state) of each of its variants, of a dataset
     (its points of each label as witnesses), or at the end of a run (for any final state its
     variants' runs allow, with no lemma), or why it is not taken (a text)."""
+    if claim.when == "end" and claim.compiled is not None and "converged" in statement(claim).names:
+        return at_convergence(claim)
     if claim.when in ("dataset", "end"):
         return given_lemmas(claim, ())
     if claim.when not in ("update", "visit") or claim.compiled is None:
         return "not a claim about each update or visit, a dataset or the end of a run"
     if (why := refused(claim)) is not None:
         return why
-    names = set(claim.compiled.names)
+    names = set(statement(claim).names)
     # at a visit, score and out: before or after its update?
     allowed = NAMES | COUNTS if claim.when == "update" else NAMES - {"score", "out"}
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which one {claim.when} does not show"
     counted = bool(names & COUNTS)
-    if counted and (claim.compiled.uses_prev or names & {"score", "out"}):
+    if counted and (statement(claim).uses_prev or names & {"score", "out"}):
         return "it reads k, sumsq or w0 with prev(), score or out: no induction over the updates is taken for it"
-    if claim.compiled.uses_points or claim.compiled.uses_prev > (claim.when == "update"):
+    if statement(claim).uses_points or statement(claim).uses_prev > (claim.when == "update"):
         return "it reads the whole dataset or looks back further than the update"
     variants = claim.variants or tuple(VARIANTS)
     if claim.when == "update" and not _settings_left(claim, variants):
@@ -70,7 +74,7 @@ def one_step(claim) -> OneStep | str:
             for label, hyps, subs in _profiles(claim, VARIANTS[v], names):
                 for label, hyps, subs in (_induction(claim, VARIANTS[v], names, label, hyps, subs) if counted
                                           else [(label, hyps, subs)]):
-                    step = Step(claim.expr, translate(claim.compiled.tree, subs, subs["prev"]))
+                    step = Step(claim.expr, translate(statement(claim).tree, subs, subs["prev"]))
                     add_case(profiles, facts, label, hyps, step)
     except NotTaken as e:
         return str(e)
@@ -82,7 +86,7 @@ def _profiles(claim, var, names):
     leave: sign(0) stays a symbol ranging over its values, the update form is one per profile.
     At a visit, the state (w_prev, b_prev) is any state, and nothing is updated."""
     narrowed = A.narrowed(claim)
-    ties = (var.tie,) if var.tie is not None else tuple(narrowed.get("sign0s", (-1, 0, 1)))
+    ties = ties_of(claim, var)
     update = claim.when == "update"
     forms = ("yx", "half") if var.half_form and update else ("yx",)
     forms = tuple(f for f in forms if f in narrowed.get("forms", forms)) if update else forms
@@ -92,8 +96,7 @@ def _profiles(claim, var, names):
     score = "(dot(w_prev, x) + b_prev)" if bias else "dot(w_prev, x)"
     hyps = facts_of_run(claim, var, names)
     if update:
-        hyps += [f"out == sign({score}) + (1 - sign({score})**2)*sign0", "out != y",
-                 "*".join(_factor(t) for t in ties) + " == 0"]
+        hyps += output_facts(claim, var, score) + ["out != y"]
     b_step = {BIAS_R2: " + eta*y*R2", BIAS_ONE: " + eta*y"}.get(var.bias, "")
     for form in forms:
         w = "w_prev" if not update else "w_prev + eta*y*x" if form == "yx" else "w_prev + eta*(y - out)/2*x"
@@ -123,7 +126,7 @@ def _induction(claim, var, names, label, hyps, subs):
     before = {**subs, "w": "w_prev", "b": "b_prev", "w_hat": "cat(w_prev, b_prev/R)", "x": "x1", "y": "y1",
               "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0}
     said = Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
-                 translate(claim.compiled.tree, before, None))
+                 translate(statement(claim).tree, before, None))
     point = ["y1**2 == 1", "norm2(x1) <= R2"] + unit_norms(claim, var, "x1") + ([margin_fact(claim, var, "x1", "y1")]
                                                                         if names & SEPARATOR else [])
     later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0, "prev": None}
@@ -142,11 +145,6 @@ def _settings_left(claim, variants) -> bool:
         if not set(forms) & set(narrowed.get("forms", forms)) or not set(ties) & set(narrowed.get("sign0s", ties)):
             return False
     return True
-
-
-def _factor(t: int) -> str:
-    """sign0 - t, as a factor of the polynomial whose roots are sign(0)'s values."""
-    return "sign0" if t == 0 else f"(sign0 {'-' if t > 0 else '+'} {abs(t)})"
 
 
 def taken(claim) -> bool:
@@ -221,6 +219,8 @@ def _evidence(claim, got: OneStep, res) -> dict:
                    "state: what they allow)", "dataset": "dataset (a point of each label under nontrivial)"}[claim.when])
         if got.abstract:
             what += "; each inner product and norm a number of its own, related by Cauchy-Schwarz"
+    elif got.what:
+        what = got.what
     elif claim.when == "update":
         what = ("one update, for every state before it (w_prev, b_prev: prev(w), prev(b)), on a mistake (out != y), "
                 "each run setting's update substituted")

@@ -14,8 +14,8 @@ from perceptron.expression import compile_expr
 from perceptron.variants import VARIANTS
 from verify.language import assumptions as A
 
-__all__ = ["OneStep", "Step", "NotTaken", "TYPES", "VECTORS", "STATE", "NAMES", "SEPARATOR", "END_NAMES",
-           "DATASET_NAMES", "COUNTS", "MAX_ATOMS", "parsed", "compiled_step", "refused", "add_case", "facts_of_run",
+__all__ = ["OneStep", "Step", "Statement", "statement", "NotTaken", "TYPES", "VECTORS", "STATE", "NAMES", "SEPARATOR", "END_NAMES",
+           "DATASET_NAMES", "COUNTS", "MAX_ATOMS", "parsed", "compiled_step", "refused", "add_case", "facts_of_run", "ties_of", "output_facts",
            "unit_norms", "margin_fact", "translate", "children"]
 
 
@@ -53,6 +53,26 @@ class OneStep:
     facts: tuple  # the hypotheses as text, for the evidence
     lemmas: tuple = ()  # the ids of the note's proved claims it is derived from
     abstract: bool = False  # inner products and norms taken as scalars (given_lemmas)
+    what: str = ""  # what its cases cover, where the kind of claim does not say it
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A claim's statement as written: its expression, with the premise a top-level "A or B" was
+    read as put back (the claim counts B where A is false; a proof of "A or B" proves it)."""
+
+    tree: tuple
+    names: frozenset
+    uses_prev: int
+    uses_points: bool
+
+
+def statement(claim) -> Statement:
+    c, g = claim.compiled, claim.given
+    if g is None or not claim.implied:
+        return Statement(c.tree, c.names, c.uses_prev, c.uses_points)
+    return Statement(("or", (g.tree[1], c.tree)), c.names | g.names, max(c.uses_prev, g.uses_prev),
+                     c.uses_points or g.uses_points)
 
 
 @lru_cache(maxsize=None)
@@ -63,7 +83,7 @@ def parsed(src: str):
 def refused(claim) -> str | None:
     """Why no proof of verify.symbolic.one_step or from_lemmas is taken for the claim whatever it
     reads, or None."""
-    if claim.compiled is None or claim.given is not None or claim.free or claim.pair:
+    if claim.compiled is None or (claim.given is not None and not claim.implied) or claim.free or claim.pair:
         return "it has a premise, free names or a partner run"
     if any(v not in VARIANTS or VARIANTS[v].dual for v in claim.variants or tuple(VARIANTS)):
         return "one of its variants is declared or the dual form"
@@ -112,6 +132,18 @@ def compiled_step(src: str) -> Step:
 
 class NotTaken(ValueError):
     pass
+
+
+def ties_of(claim, var) -> tuple:
+    """The values of sign(0) a run of the variant may have under the claim's assumptions."""
+    return (var.tie,) if var.tie is not None else tuple(A.narrowed(claim).get("sign0s", (-1, 0, 1)))
+
+
+def output_facts(claim, var, score: str) -> list:
+    """out is sign(score) with the run's sign(0), a symbol whose values are the roots of a
+    polynomial: those ties_of leaves."""
+    factors = ("sign0" if t == 0 else f"(sign0 {'-' if t > 0 else '+'} {abs(t)})" for t in ties_of(claim, var))
+    return [f"out == sign({score}) + (1 - sign({score})**2)*sign0", "*".join(factors) + " == 0"]
 
 
 def unit_norms(claim, var, x: str) -> list:

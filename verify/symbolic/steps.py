@@ -185,12 +185,17 @@ class _ToSympy:
 
 
 def _relations(tree, conv):
-    """[(lhs, op, rhs)] of a (chained) comparison, or of an 'and' of comparisons."""
+    """[(lhs, op, rhs)] of a (chained) comparison, or of an 'and' of comparisons; an 'or' or a
+    'not' is one item of its own, ("or", (alternatives, each a list of items)) or ("not", items)."""
     if tree[0] == "and":
         out = []
         for t in tree[1]:
             out += _relations(t, conv)
         return out
+    if tree[0] == "or":
+        return [("or", tuple(_relations(t, conv) for t in tree[1]))]
+    if tree[0] == "not":
+        return [("not", _relations(tree[1], conv))]
     if tree[0] != "cmp":
         raise Unsupported("a step must be a comparison")
     vals = [conv(p) for p in tree[2]]
@@ -282,10 +287,11 @@ def _check_all(vectors, scalars, hyps, steps, timeout, confirm=True) -> list[Ste
 def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False, confirm=True) -> StepResult:
     # 1. sympy: identities and constant comparisons
     pending = []
-    for a, o, b in rels:
-        if partial:  # a root, a norm or a quotient: z3 shows it defined before anything is decided
-            pending.append((a, o, b))
+    for item in rels:
+        if partial or len(item) != 3:  # a root, a norm or a quotient: z3 shows it defined first; or, not: z3 decides
+            pending.append(item)
             continue
+        a, o, b = item
         d = sympy.simplify(a - b)
         if d == 0 and o in ("==", "<=", ">="):
             continue
@@ -299,11 +305,11 @@ def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False, confirm=Tru
         return StepResult("", Verdict.PROVED, "sympy", "identity")
     # 2. z3 over the Gram abstraction
     conv = ToZ3(z3)
-    hyps = [relation(z3, conv(a), o, conv(b)) for a, o, b in hyp_rels]
+    hyps = [_z3_of(z3, conv, item) for item in hyp_rels]
     # the hypotheses hold, so their roots and divisors are defined; the step's own are shown below
     given, nonneg, nonzero = len(conv.defs), len(conv.needs_nonneg), len(conv.needs_nonzero)
     axioms = _gram_axioms(z3, conv, _vectors_in(vectors, hyp_rels + pending))
-    goals = [relation(z3, conv(a), o, conv(b)) for a, o, b in pending]
+    goals = [_z3_of(z3, conv, item) for item in pending]
     base = hyps + axioms + conv.defs
     # side conditions of the step: roots of non-negatives, divisions by non-zeros, each shown from
     # the hypotheses and the definitions of the roots inside it (not from its own)
@@ -320,8 +326,29 @@ def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False, confirm=Tru
         return StepResult("", Verdict.PROVED, "z3 (nonlinear real arithmetic over the Gram abstraction)")
     if r != "sat":
         return StepResult("", Verdict.UNKNOWN, "z3", f"z3 said {r} {model}".strip())
-    return _confirm(model, vectors, hyp_rels, pending) if confirm else \
-        StepResult("", Verdict.UNKNOWN, "z3", "z3 found a model (not re-checked: only a proof was asked for)")
+    if not confirm or any(len(item) != 3 for item in hyp_rels + pending):
+        return StepResult("", Verdict.UNKNOWN, "z3", "z3 found a model (not re-checked: only a proof was asked for, "
+                                                     "or the step has an or or a not)")
+    return _confirm(model, vectors, hyp_rels, pending)
+
+
+def _z3_of(z3, conv, item):
+    """An item of _relations as a z3 formula."""
+    if len(item) == 3:
+        return relation(z3, conv(item[0]), item[1], conv(item[2]))
+    if item[0] == "or":
+        return z3.Or(*[z3.And(*[_z3_of(z3, conv, i) for i in alt]) for alt in item[1]])
+    return z3.Not(z3.And(*[_z3_of(z3, conv, i) for i in item[1]]))
+
+
+def _flat(items):
+    """The comparisons of _relations items, inside an or or a not too."""
+    for item in items:
+        if len(item) == 3:
+            yield item
+        else:
+            for alt in (item[1] if item[0] == "or" else [item[1]]):
+                yield from _flat(alt)
 
 
 def _partial(tree, conv) -> bool:
@@ -348,7 +375,7 @@ def _partial(tree, conv) -> bool:
 
 def _vectors_in(vectors, rels):
     used = set()
-    for a, _, b in rels:
+    for a, _, b in _flat(rels):
         for e in (a, b):
             for s in e.free_symbols:
                 if s.name.startswith("<"):
@@ -459,6 +486,8 @@ def check_at(vectors, scalars, hyps, steps, values: dict) -> list:
                 rels = _relations(st.tree, conv)
             except Unsupported as e:
                 raise ValueError(f"{st.source}: {e}") from None
+            if any(len(item) != 3 for item in rels):
+                raise ValueError(f"{st.source}: an or or a not is not evaluated at values")
             for a, o, b in rels:
                 la, lb = sympy.nsimplify(a.subs(subs)), sympy.nsimplify(b.subs(subs))
                 out.append((kind, st.source, f"{a} {o} {b}", la, lb, _holds_at((a, o, b), subs)))

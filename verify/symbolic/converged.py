@@ -1,0 +1,116 @@
+"""A claim at the end of a run about its convergence, such as "when it stops, w separates the
+points" (converged == 0 or min_i(y*dot(w, x)) > 0), proved for every run of its variants.
+
+A run has converged exactly when its final state classifies every point correctly: out == y
+with out = sign(score) and the run's sign(0) (perceptron.run).  So the statement is proved in
+two cases: converged = 0, where it must hold by what it says of converged alone (the other
+disjuncts are not shown), and converged = 1, where what it says of every point (all_i(B),
+min_i(e) > c, max_i(e) < c, and their conjunctions) is proved at one arbitrary point so
+classified, by any final state (every dataset has a point: perceptron.datasets refuses an
+empty one).  Any other use of the points or of converged is not taken.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from perceptron.variants import VARIANTS
+from verify.symbolic.run_facts import (SEPARATOR, STATE, NotTaken, OneStep, Step, add_case, children, facts_of_run,
+                                       output_facts, refused, statement, ties_of, translate)
+
+__all__ = ["at_convergence"]
+
+#: What such a claim may read: the final state, the run's constants, the separator, and the
+#: points (inside its statements about every point).
+_READS = STATE | SEPARATOR | {"eta", "R", "R2", "sign0", "w0", "converged", "x", "y", "x_hat"}
+_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def at_convergence(claim) -> OneStep | str:
+    """The claim's two cases (not converged, converged: at a point the final state classifies
+    correctly), or why it is not taken (a text)."""
+    st = statement(claim)
+    if claim.when != "end" or claim.compiled is None or "converged" not in st.names:
+        return "not a claim at the end of a run that reads converged"
+    if (why := refused(claim)) is not None:
+        return why
+    if not st.names <= _READS or st.uses_prev:
+        return f"it reads {', '.join(sorted(st.names - _READS)) or 'prev()'}, which convergence does not show"
+    try:
+        if _fold(st.tree, 0) is not True:
+            return "it does not hold by what it says of converged where the run did not converge"
+        rest = _fold(st.tree, 1)
+        if rest is False:
+            return "it is false where the run converged"
+        point = ("cmp", ("==",), (("num", Fraction(1)), ("num", Fraction(1)))) if rest is True else _at_a_point(rest)
+        profiles, facts = [], []
+        for v in claim.variants:
+            var = VARIANTS[v]
+            bias = var.bias is not None
+            b = "b" if bias else "b0"
+            score = "(dot(w, x) + b)" if bias else "dot(w, x)"
+            subs = {"w": "w", "b": b, "w_hat": f"cat(w, {b}/R)", "x_hat": "cat(x, R)", "b_opt": "b_opt" if bias else "0",
+                    "w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)"}
+            hyps = facts_of_run(claim, var, st.names) + output_facts(claim, var, score) + ["out == y"]
+            ties = ", ".join(map(str, ties_of(claim, var)))
+            label = f"{v}: converged, at any point (x, y) the final w classifies correctly (sign(0) in {{{ties}}})"
+            add_case(profiles, facts, label, hyps, Step(claim.expr, translate(point, subs, None)))
+    except NotTaken as e:
+        return str(e)
+    return OneStep(tuple(profiles), tuple(facts), what="the end of any run: where it did not converge, by what the claim "
+                   "says of converged; where it did, at any point the final state classifies correctly (out == y)")
+
+
+def _fold(tree, value: int):
+    """The statement with converged = value: True, False, or what is left of it."""
+    op = tree[0]
+    if op == "cmp" and ("name", "converged") in tree[2]:
+        if len(tree[1]) != 1 or any(p[0] != "num" and p != ("name", "converged") for p in tree[2]):
+            raise NotTaken("it compares converged with more than a number")
+        a, b = (Fraction(value) if p[0] == "name" else p[1] for p in tree[2])
+        return _CMP[tree[1][0]](a, b)
+    if op in ("and", "or"):
+        items = [_fold(t, value) for t in tree[1]]
+        if any(i is (op == "or") for i in items):
+            return op == "or"
+        rest = [i for i in items if not isinstance(i, bool)]
+        return (op == "and") if not rest else rest[0] if len(rest) == 1 else (op, tuple(rest))
+    if op == "not":
+        inner = _fold(tree[1], value)
+        return (not inner) if isinstance(inner, bool) else ("not", inner)
+    if _reads(tree, lambda t: t == ("name", "converged")):
+        raise NotTaken("it reads converged other than compared with a number")
+    return tree
+
+
+def _at_a_point(tree):
+    """What the statement says of every point, at one point: all_i(B) as B, min_i(e) > c as
+    e > c, max_i(e) < c as e < c (c not about the points), through 'and', and through an 'or'
+    of which one side is about the points."""
+    op = tree[0]
+    if op == "and":
+        return ("and", tuple(_at_a_point(t) for t in tree[1]))
+    if op == "or" and sum(map(_every, tree[1])) <= 1:
+        return ("or", tuple(_at_a_point(t) if _every(t) else t for t in tree[1]))
+    if op == "agg" and tree[1] == "all_i" and not _every(tree[2]):
+        return tree[2]
+    if op == "cmp" and len(tree[1]) == 1:
+        (a, b), o = tree[2], tree[1][0]
+        lower, upper = {">": "min_i", ">=": "min_i", "<": "max_i", "<=": "max_i"}.get(o), \
+            {"<": "min_i", "<=": "min_i", ">": "max_i", ">=": "max_i"}.get(o)
+        if a[0] == "agg" and a[1] == lower and not _every(a[2]) and not _every(b):
+            return ("cmp", tree[1], (a[2], b))
+        if b[0] == "agg" and b[1] == upper and not _every(b[2]) and not _every(a):
+            return ("cmp", tree[1], (a, b[2]))
+    if _every(tree):
+        raise NotTaken("it reads the points other than through all_i, min_i(...) > c or max_i(...) < c")
+    return tree
+
+
+def _every(tree) -> bool:
+    return _reads(tree, lambda t: t[0] == "agg")
+
+
+def _reads(tree, test) -> bool:
+    return test(tree) or any(_reads(t, test) for t in children(tree))
