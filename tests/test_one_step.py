@@ -109,7 +109,8 @@ def test_facts_of_the_variant_decide_and_nothing_else(tmp_path, expr, variant, a
     ("norm2(w) <= norm2(prev(w)) + R2", "kernel", "update", "", "dual"),
     ("norm2(w) <= norm2(prev(w)) + R2", "rosenblatt", "update", 'given = "t == 2"', "premise"),
     ("score <= 0", "rosenblatt", "visit", "", "reads score"),
-    ("converged + epochs >= 1", "rosenblatt", "end", "", "reads converged, epochs, which the end of a run"),
+    ("converged + epochs >= 1", "rosenblatt", "end", "", "reads epochs, which convergence does not show"),
+    ("mistakes + epochs >= 1", "rosenblatt", "end", "", "reads epochs, which the end of a run does not show"),
     ("min_i(y*dot(w_opt, x)) <= R", "rosenblatt", "dataset", "", "reads x, y, which a dataset does not show"),
 ])
 def test_what_one_update_does_not_show_is_not_taken(tmp_path, expr, variant, when, extra, why):

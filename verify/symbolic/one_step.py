@@ -110,28 +110,71 @@ def _profiles(claim, var, names):
         yield label, hyps, subs
 
 
-def _induction(claim, var, names, label, hyps, subs):
+def _induction(claim, var, names, label, hyps, subs, lemmas=None):
     """The two cases of an induction over the updates of a claim that reads k, sumsq or w0: the
     first update (k = 1, from the start w0, b0: 0 under w0_zero), and a later one (k >= 2) given
-    the claim at the update before it (at its own point x1, y1, with k - 1 and sumsq_prev)."""
+    the claim at the update before it (at its own point x1, y1, with k - 1 and sumsq_prev).  Given
+    the note's proved ``lemmas``, each holds at this update and at the one before, in place of the
+    claim (which may then read prev(): the state before this update, w0 and b0 at the first)."""
     zero = A.W0_ZERO in claim.assume
     w0, b0 = ("0*x" if zero else "w0"), ("0" if zero else "b0")
 
     def start(text):
         return text.replace("w_prev", w0).replace("b_prev", b0)
 
+    def at(subs_, lems):
+        return [Step(f"{lem.id} (proved) at {where}: {lem.expr}", translate(statement(lem).tree, subs_, None))
+                for lem in lems for where in ["this update" if subs_["k"] != "(k - 1)" else "the update before"]]
+
     first = {key: start(v) for key, v in subs.items() if key != "prev"}
-    first.update(k="1", sumsq="norm2(x)", w0=w0, prev=None)
-    yield f"{label}; the first update (k = 1, from w0)", [start(h) for h in hyps], first
+    first.update(k="1", sumsq="norm2(x)", w0=w0, prev=None if lemmas is None else
+                 {key: start(v) for key, v in subs["prev"].items()})
+    yield (f"{label}; the first update (k = 1, from w0)", [start(h) for h in hyps] + at(first, lemmas or []),
+           first)
     before = {**subs, "w": "w_prev", "b": "b_prev", "w_hat": "cat(w_prev, b_prev/R)", "x": "x1", "y": "y1",
               "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0}
-    said = Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
-                 translate(statement(claim).tree, before, None))
+    later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0,
+             "prev": None if lemmas is None else subs["prev"]}
+    said = [Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
+                 translate(statement(claim).tree, before, None))] if lemmas is None else \
+        at(before, lemmas) + at(later, lemmas)
     point = ["y1**2 == 1", "norm2(x1) <= R2"] + unit_norms(claim, var, "x1") + ([margin_fact(claim, var, "x1", "y1")]
-                                                                        if names & SEPARATOR else [])
-    later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0, "prev": None}
-    yield (f"{label}; a later update (k >= 2), given the claim at the one before",
-           hyps + ["k >= 2", "sumsq_prev >= 0", "sumsq_prev <= (k - 1)*R2"] + point + [said], later)
+                                                                               if names & SEPARATOR else [])
+    yield (f"{label}; a later update (k >= 2), given the {'claim' if lemmas is None else 'lemmas'} at the one before",
+           hyps + ["k >= 2", "sumsq_prev >= 0", "sumsq_prev <= (k - 1)*R2"] + point + said, later)
+
+
+def _not_at_update(claim) -> str | None:
+    """Why at_update takes no claim like this one whatever its lemmas, or None."""
+    if claim.when != "update" or claim.compiled is None:
+        return "not a claim about each update"
+    if (why := refused(claim)) is not None:
+        return why
+    st = statement(claim)
+    if not set(st.names) <= NAMES | COUNTS or st.uses_points or st.uses_prev > 1:
+        return "it reads what one update does not show"
+    if not _settings_left(claim, claim.variants or tuple(VARIANTS)):
+        return "its assumptions leave no run setting of its variants"
+    return None
+
+
+def at_update(claim, lemmas) -> OneStep | str:
+    """The claim at one update, its update substituted (prev(): the state before it), given the
+    note's proved ``lemmas`` at this update and, after the first, at the one before; or why it is
+    not taken (a text)."""
+    if not lemmas or (why := _not_at_update(claim)) is not None:
+        return why or "no proved claim of its note to derive it from"
+    st, variants = statement(claim), claim.variants or tuple(VARIANTS)
+    read = set(st.names).union(*(set(statement(lem).names) for lem in lemmas))
+    try:
+        profiles, facts = [], []
+        for v in variants:
+            for label, hyps, subs in _profiles(claim, VARIANTS[v], read):
+                for label, hyps, subs in _induction(claim, VARIANTS[v], read, label, hyps, subs, lemmas):
+                    add_case(profiles, facts, label, hyps, Step(claim.expr, translate(st.tree, subs, subs["prev"])))
+    except NotTaken as e:
+        return str(e)
+    return OneStep(tuple(profiles), tuple(facts), tuple(lem.id for lem in lemmas))
 
 
 def _settings_left(claim, variants) -> bool:
@@ -150,7 +193,7 @@ def _settings_left(claim, variants) -> bool:
 def taken(claim) -> bool:
     """Whether the claim is one this module tries to prove, by itself or from its note's proved
     claims (cheap: no solver is started)."""
-    return not isinstance(one_step(claim), str) or not_derived(claim) is None
+    return not isinstance(one_step(claim), str) or not_derived(claim) is None or _not_at_update(claim) is None
 
 
 def prove_one_step(claim) -> dict | None:
@@ -185,9 +228,11 @@ def prove_all(claims, notes=()) -> dict:
                 tried[i] = len(got)
                 todo[i] = got
         # first with each inner product and norm a scalar of its own (fast where a proof chains
-        # its lemmas), then over the Gram matrix (where it needs what the vectors are)
+        # its lemmas), then over the Gram matrix (where it needs what the vectors are), then at the
+        # update itself, given the lemmas at it and at the one before
         done = _proved({i: given_lemmas(wanted[i], got, abstract=True) for i, got in todo.items()}, wanted)
         done.update(_proved({i: given_lemmas(wanted[i], got) for i, got in todo.items() if i not in done}, wanted))
+        done.update(_proved({i: at_update(wanted[i], got) for i, got in todo.items() if i not in done}, wanted))
         if not done:  # nothing new to derive from
             break
         proved.update(done)
