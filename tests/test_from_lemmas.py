@@ -1,0 +1,165 @@
+"""Proofs that rest on more than one update: a claim derived from its note's proved claims
+(verify.symbolic.from_lemmas, one_step.at_update), a claim about every dataset (a point of each
+label as witnesses), and a claim at the end of a run, from its last update or from its
+convergence (verify.symbolic.converged).
+
+The oracle of soundness: each true statement below is proved, and its false neighbour (a bound
+too tight by half, a lemma the claim's assumptions do not give, a tie rule that breaks it) is
+not; a false statement is left to the search, never proved."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from verify.corpus.cache import claim_key
+from verify.language.claims import load_claims
+from verify.symbolic.one_step import one_step, prove_all, prove_one_step
+
+#: A short note's proof of the mistake bound for the Rosenblatt variant from w = 0: two lemmas
+#: proved by induction over the updates, the theorem derived from them at each update and at the
+#: end; with false neighbours.
+NOTE = [
+    ("n.numerator", "dot(w, w_opt) >= k*eta*gamma", "update", ["separable", "w0_zero"]),
+    ("n.norm", "norm2(w) <= k*eta**2*R2", "update", ["w0_zero"]),
+    ("n.step", "dot(w, w_opt) >= dot(prev(w), w_opt) + eta*gamma >= (k - 1)*eta*gamma + eta*gamma", "update",
+     ["separable", "w0_zero"]),
+    ("n.theorem", "k <= R2/gamma**2", "update", ["separable", "w0_zero"]),
+    ("n.bound", "mistakes <= R2/gamma**2", "end", ["separable", "w0_zero"]),
+    ("n.half", "k <= R2/(2*gamma**2)", "update", ["separable", "w0_zero"]),  # false: one point x, k = 1
+    ("n.half-end", "mistakes <= R2/(2*gamma**2)", "end", ["separable", "w0_zero"]),
+    # n.numerator assumes separable, which this claim does not: it is no lemma of it
+    ("n.unassumed", "k <= R2/gamma**2 or gamma <= 0", "update", ["w0_zero"]),
+]
+
+
+def _note(tmp_path, items, variant="rosenblatt"):
+    text = '[document]\nfile = "n.md"\n'
+    for cid, expr, when, assume in items:
+        text += textwrap.dedent(f'''
+            [[claim]]
+            id = "{cid}"
+            section = "1"
+            statement = "{cid}"
+            expr = "{expr}"
+            variants = ["{variant}"]
+            assume = {json.dumps(assume)}
+            when = "{when}"
+            expect = "holds"
+            ''')
+    p = tmp_path / "c.toml"
+    p.write_text(text)
+    return load_claims(str(p)).claims
+
+
+def test_a_theorem_is_derived_from_its_notes_lemmas_and_a_false_one_is_not(tmp_path):
+    claims = _note(tmp_path, NOTE)
+    got = prove_all(claims, claims)
+    proved = {i for i, e in got.items() if e is not None}
+    assert proved == {"n.numerator", "n.norm", "n.step", "n.theorem", "n.bound"}, proved
+    theorem = got["n.theorem"]
+    assert set(theorem["lemmas"]) >= {"n.numerator", "n.norm"}
+    assert "derived from the note's proved claims" in theorem["method"]
+    assert any(h.startswith("n.numerator (proved)") for h in theorem["hypotheses"])
+    bound = got["n.bound"]  # at the end: no update (mistakes = 0) or the last update's state
+    assert [s["step"].split(";")[0] for s in bound["steps"]] == [
+        "rosenblatt: no update (mistakes = 0, w = w0)", "rosenblatt: the last update (mistakes = k >= 1, at its point x, y)"]
+    # alone, with none of its note's claims, the theorem is not proved
+    assert prove_one_step(next(c for c in claims if c.id == "n.theorem")) is None
+
+
+def test_a_claim_reading_prev_and_k_rests_on_the_lemma_at_the_update_before(tmp_path):
+    """n.step (w.w* >= prev(w).w* + eta gamma >= (k - 1) eta gamma + eta gamma) needs n.numerator at
+    the previous update: its first update starts from w0 = 0."""
+    claims = _note(tmp_path, NOTE[:3])
+    step = prove_all(claims, claims)["n.step"]
+    assert step is not None and "n.numerator" in step["lemmas"]
+    assert any("at the update before" in h for h in step["hypotheses"])
+
+
+@pytest.mark.parametrize("expr, assume, proved", [
+    ("b_opt <= R", ["separable", "nontrivial"], True),  # a point of each label: |b_opt| <= |w_opt.x| <= R
+    ("abs(b_opt) <= R", ["separable", "nontrivial"], True),
+    ("b_opt <= R", ["separable"], False),  # one label only: every point at 0 with b_opt = 1 separates
+    ("b_opt <= R/2", ["separable", "nontrivial"], False),
+    ("norm2(w_hat_opt) <= 2", ["separable", "nontrivial"], True),
+    ("norm2(w_hat_opt) <= 3/2", ["separable", "nontrivial"], False),
+])
+def test_a_claim_about_every_dataset_uses_a_point_of_each_label(tmp_path, expr, assume, proved):
+    c = _note(tmp_path, [("d.claim", expr, "dataset", assume)], variant="novikoff")[0]
+    assert (prove_one_step(c) is not None) == proved
+
+
+@pytest.mark.parametrize("expr, variant, assume, proved", [
+    ("converged == 0 or min_i(y*dot(w, x)) > 0", "rosenblatt", [], True),
+    ("converged == 0 or min_i(y*dot(w, x)) > 0", "sign", [], False),  # sign(0) = y counts a zero score correct
+    ("converged == 0 or min_i(y*dot(w, x)) >= 0", "sign", [], True),
+    ("converged == 0 or min_i(y*dot(w, x)) > 0", "slides", [], False),  # sign(0) = +1
+    ("converged == 0 or min_i(y*(dot(w, x) + b)) > 0", "novikoff", [], True),
+    ("converged == 0 or min_i(y*dot(w, x)) > 0", "novikoff", [], False),  # its bias counts
+    ("converged == 0 or max_i(-y*(dot(w, x) + b)) < 0", "sklearn", [], True),
+    ("converged == 0 or all_i(y*dot(w, x) >= 1)", "rosenblatt", [], False),
+    ("converged == 0 or all_i(dot(w, x) != 0)", "unit", [], False),
+    ("converged == 0 or norm2(w) > 0", "rosenblatt", [], True),  # a dataset has a point
+])
+def test_a_claim_about_convergence_is_proved_at_a_point_classified_correctly(tmp_path, expr, variant, assume, proved):
+    c = _note(tmp_path, [("e.claim", expr, "end", assume)], variant=variant)[0]
+    assert not isinstance(one_step(c), str), one_step(c)
+    assert (prove_one_step(c) is not None) == proved
+
+
+@pytest.mark.parametrize("expr, why", [
+    ("converged == 1 or norm2(w) >= 0", "where the run did not converge"),
+    ("converged == 0 or sum_i(y) > 0", "other than through all_i"),
+    ("converged == 0 or min_i(y*dot(w, x)) < 1", "other than through all_i"),
+    ("converged == 0 or (all_i(y == 1) or all_i(y == -1))", "other than through all_i"),
+])
+def test_what_convergence_does_not_show_is_not_taken(tmp_path, expr, why):
+    got = one_step(_note(tmp_path, [("e.claim", expr, "end", [])])[0])
+    assert isinstance(got, str) and why in got, got
+
+
+@pytest.mark.parametrize("expr, variant, proved", [
+    # an 'or' inside a step: z3 decides it
+    ("out != y and (score == 0 or out == sign(score)) and (score != 0 or out == sign0)", "sign", True),
+    ("out != y and (score == 0 or out == -sign(score))", "sign", False),
+    # a premise read from a top-level 'A or B' is proved as written
+    ("(score >= 0 and y == -1) or (score < 0 and y == 1)", "slides", True),
+    ("(score >= 0 and y == 1) or (score < 0 and y == -1)", "slides", False),
+    ("not (out == y)", "rosenblatt", True),
+])
+def test_or_and_not_in_a_step(tmp_path, expr, variant, proved):
+    c = _note(tmp_path, [("o.claim", expr, "update", [])], variant=variant)[0]
+    assert (prove_one_step(c) is not None) == proved
+
+
+def test_a_cached_finding_is_keyed_by_the_lemmas_it_may_rest_on(tmp_path):
+    claims = _note(tmp_path, NOTE)
+    theorem = next(c for c in claims if c.id == "n.theorem")
+    key = claim_key("plan", theorem, claims)
+    assert key != claim_key("plan", theorem, ())
+    edited = _note(tmp_path, [(i, e.replace("eta*gamma", "eta*gamma/2") if i == "n.numerator" else e, w, a)
+                              for i, e, w, a in NOTE])
+    assert claim_key("plan", next(c for c in edited if c.id == "n.theorem"), edited) != key
+    # an edit to a claim it cannot rest on (a claim at the end) keeps its key
+    other = _note(tmp_path, [(i, e + " + 0" if i == "n.half-end" else e, w, a) for i, e, w, a in NOTE])
+    assert claim_key("plan", next(c for c in other if c.id == "n.theorem"), other) == key
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_audit_of_one_claim_proves_it_from_the_rest_of_its_note(tmp_path, jobs):
+    """The audit of the theorem alone (the API's and the pytest plugin's ``only``) still has its
+    note's lemmas, proved beside it, in this process or in the workers; the false bound beside
+    it is refuted by the search."""
+    import verify
+
+    _note(tmp_path, NOTE)
+    (tmp_path / "n.md").write_text("# n\n")
+    got = {f.claim_id: f for f in verify.audit([str(tmp_path / "c.toml")], only=["n.theorem", "n.half"], jobs=jobs,
+                                               out=str(tmp_path / "o"))}
+    assert got["n.theorem"].verdict.label == "proved"
+    assert got["n.theorem"].evidence["search"] == {"not searched": "already proved"}
+    assert "n.numerator" in got["n.theorem"].evidence["lemmas"]
+    assert got["n.half"].verdict.label == "refuted"
