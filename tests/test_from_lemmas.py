@@ -16,6 +16,7 @@ import pytest
 
 from verify.corpus.cache import claim_key
 from verify.language.claims import load_claims
+from verify.symbolic.from_lemmas import lemma_graph, lemmas_of
 from verify.symbolic.one_step import one_step, prove_all, prove_one_step
 
 #: A short note's proof of the mistake bound for the Rosenblatt variant from w = 0: two lemmas
@@ -136,16 +137,30 @@ def test_or_and_not_in_a_step(tmp_path, expr, variant, proved):
 
 
 def test_a_cached_finding_is_keyed_by_the_lemmas_it_may_rest_on(tmp_path):
+    def key(claims):
+        return claim_key("plan", next(c for c in claims if c.id == "n.theorem"), lemmas_of("n.theorem", lemma_graph(claims)))
+
     claims = _note(tmp_path, NOTE)
-    theorem = next(c for c in claims if c.id == "n.theorem")
-    key = claim_key("plan", theorem, claims)
-    assert key != claim_key("plan", theorem, ())
+    assert {c.id for c in lemmas_of("n.theorem", lemma_graph(claims))} >= {"n.numerator", "n.norm"}
+    assert key(claims) != claim_key("plan", next(c for c in claims if c.id == "n.theorem"), ())
     edited = _note(tmp_path, [(i, e.replace("eta*gamma", "eta*gamma/2") if i == "n.numerator" else e, w, a)
                               for i, e, w, a in NOTE])
-    assert claim_key("plan", next(c for c in edited if c.id == "n.theorem"), edited) != key
+    assert key(edited) != key(claims)
     # an edit to a claim it cannot rest on (a claim at the end) keeps its key
     other = _note(tmp_path, [(i, e + " + 0" if i == "n.half-end" else e, w, a) for i, e, w, a in NOTE])
-    assert claim_key("plan", next(c for c in other if c.id == "n.theorem"), other) == key
+    assert key(other) == key(claims)
+
+
+def test_a_note_of_too_many_claims_derives_none_of_them(tmp_path, monkeypatch):
+    """The pairings weighed are bounded (MAX_PAIRINGS): past it no claim of the note is derived,
+    and each is still proved on its own."""
+    from verify.symbolic import from_lemmas
+
+    claims = _note(tmp_path, NOTE)
+    monkeypatch.setattr(from_lemmas, "MAX_PAIRINGS", 10)
+    assert lemma_graph(claims) == {}
+    got = prove_all(claims, claims)
+    assert got["n.theorem"] is None and got["n.numerator"] is not None
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -112,13 +112,11 @@ def plan_key(data_dirs, settings: dict, claims) -> str:
 _DISPLAY_FIELDS = {"line", "statement", "note", "expect", "corrects", "title", "source"}
 
 
-def claim_key(plan: str, claim, notes=()) -> str:
+def claim_key(plan: str, claim, lemmas=()) -> str:
     """The key of one claim's finding: the plan's key, the claim's own fields (expressions by
-    their text) and the declarations of its variants, and those of each claim of ``notes`` its
-    proof may rest on (verify.symbolic.one_step.lemmas_of)."""
-    from verify.symbolic.one_step import lemmas_of
-
-    own = [_own_fields(c) for c in [claim, *lemmas_of(claim, notes)]]
+    their text) and the declarations of its variants, and those of each claim its proof may rest
+    on (``lemmas``: verify.symbolic.from_lemmas.lemmas_of)."""
+    own = [_own_fields(c) for c in [claim, *lemmas]]
     return hashlib.sha256(json.dumps([plan, *own], sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -296,11 +294,13 @@ def audit_reusing(claim_paths, claims, cache_dir: str, settings: dict, figures=T
     plots are wanted (rendered once, kept with the plan)."""
     want_figures = figures
     from verify.corpus.audit import audit
+    from verify.symbolic.from_lemmas import lemma_graph, lemmas_of
     from verify.verdicts import Finding, Verdict
 
     plan = plan_key(audit_kw.get("data_dirs", ()), settings, claims)
     got = load_claims_cache(cache_dir, plan)
-    keys = {c.id: claim_key(plan, c, claims) for c in claims}
+    graph = lemma_graph(claims)
+    keys = {c.id: claim_key(plan, c, lemmas_of(c.id, graph)) for c in claims}
     entries = got.get("claims", {})
     todo = {c.id for c in claims if keys[c.id] not in entries}
     # the plan's corpus is kept unless a replay failed or a dataset's audit was cut short (make every run)

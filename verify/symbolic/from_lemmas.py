@@ -19,7 +19,7 @@ from verify.symbolic.run_facts import (COUNTS, DATASET_NAMES, END_NAMES, MAX_ATO
                                        OneStep, Step, add_case, children, compiled_step, facts_of_run, refused,
                                        statement, translate)
 
-__all__ = ["given_lemmas", "not_derived", "lemma_of", "lemmas_of"]
+__all__ = ["given_lemmas", "not_derived", "lemma_of", "lemma_graph", "lemmas_of", "MAX_PAIRINGS", "MAX_LEMMAS"]
 
 
 def given_lemmas(claim, lemmas, abstract=False) -> OneStep | str:
@@ -183,18 +183,46 @@ def lemma_of(lemma, claim) -> bool:
     return (r_positive or not names & {"w_hat", "w_hat_opt"}) and _defined(statement(lemma).tree, r_positive)
 
 
-def lemmas_of(claim, notes) -> list:
-    """The claims of ``notes`` a proof of ``claim`` may rest on: its lemmas (lemma_of), theirs, and
-    so on (a finding read back from a cache depends on each of them)."""
+#: Most pairings of a note's claims with their possible lemmas weighed (claims that may be derived
+#: times claims that may serve): a note's few dozen make about a thousand; past it (a file of
+#: thousands of claims), no claim of that note is derived from its lemmas, each is still proved on
+#: its own.
+MAX_PAIRINGS = 40_000
+#: Most lemmas one proof takes as hypotheses, those nearest the claim in its note: 001's Theorem
+#: rests on eight; a few dozen more would only slow the solver.
+MAX_LEMMAS = 24
+
+
+def lemma_graph(notes) -> dict:
+    """Claim id -> the claims of ``notes`` its proof may take as hypotheses (lemma_of, at most
+    MAX_LEMMAS, the nearest in the note first), for every claim of ``notes``."""
+    by_note: dict = {}
+    for c in notes:
+        by_note.setdefault(c.document, []).append(c)
+    graph: dict = {}
+    for claims in by_note.values():
+        serving = [c for c in claims if c.when in ("update", "dataset") and refused(c) is None]
+        derived = [c for c in claims if c.when in ("update", "end", "dataset") and c.compiled is not None]
+        if len(serving) * len(derived) > MAX_PAIRINGS:
+            continue
+        for c in derived:
+            got = [lem for lem in serving if lemma_of(lem, c)]
+            near = {lem.id for lem in sorted(got, key=lambda lem: (abs(lem.line - c.line), lem.line))[:MAX_LEMMAS]}
+            graph[c.id] = [lem for lem in got if lem.id in near]
+    return graph
+
+
+def lemmas_of(claim_id: str, graph: dict) -> list:
+    """The claims a proof of the claim may rest on (lemma_graph): its lemmas, theirs, and so on (a
+    finding read back from a cache depends on each of them), in the order first met."""
     out: dict = {}
-    todo = [claim]
+    todo = [claim_id]
     while todo:
-        c = todo.pop()
-        for lem in notes:
-            if lem.id not in out and lem.id != claim.id and lemma_of(lem, c):
+        for lem in graph.get(todo.pop(), ()):
+            if lem.id not in out and lem.id != claim_id:
                 out[lem.id] = lem
-                todo.append(lem)
-    return [lem for lem in notes if lem.id in out]
+                todo.append(lem.id)
+    return list(out.values())
 
 
 def _defined(tree, r_positive: bool) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from perceptron.variants import BIAS_ONE, BIAS_R2, VARIANTS
 from verify.language import assumptions as A
 from verify.symbolic.converged import at_convergence
-from verify.symbolic.from_lemmas import given_lemmas, lemma_of, lemmas_of, not_derived
+from verify.symbolic.from_lemmas import given_lemmas, lemma_graph, lemmas_of, not_derived
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
                                        facts_of_run, margin_fact, output_facts, refused, statement, ties_of, translate,
                                        unit_norms)
@@ -213,11 +213,11 @@ def prove_all(claims, notes=()) -> dict:
     claims of the notes, each proved here as needed), in up to MAX_ROUNDS rounds.  Each round's
     cases are checked in one child process, under a hard limit of LIMIT seconds plus CASE_LIMIT a
     case; only "proved" at every case of a claim counts."""
-    pool = list({c.id: c for c in [*notes, *claims]}.values())
+    graph = lemma_graph(list({c.id: c for c in [*notes, *claims]}.values()))
     wanted = {c.id: c for c in claims}
     for c in claims:
-        wanted.update({lem.id: lem for lem in lemmas_of(c, pool)})
-    lemmas = {i: [lem for lem in pool if lemma_of(lem, c)] for i, c in wanted.items()}
+        wanted.update({lem.id: lem for lem in lemmas_of(c.id, graph)})
+    lemmas = {i: graph.get(i, []) for i in wanted}
     proved = _proved({i: one_step(c) for i, c in wanted.items()}, wanted)
     tried: dict = {}
     for _ in range(MAX_ROUNDS):

@@ -26,7 +26,8 @@ TYPES = {"w_prev": "vector", "x": "vector", "w_opt": "vector", "x1": "vector", "
          "R": "scalar", "R2": "scalar", "out": "scalar", "sign0": "scalar", "gamma": "scalar", "b_opt": "scalar",
          "w": "vector", "b": "scalar", "sumsq": "scalar", "xp": "vector", "xn": "vector"}
 VECTORS = ("w_prev", "x", "w_opt", "x1", "w0", "w", "xp", "xn")
-#: Most inner products and norms a proof from lemmas names as scalars of their own (_abstract):
+#: Most inner products and norms a proof from lemmas names as scalars of their own
+#: (verify.symbolic.from_lemmas):
 #: the notes' proofs read a handful.
 MAX_ATOMS = 24
 TYPES.update({f"atom{i}": "scalar" for i in range(MAX_ATOMS)})
