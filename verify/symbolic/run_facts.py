@@ -94,8 +94,11 @@ def refused(claim) -> str | None:
 
 
 def add_case(profiles, facts, label, hyps, step) -> None:
+    """One case of a proof (its label, hypotheses, step), its hypotheses' texts added to ``facts`` once."""
     profiles.append((label, tuple(h if isinstance(h, Step) else compiled_step(h) for h in hyps), step))
-    facts += [h if isinstance(h, str) else h.source for h in hyps if (h if isinstance(h, str) else h.source) not in facts]
+    for h in hyps:
+        if (text := h if isinstance(h, str) else h.source) not in facts:
+            facts.append(text)
 
 
 def facts_of_run(claim, var, names, points=(("x", "y"),)) -> list:
@@ -155,7 +158,8 @@ def unit_norms(claim, var, x: str) -> list:
 def margin_fact(claim, var, x: str, y: str) -> str:
     """A point's margin under the separator: >= gamma, or > gamma where gamma is taken strictly below."""
     score = f"dot(w_opt, {x}) + b_opt" if var.bias is not None else f"dot(w_opt, {x})"
-    return f"{y}*({score}) {'>' if A.STRICT_MARGIN in claim.assume else '>='} gamma"
+    side = {"1": score, "(-1)": f"-({score})"}.get(y, f"{y}*({score})")  # a label, or one of each
+    return f"{side} {'>' if A.STRICT_MARGIN in claim.assume else '>='} gamma"
 
 
 def translate(tree, subs, prev_subs):
