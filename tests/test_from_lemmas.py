@@ -178,3 +178,33 @@ def test_an_audit_of_one_claim_proves_it_from_the_rest_of_its_note(tmp_path, job
     assert got["n.theorem"].evidence["search"] == {"not searched": "already proved"}
     assert "n.numerator" in got["n.theorem"].evidence["lemmas"]
     assert got["n.half"].verdict.label == "refuted"
+
+
+def test_a_declared_variant_is_proved_as_the_built_in_ones_are():
+    """The margin lesson's own algorithm (update whenever y w.x <= tau): its proof lines, the
+    induction, the bound from its lemmas and what a converged run is are proved for every tau;
+    none of its false statements is, nor one true only for the values of tau the search tries
+    (a converged run separates the points only where tau >= 0)."""
+    claims = load_claims("benchmarks/lessons/margin_lesson.toml").claims
+    got = prove_all(claims, claims)
+    proved = {i for i, e in got.items() if e is not None}
+    assert proved == {"mp.bound", "mp.progress-step", "mp.progress", "mp.growth-step", "mp.growth",
+                      "mp.update-condition", "mp.converged-margin"}, proved
+    assert not proved & {c.id for c in claims if c.expect == "refuted"}
+    assert "((y * dot(w_prev, x)) <= tau)" in got["mp.progress-step"]["hypotheses"]  # its own mistake condition
+
+
+@pytest.mark.parametrize("decl, why", [
+    ('state = { w = "w0", u = "0*w0" }\nupdate = { w = "w + eta*y*x", u = "u + w" }', "more than w and b"),
+    ('state = { w = "w0" }\nupdate = { w = "w + y*x/(k + 1)" }', "reads more than"),
+    ('state = { w = "w0" }\nupdate = { w = "w + eta*y*x if t > 2 else w" }', "reads more than"),
+    ('parameters = { x1 = "1" }\nstate = { w = "w0" }\nupdate = { w = "w + x1*y*x" }', "a symbol of the proofs"),
+])
+def test_a_declaration_a_proof_cannot_state_is_not_taken(tmp_path, decl, why):
+    p = tmp_path / "v.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[variants.dv]\nnote = "d"\n' + decl + '\nscore = "dot(w, x)"\n'
+                 'mistake = "y * score <= 0"\norders = ["cyclic"]\n\n[[claim]]\nid = "d.step"\nsection = "1"\n'
+                 'statement = "s"\nexpr = "norm2(w) <= norm2(prev(w)) + R2"\nvariants = ["dv"]\nwhen = "update"\n'
+                 'expect = "holds"\n')
+    got = one_step(load_claims(str(p)).claims[0])
+    assert isinstance(got, str) and why in got, got

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from perceptron.variants import VARIANTS
+from perceptron.variants import VARIANTS as BUILT_IN
 from verify.language import assumptions as A
+from verify.symbolic.learners import learners_of
 from verify.symbolic.run_facts import (COUNTS, DATASET_NAMES, END_NAMES, MAX_ATOMS, NAMES, SEPARATOR, NotTaken,
                                        OneStep, Step, add_case, children, compiled_step, facts_of_run, refused,
                                        statement, translate)
@@ -34,8 +35,8 @@ def given_lemmas(claim, lemmas, abstract=False) -> OneStep | str:
     read = set(statement(claim).names).union(*(set(statement(lem).names) for lem in lemmas))
     try:
         profiles, facts = [], []
-        for v in claim.variants or tuple(VARIANTS):
-            for label, hyps, subs, updated in _states(claim, VARIANTS[v], read):
+        for lrn in learners_of(claim):
+            for label, hyps, subs, updated in _states(claim, lrn, read):
                 said = [Step(f"{lem.id} (proved): {lem.expr}", translate(statement(lem).tree, subs, None))
                         for lem in lemmas if updated or lem.when == "dataset"]
                 step = Step(claim.expr, translate(statement(claim).tree, subs, None))
@@ -120,9 +121,10 @@ def not_derived(claim) -> str | None:
     allowed = {"update": NAMES - {"score", "out"} | COUNTS, "end": END_NAMES, "dataset": DATASET_NAMES}.get(claim.when)
     if allowed is None or claim.compiled is None:
         return "not a claim about each update, a dataset or the end of a run"
-    if (why := refused(claim)) is not None:
-        return why
+    if (why := refused(claim)) is not None or isinstance(lrns := learners_of(claim), str):
+        return why or lrns
     names = set(statement(claim).names)
+    allowed = allowed.union(*(lrn.params for lrn in lrns))
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which {_WHERE[claim.when]} does not show"
     if statement(claim).uses_points or statement(claim).uses_prev:
@@ -133,29 +135,38 @@ def not_derived(claim) -> str | None:
 _WHERE = {"update": "a state at an update", "end": "the end of a run", "dataset": "a dataset"}
 
 
-def _states(claim, var, names):
+def _states(claim, lrn, names):
     """(label, hypotheses, substitutions, whether an update was made) of each state of given_lemmas."""
-    zero = A.W0_ZERO in claim.assume
+    zero, var = A.W0_ZERO in claim.assume, lrn.variant
     w0, b0 = ("0*x" if zero else "w0"), ("0" if zero else "b0")
     bias = var.bias is not None
-    opt = {"w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)", "b_opt": "b_opt" if bias else "0"}
+    opt = {"w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)", "b_opt": "b_opt" if bias else "0", **lrn.params}
     if claim.when == "dataset":  # a point of each label, where the dataset has both
         both = [("xp", "1"), ("xn", "(-1)")] if A.NONTRIVIAL in claim.assume else []
-        label = var.name + (", a point of each label (xp, xn)" if both else "")
-        yield label, facts_of_run(claim, var, names, both), opt, False
+        label = lrn.name + (", a point of each label (xp, xn)" if both else "")
+        yield label, facts_of_run(claim, var, names, both), _own(lrn, opt), False
         return
     b = "b" if bias else b0
     subs = {**opt, "w": "w", "b": b, "w_hat": f"cat(w, {b}/R)", "x_hat": "cat(x, R)", "k": "k", "sumsq": "sumsq",
             "w0": w0, "mistakes": "k"}
     counts = ["k >= 1"] + (["sumsq >= norm2(x)", "sumsq <= k*R2"] if "sumsq" in names else [])
     if claim.when == "end":
-        start = {**subs, "w": w0, "b": b0, "w_hat": f"cat({w0}, {b0}/R)", "mistakes": "0"}
-        yield f"{var.name}: no update (mistakes = 0, w = w0)", facts_of_run(claim, var, names, []), start, False
-        yield (f"{var.name}: the last update (mistakes = k >= 1, at its point x, y)",
-               facts_of_run(claim, var, names) + counts, subs, True)
+        w, b = lrn.started("w_prev", w0, b0), lrn.started("b_prev", w0, b0)
+        start = {**subs, "w": w, "b": b, "w_hat": f"cat({w}, {b}/R)", "mistakes": "0"}
+        yield f"{lrn.name}: no update (mistakes = 0, w = w0)", facts_of_run(claim, var, names, []), _own(lrn, start), False
+        yield (f"{lrn.name}: the last update (mistakes = k >= 1, at its point x, y)",
+               facts_of_run(claim, var, names) + counts, _own(lrn, subs), True)
         return
-    yield (f"{var.name}: any state at an update (w, b, k) its proved claims allow",
-           facts_of_run(claim, var, names) + counts, subs, True)
+    yield (f"{lrn.name}: any state at an update (w, b, k) its proved claims allow",
+           facts_of_run(claim, var, names) + counts, _own(lrn, subs), True)
+
+
+def _own(lrn, subs: dict) -> dict:
+    """The substitutions a learner has: a declared one has no (w, b/R), nor a b unless its state has one."""
+    if not lrn.variant.declared:
+        return subs
+    drop = {"w_hat", "x_hat", "w_hat_opt"} | (set() if lrn.variant.bias is not None else {"b"})
+    return {k: v for k, v in subs.items() if k not in drop}
 
 
 def lemma_of(lemma, claim) -> bool:
@@ -165,14 +176,14 @@ def lemma_of(lemma, claim) -> bool:
     other run, and defined wherever the claim's own facts hold (its divisors eta, gamma, R where
     R > 0 is one; a separator where the claim has one)."""
     if (lemma.id == claim.id or lemma.document != claim.document or refused(lemma) is not None
-            or claim.compiled is None or lemma.when not in ("update", "dataset")
+            or isinstance(learners_of(lemma), str) or claim.compiled is None or lemma.when not in ("update", "dataset")
             or (lemma.when == "update" and claim.when not in ("update", "end"))):
         return False
     names, own = set(statement(lemma).names), set(statement(claim).names)
     if statement(lemma).uses_prev or statement(lemma).uses_points or names & {"score", "out"}:
         return False
     if not (set(lemma.assume) <= set(claim.assume)
-            and set(claim.variants or VARIANTS) <= set(lemma.variants or VARIANTS)
+            and set(claim.variants or BUILT_IN) <= set(lemma.variants or BUILT_IN)
             and lemma.setting in (None, claim.setting) and lemma.separator in ("any", claim.separator)):
         return False
     if names & SEPARATOR and not (own & SEPARATOR or A.SEPARABLE in claim.assume):

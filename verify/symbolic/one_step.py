@@ -22,10 +22,10 @@ as before; only "proved" at every profile changes its verdict.
 
 from __future__ import annotations
 
-from perceptron.variants import BIAS_ONE, BIAS_R2, VARIANTS
 from verify.language import assumptions as A
 from verify.symbolic.converged import at_convergence
 from verify.symbolic.from_lemmas import given_lemmas, lemma_graph, lemmas_of, not_derived
+from verify.symbolic.learners import learners_of
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
                                        facts_of_run, margin_fact, output_facts, refused, statement, ties_of, translate,
                                        unit_norms)
@@ -47,17 +47,18 @@ def one_step(claim) -> OneStep | str:
     """The claim as one update (or, at a visit, one state) of each of its variants, of a dataset
     (its points of each label as witnesses), or at the end of a run (for any final state its
     variants' runs allow, with no lemma), or why it is not taken (a text)."""
-    if claim.when == "end" and claim.compiled is not None and "converged" in statement(claim).names:
+    if claim.when == "end" and claim.compiled is not None and (
+            "converged" in statement(claim).names or (A.CONVERGED in claim.assume and statement(claim).uses_points)):
         return at_convergence(claim)
     if claim.when in ("dataset", "end"):
         return given_lemmas(claim, ())
     if claim.when not in ("update", "visit") or claim.compiled is None:
         return "not a claim about each update or visit, a dataset or the end of a run"
-    if (why := refused(claim)) is not None:
-        return why
+    if (why := refused(claim)) is not None or isinstance(lrns := learners_of(claim), str):
+        return why or lrns
     names = set(statement(claim).names)
     # at a visit, score and out: before or after its update?
-    allowed = NAMES | COUNTS if claim.when == "update" else NAMES - {"score", "out"}
+    allowed = (NAMES | COUNTS if claim.when == "update" else NAMES - {"score", "out"}).union(*(lrn.params for lrn in lrns))
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which one {claim.when} does not show"
     counted = bool(names & COUNTS)
@@ -65,14 +66,13 @@ def one_step(claim) -> OneStep | str:
         return "it reads k, sumsq or w0 with prev(), score or out: no induction over the updates is taken for it"
     if statement(claim).uses_points or statement(claim).uses_prev > (claim.when == "update"):
         return "it reads the whole dataset or looks back further than the update"
-    variants = claim.variants or tuple(VARIANTS)
-    if claim.when == "update" and not _settings_left(claim, variants):
+    if claim.when == "update" and not _settings_left(claim, lrns):
         return "its assumptions leave no run setting of its variants (form_half on a variant with one form)"
     try:
         profiles, facts = [], []
-        for v in variants:
-            for label, hyps, subs in _profiles(claim, VARIANTS[v], names):
-                for label, hyps, subs in (_induction(claim, VARIANTS[v], names, label, hyps, subs) if counted
+        for lrn in lrns:
+            for label, hyps, subs in _profiles(claim, lrn, names):
+                for label, hyps, subs in (_induction(claim, lrn, names, label, hyps, subs) if counted
                                           else [(label, hyps, subs)]):
                     step = Step(claim.expr, translate(statement(claim).tree, subs, subs["prev"]))
                     add_case(profiles, facts, label, hyps, step)
@@ -81,46 +81,47 @@ def one_step(claim) -> OneStep | str:
     return OneStep(tuple(profiles), tuple(facts))
 
 
-def _profiles(claim, var, names):
-    """(label, hypotheses, substitutions) of each run setting of ``var`` the claim's assumptions
-    leave: sign(0) stays a symbol ranging over its values, the update form is one per profile.
-    At a visit, the state (w_prev, b_prev) is any state, and nothing is updated."""
-    narrowed = A.narrowed(claim)
+def _profiles(claim, lrn, names):
+    """(label, hypotheses, substitutions) of each run setting of the learner ``lrn`` the claim's
+    assumptions leave: sign(0) stays a symbol ranging over its values, the update form is one per
+    profile.  At a visit, the state (w_prev, b_prev) is any state, and nothing is updated."""
+    var, update = lrn.variant, claim.when == "update"
     ties = ties_of(claim, var)
-    update = claim.when == "update"
-    forms = ("yx", "half") if var.half_form and update else ("yx",)
-    forms = tuple(f for f in forms if f in narrowed.get("forms", forms)) if update else forms
+    forms = lrn.forms if update else (("visit", "w_prev", "b_prev"),)
+    if update and var.half_form:
+        forms = tuple(f for f in forms if f[0] in A.narrowed(claim).get("forms", ("yx", "half")))
     bias = var.bias is not None
-    # a variant without a bias of its own keeps b where it started (a run may be given --b0), and
-    # scores without it (perceptron.models.primal)
-    score = "(dot(w_prev, x) + b_prev)" if bias else "dot(w_prev, x)"
+    # a built-in variant without a bias of its own keeps b where it started (a run may be given
+    # --b0), and scores without it (perceptron.models.primal); a declared one has no b
     hyps = facts_of_run(claim, var, names)
     if update:
-        hyps += output_facts(claim, var, score) + ["out != y"]
-    b_step = {BIAS_R2: " + eta*y*R2", BIAS_ONE: " + eta*y"}.get(var.bias, "")
-    for form in forms:
-        w = "w_prev" if not update else "w_prev + eta*y*x" if form == "yx" else "w_prev + eta*(y - out)/2*x"
-        b = f"(b_prev{b_step})" if update else "b_prev"
-        subs = {"w": w, "b": b, "w_hat": f"cat({w}, {b}/R)", "x_hat": "cat(x, R)", "score": score,
-                "w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)", "b_opt": "b_opt" if bias else "0"}
+        hyps += output_facts(claim, var, lrn.score) + [lrn.mistake]
+    for _, w, b in forms:
+        subs = {"w": w, "b": b, "w_hat": f"cat({w}, {b}/R)", "x_hat": "cat(x, R)", "score": lrn.score,
+                "w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)", "b_opt": "b_opt" if bias else "0",
+                **lrn.params}
         subs["prev"] = {**subs, "w": "w_prev", "b": "b_prev", "w_hat": "cat(w_prev, b_prev/R)"}
-        label = var.name + (f", sign(0) in {{{', '.join(map(str, ties))}}}" if var.tie is None and update else "")
+        if var.declared:  # (w, b/R) is 001's, and a declaration without b has none
+            for key in ("w_hat", "x_hat", "w_hat_opt") + (() if bias else ("b",)):
+                subs.pop(key)
+                subs["prev"].pop(key)
+        label = lrn.name + (f", sign(0) in {{{', '.join(map(str, ties))}}}" if var.tie is None and update else "")
         if update:
-            label += f": w = {w}" + (f", b = {b[1:-1]}" if bias else "")
+            label += f": w = {w}" + (f", b = {b.strip('()')}" if bias else "")
         yield label, hyps, subs
 
 
-def _induction(claim, var, names, label, hyps, subs, lemmas=None):
+def _induction(claim, lrn, names, label, hyps, subs, lemmas=None):
     """The two cases of an induction over the updates of a claim that reads k, sumsq or w0: the
     first update (k = 1, from the start w0, b0: 0 under w0_zero), and a later one (k >= 2) given
     the claim at the update before it (at its own point x1, y1, with k - 1 and sumsq_prev).  Given
     the note's proved ``lemmas``, each holds at this update and at the one before, in place of the
     claim (which may then read prev(): the state before this update, w0 and b0 at the first)."""
-    zero = A.W0_ZERO in claim.assume
+    zero, var = A.W0_ZERO in claim.assume, lrn.variant
     w0, b0 = ("0*x" if zero else "w0"), ("0" if zero else "b0")
 
     def start(text):
-        return text.replace("w_prev", w0).replace("b_prev", b0)
+        return lrn.started(text, w0, b0)
 
     def at(subs_, lems):
         return [Step(f"{lem.id} (proved) at {where}: {lem.expr}", translate(statement(lem).tree, subs_, None))
@@ -148,12 +149,12 @@ def _not_at_update(claim) -> str | None:
     """Why at_update takes no claim like this one whatever its lemmas, or None."""
     if claim.when != "update" or claim.compiled is None:
         return "not a claim about each update"
-    if (why := refused(claim)) is not None:
-        return why
+    if (why := refused(claim)) is not None or isinstance(lrns := learners_of(claim), str):
+        return why or lrns
     st = statement(claim)
-    if not set(st.names) <= NAMES | COUNTS or st.uses_points or st.uses_prev > 1:
+    if not set(st.names) <= (NAMES | COUNTS).union(*(lrn.params for lrn in lrns)) or st.uses_points or st.uses_prev > 1:
         return "it reads what one update does not show"
-    if not _settings_left(claim, claim.variants or tuple(VARIANTS)):
+    if not _settings_left(claim, lrns):
         return "its assumptions leave no run setting of its variants"
     return None
 
@@ -164,28 +165,27 @@ def at_update(claim, lemmas) -> OneStep | str:
     not taken (a text)."""
     if not lemmas or (why := _not_at_update(claim)) is not None:
         return why or "no proved claim of its note to derive it from"
-    st, variants = statement(claim), claim.variants or tuple(VARIANTS)
+    st = statement(claim)
     read = set(st.names).union(*(set(statement(lem).names) for lem in lemmas))
     try:
         profiles, facts = [], []
-        for v in variants:
-            for label, hyps, subs in _profiles(claim, VARIANTS[v], read):
-                for label, hyps, subs in _induction(claim, VARIANTS[v], read, label, hyps, subs, lemmas):
+        for lrn in learners_of(claim):
+            for label, hyps, subs in _profiles(claim, lrn, read):
+                for label, hyps, subs in _induction(claim, lrn, read, label, hyps, subs, lemmas):
                     add_case(profiles, facts, label, hyps, Step(claim.expr, translate(st.tree, subs, subs["prev"])))
     except NotTaken as e:
         return str(e)
     return OneStep(tuple(profiles), tuple(facts), tuple(lem.id for lem in lemmas))
 
 
-def _settings_left(claim, variants) -> bool:
+def _settings_left(claim, learners) -> bool:
     """Whether the claim's assumptions leave every one of its variants a run setting (sign(0),
     update form): a proof over no setting would prove anything."""
     narrowed = A.narrowed(claim)
-    for v in variants:
-        var = VARIANTS[v]
-        forms = ("yx", "half") if var.half_form else ("yx",)
-        ties = (var.tie,) if var.tie is not None else (-1, 0, 1)
-        if not set(forms) & set(narrowed.get("forms", forms)) or not set(ties) & set(narrowed.get("sign0s", ties)):
+    for lrn in learners:
+        forms = {f for f, _, _ in lrn.forms}
+        ties = (lrn.variant.tie,) if lrn.variant.tie is not None else (-1, 0, 1)
+        if not forms & set(narrowed.get("forms", forms)) or not set(ties) & set(narrowed.get("sign0s", ties)):
             return False
     return True
 

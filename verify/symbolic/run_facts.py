@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from perceptron.expression import compile_expr
-from perceptron.variants import VARIANTS
 from verify.language import assumptions as A
 
 __all__ = ["OneStep", "Step", "Statement", "statement", "NotTaken", "TYPES", "VECTORS", "STATE", "NAMES", "SEPARATOR", "END_NAMES",
@@ -83,11 +82,9 @@ def parsed(src: str):
 
 def refused(claim) -> str | None:
     """Why no proof of verify.symbolic.one_step or from_lemmas is taken for the claim whatever it
-    reads, or None."""
+    reads, or None (what its variants allow: verify.symbolic.learners)."""
     if claim.compiled is None or (claim.given is not None and not claim.implied) or claim.free or claim.pair:
         return "it has a premise, free names or a partner run"
-    if any(v not in VARIANTS or VARIANTS[v].dual for v in claim.variants or tuple(VARIANTS)):
-        return "one of its variants is declared or the dual form"
     if claim.setting is not None and claim.setting.b0 is not None:
         return "its run states b0"
     return None
