@@ -59,7 +59,7 @@ def at_convergence(claim) -> OneStep | str:
                 subs = {k: v for k, v in subs.items() if k not in ("w_hat", "x_hat", "w_hat_opt") and (bias or k != "b")}
             # correct: what would make it update (out != y for the built-in variants) is false
             hyps = (facts_of_run(claim, var, st.names) + output_facts(claim, var, lrn.at(lrn.score, "w", b))
-                    + [f"not ({lrn.at(lrn.mistake, 'w', b)})"])
+                    + ["out == y" if lrn.mistake == "out != y" else f"not ({lrn.at(lrn.mistake, 'w', b)})"])
             ties = ", ".join(map(str, ties_of(claim, var)))
             label = f"{lrn.name}: converged, at any point (x, y) the final w classifies correctly (sign(0) in {{{ties}}})"
             add_case(profiles, facts, label, hyps, Step(claim.expr, translate(point, subs, None)))

@@ -47,7 +47,7 @@ class Learner:
     def started(self, text: str, w0: str, b0: str) -> str:
         """A text about the state before the update, at the start (from w0, b0)."""
         w, b = (re.sub(r"\bb0\b", b0, re.sub(r"\bw0\b", w0, s)) for s in self.start)
-        return self.at(text, f"({w})", f"({b})")
+        return self.at(text, *(v if re.fullmatch(r"\w+", v) else f"({v})" for v in (w, b)))
 
 
 def learner_of(name: str) -> Learner | str:
