@@ -51,9 +51,12 @@ def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys, mo
     ce = by_id["001.theorem.final-as-written"]
     assert ce["verdict"] == "refuted" and "counterexample" in ce["evidence"]
     assert by_id["001.lemma3.negative"]["evidence"]["replay"].startswith("proof-audit train")
-    assert by_id["000.iterations"]["verdict"] == "no counterexample in domain"
+    # the mistake bound is proved from the note's lemmas (and checked on the corpus), not searched
+    assert by_id["000.iterations"]["verdict"] == "proved"
     assert by_id["000.iterations"]["evidence"]["evaluations"] > 0
-    assert any(t["claim"] == "000.iterations" and t["worst_ratio"] <= 1 for t in data["corpus"]["tightness"])
+    assert "000.numerator.bound" in by_id["000.iterations"]["evidence"]["lemmas"]
+    assert by_id["004.theorem1"]["verdict"] == "no counterexample in domain"
+    assert any(t["claim"] == "004.theorem1" and t["worst_ratio"] <= 1 for t in data["corpus"]["tightness"])
     assert by_id["003.distance.example1.point"]["verdict"] == "proved"
     assert by_id["001.lemma2.line5"]["verdict"] == "proved"
     steps = by_id["001.theorem.proof"]["evidence"]["steps"]
