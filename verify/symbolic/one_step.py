@@ -29,7 +29,6 @@ from verify.symbolic.learners import learners_of
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
                                        facts_of_run, margin_fact, output_facts, refused, statement, ties_of, translate,
                                        unit_norms)
-from verify.verdicts import Verdict
 
 __all__ = ["one_step", "taken", "prove_one_step", "prove_all"]
 
@@ -218,7 +217,7 @@ def prove_all(claims, notes=()) -> dict:
     for c in claims:
         wanted.update({lem.id: lem for lem in lemmas_of(c.id, graph)})
     lemmas = {i: graph.get(i, []) for i in wanted}
-    proved = _proved({i: one_step(c) for i, c in wanted.items()}, wanted)
+    proved = _proved({i: [one_step(c)] for i, c in wanted.items()}, wanted)
     tried: dict = {}
     for _ in range(MAX_ROUNDS):
         todo = {}
@@ -230,9 +229,8 @@ def prove_all(claims, notes=()) -> dict:
         # first with each inner product and norm a scalar of its own (fast where a proof chains
         # its lemmas), then over the Gram matrix (where it needs what the vectors are), then at the
         # update itself, given the lemmas at it and at the one before
-        done = _proved({i: given_lemmas(wanted[i], got, abstract=True) for i, got in todo.items()}, wanted)
-        done.update(_proved({i: given_lemmas(wanted[i], got) for i, got in todo.items() if i not in done}, wanted))
-        done.update(_proved({i: at_update(wanted[i], got) for i, got in todo.items() if i not in done}, wanted))
+        done = _proved({i: [given_lemmas(wanted[i], got, abstract=True), given_lemmas(wanted[i], got),
+                            at_update(wanted[i], got)] for i, got in todo.items()}, wanted)
         if not done:  # nothing new to derive from
             break
         proved.update(done)
@@ -240,18 +238,20 @@ def prove_all(claims, notes=()) -> dict:
 
 
 def _proved(attempts: dict, claims: dict) -> dict:
-    """The evidence of each attempt (claim id -> OneStep, or why it is not taken) proved at every case."""
-    from verify.symbolic.steps import check_cases
+    """The evidence of each claim (id -> its attempts, each a OneStep or why it is not taken) by
+    the first of its attempts proved at every case (the later tried only where the earlier fail)."""
+    from verify.symbolic.steps import check_first
 
-    taken_ = [(claims[i], got) for i, got in attempts.items() if not isinstance(got, str)]
-    cases = [(hyps, [step]) for _, got in taken_ for _, hyps, step in got.profiles]
-    results = iter(check_cases(list(VECTORS), [s for s in TYPES if s not in VECTORS], cases, QUERY_LIMIT,
-                               LIMIT + CASE_LIMIT * len(cases), confirm=False) if cases else [])
+    taken_ = {i: [got for got in tries if not isinstance(got, str) and got.profiles] for i, tries in attempts.items()}
+    taken_ = {i: tries for i, tries in taken_.items() if tries}
+    groups = [[[(hyps, [step]) for _, hyps, step in got.profiles] for got in tries] for tries in taken_.values()]
+    n = sum(len(got.profiles) for tries in taken_.values() for got in tries)
+    results = check_first(list(VECTORS), [s for s in TYPES if s not in VECTORS], groups, QUERY_LIMIT,
+                          LIMIT + CASE_LIMIT * n) if groups else []
     out = {}
-    for claim, got in taken_:
-        res = [next(results)[0] for _ in got.profiles]
-        if got.profiles and all(r.verdict == Verdict.PROVED for r in res):
-            out[claim.id] = _evidence(claim, got, res)
+    for (i, tries), res in zip(taken_.items(), results):
+        if res is not None:
+            out[i] = _evidence(claims[i], tries[res[0]], [r[0] for r in res[1]])
     return out
 
 

@@ -32,7 +32,7 @@ from verify._child import run_in_child
 from verify.symbolic.z3_terms import Z3_TIMEOUT, ToZ3, Unsupported, close_server, relation, z3_check
 from verify.verdicts import Verdict
 
-__all__ = ["StepResult", "check_symbolic", "check_cases", "check_at", "values_of", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
+__all__ = ["StepResult", "check_symbolic", "check_cases", "check_first", "check_at", "values_of", "expansion_terms", "Z3_TIMEOUT", "MAX_EXPANSION_TERMS"]
 
 #: Hard wall-clock limit of one symbolic claim (sympy and its z3 queries run in a child
 #: process, killed at the limit; sympy has no limit of its own: (a+b+c+d+e+f)**64 expands to
@@ -260,6 +260,35 @@ def check_cases(vectors, scalars, cases, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT, 
     for i in todo:
         out[i] = [StepResult(st.source, Verdict.UNKNOWN, "sympy/z3", f"limit reached: {why}") for st in cases[i][1]]
     return out
+
+
+def check_first(vectors, scalars, groups, timeout=Z3_TIMEOUT, limit=CLAIM_LIMIT) -> list:
+    """For each group of alternatives (each a list of (hypotheses, steps) cases), the first whose
+    every step is proved: (its index, its results), or None; the later alternatives of a group are
+    checked only where the earlier fail.  Only a proof is wanted (a model is not re-checked); all
+    in one child process, under one hard limit (past it: None for every group not yet decided)."""
+    import z3  # noqa: F401 - loaded here: every forked child shares it
+
+    got = run_in_child(_first_child, (vectors, scalars, groups, timeout), limit, daemon=False)
+    return got[1] if got is not None and got[0] == "ok" else [None] * len(groups)
+
+
+def _first_child(vectors, scalars, groups, timeout, conn):
+    try:
+        out = []
+        for group in groups:
+            out.append(None)
+            for j, cases in enumerate(group):
+                if any(expansion_terms(st.tree) > MAX_EXPANSION_TERMS for hyps, steps in cases for st in [*hyps, *steps]):
+                    continue  # refused: past MAX_EXPANSION_TERMS
+                res = [_check_all(vectors, scalars, hyps, steps, timeout, False) for hyps, steps in cases]
+                if cases and all(r.verdict == Verdict.PROVED for rs in res for r in rs):
+                    out[-1] = (j, res)
+                    break
+        conn.send(("ok", out))
+    finally:
+        close_server()
+    conn.close()
 
 
 def _check_all(vectors, scalars, hyps, steps, timeout, confirm=True) -> list[StepResult]:
