@@ -7,6 +7,8 @@ import sys
 import tomllib
 from fractions import Fraction
 
+import pytest
+
 GUIDE = """# Perceptron study guide
 
 ## The learning rule
@@ -266,3 +268,14 @@ def test_hypotheses_premises_and_one_datasets_values_are_drafts_not_claims(tmp_p
         assert any(why in c["untranslated"] for c in by_line[line]), (line, by_line[line])
         assert not any(c["untranslated"].startswith("sets the note's run") for c in by_line[line]), by_line[line]
 
+
+
+@pytest.mark.parametrize("rate", ["η = 1/2", "η = 1 / 2", "$\\eta = 1/4$"])
+def test_a_learning_rate_of_one_half_is_not_eta_one(rate):
+    """"learning rate η = 1/2": its 1 is the numerator, not η = 1 (a draft proposed eta_one, so
+    the proof's claims were audited for η = 1 only)."""
+    text = (f"# Week\n\nWe train with learning rate {rate}, starting from w₀ = 0.\n\n"
+            "Each update: ‖w_k‖² ≤ ‖w_{k−1}‖² + η²R².\n")
+    _, claims, props = _drafted(text)
+    assert "eta_one" not in props.assume, props.assume
+    assert all("eta_one" not in c.get("assume", []) for c in claims), claims

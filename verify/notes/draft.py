@@ -420,7 +420,7 @@ def _variant_and_assumptions(s: Statement, t, out: dict, props: Proposals) -> li
     if t.when in _RUN and W0_ZERO not in assume and not anyw0 and START_ZERO.search(own or s.text):
         assume = assume + [W0_ZERO]  # "started from w = 0, a run ...": the statement's own hypothesis
         props.assume.setdefault(W0_ZERO, "the statement: " + START_ZERO.search(own or s.text).group())
-    eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d./])", own)
+    eta_here = re.search(r"(\\eta|η)\s*=\s*1(?![\d./]|\s*/)", own)
     if t.when in _RUN and eta_here and ETA_ONE not in assume:  # "with η = 1, the weights satisfy ...": its hypothesis
         assume = assume + [ETA_ONE]
     eta_c = re.search(r"(\\eta|η)\s*=\s*\$?\s*(\d+(?:\.\d+)?(?:/\d+)?)(?![\d.])", own)

@@ -81,7 +81,7 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
         p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
     # η = 1 as the note's setting, not a hypothesis of one statement ("with η = 1 it is the same bound")
-    eta = next((m for m in re.finditer(r"(\\eta|η)\s*=\s*1(?![\d.])", text) if not _states_more(text, m)), None)
+    eta = next((m for m in re.finditer(r"(\\eta|η)\s*=\s*1(?![\d./]|\s*/)", text) if not _states_more(text, m)), None)
     if eta:
         p.assume[ETA_ONE] = f"line {_line(text, eta.start())}: {eta.group()}"
     if m := re.search(r"0\s*<\s*(\\eta|η)\s*(<|\\le|\\leq|≤)", text):
