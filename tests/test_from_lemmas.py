@@ -208,3 +208,45 @@ def test_a_declaration_a_proof_cannot_state_is_not_taken(tmp_path, decl, why):
                  'expect = "holds"\n')
     got = one_step(load_claims(str(p)).claims[0])
     assert isinstance(got, str) and why in got, got
+
+
+# From the read-only review of this change: each was a false claim proved, or a claim the
+# evaluator had no value for.
+
+def test_prev_k_is_the_count_before_the_update(tmp_path):
+    """prev(k) and prev(sumsq) are those of the state before the update (0 at the first), not
+    this update's: (k - 1)*(prev(k) - k) == 0 is false from the second update on."""
+    claims = _note(tmp_path, [("n.lem", "k >= 1", "update", []), ("n.bad", "(k - 1)*(prev(k) - k) == 0", "update", []),
+                              ("n.good", "prev(k) == k - 1", "update", []),
+                              ("n.sum", "sumsq == prev(sumsq) + norm2(x)", "update", [])])
+    got = prove_all(claims, claims)
+    assert got["n.bad"] is None and got["n.good"] is not None and got["n.sum"] is not None
+
+
+def test_a_declared_parameter_named_as_a_quantity_of_a_run_is_not_taken(tmp_path):
+    p = tmp_path / "v.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[variants.dv]\nnote = "d"\nparameters = { sweep = "1" }\n'
+                 'state = { w = "w0" }\nscore = "dot(w, x)"\nmistake = "y * score <= 0"\n'
+                 'update = { w = "w + sweep*y*x" }\norders = ["cyclic"]\n\n[[claim]]\nid = "s.step"\nsection = "1"\n'
+                 'statement = "s"\nexpr = "norm2(w - prev(w)) == sweep**2*norm2(x)"\nvariants = ["dv"]\n'
+                 'when = "update"\nexpect = "holds"\n')
+    got = one_step(load_claims(str(p)).claims[0])
+    assert isinstance(got, str) and "quantity of a run" in got, got
+
+
+def test_a_declared_mistake_reads_the_state_before_the_update(tmp_path):
+    p = tmp_path / "v.toml"
+    p.write_text('[document]\nfile = "n.md"\n\n[variants.dm]\nnote = "d"\nstate = { w = "w0" }\nscore = "dot(w, x)"\n'
+                 'mistake = "y * score <= 0 and norm2(w) <= 4"\nupdate = { w = "w + eta*y*x" }\norders = ["cyclic"]\n\n'
+                 '[[claim]]\nid = "m.cond"\nsection = "1"\nstatement = "s"\nexpr = "norm2(prev(w)) <= 4"\n'
+                 'variants = ["dm"]\nwhen = "update"\nexpect = "holds"\n')
+    assert prove_one_step(load_claims(str(p)).claims[0]) is not None
+
+
+def test_a_point_outside_every_aggregate_at_the_end_is_refused_with_its_line(tmp_path):
+    """converged == 0 or min_i(y*dot(w, x)) > y*dot(w, x) - 1 names no point on its right: the
+    claim file is refused (it was proved, and the evaluator stopped with an internal error)."""
+    from verify.language.claims import ClaimError
+
+    with pytest.raises(ClaimError, match="x, y exist only at a visit or update"):
+        _note(tmp_path, [("e.bare", "converged == 0 or min_i(y*dot(w, x)) > y*dot(w, x) - 1", "end", [])])

@@ -224,6 +224,11 @@ def _declares_alpha(variants) -> bool:
 
 def _names_under_prev(tree) -> set:
     """The names read inside some prev(...) of a compiled expression tree."""
+    return _names_where(tree, "prev", True)
+
+
+def _names_where(tree, tag: str, inside_it: bool) -> set:
+    """The names read inside (``inside_it``) or outside every node ``tag`` of a compiled tree."""
     found: set = set()
 
     def walk(node, inside):
@@ -231,10 +236,10 @@ def _names_under_prev(tree) -> set:
             return
         if node and isinstance(node[0], str):  # a node: its tag, then its operands
             if node[0] == "name":
-                if inside:
+                if inside == inside_it:
                     found.add(node[1])
                 return
-            inside, node = inside or node[0] == "prev", node[1:]
+            inside, node = inside or node[0] == tag, node[1:]
         for part in node:
             walk(part, inside)
 
@@ -244,17 +249,20 @@ def _names_under_prev(tree) -> set:
 
 def _check_availability(c: Compiled, when: str, free=(), declared_alpha: bool = False):
     names = set(c.names) - set(free or ())
+    # a point's names outside every min_i/max_i/sum_i/all_i/any_i name no point
+    loose = (_names_where(c.tree, "agg", False) - set(free or ())) & STEP_NAMES
     if when in ("dataset", "once"):
         bad = names & RUN_NAMES
         if bad:
             raise ExprError(f"{', '.join(sorted(bad))} describe a run; a claim with when = {when!r} has none")
-        if not c.uses_points and names & STEP_NAMES:
-            raise ExprError(f"{', '.join(sorted(names & STEP_NAMES))} exist only at a visit or update, "
+        if loose:
+            raise ExprError(f"{', '.join(sorted(loose))} exist only at a visit or update, "
                             "or inside min_i/max_i/sum_i/all_i/any_i")
     if when == "once" and names:
         raise ExprError(f"a claim with when = 'once' is about numbers only; it uses {', '.join(sorted(names))}")
-    if when == "end" and not c.uses_points and names & STEP_NAMES:
-        raise ExprError(f"{', '.join(sorted(names & STEP_NAMES))} exist only at a visit or update")
+    if when == "end" and loose:
+        raise ExprError(f"{', '.join(sorted(loose))} exist only at a visit or update, "
+                        "or inside min_i/max_i/sum_i/all_i/any_i")
     if c.uses_prev and when != "update":
         raise ExprError("prev(...) refers to the previous update; use it with when = 'update'")
     if names & END_NAMES and when in ("visit", "update"):

@@ -98,21 +98,30 @@ def _at_a_point(tree):
     op = tree[0]
     if op == "and":
         return ("and", tuple(_at_a_point(t) for t in tree[1]))
-    if op == "or" and sum(map(_every, tree[1])) <= 1:
-        return ("or", tuple(_at_a_point(t) if _every(t) else t for t in tree[1]))
+    if op == "or" and sum(map(_loose, tree[1])) <= 1:
+        return ("or", tuple(_at_a_point(t) for t in tree[1]))
     if op == "agg" and tree[1] == "all_i" and not _every(tree[2]):
         return tree[2]
     if op == "cmp" and len(tree[1]) == 1:
         (a, b), o = tree[2], tree[1][0]
         lower, upper = {">": "min_i", ">=": "min_i", "<": "max_i", "<=": "max_i"}.get(o), \
             {"<": "min_i", "<=": "min_i", ">": "max_i", ">=": "max_i"}.get(o)
-        if a[0] == "agg" and a[1] == lower and not _every(a[2]) and not _every(b):
+        if a[0] == "agg" and a[1] == lower and not _every(a[2]) and not _loose(b):
             return ("cmp", tree[1], (a[2], b))
-        if b[0] == "agg" and b[1] == upper and not _every(b[2]) and not _every(a):
+        if b[0] == "agg" and b[1] == upper and not _every(b[2]) and not _loose(a):
             return ("cmp", tree[1], (a, b[2]))
-    if _every(tree):
+    if _every(tree) or _reads(tree, lambda t: t in _POINT):
         raise NotTaken("it reads the points other than through all_i, min_i(...) > c or max_i(...) < c")
     return tree
+
+
+#: A point's own names: outside all_i, min_i, max_i they name no point of the dataset.
+_POINT = {("name", "x"), ("name", "y"), ("name", "x_hat")}
+
+
+def _loose(tree) -> bool:
+    """Whether the expression reads the points, through an aggregate or a point's name."""
+    return _every(tree) or _reads(tree, lambda t: t in _POINT)
 
 
 def _every(tree) -> bool:

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from perceptron.declared import variant_of
+from perceptron.expression import RUN_QUANTITIES
 from perceptron.variants import BIAS_ONE, BIAS_R2
+from verify.language.quantities import QUANTITIES
 from verify.symbolic.run_facts import TYPES, NotTaken, translate
 
 __all__ = ["Learner", "learner_of", "learners_of", "text_of"]
@@ -70,8 +72,8 @@ def _learner(name: str, var, key) -> Learner | str:  # noqa: ARG001 - key: the d
     if not set(state) <= {"w", "b"} or state["w"].type != "vector" or ("b" in state and state["b"].type != "scalar"):
         return f"its state ({', '.join(state)}) is more than w and b"
     params = {p: p for p, _ in var.parameters}
-    if clash := [p for p in params if p in TYPES and p not in _PARAMETERS]:
-        return f"its parameter {clash[0]} has the name of a symbol of the proofs"
+    if clash := [p for p in params if (p in TYPES and p not in _PARAMETERS) or p in QUANTITIES or p in RUN_QUANTITIES]:
+        return f"its parameter {clash[0]} has the name of a symbol of the proofs or a quantity of a run"
     for p in params:
         TYPES[p] = "scalar"
         _PARAMETERS.add(p)
@@ -85,7 +87,7 @@ def _learner(name: str, var, key) -> Learner | str:  # noqa: ARG001 - key: the d
         upd = dict(var.update)
         after = {s: text_of(translate(upd[s].tree, {**before, "score": f"({score})"}, None)) if s in upd else f"{s}_prev"
                  for s in ("w", "b")}
-        mistake = text_of(translate(var.mistake.tree, {**params, "score": f"({score})"}, None))
+        mistake = text_of(translate(var.mistake.tree, {**before, "score": f"({score})"}, None))
         start = tuple(text_of(translate(state[s].tree, params, None)) if s in state else "b0" for s in ("w", "b"))
     except NotTaken as e:
         return f"its declaration: {e}"

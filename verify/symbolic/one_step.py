@@ -127,14 +127,15 @@ def _induction(claim, lrn, names, label, hyps, subs, lemmas=None):
                 for lem in lems for where in ["this update" if subs_["k"] != "(k - 1)" else "the update before"]]
 
     first = {key: start(v) for key, v in subs.items() if key != "prev"}
+    # prev(): the state before this update, with its count of updates and sum (0 and 0 at the start)
     first.update(k="1", sumsq="norm2(x)", w0=w0, prev=None if lemmas is None else
-                 {key: start(v) for key, v in subs["prev"].items()})
+                 {**{key: start(v) for key, v in subs["prev"].items()}, "k": "0", "sumsq": "0"})
     yield (f"{label}; the first update (k = 1, from w0)", [start(h) for h in hyps] + at(first, lemmas or []),
            first)
     before = {**subs, "w": "w_prev", "b": "b_prev", "w_hat": "cat(w_prev, b_prev/R)", "x": "x1", "y": "y1",
               "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0}
     later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0,
-             "prev": None if lemmas is None else subs["prev"]}
+             "prev": None if lemmas is None else {**subs["prev"], "k": "(k - 1)", "sumsq": "sumsq_prev"}}
     said = [Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
                  translate(statement(claim).tree, before, None))] if lemmas is None else \
         at(before, lemmas) + at(later, lemmas)
