@@ -250,3 +250,26 @@ def test_a_point_outside_every_aggregate_at_the_end_is_refused_with_its_line(tmp
 
     with pytest.raises(ClaimError, match="x, y exist only at a visit or update"):
         _note(tmp_path, [("e.bare", "converged == 0 or min_i(y*dot(w, x)) > y*dot(w, x) - 1", "end", [])])
+
+
+@pytest.mark.parametrize("expr, free, proved", [
+    ("all_i(sign(dot(w, x)) == y) == all_i(y*dot(w, x) > 0)", '["w"]', True),  # every w
+    ("all_i(sign(dot(w, x)) == y) == all_i(y*dot(w, x) >= 0)", '["w"]', False),  # w = 0
+    ("all_i(sign(dot(a*w, c*x)) == sign(dot(w, x)))", '["w", "a:positive", "c:positive"]', True),
+    ("all_i(sign(dot(a*w, c*x)) == sign(dot(w, x)))", '["w", "a:positive", "c:scalar"]', False),  # c < 0
+    ("all_i(y*dot(w, x) <= s*norm(w)*R)", '["w", "s:label"]', False),  # s = -1
+    ("all_i(y*dot(w, x) <= norm(w)*R)", '["w"]', True),
+    ("any_i(y == 1) or all_i(y == -1)", '[]', None),  # not taken: an any_i
+])
+def test_a_claim_about_every_point_of_every_dataset(tmp_path, expr, free, proved):
+    """Read at an arbitrary point of an arbitrary dataset, for every value of its free names."""
+    (tmp_path / "c.toml").write_text(f'[document]\nfile = "n.md"\n\n[[claim]]\nid = "d.every"\nsection = "1"\n'
+                                     f'statement = "s"\nexpr = "{expr}"\nvariants = ["rosenblatt"]\nfree = {free}\n'
+                                     'when = "dataset"\nexpect = "holds"\n')
+    c = load_claims(str(tmp_path / "c.toml")).claims[0]
+    got = one_step(c)
+    if proved is None:
+        assert isinstance(got, str) and "other than through all_i" in got, got
+    else:
+        assert not isinstance(got, str), got
+        assert (prove_one_step(c) is not None) == proved

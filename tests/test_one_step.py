@@ -114,7 +114,7 @@ def test_facts_of_the_variant_decide_and_nothing_else(tmp_path, expr, variant, a
     ("score <= 0", "rosenblatt", "visit", "", "reads score"),
     ("converged + epochs >= 1", "rosenblatt", "end", "", "reads epochs, which convergence does not show"),
     ("mistakes + epochs >= 1", "rosenblatt", "end", "", "reads epochs, which the end of a run does not show"),
-    ("min_i(y*dot(w_opt, x)) <= R", "rosenblatt", "dataset", "", "reads x, y, which a dataset does not show"),
+    ("min_i(y*dot(w_opt, x)) <= R", "rosenblatt", "dataset", "", "other than through all_i"),
 ])
 def test_what_one_update_does_not_show_is_not_taken(tmp_path, expr, variant, when, extra, why):
     got = one_step(_claim(tmp_path, expr, variant, when=when, extra=extra))

@@ -16,8 +16,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verify.language import assumptions as A
+from verify.symbolic.every_point import at_a_point, reads
 from verify.symbolic.learners import learners_of
-from verify.symbolic.run_facts import (SEPARATOR, STATE, NotTaken, OneStep, Step, add_case, children, facts_of_run,
+from verify.symbolic.run_facts import (SEPARATOR, STATE, NotTaken, OneStep, Step, add_case, facts_of_run,
                                        output_facts, refused, statement, ties_of, translate)
 
 __all__ = ["at_convergence"]
@@ -47,7 +48,7 @@ def at_convergence(claim) -> OneStep | str:
         rest = _fold(st.tree, 1)
         if rest is False:
             return "it is false where the run converged"
-        point = ("cmp", ("==",), (("num", Fraction(1)), ("num", Fraction(1)))) if rest is True else _at_a_point(rest)
+        point = ("cmp", ("==",), (("num", Fraction(1)), ("num", Fraction(1)))) if rest is True else at_a_point(rest)
         profiles, facts = [], []
         for lrn in lrns:
             var = lrn.variant
@@ -86,47 +87,6 @@ def _fold(tree, value: int):
     if op == "not":
         inner = _fold(tree[1], value)
         return (not inner) if isinstance(inner, bool) else ("not", inner)
-    if _reads(tree, lambda t: t == ("name", "converged")):
+    if reads(tree, lambda t: t == ("name", "converged")):
         raise NotTaken("it reads converged other than compared with a number")
     return tree
-
-
-def _at_a_point(tree):
-    """What the statement says of every point, at one point: all_i(B) as B, min_i(e) > c as
-    e > c, max_i(e) < c as e < c (c not about the points), through 'and', and through an 'or'
-    of which one side is about the points."""
-    op = tree[0]
-    if op == "and":
-        return ("and", tuple(_at_a_point(t) for t in tree[1]))
-    if op == "or" and sum(map(_loose, tree[1])) <= 1:
-        return ("or", tuple(_at_a_point(t) for t in tree[1]))
-    if op == "agg" and tree[1] == "all_i" and not _every(tree[2]):
-        return tree[2]
-    if op == "cmp" and len(tree[1]) == 1:
-        (a, b), o = tree[2], tree[1][0]
-        lower, upper = {">": "min_i", ">=": "min_i", "<": "max_i", "<=": "max_i"}.get(o), \
-            {"<": "min_i", "<=": "min_i", ">": "max_i", ">=": "max_i"}.get(o)
-        if a[0] == "agg" and a[1] == lower and not _every(a[2]) and not _loose(b):
-            return ("cmp", tree[1], (a[2], b))
-        if b[0] == "agg" and b[1] == upper and not _every(b[2]) and not _loose(a):
-            return ("cmp", tree[1], (a, b[2]))
-    if _every(tree) or _reads(tree, lambda t: t in _POINT):
-        raise NotTaken("it reads the points other than through all_i, min_i(...) > c or max_i(...) < c")
-    return tree
-
-
-#: A point's own names: outside all_i, min_i, max_i they name no point of the dataset.
-_POINT = {("name", "x"), ("name", "y"), ("name", "x_hat")}
-
-
-def _loose(tree) -> bool:
-    """Whether the expression reads the points, through an aggregate or a point's name."""
-    return _every(tree) or _reads(tree, lambda t: t in _POINT)
-
-
-def _every(tree) -> bool:
-    return _reads(tree, lambda t: t[0] == "agg")
-
-
-def _reads(tree, test) -> bool:
-    return test(tree) or any(_reads(t, test) for t in children(tree))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from verify.language import assumptions as A
 from verify.symbolic.converged import at_convergence
+from verify.symbolic.every_point import about_every_point
 from verify.symbolic.from_lemmas import given_lemmas, lemma_graph, lemmas_of, not_derived
 from verify.symbolic.learners import learners_of
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
@@ -49,6 +50,8 @@ def one_step(claim) -> OneStep | str:
     if claim.when == "end" and claim.compiled is not None and (
             "converged" in statement(claim).names or (A.CONVERGED in claim.assume and statement(claim).uses_points)):
         return at_convergence(claim)
+    if claim.when == "dataset" and claim.compiled is not None and (claim.free or statement(claim).uses_points):
+        return about_every_point(claim)
     if claim.when in ("dataset", "end"):
         return given_lemmas(claim, ())
     if claim.when not in ("update", "visit") or claim.compiled is None:
