@@ -8,7 +8,9 @@ not taken.
 
 from __future__ import annotations
 
-from verify.symbolic.run_facts import NotTaken, children
+from verify.symbolic.learners import learners_of
+from verify.symbolic.run_facts import (DATASET_NAMES, NotTaken, OneStep, Step, add_case, bring_symbol, children,
+                                       facts_of_run, statement, translate)
 
 __all__ = ["at_a_point", "reads"]
 
@@ -58,21 +60,14 @@ def reads(tree, test) -> bool:
     return test(tree) or any(reads(t, test) for t in children(tree))
 
 
-#: Names of the proofs' own a claim's free name may not take (verify.symbolic.run_facts.TYPES):
-#: w and b, which no dataset defines, may be free vectors and scalars.
-_FREE_OK = {"w": "vector", "b": "scalar"}
-#: The free names registered among the proofs' symbols.
-_FREE: set = set()
+#: The proofs' own symbols a free name may be: w and b, which no dataset defines.
+_FREE_OK = ("w", "b")
 
 
 def about_every_point(claim):
     """A claim about every dataset that reads its points or free names: what it says of every
     point, at an arbitrary point (x, y) of an arbitrary dataset, for every value of its free names
     (a positive one > 0, a label +1 or -1); or why it is not taken (a text)."""
-    from verify.symbolic.learners import learners_of
-    from verify.symbolic.run_facts import (DATASET_NAMES, TYPES, OneStep, Step, add_case, facts_of_run, statement,
-                                           translate)
-
     if claim.when != "dataset" or claim.compiled is None:
         return "not a claim about every dataset"
     if (claim.given is not None and not claim.implied) or claim.pair:
@@ -80,16 +75,12 @@ def about_every_point(claim):
     if isinstance(lrns := learners_of(claim), str):
         return lrns
     free = {n: ("vector" if t == "vector" else "scalar", t) for n, t in (claim.free or {}).items()}
-    for n, (kind, _) in free.items():
-        if (n in TYPES and n not in _FREE and _FREE_OK.get(n) != kind) or TYPES.get(n, kind) != kind:
-            return f"its free name {n} has the name of a symbol of the proofs"
     st = statement(claim)
     if not set(st.names) <= DATASET_NAMES | {"x", "y"} | set(free) or st.uses_prev:
         return f"it reads {', '.join(sorted(set(st.names) - DATASET_NAMES - {'x', 'y'} - set(free)))}, " \
                "which a dataset's point does not show"
-    for n, (kind, _) in free.items():
-        TYPES[n] = kind
-        _FREE.add(n)
+    if clash := [n for n, (kind, _) in free.items() if not bring_symbol(n, kind, _FREE_OK)]:
+        return f"its free name {clash[0]} has the name of a symbol of the proofs"
     said = [f"{n} > 0" for n, (_, t) in free.items() if t == "positive"] + \
         [f"{n}**2 == 1" for n, (_, t) in free.items() if t == "label"]
     try:

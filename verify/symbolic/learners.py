@@ -19,12 +19,10 @@ from perceptron.declared import variant_of
 from perceptron.expression import RUN_QUANTITIES
 from perceptron.variants import BIAS_ONE, BIAS_R2
 from verify.language.quantities import QUANTITIES
-from verify.symbolic.run_facts import TYPES, NotTaken, translate
+from verify.symbolic.run_facts import NotTaken, bring_symbol, translate
 
 __all__ = ["Learner", "learner_of", "learners_of", "text_of"]
 
-#: The declared parameters among the symbols of the proofs (verify.symbolic.run_facts.TYPES).
-_PARAMETERS: set = set()
 #: What a declaration's expressions may read to be proved (besides its state and parameters).
 _READS = {"x", "y", "eta", "R", "R2", "score", "out", "w0", "b0"}
 
@@ -72,11 +70,8 @@ def _learner(name: str, var, key) -> Learner | str:  # noqa: ARG001 - key: the d
     if not set(state) <= {"w", "b"} or state["w"].type != "vector" or ("b" in state and state["b"].type != "scalar"):
         return f"its state ({', '.join(state)}) is more than w and b"
     params = {p: p for p, _ in var.parameters}
-    if clash := [p for p in params if (p in TYPES and p not in _PARAMETERS) or p in QUANTITIES or p in RUN_QUANTITIES]:
+    if clash := [p for p in params if p in QUANTITIES or p in RUN_QUANTITIES or not bring_symbol(p, "scalar")]:
         return f"its parameter {clash[0]} has the name of a symbol of the proofs or a quantity of a run"
-    for p in params:
-        TYPES[p] = "scalar"
-        _PARAMETERS.add(p)
     allowed = _READS | set(state) | set(params)
     exprs = [var.score, var.mistake] + [c for _, c in var.update] + list(state.values())
     if any(not set(c.names) <= allowed for c in exprs):

@@ -47,26 +47,27 @@ def one_step(claim) -> OneStep | str:
     """The claim as one update (or, at a visit, one state) of each of its variants, of a dataset
     (its points of each label as witnesses), or at the end of a run (for any final state its
     variants' runs allow, with no lemma), or why it is not taken (a text)."""
-    if claim.when == "end" and claim.compiled is not None and (
-            "converged" in statement(claim).names or (A.CONVERGED in claim.assume and statement(claim).uses_points)):
+    st = statement(claim) if claim.compiled is not None else None
+    if claim.when == "end" and st is not None and (
+            "converged" in st.names or (A.CONVERGED in claim.assume and st.uses_points)):
         return at_convergence(claim)
-    if claim.when == "dataset" and claim.compiled is not None and (claim.free or statement(claim).uses_points):
+    if claim.when == "dataset" and st is not None and (claim.free or st.uses_points):
         return about_every_point(claim)
     if claim.when in ("dataset", "end"):
         return given_lemmas(claim, ())
-    if claim.when not in ("update", "visit") or claim.compiled is None:
+    if claim.when not in ("update", "visit") or st is None:
         return "not a claim about each update or visit, a dataset or the end of a run"
     if (why := refused(claim)) is not None or isinstance(lrns := learners_of(claim), str):
         return why or lrns
-    names = set(statement(claim).names)
+    names = set(st.names)
     # at a visit, score and out: before or after its update?
     allowed = (NAMES | COUNTS if claim.when == "update" else NAMES - {"score", "out"}).union(*(lrn.params for lrn in lrns))
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which one {claim.when} does not show"
     counted = bool(names & COUNTS)
-    if counted and (statement(claim).uses_prev or names & {"score", "out"}):
+    if counted and (st.uses_prev or names & {"score", "out"}):
         return "it reads k, sumsq or w0 with prev(), score or out: no induction over the updates is taken for it"
-    if statement(claim).uses_points or statement(claim).uses_prev > (claim.when == "update"):
+    if st.uses_points or st.uses_prev > (claim.when == "update"):
         return "it reads the whole dataset or looks back further than the update"
     if claim.when == "update" and not _settings_left(claim, lrns):
         return "its assumptions leave no run setting of its variants (form_half on a variant with one form)"
@@ -76,7 +77,7 @@ def one_step(claim) -> OneStep | str:
             for label, hyps, subs in _profiles(claim, lrn, names):
                 for label, hyps, subs in (_induction(claim, lrn, names, label, hyps, subs) if counted
                                           else [(label, hyps, subs)]):
-                    step = Step(claim.expr, translate(statement(claim).tree, subs, subs["prev"]))
+                    step = Step(claim.expr, translate(st.tree, subs, subs["prev"]))
                     add_case(profiles, facts, label, hyps, step)
     except NotTaken as e:
         return str(e)

@@ -14,7 +14,7 @@ from perceptron.expression import compile_expr
 from verify.language import assumptions as A
 
 __all__ = ["OneStep", "Step", "Statement", "statement", "NotTaken", "TYPES", "VECTORS", "STATE", "NAMES", "SEPARATOR", "END_NAMES",
-           "DATASET_NAMES", "COUNTS", "MAX_ATOMS", "parsed", "compiled_step", "refused", "add_case", "facts_of_run", "ties_of", "output_facts",
+           "DATASET_NAMES", "COUNTS", "MAX_ATOMS", "bring_symbol", "parsed", "compiled_step", "refused", "add_case", "facts_of_run", "ties_of", "output_facts",
            "unit_norms", "margin_fact", "translate", "children"]
 
 
@@ -46,14 +46,30 @@ COUNTS = {"k", "sumsq", "w0"}
 
 @dataclass(frozen=True)
 class OneStep:
-    """A claim about one update made ready for verify.symbolic.steps: per profile of the run
-    (its label, hypotheses and the claim with the update substituted), and the facts it rests on."""
+    """A claim made ready for verify.symbolic.steps: its cases (one update of each run setting, an
+    induction's two, a state its lemmas allow, ...: each a label, hypotheses and the claim with its
+    names substituted), and the facts it rests on."""
 
     profiles: tuple  # ((label, hypotheses (compiled), step (compiled)), ...)
     facts: tuple  # the hypotheses as text, for the evidence
     lemmas: tuple = ()  # the ids of the note's proved claims it is derived from
     abstract: bool = False  # inner products and norms taken as scalars (given_lemmas)
     what: str = ""  # what its cases cover, where the kind of claim does not say it
+
+
+#: The names a claim or a declaration brings (a free name, a parameter) registered among TYPES,
+#: with their type: the only names TYPES takes after it is built.
+_BROUGHT: dict = {}
+
+
+def bring_symbol(name: str, kind: str, own_ok=()) -> bool:
+    """Register a name a claim or a declaration brings as a symbol of ``kind`` ("scalar" or
+    "vector"); False where it is one of the proofs' own symbols (but those of ``own_ok``, of the
+    same type) or was brought with the other type."""
+    if TYPES.get(name, kind) != kind or (name in TYPES and name not in _BROUGHT and name not in own_ok):
+        return False
+    TYPES[name] = _BROUGHT[name] = kind
+    return True
 
 
 @dataclass(frozen=True)
