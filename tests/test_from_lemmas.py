@@ -112,7 +112,8 @@ def test_a_claim_about_convergence_is_proved_at_a_point_classified_correctly(tmp
 
 
 @pytest.mark.parametrize("expr, why", [
-    ("converged == 1 or norm2(w) >= 0", "where the run did not converge"),
+    ("converged == 1 or all_i(y*dot(w, x) > 0)", "where the run did not converge, it reads x, y"),
+    ("converged == 1 or stopped_by_budget + 1 > 1", "stopped_by_budget other than compared with a number"),
     ("converged == 0 or sum_i(y) > 0", "other than through all_i"),
     ("converged == 0 or min_i(y*dot(w, x)) < 1", "other than through all_i"),
     ("converged == 0 or (all_i(y == 1) or all_i(y == -1))", "other than through all_i"),
@@ -260,6 +261,14 @@ def test_a_point_outside_every_aggregate_at_the_end_is_refused_with_its_line(tmp
     ("all_i(y*dot(w, x) <= s*norm(w)*R)", '["w", "s:label"]', False),  # s = -1
     ("all_i(y*dot(w, x) <= norm(w)*R)", '["w"]', True),
     ("any_i(y == 1) or all_i(y == -1)", '[]', None),  # not taken: an any_i
+    # a divisor is shown non-zero where the evaluator reaches it: an 'or' stops at its first true
+    # alternative; sympy's cancelling of norm2(w)/norm2(w) is no proof that it is defined
+    ("norm2(w) == 0 or all_i(dot(w, w)/norm2(w) == 1)", '["w"]', True),
+    ("norm2(w) > 0 or all_i(dot(w, w)/norm2(w) == 1)", '["w"]', False),  # reached at w = 0
+    ("all_i(dot(w, w)/norm2(w) == 1)", '["w"]', False),  # w = 0
+    ("all_i((dot(w, w)/norm2(w) == 1) or norm2(w) == 0)", '["w"]', False),  # the division is read first
+    ("norm2(w) == 0 or all_i((dot(w, x + t*w) + c)/norm(w) > (dot(w, x) + c)/norm(w))",
+     '["w", "c:scalar", "t:positive"]', True),
 ])
 def test_a_claim_about_every_point_of_every_dataset(tmp_path, expr, free, proved):
     """Read at an arbitrary point of an arbitrary dataset, for every value of its free names."""
@@ -273,3 +282,20 @@ def test_a_claim_about_every_point_of_every_dataset(tmp_path, expr, free, proved
     else:
         assert not isinstance(got, str), got
         assert (prove_one_step(c) is not None) == proved
+
+
+def test_a_run_stopped_by_its_budget_is_within_a_proved_bound(tmp_path):
+    """How a run ended, read as numbers (stopped_by_budget = 1 - converged): where it did not
+    converge, what the claim says there is derived from the note's proved claims at its last
+    update (or at its start, before any update); a bound the start breaks is not proved."""
+    claims = _note(tmp_path, [
+        ("n.norm", "norm2(w) <= k*eta**2*R2", "update", ["w0_zero"]),
+        ("n.ends", "(stopped_by_budget == 1 and norm2(w) <= mistakes*eta**2*R2) or converged == 1", "end", ["w0_zero"]),
+        ("n.strict", "(stopped_by_budget == 1 and norm2(w) < mistakes*eta**2*R2) or converged == 1", "end", ["w0_zero"]),
+        ("n.any-start", "(stopped_by_budget == 1 and norm2(w) <= mistakes*eta**2*R2) or converged == 1", "end", []),
+    ])
+    got = prove_all(claims, claims)
+    assert {i for i, e in got.items() if e is not None} == {"n.norm", "n.ends"}, got
+    assert got["n.ends"]["lemmas"] == ["n.norm"]
+    assert "where it did not converge" in got["n.ends"]["method"]
+    assert any(s["step"].startswith("not converged (stopped by its budget): ") for s in got["n.ends"]["steps"])

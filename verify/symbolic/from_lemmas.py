@@ -23,29 +23,32 @@ from verify.symbolic.run_facts import (COUNTS, DATASET_NAMES, END_NAMES, MAX_ATO
 __all__ = ["given_lemmas", "not_derived", "lemma_of", "lemma_graph", "lemmas_of", "MAX_PAIRINGS", "MAX_LEMMAS"]
 
 
-def given_lemmas(claim, lemmas, abstract=False) -> OneStep | str:
+def given_lemmas(claim, lemmas, abstract=False, part=None, case="") -> OneStep | str:
     """The claim for any state the note's proved ``lemmas`` allow, nothing substituted, or why it is
     not taken: at an update (w, b, k, sumsq: any values the lemmas at that update leave; the point
     updated on), at the end of a run (no update: w0, b0, mistakes = 0; or the last update's
-    state, mistakes = k >= 1), of a dataset (under nontrivial, a point of each label)."""
-    if (why := not_derived(claim)) is not None:
+    state, mistakes = k >= 1), of a dataset (under nontrivial, a point of each label).  ``part``:
+    what is left of the statement in one ``case`` of a proof (verify.symbolic.converged), proved
+    in its place (a Statement)."""
+    st = part or statement(claim)
+    if (why := not_derived(claim, st)) is not None:
         return why
     if claim.when == "update" and not lemmas:  # one_step proves it with the update itself
         return "no proved claim of its note to derive it from"
-    read = set(statement(claim).names).union(*(set(statement(lem).names) for lem in lemmas))
+    read = set(st.names).union(*(set(statement(lem).names) for lem in lemmas))
     try:
         profiles, facts = [], []
         for lrn in learners_of(claim):
             for label, hyps, subs, updated in _states(claim, lrn, read):
                 said = [Step(f"{lem.id} (proved): {lem.expr}", translate(statement(lem).tree, subs, None))
                         for lem in lemmas if updated or lem.when == "dataset"]
-                step = Step(claim.expr, translate(statement(claim).tree, subs, None))
+                step = Step(claim.expr, translate(st.tree, subs, None))
                 hyps_ = [h if isinstance(h, Step) else compiled_step(h) for h in hyps] + said
                 if abstract:
                     hyps_, step = _abstract(hyps_, step)
                 else:
                     hyps_ += _cauchy_schwarz([*said, step])
-                add_case(profiles, facts, label, hyps_, step)
+                add_case(profiles, facts, case + label, hyps_, step)
     except NotTaken as e:
         return str(e)
     return OneStep(tuple(profiles), tuple(facts), tuple(lem.id for lem in lemmas), abstract)
@@ -116,18 +119,19 @@ def _cauchy_schwarz(steps) -> list:
     return out
 
 
-def not_derived(claim) -> str | None:
-    """Why given_lemmas takes no claim like this one whatever its lemmas, or None."""
+def not_derived(claim, st=None) -> str | None:
+    """Why given_lemmas takes no claim like this one (or its part ``st``) whatever its lemmas, or None."""
     allowed = {"update": NAMES - {"score", "out"} | COUNTS, "end": END_NAMES, "dataset": DATASET_NAMES}.get(claim.when)
     if allowed is None or claim.compiled is None:
         return "not a claim about each update, a dataset or the end of a run"
     if (why := refused(claim)) is not None or isinstance(lrns := learners_of(claim), str):
         return why or lrns
-    names = set(statement(claim).names)
+    st = st or statement(claim)
+    names = set(st.names)
     allowed = allowed.union(*(lrn.params for lrn in lrns))
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which {_WHERE[claim.when]} does not show"
-    if statement(claim).uses_points or statement(claim).uses_prev:
+    if st.uses_points or st.uses_prev:
         return "it reads the whole dataset or looks back an update"
     return None
 

@@ -49,7 +49,7 @@ def one_step(claim) -> OneStep | str:
     variants' runs allow, with no lemma), or why it is not taken (a text)."""
     st = statement(claim) if claim.compiled is not None else None
     if claim.when == "end" and st is not None and (
-            "converged" in st.names or (A.CONVERGED in claim.assume and st.uses_points)):
+            st.names & {"converged", "stopped_by_budget"} or (A.CONVERGED in claim.assume and st.uses_points)):
         return at_convergence(claim)
     if claim.when == "dataset" and st is not None and (claim.free or st.uses_points):
         return about_every_point(claim)
@@ -236,7 +236,8 @@ def prove_all(claims, notes=()) -> dict:
         # its lemmas), then over the Gram matrix (where it needs what the vectors are), then at the
         # update itself, given the lemmas at it and at the one before
         done = _proved({i: [given_lemmas(wanted[i], got, abstract=True), given_lemmas(wanted[i], got),
-                            at_update(wanted[i], got)] for i, got in todo.items()}, wanted)
+                            at_update(wanted[i], got), at_convergence(wanted[i], got)] for i, got in todo.items()},
+                       wanted)
         if not done:  # nothing new to derive from
             break
         proved.update(done)
@@ -264,7 +265,9 @@ def _proved(attempts: dict, claims: dict) -> dict:
 def _evidence(claim, got: OneStep, res) -> dict:
     steps = [{"step": f"{label}; {claim.expr}", "verdict": r.verdict.label, "method": r.method}
              for (label, _, _), r in zip(got.profiles, res)]
-    if got.lemmas:
+    if got.lemmas and got.what:
+        what = f"{got.what}; derived from the note's proved claims {', '.join(got.lemmas)}"
+    elif got.lemmas:
         what = (f"derived from the note's proved claims {', '.join(got.lemmas)}: for any "
                 + {"update": "state at an update they allow", "end": "end of a run (no update, or the last update's "
                    "state: what they allow)", "dataset": "dataset (a point of each label under nontrivial)"}[claim.when])

@@ -14,7 +14,7 @@ from perceptron.expression import compile_expr
 from verify.language import assumptions as A
 
 __all__ = ["OneStep", "Step", "Statement", "statement", "NotTaken", "TYPES", "VECTORS", "STATE", "NAMES", "SEPARATOR", "END_NAMES",
-           "DATASET_NAMES", "COUNTS", "MAX_ATOMS", "bring_symbol", "parsed", "compiled_step", "refused", "add_case", "facts_of_run", "ties_of", "output_facts",
+           "DATASET_NAMES", "COUNTS", "MAX_ATOMS", "bring_symbol", "part_of", "parsed", "compiled_step", "refused", "add_case", "facts_of_run", "ties_of", "output_facts",
            "unit_norms", "margin_fact", "translate", "children"]
 
 
@@ -81,6 +81,19 @@ class Statement:
     names: frozenset
     uses_prev: int
     uses_points: bool
+
+
+def part_of(tree) -> Statement:
+    """A part of a statement (what is left of it in one case of a proof) as a Statement of its own
+    (a look-back counted as one update, whatever its depth)."""
+    names, ops, todo = set(), set(), [tree]
+    while todo:
+        t = todo.pop()
+        ops.add(t[0])
+        if t[0] == "name":
+            names.add(t[1])
+        todo.extend(children(t))
+    return Statement(tree, frozenset(names), int("prev" in ops), "agg" in ops)
 
 
 def statement(claim) -> Statement:

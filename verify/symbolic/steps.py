@@ -109,9 +109,19 @@ def _gram(a: str, b: str):
 
 
 class _ToSympy:
+    """A step's tree -> sympy, recording each operation the claim's evaluator leaves undefined
+    somewhere (``partial``: ("nonzero", a divisor, guard), ("nonneg", a root's argument, ())),
+    in the step as written, before sympy cancels any of it.  A divisor's guard is what must hold
+    for the evaluator to reach it (the items of _relations): it reads an 'or' left to right and
+    stops at the first true alternative, so a divisor in a later one is reached only where each
+    before it is false.  A root's argument is shown non-negative wherever the hypotheses hold
+    (unguarded: its definition s*s == a then excludes no state)."""
+
     def __init__(self, vectors, scalars):
         self.vectors = set(vectors)
         self.syms = {s: sympy.Symbol(s, real=True) for s in scalars}
+        self.partial: list = []
+        self.guard: tuple = ()
 
     def __call__(self, t):
         op = t[0]
@@ -137,10 +147,16 @@ class _ToSympy:
                 if o == "*":
                     return self._scale(a, b) if isinstance(b, _SymVec) else self._scale(b, a)
                 if o == "/":
+                    self.partial.append(("nonzero", b, self.guard))
                     return self._scale(1 / b, a)
+            if o == "/":
+                self.partial.append(("nonzero", b, self.guard))
             return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[o]
         if op == "pow":
-            return self(t[1]) ** t[2]
+            base = self(t[1])
+            if t[2] < 0:
+                self.partial.append(("nonzero", base, self.guard))
+            return base ** t[2]
         if op == "call":
             name, args = t[1], [self(a) for a in t[2]]
             if name == "dot":
@@ -150,6 +166,7 @@ class _ToSympy:
             if name == "norm":
                 return sympy.sqrt(self._dot(args[0], args[0]))
             if name == "sqrt":
+                self.partial.append(("nonneg", args[0], ()))
                 return sympy.sqrt(args[0])
             if name == "abs":
                 return sympy.Abs(args[0])
@@ -192,8 +209,13 @@ def _relations(tree, conv):
         for t in tree[1]:
             out += _relations(t, conv)
         return out
-    if tree[0] == "or":
-        return [("or", tuple(_relations(t, conv) for t in tree[1]))]
+    if tree[0] == "or":  # an alternative is reached where each before it is false (_ToSympy.guard)
+        alts, outer = [], conv.guard
+        for t in tree[1]:
+            alts.append(_relations(t, conv))
+            conv.guard += (("not", alts[-1]),)
+        conv.guard = outer
+        return [("or", tuple(alts))]
     if tree[0] == "not":
         return [("not", _relations(tree[1], conv))]
     if tree[0] != "cmp":
@@ -303,8 +325,9 @@ def _check_all(vectors, scalars, hyps, steps, timeout, confirm=True) -> list[Ste
     for st in steps:
         t0 = time.perf_counter()
         try:
+            n = len(conv.partial)
             rels = _relations(st.tree, conv)
-            res = _check_step(z3, vectors, hyp_rels, rels, timeout, _partial(st.tree, conv), confirm)
+            res = _check_step(z3, vectors, hyp_rels, rels, timeout, conv.partial[n:], confirm)
         except Unsupported as e:
             res = StepResult("", Verdict.UNKNOWN, "unsupported", str(e))
         res.step = st.source
@@ -313,8 +336,14 @@ def _check_all(vectors, scalars, hyps, steps, timeout, confirm=True) -> list[Ste
     return results
 
 
-def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False, confirm=True) -> StepResult:
-    # 1. sympy: identities and constant comparisons
+def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=(), confirm=True) -> StepResult:
+    """The step's relations ``rels`` given the hypotheses', the step's ``partial`` operations
+    (_ToSympy) first shown defined wherever they are reached."""
+    # 1. sympy: identities and constant comparisons; where a division or a root is not defined
+    # for every value of its symbols, the evaluator has no value, so an identity of sympy's (which
+    # rewrites sqrt(-y**2) as I |y|, and cancels x in x y / x) is no proof there: z3 shows each
+    # defined from the hypotheses first (1 + exp(-s) is positive; y - 1 may be 0)
+    partial = [p for p in partial if (p[1].is_nonzero if p[0] == "nonzero" else p[1].is_nonnegative) is not True]
     pending = []
     for item in rels:
         if partial or len(item) != 3:  # a root, a norm or a quotient: z3 shows it defined first; or, not: z3 decides
@@ -336,20 +365,22 @@ def _check_step(z3, vectors, hyp_rels, rels, timeout, partial=False, confirm=Tru
     conv = ToZ3(z3)
     hyps = [_z3_of(z3, conv, item) for item in hyp_rels]
     # the hypotheses hold, so their roots and divisors are defined; the step's own are shown below
-    given, nonneg, nonzero = len(conv.defs), len(conv.needs_nonneg), len(conv.needs_nonzero)
-    axioms = _gram_axioms(z3, conv, _vectors_in(vectors, hyp_rels + pending))
+    given = len(conv.defs)
+    read = [(p[1], "==", sympy.Integer(0)) for p in partial] + [g for p in partial for g in p[2]]
+    axioms = _gram_axioms(z3, conv, _vectors_in(vectors, hyp_rels + pending + read))
+    # side conditions of the step: roots of non-negatives, divisions by non-zeros where reached,
+    # each shown from the hypotheses and the definitions of the roots inside it (never its own)
+    for kind, expr, guard in partial:
+        before = len(conv.defs)
+        term = conv(expr)
+        reached = [_z3_of(z3, conv, g) for g in guard]
+        r, _ = z3_check(hyps + axioms + conv.defs[:given] + conv.defs[before:] + reached
+                        + [term == 0 if kind == "nonzero" else term < 0], timeout)
+        if r != "unsat":
+            why = f"the divisor {expr} is non-zero" if kind == "nonzero" else f"sqrt({expr}) is defined (its argument >= 0)"
+            return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show {why}{' where it is reached' if guard else ''}: {r}")
     goals = [_z3_of(z3, conv, item) for item in pending]
     base = hyps + axioms + conv.defs
-    # side conditions of the step: roots of non-negatives, divisions by non-zeros, each shown from
-    # the hypotheses and the definitions of the roots inside it (not from its own)
-    for arg, term, before in conv.needs_nonneg[nonneg:]:
-        r, _ = z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term < 0], timeout)
-        if r != "unsat":
-            return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show sqrt({arg}) is defined (its argument >= 0): {r}")
-    for den, term, before in conv.needs_nonzero[nonzero:]:
-        r, _ = z3_check(hyps + axioms + conv.defs[:max(before, given)] + [term == 0], timeout)
-        if r != "unsat":
-            return StepResult("", Verdict.UNKNOWN, "z3", f"cannot show the divisor {den} is non-zero: {r}")
     r, model = z3_check(base + [z3.Not(z3.And(*goals))], timeout)
     if r == "unsat":
         return StepResult("", Verdict.PROVED, "z3 (nonlinear real arithmetic over the Gram abstraction)")
@@ -378,28 +409,6 @@ def _flat(items):
         else:
             for alt in (item[1] if item[0] == "or" else [item[1]]):
                 yield from _flat(alt)
-
-
-def _partial(tree, conv) -> bool:
-    """Whether a step has a square root or a division that sympy cannot show defined for every
-    value of its symbols (1 + exp(-s) is positive; y - 1 may be 0).  Where one is undefined the
-    claim's evaluator has no value, so an identity of sympy's (which rewrites sqrt(-y**2) as
-    I |y|, and cancels x in x y / x) is no proof there: z3 shows each defined from the
-    hypotheses first.  A norm is always defined."""
-    if not isinstance(tree, tuple) or not tree or not isinstance(tree[0], str):
-        return isinstance(tree, (tuple, list)) and any(_partial(t, conv) for t in tree)
-    op = tree[0]
-    try:
-        if op == "call" and tree[1] == "sqrt" and conv(tree[2][0]).is_nonnegative is not True:
-            return True
-        if (op == "bin" and tree[1] == "/" and not isinstance(conv(tree[3]), _SymVec)
-                and conv(tree[3]).is_nonzero is not True):
-            return True
-        if op == "pow" and tree[2] < 0 and conv(tree[1]).is_nonzero is not True:
-            return True
-    except (Unsupported, TypeError, ValueError):
-        return True
-    return any(_partial(t, conv) for t in tree[1:] if isinstance(t, (tuple, list)))
 
 
 def _vectors_in(vectors, rels):

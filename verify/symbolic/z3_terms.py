@@ -1,8 +1,8 @@
 """sympy expressions as z3 terms, and the z3 child that decides them (verify.symbolic.steps).
 
-A square root becomes an auxiliary s >= 0 with s*s == its argument, a division 1/d: each is
-recorded (needs_nonneg, needs_nonzero) so the caller shows it defined before it decides
-anything.  z3 runs in a child process killed at a hard limit (its own timeouts are soft on
+A square root becomes an auxiliary s >= 0 with s*s == its argument (its definition, in defs),
+a division 1/d z3's own (any value where d = 0): the caller shows each defined where the claim's
+evaluator reaches it before it decides anything (verify.symbolic.steps).  z3 runs in a child process killed at a hard limit (its own timeouts are soft on
 nonlinear problems), one server per process for all its checks.
 """
 
@@ -26,17 +26,12 @@ class Unsupported(Exception):
 
 
 class ToZ3:
-    """sympy expression -> z3 term, collecting side conditions (roots, divisors)."""
+    """sympy expression -> z3 term, collecting the definitions of its roots."""
 
     def __init__(self, z3):
         self.z3 = z3
         self.vars: dict = {}
         self.defs: list = []  # constraints defining auxiliary variables
-        # (sympy expression, its z3 term, how many defs came before it) of each square root's
-        # argument and each divisor: a side condition is decided with the definitions of the roots
-        # inside it, never with its own (s*s == a would make a >= 0 hold by definition)
-        self.needs_nonneg: list = []
-        self.needs_nonzero: list = []
         self.aux = 0
 
     def var(self, sym):
@@ -64,16 +59,13 @@ class ToZ3:
                 if n >= 0:
                     return self(b) ** n if n > 1 else (self(b) if n == 1 else z3.RealVal(1))
                 base = self(b)
-                self.needs_nonzero.append((b, base, len(self.defs)))
                 return 1 / (base ** (-n)) if n < -1 else 1 / base
             if x == sympy.Rational(1, 2) or x == sympy.Rational(-1, 2):
                 arg = self(b)
-                self.needs_nonneg.append((b, arg, len(self.defs)))
                 self.aux += 1
                 s = z3.Real(f"sqrt_{self.aux}")
                 self.defs += [s >= 0, s * s == arg]
                 if x < 0:
-                    self.needs_nonzero.append((b, arg, len(self.defs)))
                     return 1 / s
                 return s
             raise Unsupported(f"power {x}")
