@@ -299,3 +299,18 @@ def test_a_run_stopped_by_its_budget_is_within_a_proved_bound(tmp_path):
     assert got["n.ends"]["lemmas"] == ["n.norm"]
     assert "where it did not converge" in got["n.ends"]["method"]
     assert any(s["step"].startswith("not converged (stopped by its budget): ") for s in got["n.ends"]["steps"])
+
+
+def test_a_claim_two_updates_back_is_derived_from_a_step_at_this_update_and_the_one_before(tmp_path):
+    """prev(w, 2) is the state before the update before (the claim does not speak at the first
+    update); a lemma that looks back one update holds at both."""
+    claims = _note(tmp_path, [
+        ("n.step", "norm2(w) <= norm2(prev(w)) + R2", "update", ["eta_one"]),
+        ("n.two", "norm2(w) <= norm2(prev(w, 2)) + 2*R2", "update", ["eta_one"]),
+        ("n.two-false", "norm2(w) <= norm2(prev(w, 2)) + R2", "update", ["eta_one"]),
+        ("n.three", "norm2(w) <= norm2(prev(w, 3)) + 3*R2", "update", ["eta_one"]),
+    ])
+    got = prove_all(claims, claims)
+    assert {i for i, e in got.items() if e is not None} == {"n.step", "n.two"}, got
+    assert "n.step" in got["n.two"]["lemmas"]
+    assert not any("the first update" in s["step"] for s in got["n.two"]["steps"])

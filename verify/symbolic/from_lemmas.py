@@ -33,6 +33,7 @@ def given_lemmas(claim, lemmas, abstract=False, part=None, case="") -> OneStep |
     st = part or statement(claim)
     if (why := not_derived(claim, st)) is not None:
         return why
+    lemmas = [lem for lem in lemmas if not statement(lem).uses_prev]  # (at any state, no update before is stated)
     if claim.when == "update" and not lemmas:  # one_step proves it with the update itself
         return "no proved claim of its note to derive it from"
     read = set(st.names).union(*(set(statement(lem).names) for lem in lemmas))
@@ -184,7 +185,12 @@ def lemma_of(lemma, claim) -> bool:
             or (lemma.when == "update" and claim.when not in ("update", "end"))):
         return False
     names, own = set(statement(lemma).names), set(statement(claim).names)
-    if statement(lemma).uses_prev or statement(lemma).uses_points or names & {"score", "out"}:
+    # a lemma that looks back one update serves a claim that looks back two (one_step.at_update
+    # states it at this update and the one before; no other proof states the update before); a
+    # claim that looks back one is proved from the update itself (given them, the notes' proofs
+    # took a quarter longer and proved nothing more)
+    looks_back = statement(lemma).uses_prev > (claim.when == "update" and statement(claim).uses_prev > 1)
+    if looks_back or statement(lemma).uses_points or names & {"score", "out"}:
         return False
     if not (set(lemma.assume) <= set(claim.assume)
             and set(claim.variants or BUILT_IN) <= set(lemma.variants or BUILT_IN)

@@ -127,19 +127,28 @@ def _induction(claim, lrn, names, label, hyps, subs, lemmas=None):
         return lrn.started(text, w0, b0)
 
     def at(subs_, lems):
-        return [Step(f"{lem.id} (proved) at {where}: {lem.expr}", translate(statement(lem).tree, subs_, None))
+        return [Step(f"{lem.id} (proved) at {where}: {lem.expr}", translate(statement(lem).tree, subs_, subs_["prev"]))
                 for lem in lems for where in ["this update" if subs_["k"] != "(k - 1)" else "the update before"]]
 
     first = {key: start(v) for key, v in subs.items() if key != "prev"}
     # prev(): the state before this update, with its count of updates and sum (0 and 0 at the start)
     first.update(k="1", sumsq="norm2(x)", w0=w0, prev=None if lemmas is None else
                  {**{key: start(v) for key, v in subs["prev"].items()}, "k": "0", "sumsq": "0"})
-    yield (f"{label}; the first update (k = 1, from w0)", [start(h) for h in hyps] + at(first, lemmas or []),
-           first)
+    if statement(claim).uses_prev < 2:  # (a claim that looks back two updates does not speak at the first)
+        yield (f"{label}; the first update (k = 1, from w0)", [start(h) for h in hyps] + at(first, lemmas or []),
+               first)
+    # the state after the update before, and (for the lemmas there) the state before it: w_prev2,
+    # b_prev2 (b stays b_prev on a variant without a bias of its own), after k - 2 updates (its sum
+    # of |x|^2 is not stated: sumsq_prev2 is no symbol, so a claim that reads it is not taken)
+    b2 = "b_prev2" if var.bias is not None else "b_prev"
+    two = {"w": "w_prev2", "b": b2, "w_hat": f"cat(w_prev2, {b2}/R)", "k": "(k - 2)", "sumsq": "sumsq_prev2"}
     before = {**subs, "w": "w_prev", "b": "b_prev", "w_hat": "cat(w_prev, b_prev/R)", "x": "x1", "y": "y1",
-              "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0}
+              "x_hat": "cat(x1, R)", "k": "(k - 1)", "sumsq": "sumsq_prev", "w0": w0,
+              "prev": None if lemmas is None else {**subs["prev"], **{key: v for key, v in two.items()
+                                                                       if key in subs["prev"] or key in COUNTS}}}
     later = {**subs, "k": "k", "sumsq": "(sumsq_prev + norm2(x))", "w0": w0,
-             "prev": None if lemmas is None else {**subs["prev"], "k": "(k - 1)", "sumsq": "sumsq_prev"}}
+             "prev": None if lemmas is None else {**subs["prev"], "k": "(k - 1)", "sumsq": "sumsq_prev",
+                                                  "prev": before["prev"]}}
     said = [Step(f"the claim at the update before (point x1, label y1, k - 1 updates): {claim.expr}",
                  translate(statement(claim).tree, before, None))] if lemmas is None else \
         at(before, lemmas) + at(later, lemmas)
@@ -156,7 +165,7 @@ def _not_at_update(claim) -> str | None:
     if (why := refused(claim)) is not None or isinstance(lrns := learners_of(claim), str):
         return why or lrns
     st = statement(claim)
-    if not set(st.names) <= (NAMES | COUNTS).union(*(lrn.params for lrn in lrns)) or st.uses_points or st.uses_prev > 1:
+    if not set(st.names) <= (NAMES | COUNTS).union(*(lrn.params for lrn in lrns)) or st.uses_points or st.uses_prev > 2:
         return "it reads what one update does not show"
     if not _settings_left(claim, lrns):
         return "its assumptions leave no run setting of its variants"

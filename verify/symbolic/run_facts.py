@@ -20,11 +20,11 @@ __all__ = ["OneStep", "Step", "Statement", "statement", "NotTaken", "TYPES", "VE
 
 #: The symbols of a proof: the state before the update (or any state: w, b), the point, the separator,
 #: the points of each label a dataset has (xp, xn).
-TYPES = {"w_prev": "vector", "x": "vector", "w_opt": "vector", "x1": "vector", "w0": "vector", "b0": "scalar",
+TYPES = {"w_prev": "vector", "w_prev2": "vector", "b_prev2": "scalar", "x": "vector", "w_opt": "vector", "x1": "vector", "w0": "vector", "b0": "scalar",
          "y1": "scalar", "k": "scalar", "sumsq_prev": "scalar", "b_prev": "scalar", "y": "scalar", "eta": "scalar",
          "R": "scalar", "R2": "scalar", "out": "scalar", "sign0": "scalar", "gamma": "scalar", "b_opt": "scalar",
          "w": "vector", "b": "scalar", "sumsq": "scalar", "xp": "vector", "xn": "vector"}
-VECTORS = ("w_prev", "x", "w_opt", "x1", "w0", "w", "xp", "xn")
+VECTORS = ("w_prev", "x", "w_opt", "x1", "w0", "w", "xp", "xn", "w_prev2")
 #: Most inner products and norms a proof from lemmas names as scalars of their own
 #: (verify.symbolic.from_lemmas):
 #: the notes' proofs read a handful.
@@ -189,16 +189,20 @@ def margin_fact(claim, var, x: str, y: str) -> str:
 
 
 def translate(tree, subs, prev_subs):
-    """The claim's tree with its names replaced (under prev(), by the state before the update);
-    a comparison of vectors becomes one of |a - b|^2 with 0."""
+    """The claim's tree with its names replaced (under prev(), by the state before the update;
+    under prev(e, 2), by the one before that: prev_subs["prev"], where there is one); a
+    comparison of vectors becomes one of |a - b|^2 with 0."""
     op = tree[0]
     if op == "name":
         src = subs.get(tree[1], tree[1])
         return parsed(src) if src != tree[1] or tree[1] in TYPES else _fail(tree[1])
     if op == "prev":
-        if tree[2] != 1 or prev_subs is None:  # prev(e, 2), prev(prev(e)), or no update before: not shown
-            raise NotTaken("it looks back more than one update")
-        return translate(tree[1], prev_subs, None)
+        back = prev_subs
+        for _ in range(tree[2] - 1):
+            back = back.get("prev") if back is not None else None
+        if back is None:  # further back than the proof states
+            raise NotTaken(f"it looks back {tree[2]} updates, further than this proof states")
+        return translate(tree[1], back, back.get("prev"))
     if op == "num":
         return tree
     if op in ("neg", "not"):
