@@ -27,6 +27,7 @@ from verify.symbolic.converged import at_convergence
 from verify.symbolic.every_point import about_every_point
 from verify.symbolic.from_lemmas import given_lemmas, lemma_graph, lemmas_of, not_derived
 from verify.symbolic.learners import learners_of
+from verify.symbolic.lockstep import lockstep
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
                                        facts_of_run, margin_fact, output_facts, refused, statement, ties_of, translate,
                                        unit_norms)
@@ -47,6 +48,8 @@ def one_step(claim) -> OneStep | str:
     """The claim as one update (or, at a visit, one state) of each of its variants, of a dataset
     (its points of each label as witnesses), or at the end of a run (for any final state its
     variants' runs allow, with no lemma), or why it is not taken (a text)."""
+    if claim.when == "pair":
+        return lockstep(claim)
     st = statement(claim) if claim.compiled is not None else None
     if claim.when == "end" and st is not None and (
             st.names & {"converged", "stopped_by_budget"} or (A.CONVERGED in claim.assume and st.uses_points)):
@@ -272,8 +275,8 @@ def _proved(attempts: dict, claims: dict) -> dict:
 
 
 def _evidence(claim, got: OneStep, res) -> dict:
-    steps = [{"step": f"{label}; {claim.expr}", "verdict": r.verdict.label, "method": r.method}
-             for (label, _, _), r in zip(got.profiles, res)]
+    steps = [{"step": f"{label}; {step.source}", "verdict": r.verdict.label, "method": r.method}
+             for (label, _, step), r in zip(got.profiles, res)]
     if got.lemmas and got.what:
         what = f"{got.what}; derived from the note's proved claims {', '.join(got.lemmas)}"
     elif got.lemmas:

@@ -1,0 +1,54 @@
+"""Pair claims proved in lockstep (verify.symbolic.lockstep): the run with its learning rate
+scaled makes the same mistakes from w0 = 0, for every dataset; what the induction does not state
+(another start, the dual form, another kind of partner) is not taken, and left to the search."""
+
+from __future__ import annotations
+
+import pytest
+
+from verify.language.claims import load_claims
+from verify.symbolic.lockstep import lockstep
+from verify.symbolic.one_step import prove_all
+
+
+def _pair(tmp_path, pair, variant, assume, relation="same_mistakes"):
+    (tmp_path / "c.toml").write_text(
+        '[document]\nfile = "n.md"\n\n[[claim]]\nid = "p.claim"\nsection = "1"\nstatement = "s"\n'
+        f'variants = ["{variant}"]\nassume = {assume}\nwhen = "pair"\npair = "{pair}"\nrelation = "{relation}"\n'
+        'expect = "holds"\n')
+    return load_claims(str(tmp_path / "c.toml")).claims[0]
+
+
+@pytest.mark.parametrize("pair, variant, relation", [
+    ("eta", "sign", "same_mistakes"),  # both update forms, sign(0) a run setting
+    ("eta:c", "novikoff", "same_decisions"),  # every c > 0; a bias b += eta y R^2
+    ("eta", "unit", "same_mistakes"),
+])
+def test_a_scaled_learning_rate_makes_the_same_mistakes_from_zero(tmp_path, pair, variant, relation):
+    c = _pair(tmp_path, pair, variant, '["w0_zero"]', relation)
+    got = prove_all([c])[c.id]
+    assert got is not None
+    assert "by induction over the visits" in got["method"]
+    assert any("out2 == out" in s["step"] for s in got["steps"])  # the decisions, then each update form
+    assert sum("on a mistake" in s["step"] for s in got["steps"]) == (2 if variant == "sign" else 1)
+
+
+@pytest.mark.parametrize("pair, variant, assume, why", [
+    ("eta", "sign", "[]", "w0 = 0"),  # from the same w0 the partner is not twice the first run
+    ("w0:c", "rosenblatt", '["w0_zero"]', "learning rate scaled"),
+    ("eta", "kernel", '["w0_zero"]', "dual form"),
+    ("variant:rosenblatt", "kernel", '["w0_zero"]', "learning rate scaled"),
+])
+def test_what_the_induction_does_not_state_is_not_taken(tmp_path, pair, variant, assume, why):
+    got = lockstep(_pair(tmp_path, pair, variant, assume))
+    assert isinstance(got, str) and why in got, got
+
+
+def test_a_factor_that_does_not_keep_the_decisions_is_not_proved(tmp_path, monkeypatch):
+    """The steps are decided, not assumed: with the partner at -1 times the first run (which
+    flips every decision) the proof fails."""
+    from verify.symbolic import lockstep as L
+
+    monkeypatch.setitem(L.SCALED, "eta", "(-1)")
+    c = _pair(tmp_path, "eta", "rosenblatt", '["w0_zero"]')
+    assert prove_all([c])[c.id] is None
