@@ -379,8 +379,8 @@ def test_pytest_plugin_shows_domains(tmp_path):
         [[claim]]
         id = "x.bound"
         section = "s"
-        statement = "k <= R^2/gamma^2"
-        expr = "mistakes <= R2/gamma**2"
+        statement = "every epoch but the last makes a mistake"
+        expr = "epochs <= mistakes + 1"
         variants = ["rosenblatt"]
         assume = ["separable", "w0_zero", "eta_one"]
         when = "end"

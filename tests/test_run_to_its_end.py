@@ -98,7 +98,8 @@ def test_an_unknown_dataset_name_is_refused_with_the_names_there_are(tmp_path, c
 def test_a_pair_of_cut_runs_decides_nothing_about_whole_runs(tmp_path):
     """XOR never converges: both runs of a same_mistakes pair are cut by the budget.  That they
     agree through the budget is not that the two whole runs agree: unknown, saying why (it was
-    counted as evidence that holds)."""
+    counted as evidence that holds).  (A pair with its learning rate scaled is proved in lockstep,
+    for whole runs of any length: tests/test_lockstep.py.)"""
     claims = tmp_path / "c.toml"
     claims.write_text('''
 [document]
@@ -107,8 +108,8 @@ file = "n.md"
 [[claim]]
 id = "pair.xor"
 section = "s"
-statement = "doubling eta does not change the mistakes"
-pair = "eta"
+statement = "the float run makes the mistakes the exact one makes"
+pair = "arithmetic"
 relation = "same_mistakes"
 variants = ["rosenblatt"]
 datasets = ["xor-2"]

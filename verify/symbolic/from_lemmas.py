@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from perceptron.variants import VARIANTS as BUILT_IN
 from verify.language import assumptions as A
+from verify.symbolic.invariants import invariants_of, is_invariant
 from verify.symbolic.learners import learners_of
 from verify.symbolic.run_facts import (COUNTS, DATASET_NAMES, END_NAMES, MAX_ATOMS, NAMES, SEPARATOR, NotTaken,
                                        OneStep, Step, add_case, children, compiled_step, facts_of_run, refused,
@@ -216,19 +217,24 @@ MAX_LEMMAS = 24
 
 def lemma_graph(notes) -> dict:
     """Claim id -> the claims of ``notes`` its proof may take as hypotheses (lemma_of, at most
-    MAX_LEMMAS, the nearest in the note first), for every claim of ``notes``."""
+    MAX_LEMMAS: the invariants stated for its note (verify.symbolic.invariants), then the nearest
+    in the note), for every claim of ``notes``."""
     by_note: dict = {}
     for c in notes:
         by_note.setdefault(c.document, []).append(c)
     graph: dict = {}
     for claims in by_note.values():
-        serving = [c for c in claims if c.when in ("update", "dataset") and refused(c) is None]
+        serving = [c for c in claims if c.when in ("update", "dataset") and refused(c) is None] + invariants_of(claims)
         derived = [c for c in claims if c.when in ("update", "end", "dataset") and c.compiled is not None]
         if len(serving) * len(derived) > MAX_PAIRINGS:
             continue
         for c in derived:
             got = [lem for lem in serving if lemma_of(lem, c)]
-            near = {lem.id for lem in sorted(got, key=lambda lem: (abs(lem.line - c.line), lem.line))[:MAX_LEMMAS]}
+            # each invariant once, under the most assumptions the claim has (the likeliest proved)
+            best = {lem.expr: lem for lem in sorted(got, key=lambda lem: len(lem.assume)) if is_invariant(lem)}
+            got = [lem for lem in got if not is_invariant(lem) or best[lem.expr] is lem]
+            key = (lambda lem: (not is_invariant(lem), abs(lem.line - c.line), lem.line))  # the invariants first
+            near = {lem.id for lem in sorted(got, key=key)[:MAX_LEMMAS]}
             graph[c.id] = [lem for lem in got if lem.id in near]
     return graph
 

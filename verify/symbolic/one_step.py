@@ -26,6 +26,7 @@ from verify.language import assumptions as A
 from verify.symbolic.converged import at_convergence
 from verify.symbolic.every_point import about_every_point
 from verify.symbolic.from_lemmas import given_lemmas, lemma_graph, lemmas_of, not_derived
+from verify.symbolic.invariants import PREFIX
 from verify.symbolic.learners import learners_of
 from verify.symbolic.lockstep import lockstep
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
@@ -277,10 +278,15 @@ def _proved(attempts: dict, claims: dict) -> dict:
 def _evidence(claim, got: OneStep, res) -> dict:
     steps = [{"step": f"{label}; {step.source}", "verdict": r.verdict.label, "method": r.method}
              for (label, _, step), r in zip(got.profiles, res)]
+    own = [i for i in got.lemmas if not i.startswith(PREFIX)]
+    stated = [i[len(PREFIX):] for i in got.lemmas if i.startswith(PREFIX)]
+    derived = " and ".join(([f"the note's proved claims {', '.join(own)}"] if own else [])
+                           + ([f"the invariants of its run, each proved here by induction over the updates "
+                               f"({'; '.join(stated)})"] if stated else []))
     if got.lemmas and got.what:
-        what = f"{got.what}; derived from the note's proved claims {', '.join(got.lemmas)}"
+        what = f"{got.what}; derived from {derived}"
     elif got.lemmas:
-        what = (f"derived from the note's proved claims {', '.join(got.lemmas)}: for any "
+        what = (f"derived from {derived}: for any "
                 + {"update": "state at an update they allow", "end": "end of a run (no update, or the last update's "
                    "state: what they allow)", "dataset": "dataset (a point of each label under nontrivial)"}[claim.when])
         if got.abstract:

@@ -1,0 +1,64 @@
+"""The invariants of the convergence proof, stated for a note that does not state them: a note
+that gives the mistake bound with its proof in words (or none) has no proved lemma to derive the
+bound from.  For a claim at an update or the end of a run that counts the updates (k, mistakes)
+from w0 = 0, its run's two invariants are stated, under the claim's own variants and assumptions:
+
+* the progress toward a separator (separable): dot(w, w_opt) >= k eta gamma, or on (w, b/R)
+  (a variant whose bias steps by eta y R^2: 001's) dot(w_hat, w_hat_opt) >= k eta gamma;
+* the growth of the norm: |w|^2 <= k eta^2 R^2, or |(w, b/R)|^2 <= 2 k eta^2 R^2;
+* on (w, b/R), of the dataset (separable, nontrivial: a point of each label): |(w_opt, b_opt/R)|^2 <= 2.
+
+Each is a claim like any other of the note's (verify.symbolic.from_lemmas.lemma_of), proved by
+induction over the updates (verify.symbolic.one_step) before any claim rests on it; one that does
+not hold under the claim's assumptions (the half-step update at sign(0) = 0 makes half the
+progress) is not proved, and nothing rests on it.  Only the proofs read them: they are not
+claims of the note, and no verdict is given for them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from perceptron.variants import BIAS_R2
+from perceptron.variants import VARIANTS as BUILT_IN
+from verify.language import assumptions as A
+from verify.language.claims import with_expr
+
+__all__ = ["invariants_of", "is_invariant", "PREFIX"]
+
+#: The id of a stated invariant: the prefix and its expression.
+PREFIX = "invariant: "
+#: (expression, assumptions it needs, when) on the weights; on (w, b/R) where the bias steps by eta y R^2.
+_PLAIN = (("dot(w, w_opt) >= k*eta*gamma", {A.SEPARABLE}, "update"), ("norm2(w) <= k*eta**2*R2", set(), "update"))
+_HAT = (("dot(w_hat, w_hat_opt) >= k*eta*gamma", {A.SEPARABLE}, "update"),
+        ("norm2(w_hat) <= 2*k*eta**2*R2", set(), "update"),
+        ("norm2(w_hat_opt) <= 2", {A.SEPARABLE, A.NONTRIVIAL}, "dataset"))
+
+
+def is_invariant(claim) -> bool:
+    return claim.id.startswith(PREFIX)
+
+
+def invariants_of(claims) -> list:
+    """The invariants stated for the claims (each once for a note, its variants and assumptions)."""
+    out: dict = {}
+    for c in claims:
+        if (c.when not in ("update", "end") or c.compiled is None or A.W0_ZERO not in c.assume
+                or not c.compiled.names & {"k", "mistakes"} or c.setting is not None or c.free):
+            continue
+        variants = c.variants or tuple(BUILT_IN)
+        if any(v not in BUILT_IN or BUILT_IN[v].dual for v in variants):
+            continue
+        bias = {BUILT_IN[v].bias for v in variants}
+        forms = _PLAIN if bias == {None} else _HAT if bias == {BIAS_R2} else ()
+        for expr, needs, when in forms:
+            if not needs <= set(c.assume):
+                continue
+            key = (c.document, variants, tuple(sorted(c.assume)), expr)
+            if key not in out:
+                lemma = with_expr(c, expr)
+                out[key] = dataclasses.replace(
+                    lemma, id=f"{PREFIX}{expr} [{', '.join(sorted(c.assume))}]", when=when, statement=expr, expect="holds",
+                    corrects=None, note="", given=None, implied=False, source=None, datasets=None, orders=None,
+                    max_epochs=None, variants=variants, line=c.line)
+    return list(out.values())
