@@ -13,6 +13,7 @@ from perceptron import MemoryTrace, Params, train
 from verify.language.claims import builtin_claim_files, load_claims
 from verify.cli import main
 from verify.replay.dispatch import replay
+from verify.symbolic.one_step import taken
 
 from .strategies import orders, separable_datasets
 
@@ -47,6 +48,11 @@ def test_run_exits_0_lists_every_claim_and_is_deterministic(tmp_path, capsys, mo
     for c in data["claims"]:
         assert c["as_expected"] is True, c
         assert c["citation"] and c["verdict"]
+    # no claim expected refuted is proved, alone or with its note's lemmas (the oracle is not empty);
+    # lemmas were used
+    false = [c for c in ALL_CLAIMS if c.expect == "refuted" and taken(c)]
+    assert len(false) >= 8 and all(by_id[c.id]["verdict"] != "proved" for c in false), [c.id for c in false]
+    assert sum(1 for c in data["claims"] if c["evidence"].get("lemmas")) >= 20
     # wrong statements are refuted with a replayable counterexample
     ce = by_id["001.theorem.final-as-written"]
     assert ce["verdict"] == "refuted" and "counterexample" in ce["evidence"]

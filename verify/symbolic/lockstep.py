@@ -21,7 +21,7 @@ import re
 
 from verify.language import assumptions as A
 from verify.symbolic.learners import learners_of
-from verify.symbolic.run_facts import OneStep, Step, add_case, compiled_step, facts_of_run, output_facts
+from verify.symbolic.run_facts import OneStep, add_case, compiled_step, facts_of_run, output_facts
 
 __all__ = ["lockstep", "SCALED"]
 
