@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from verify.searching.scopes import DEPTHS, LADDER, OVERRUN, Scope, deepen, foreseen, growth
+from verify.searching.scopes import (DEFAULT_DEPTH, DEPTHS, FLOOR_CANDIDATES, LADDER, OVERRUN, Scope, deepen, foreseen,
+                                     growth)
 
 #: "on two points the perceptron makes at most four mistakes": false (the points (-1, 0) and
 #: (1, -1), both +1, take five updates from w = 0), and no corpus dataset has two points.
@@ -114,6 +115,37 @@ def test_a_scope_past_its_foresight_is_stopped_there_as_probed():
     assert (got.scopes[-2]["points"], got.scopes[-2]["max_updates"]) == (2, 10)
 
 
+def test_the_scopes_up_to_the_floor_have_the_floors_budget_and_past_it_the_depths():
+    """A claim whose scopes up to (3, 3, 10) take more than the depth's budget but less than
+    FLOOR_CANDIDATES completes (3, 3, 10) at the default depth; the scope past it is not started
+    (the depth's budget is spent), and says so; at depth 1 the floor is not given."""
+    from types import SimpleNamespace
+
+    from verify.searching.domain import Domain
+    from verify.verdicts import Verdict
+
+    done = [(300, Scope(1, 1, 4, 3)), (2400, Scope(2, 1, 4, 3)), (10_000, Scope(2, 2, 4, 3)), (11_000, Scope(2, 2, 10, 3))]
+    for s in (Scope(3, 2, 10, 3), Scope(3, 3, 10, 3)):  # each as foreseen from the ones before
+        done.append((foreseen(*done[-1], s, False, growth(done, s, False) or 1.0), s))
+    need = {(s.points, s.box, s.max_updates): n for n, s in done}
+    assert DEPTHS[2].candidates < sum(need.values()) < FLOOR_CANDIDATES
+
+    def fake_search(claim, dom, engine, timeout, max_exact, max_candidates):
+        key = (dom.points, dom.box, dom.max_updates)
+        if need.get(key, 10**12) > max_candidates:
+            return SimpleNamespace(walked=0, verdict=Verdict.UNKNOWN, checked=max_candidates, domain={}, reason="unknown: limit reached")
+        return SimpleNamespace(walked=0, verdict=Verdict.NO_COUNTEREXAMPLE_IN_DOMAIN, checked=need[key], domain={"n": key},
+                               reason="")
+
+    got = deepen(SimpleNamespace(when="update"), Domain(points=1, dim=2, box=1, max_updates=4), 2, fake_search, 60)
+    done = [(s["points"], s["box"], s["max_updates"]) for s in got.scopes if s["verdict"] == "no counterexample in domain"]
+    assert done[-1] == (3, 3, 10), got.scopes
+    assert got.scopes[-1]["verdict"] == "not started" and "allows past the scope of 3 points" in got.scopes[-1]["reason"]
+    shallow = deepen(SimpleNamespace(when="update"), Domain(points=1, dim=2, box=1, max_updates=4), 1, fake_search, 60)
+    assert (3, 3, 10) not in [(s["points"], s["box"], s["max_updates"]) for s in shallow.scopes
+                              if s["verdict"] == "no counterexample in domain"]
+
+
 def test_a_claim_false_only_past_four_updates_is_refuted_by_the_default_audit(tmp_path):
     """Refuted by the default audit, with a replay command that reproduces the counterexample;
     the old single domain (kept as [tool.proof-audit.search]) does not refute it."""
@@ -181,7 +213,8 @@ def test_results_are_the_same_for_one_and_two_workers_and_depth_is_asked_for(tmp
     for depth, got in res.items():
         assert got["corpus"]["search_depth"]["depth"] == depth
         norm = {c["id"]: c for c in got["claims"]}["p.norm"]["evidence"]
-        assert sum(s["candidates"] for s in norm["search"]["scopes"]) <= DEPTHS[depth].candidates
+        spent = sum(s["candidates"] for s in norm["search"]["scopes"])
+        assert spent <= (max(DEPTHS[depth].candidates, FLOOR_CANDIDATES) if depth >= DEFAULT_DEPTH else DEPTHS[depth].candidates)
         reached[depth] = (norm["scope"]["points"], norm["scope"]["box"], norm["scope"]["max_updates"])
     assert reached[1] <= reached[2] <= reached[3] and reached[1] < reached[3], reached
 
