@@ -254,7 +254,7 @@ def test_no_empty_domain_and_every_domain_stated(builtin_results):
         s = ev.get("search") or {}
         assert s.get("candidates_checked", 0) > 0 or (ev.get("evaluations", 0) > 0 and ev.get("domain")), c["id"]
         assert ev.get("domain_text"), c["id"]
-    assert n > 10  # the oracle is not empty (most of the rest are proved: tests/test_one_step.py)
+    assert n >= 5  # the oracle is not empty (9 remain; most of the rest are proved: tests/test_one_step.py)
 
 
 def test_domains_shown_in_report_md_and_html(builtin_results):

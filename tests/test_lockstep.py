@@ -1,6 +1,8 @@
 """Pair claims proved in lockstep (verify.symbolic.lockstep): the run with its learning rate
-scaled makes the same mistakes from w0 = 0, for every dataset; what the induction does not state
-(another start, the dual form, another kind of partner) is not taken, and left to the search."""
+scaled makes the same mistakes from w0 = 0, and the kernelized perceptron with the linear kernel
+those of the perceptron, for every dataset; what the induction does not state (another start, a
+kernel other than the linear one, another sign(0), another kind of partner) is not taken, and
+left to the search; a partner that updates otherwise is not proved."""
 
 from __future__ import annotations
 
@@ -37,7 +39,9 @@ def test_a_scaled_learning_rate_makes_the_same_mistakes_from_zero(tmp_path, pair
     ("eta", "sign", "[]", "w0 = 0"),  # from the same w0 the partner is not twice the first run
     ("w0:c", "rosenblatt", '["w0_zero"]', "learning rate scaled"),
     ("eta", "kernel", '["w0_zero"]', "dual form"),
-    ("variant:rosenblatt", "kernel", '["w0_zero"]', "learning rate scaled"),
+    ("variant:rosenblatt", "kernel", '["w0_zero"]', "dual form"),  # a kernel other than the linear one
+    ("variant:slides", "rosenblatt", '["w0_zero"]', "sign(0)"),  # slides' sign(0) is +1, rosenblatt's 0
+    ("variant:kernel", "rosenblatt", '["kernel_linear"]', "start from w0 = 0"),
 ])
 def test_what_the_induction_does_not_state_is_not_taken(tmp_path, pair, variant, assume, why):
     got = lockstep(_pair(tmp_path, pair, variant, assume))
@@ -52,3 +56,13 @@ def test_a_factor_that_does_not_keep_the_decisions_is_not_proved(tmp_path, monke
     monkeypatch.setitem(L.SCALED, "eta", "(-1)")
     c = _pair(tmp_path, "eta", "rosenblatt", '["w0_zero"]')
     assert prove_all([c])[c.id] is None
+
+
+@pytest.mark.parametrize("pair, variant, assume, proved", [
+    ("variant:rosenblatt", "kernel", '["kernel_linear"]', True),  # the dual form is the primal one of its w
+    ("variant:novikoff", "rosenblatt", '["w0_zero"]', False),  # novikoff's bias steps by eta y R^2
+])
+def test_another_variant_makes_the_same_mistakes_where_it_updates_alike(tmp_path, pair, variant, assume, proved):
+    c = _pair(tmp_path, pair, variant, assume)
+    assert not isinstance(lockstep(c), str), lockstep(c)
+    assert (prove_all([c])[c.id] is not None) == proved

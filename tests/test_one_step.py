@@ -102,7 +102,7 @@ def test_facts_of_the_variant_decide_and_nothing_else(tmp_path, expr, variant, a
     ("all_i(y*dot(w, x) > 0)", "rosenblatt", "update", "", "whole dataset"),
     ("norm2(w) <= norm2(prev(w)) + R2", "kernel", "update", "", "dual"),
     ("norm2(w) <= norm2(prev(w)) + R2", "rosenblatt", "update", 'given = "t == 2"', "premise"),
-    ("score <= 0", "rosenblatt", "visit", "", "reads score"),
+    ("t >= 0", "rosenblatt", "visit", "", "reads t"),
     ("converged + epochs >= 1", "rosenblatt", "end", "", "reads epochs, which convergence does not show"),
     ("mistakes + epochs >= 1", "rosenblatt", "end", "", "reads epochs, which the end of a run does not show"),
     ("min_i(y*dot(w_opt, x)) <= R", "rosenblatt", "dataset", "", "other than through all_i"),
@@ -203,3 +203,23 @@ def test_a_symbolic_step_shows_its_roots_defined_from_the_hypotheses():
     for step in ("y**2 == 1 and sqrt(-y*y) >= 0", "sqrt(-y*y) == sqrt(-y*y)"):
         assert check_symbolic([], ["y"], hyps, [c(step)])[0].verdict != Verdict.PROVED, step
     assert check_symbolic([], ["y"], hyps, [c("sqrt(y*y) == 1")])[0].verdict == Verdict.PROVED
+
+
+@pytest.mark.parametrize("expr, variant, assume, proved", [
+    # at a visit, w is the state it works with, and score and out are its
+    ("score == dot(w, x)", "rosenblatt", [], True),
+    ("out == sign(score) or (score == 0 and out == 0)", "rosenblatt", [], True),
+    ("score == dot(w, x) + b", "novikoff", [], True),
+    # the dual form with the linear kernel: its score is dot(w, x) for w = eta sum_j alpha_j y_j x_j
+    ("score == dot(w, x)", "kernel", ["kernel_linear"], True),
+    ("score == 2*dot(w, x)", "kernel", ["kernel_linear"], False),
+    ("score == dot(w, x)", "kernel", [], None),  # another kernel: not taken
+])
+def test_a_visit_reads_its_score_and_the_dual_form_with_the_linear_kernel_is_the_primal(tmp_path, expr, variant, assume,
+                                                                                        proved):
+    c = _claim(tmp_path, expr, variant, when="visit", assume=assume)
+    if proved is None:
+        assert isinstance(one_step(c), str) and "dual form" in one_step(c)
+    else:
+        assert not isinstance(one_step(c), str), one_step(c)
+        assert (prove_one_step(c) is not None) == proved

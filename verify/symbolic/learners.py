@@ -7,6 +7,12 @@ score, mistake, update and start read only the state, the point, eta, R, the sta
 its parameters.  Each parameter is a number of its own (a proof covers every value of it, as
 the search covers its default, half and twice it); a declaration reading the visit, the count of
 updates or a choice (``a if c else b``) is not taken.
+
+The dual form (003's kernelized perceptron) is taken with the linear kernel (the claim assumes
+kernel_linear): it is then the primal form of its weights w = eta sum_j alpha_j y_j x_j, from
+w = 0, with the score dot(w, x) and the update alpha_i += 1, that is w += eta y x.  That its
+score is dot(w, x) is proved first, by induction over its updates (dual_is_primal): 0 = dot(0, x)
+before any, and the score gains eta y_i K(x_i, x) = eta y_i dot(x_i, x) at each, as dot(w, x) does.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from functools import lru_cache
 from perceptron.declared import variant_of
 from perceptron.expression import RUN_QUANTITIES
 from perceptron.variants import BIAS_ONE, BIAS_R2
+from verify.language import assumptions as A
 from verify.language.quantities import QUANTITIES
 from verify.symbolic.run_facts import NotTaken, bring_symbol, translate
 
@@ -97,11 +104,41 @@ def learners_of(claim) -> list | str:
 
     out = []
     for v in claim.variants or tuple(VARIANTS):
-        got = learner_of(v)
+        var = variant_of(v)
+        got = _dual(v) if var is not None and var.dual and A.KERNEL_LINEAR in claim.assume else learner_of(v)
         if isinstance(got, str):
             return got
         out.append(got)
     return out
+
+
+@lru_cache(maxsize=None)
+def _dual(name: str) -> Learner | str:
+    """The dual form with the linear kernel as the primal form of its weights, once its score is
+    proved to be dot(w, x) (dual_is_primal); or why not (a text)."""
+    why = dual_is_primal()
+    if why is not None:
+        return why
+    return Learner(f"{name} (linear kernel: the primal form of w = eta sum_j alpha_j y_j x_j, its score dot(w, x) "
+                   "proved by induction over its updates)", variant_of(name),
+                   (("yx", "w_prev + eta*y*x", "(b_prev)"),), "dot(w_prev, x)", "out != y", ("0*x", "0"), {}, True)
+
+
+@lru_cache(maxsize=1)
+def dual_is_primal() -> str | None:
+    """None when the dual score with the linear kernel, eta sum_j alpha_j y_j dot(x_j, x), is
+    proved to be dot(w, x) for w = eta sum_j alpha_j y_j x_j at any point x, by induction over
+    the updates: before any, both are 0; an update on (x1, y1) adds eta y1 dot(x1, x) to the score
+    (dual_score, the one before it) and eta y1 x1 to w.  Else why not (a text)."""
+    from verify.symbolic.run_facts import VECTORS, TYPES, compiled_step
+    from verify.symbolic.steps import check_cases
+
+    cases = [([], [compiled_step("0 == dot(0*x, x)")]),
+             ([compiled_step("dual_score == dot(w_prev, x)"), compiled_step("y1**2 == 1")],
+              [compiled_step("dual_score + eta*y1*dot(x1, x) == dot(w_prev + eta*y1*x1, x)")])]
+    got = check_cases(list(VECTORS), [s for s in TYPES if s not in VECTORS], cases)
+    bad = [r for rs in got for r in rs if r.verdict.label != "proved"]
+    return None if not bad else f"the dual form's score is not shown to be dot(w, x): {bad[0].detail}"
 
 
 def text_of(tree) -> str:

@@ -64,8 +64,8 @@ def one_step(claim) -> OneStep | str:
     if (why := refused(claim)) is not None or isinstance(lrns := learners_of(claim), str):
         return why or lrns
     names = set(st.names)
-    # at a visit, score and out: before or after its update?
-    allowed = (NAMES | COUNTS if claim.when == "update" else NAMES - {"score", "out"}).union(*(lrn.params for lrn in lrns))
+    # at a visit, w is the state the visit works with (before its update), and score and out are its
+    allowed = (NAMES | COUNTS if claim.when == "update" else NAMES).union(*(lrn.params for lrn in lrns))
     if not names <= allowed:
         return f"it reads {', '.join(sorted(names - allowed))}, which one {claim.when} does not show"
     counted = bool(names & COUNTS)
@@ -100,9 +100,9 @@ def _profiles(claim, lrn, names):
     bias = var.bias is not None
     # a built-in variant without a bias of its own keeps b where it started (a run may be given
     # --b0), and scores without it (perceptron.models.primal); a declared one has no b
-    hyps = facts_of_run(claim, var, names)
+    hyps = facts_of_run(claim, var, names) + (output_facts(claim, var, lrn.score) if update or "out" in names else [])
     if update:
-        hyps += output_facts(claim, var, lrn.score) + [lrn.mistake]
+        hyps += [lrn.mistake]
     for _, w, b in forms:
         subs = {"w": w, "b": b, "w_hat": f"cat({w}, {b}/R)", "x_hat": "cat(x, R)", "score": lrn.score,
                 "w_hat_opt": f"cat(w_opt, {'b_opt' if bias else '0'}/R)", "b_opt": "b_opt" if bias else "0",

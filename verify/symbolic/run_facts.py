@@ -24,7 +24,7 @@ TYPES = {"w_prev": "vector", "w_prev2": "vector", "b_prev2": "scalar", "x": "vec
          "y1": "scalar", "k": "scalar", "sumsq_prev": "scalar", "b_prev": "scalar", "y": "scalar", "eta": "scalar",
          "R": "scalar", "R2": "scalar", "out": "scalar", "sign0": "scalar", "gamma": "scalar", "b_opt": "scalar",
          "w": "vector", "b": "scalar", "sumsq": "scalar", "xp": "vector", "xn": "vector", "out2": "scalar",
-         "pair_c": "scalar"}
+         "pair_c": "scalar", "dual_score": "scalar"}
 VECTORS = ("w_prev", "x", "w_opt", "x1", "w0", "w", "xp", "xn", "w_prev2")
 #: Most inner products and norms a proof from lemmas names as scalars of their own
 #: (verify.symbolic.from_lemmas):
