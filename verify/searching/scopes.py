@@ -66,6 +66,8 @@ DEFAULT_DEPTH = 2
 #: up to it are given FLOOR_CANDIDATES in all where the depth's own budget is less (a few seconds
 #: of screening here: the built-in claims short of it at depth 2 took 1.3 and 2.6 million, a third
 #: needs about 10 million and stops short); the scopes past it, what is left of the depth's budget.
+#: Where the floor is foreseen out of reach (the scopes to it would take more than that), the
+#: claim keeps the depth's budget: the extra would complete nothing.
 #: A search that trains the learner on each candidate keeps its own budget (its runs cost
 #: hundreds of times more).
 FLOOR = Scope(3, 3, 10, 3)
@@ -175,6 +177,10 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
         probe = None
         # up to FLOOR, the floor's budget; past it, the depth's
         within = s.points <= FLOOR.points and s.box <= FLOOR.box and s.max_updates <= FLOOR.max_updates
+        if within and floor > total and done and done[-1][0] > 0 and (done[-1][1].points, done[-1][1].box) != (
+                FLOOR.points, FLOOR.box) and used + foreseen(*done[-1], FLOOR, ordered, growth(
+                    done, FLOOR, ordered) or 1.0) > floor:
+            within = False  # the floor is foreseen out of reach: the extra budget would complete nothing
         left = (floor if within else total) - used
         g = growth(done, s, ordered) if done else None
         ahead = foreseen(*done[-1], s, ordered, g or 1.0) if done and done[-1][0] > 0 else 0
