@@ -130,7 +130,7 @@ def test_the_scopes_up_to_the_floor_have_the_floors_budget_and_past_it_the_depth
     need = {(s.points, s.box, s.max_updates): n for n, s in done}
     assert DEPTHS[2].candidates < sum(need.values()) < FLOOR_CANDIDATES
 
-    def fake_search(claim, dom, engine, timeout, max_exact, max_candidates):
+    def fake_search(claim, dom, engine, timeout, max_exact, max_candidates, need=need):
         key = (dom.points, dom.box, dom.max_updates)
         if need.get(key, 10**12) > max_candidates:
             return SimpleNamespace(walked=0, verdict=Verdict.UNKNOWN, checked=max_candidates, domain={}, reason="unknown: limit reached")
@@ -141,6 +141,13 @@ def test_the_scopes_up_to_the_floor_have_the_floors_budget_and_past_it_the_depth
     done = [(s["points"], s["box"], s["max_updates"]) for s in got.scopes if s["verdict"] == "no counterexample in domain"]
     assert done[-1] == (3, 3, 10), got.scopes
     assert got.scopes[-1]["verdict"] == "not started" and "allows past the scope of 3 points" in got.scopes[-1]["reason"]
+    # where the scopes to the floor are foreseen past its budget, the claim keeps the depth's
+    asked = []
+    big = {key: n * 40 for key, n in need.items()}
+    far = deepen(SimpleNamespace(when="update"), Domain(points=1, dim=2, box=1, max_updates=4), 2,
+                 lambda c, dom, **kw: asked.append(kw["max_candidates"]) or fake_search(c, dom, **{**kw, "need": big}), 60)
+    assert sum(x["candidates"] for x in far.scopes) <= DEPTHS[2].candidates, far.scopes
+    assert far.scopes[-1]["verdict"] in ("probed", "not started") and max(asked[1:]) <= DEPTHS[2].candidates
     shallow = deepen(SimpleNamespace(when="update"), Domain(points=1, dim=2, box=1, max_updates=4), 1, fake_search, 60)
     assert (3, 3, 10) not in [(s["points"], s["box"], s["max_updates"]) for s in shallow.scopes
                               if s["verdict"] == "no counterexample in domain"]
