@@ -148,6 +148,16 @@ def _fields(s: Scope) -> dict:
     return {"points": s.points, "box": s.box, "max_updates": s.max_updates, "sep_box": s.sep_box}
 
 
+def _to_floor(s: Scope, done: list, used: int, floor: int, ordered: bool) -> bool:
+    """Whether scope ``s`` is within FLOOR and the floor is not foreseen out of reach (the scopes
+    to it, foreseen from the last completed, past ``floor``: the extra budget would complete nothing)."""
+    if not (s.points <= FLOOR.points and s.box <= FLOOR.box and s.max_updates <= FLOOR.max_updates):
+        return False
+    if not done or done[-1][0] <= 0 or (done[-1][1].points, done[-1][1].box) == (FLOOR.points, FLOOR.box):
+        return True
+    return used + foreseen(*done[-1], FLOOR, ordered, growth(done, FLOOR, ordered) or 1.0) <= floor
+
+
 def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool = False) -> Deepened:
     """Search ``claim`` in the scopes of LADDER (on the other fields of the Domain ``base``) in
     turn with ``search`` (verify.searching.search), until one refutes, the budget of ``depth``
@@ -175,13 +185,8 @@ def deepen(claim, base, depth: int, search, timeout: float, learner_runs: bool =
                 continue
             dom = _domain(base, s)
         probe = None
-        # up to FLOOR, the floor's budget; past it, the depth's
-        within = s.points <= FLOOR.points and s.box <= FLOOR.box and s.max_updates <= FLOOR.max_updates
-        if within and floor > total and done and done[-1][0] > 0 and (done[-1][1].points, done[-1][1].box) != (
-                FLOOR.points, FLOOR.box) and used + foreseen(*done[-1], FLOOR, ordered, growth(
-                    done, FLOOR, ordered) or 1.0) > floor:
-            within = False  # the floor is foreseen out of reach: the extra budget would complete nothing
-        left = (floor if within else total) - used
+        within = _to_floor(s, done, used, floor, ordered) and floor > total
+        left = (floor if within else total) - used  # up to FLOOR, the floor's budget; past it, the depth's
         g = growth(done, s, ordered) if done else None
         ahead = foreseen(*done[-1], s, ordered, g or 1.0) if done and done[-1][0] > 0 else 0
         if g is not None and OVERRUN * ahead < left:
