@@ -64,7 +64,7 @@ def test_frontier_past_the_budget_is_unknown_with_the_part_completed():
 
 # --------------------------------------------------------------------------- time
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", [pytest.param("1", marks=pytest.mark.slow), "2"])  # (each runs to its timeout)
 def test_timeout_is_honoured_within_ten_percent(jobs):
     """A domain far too large for the time given stops at --timeout (within 10%), unknown,
     with the part completed."""
@@ -165,6 +165,7 @@ def test_dimension_factor_bound_fails_only_from_three_dimensions():
     assert res.verdict == Verdict.REFUTED and len(res.counterexample.to_json()["points"][0]) == 3
 
 
+@pytest.mark.slow  # z3 over a box enumeration cannot finish (10 s)
 def test_z3_large_box_where_enumeration_cannot_finish():
     """3 dimensions, box 6, 4 points: the enumeration's domain has ~10^12 datasets; auto says so
     and goes to z3, which refutes the misquoted k <= R/gamma."""

@@ -260,6 +260,7 @@ def test_bad_file_in_a_data_directory(tmp_path, jobs):
     assert "internal error" not in lines[0] and (str(d / "b.csv") + ":2" in lines[0] or str(d / "c.csv") in lines[0]), lines
 
 
+@pytest.mark.slow  # a search run until the memory limit stops it (20 s)
 def test_search_memory_limit_is_a_verdict():
     """A search whose address space is capped below what it needs ends "unknown: limit
     reached", not MemoryError or a crash (4 points, 3 dimensions: the separators and datasets
