@@ -542,3 +542,35 @@ def test_columns_x1_x2_beside_point_names_are_the_data_and_step_n_at_a_point_is_
     # (it had been drafted about the algorithm without a bias, and painted green)
     (bound,) = [c for c in data["claim"] if c["line"] == 22 and not c.get("draft")]
     assert bound["variants"] == ["sklearn"] and got[bound["id"]] == "refuted", bound
+
+
+START_AT_ZERO = """# Week 13
+
+We use learning rate η = 2, start from w₀ = 0, and visit the points in the order given; a point
+whose score is exactly 0 counts as a mistake (sign(0) = 0).
+
+| point | x₁ | x₂ | y  |
+|-------|----|----|----|
+| P     | 1  | 2  | +1 |
+| Q     | 2  | −1 | +1 |
+| S     | −1 | −1 | −1 |
+
+- The first visit is to P with w = 0, a mistake, so w₁ = (2, 4).
+- Then Q: w₁·x_Q = 0, a mistake, so w₂ = (6, 2).
+- The run makes 2 mistakes in total.
+"""
+
+
+def test_a_start_stated_as_w0_0_is_the_start_and_w1_the_weights_after_the_first_update(tmp_path):
+    """"start from w₀ = 0" is the zero vector; where a note names w₀, its w₁ is the weights after
+    the first update (the drafter had read w₁ = (2, 4) as the start, and refuted the note's true
+    example); a note that names no w₀ and starts at w₁ keeps it as the start."""
+    from verify.notes.worked_example import stated_setting
+
+    data = _draft(tmp_path, "start.md", START_AT_ZERO)
+    runs = [c["run"] for c in data["claim"] if "run" in c]
+    assert runs and all(r["w0"] == ["0", "0"] and r["eta"] == "2" for r in runs), runs
+    got = _run(tmp_path, "start.md")
+    mistakes = next(c["id"] for c in data["claim"] if c.get("expr") == "mistakes == 2")
+    assert got[mistakes] == "holds on evidence", got
+    assert stated_setting("We start with w₁ = (1, 1).\n\n| x | y |\n", 3)[1] == (1, 1)

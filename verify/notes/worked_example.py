@@ -287,9 +287,15 @@ def stated_setting(note_text: str, line: int):
     etas = [(m.start(), Fraction(m.group(2))) for m in re.finditer(
         r"(?:" + "|".join(names) + r")\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
     start = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"  # "start with w = [..]"
-    w0s = [(m.start(), tuple(v)) for m in re.finditer(
-        r"(?:\bw\s*+(?:_\{?0\}?|₀|\^\{?\(0\)\}?|_\{?1\}?|₁)|" + start + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)
-           if (v := numbers_of(m.group(1))) is not None]
+    # w_0 (or "start with w = ..."), or w_1 where the note indexes its start from 1: where it names
+    # a w_0 anywhere, its w_1 is the weights after the first update, not the start; "w_0 = 0" is
+    # the zero vector (an empty tuple: every coordinate 0)
+    first = r"\bw\s*+(?:_\{?0\}?|₀|\^\{?\(0\)\}?)"
+    ones = [] if re.search(first + r"\s*+=", text) else [r"\bw\s*+(?:_\{?1\}?|₁)"]
+    w0s = sorted([(m.start(), tuple(v)) for m in re.finditer(
+        r"(?:" + "|".join([first, *ones]) + "|" + start + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)
+        if (v := numbers_of(m.group(1))) is not None] + [(m.start(), ()) for m in re.finditer(
+            r"(?:" + first + "|" + start + r"\bw)\s*+=\s*+\$?\s*+0(?![\d.,/])", text)])
     b0s = [(m.start(), Fraction(m.group(1).replace("−", "-"))) for m in re.finditer(
         r"(?:\bb\s*+(?:_\{?0\}?|₀)|" + start + r"\bb)\s*+=\s*+\$?\s*+([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)(?![\d/]|\.\d)", text)]
     return pick(etas), pick(w0s), pick(b0s)
