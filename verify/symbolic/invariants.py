@@ -6,7 +6,9 @@ from w0 = 0, its run's two invariants are stated, under the claim's own variants
 * the progress toward a separator (separable): dot(w, w_opt) >= k eta gamma, or on (w, b/R)
   (a variant whose bias steps by eta y R^2: 001's) dot(w_hat, w_hat_opt) >= k eta gamma;
 * the growth of the norm: |w|^2 <= k eta^2 R^2, or |(w, b/R)|^2 <= 2 k eta^2 R^2;
-* on (w, b/R), of the dataset (separable, nontrivial: a point of each label): |(w_opt, b_opt/R)|^2 <= 2.
+* on (w, b/R), of the dataset (separable, nontrivial: a point of each label): |(w_opt, b_opt/R)|^2 <= 2;
+* for a claim that looks back two updates (prev(w, 2)), from any start, each update's own step:
+  |w|^2 <= |prev(w)|^2 + eta^2 R^2 and dot(w, w_opt) >= dot(prev(w), w_opt) + eta gamma.
 
 Each is a claim like any other of the note's (verify.symbolic.from_lemmas.lemma_of), proved by
 induction over the updates (verify.symbolic.one_step) before any claim rests on it; one that does
@@ -33,6 +35,9 @@ _PLAIN = (("dot(w, w_opt) >= k*eta*gamma", {A.SEPARABLE}, "update"), ("norm2(w) 
 _HAT = (("dot(w_hat, w_hat_opt) >= k*eta*gamma", {A.SEPARABLE}, "update"),
         ("norm2(w_hat) <= 2*k*eta**2*R2", set(), "update"),
         ("norm2(w_hat_opt) <= 2", {A.SEPARABLE, A.NONTRIVIAL}, "dataset"))
+#: Each update's own step, for a claim that looks back two updates (on the weights).
+_STEP = (("norm2(w) <= norm2(prev(w)) + eta**2*R2", set(), "update"),
+         ("dot(w, w_opt) >= dot(prev(w), w_opt) + eta*gamma", {A.SEPARABLE}, "update"))
 
 
 def is_invariant(claim) -> bool:
@@ -43,14 +48,16 @@ def invariants_of(claims) -> list:
     """The invariants stated for the claims (each once for a note, its variants and assumptions)."""
     out: dict = {}
     for c in claims:
-        if (c.when not in ("update", "end") or c.compiled is None or A.W0_ZERO not in c.assume
-                or not c.compiled.names & {"k", "mistakes"} or c.setting is not None or c.free):
+        if c.when not in ("update", "end") or c.compiled is None or c.setting is not None or c.free:
             continue
+        counted = A.W0_ZERO in c.assume and c.compiled.names & {"k", "mistakes"}
+        two_back = c.when == "update" and c.compiled.uses_prev >= 2
         variants = c.variants or tuple(BUILT_IN)
-        if any(v not in BUILT_IN or BUILT_IN[v].dual for v in variants):
+        if not (counted or two_back) or any(v not in BUILT_IN or BUILT_IN[v].dual for v in variants):
             continue
         bias = {BUILT_IN[v].bias for v in variants}
-        forms = _PLAIN if bias == {None} else _HAT if bias == {BIAS_R2} else ()
+        forms = (_PLAIN if bias == {None} else _HAT if bias == {BIAS_R2} else ()) if counted else ()
+        forms += _STEP if two_back and bias == {None} else ()
         for expr, needs, when in forms:
             if not needs <= set(c.assume):
                 continue

@@ -26,7 +26,7 @@ from verify.language import assumptions as A
 from verify.symbolic.converged import at_convergence
 from verify.symbolic.every_point import about_every_point
 from verify.symbolic.from_lemmas import given_lemmas, lemma_graph, lemmas_of, not_derived
-from verify.symbolic.invariants import PREFIX
+from verify.symbolic.invariants import PREFIX, is_invariant
 from verify.symbolic.learners import learners_of
 from verify.symbolic.lockstep import lockstep
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
@@ -248,7 +248,11 @@ def prove_all(claims, notes=()) -> dict:
         # first with each inner product and norm a scalar of its own (fast where a proof chains
         # its lemmas), then over the Gram matrix (where it needs what the vectors are), then at the
         # update itself, given the lemmas at it and at the one before
+        # (at the update, the invariants of its run alone first: a note's own lemma that restates the
+        # update as a vector equation can stall z3 where they suffice)
         done = _proved({i: [given_lemmas(wanted[i], got, abstract=True), given_lemmas(wanted[i], got),
+                            *([at_update(wanted[i], stated)] if 0 < len(stated := [lem for lem in got if is_invariant(lem)])
+                              < len(got) else []),
                             at_update(wanted[i], got), at_convergence(wanted[i], got)] for i, got in todo.items()},
                        wanted)
         if not done:  # nothing new to derive from
