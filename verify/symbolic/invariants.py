@@ -65,7 +65,7 @@ def invariants_of(claims) -> list:
             if key not in out:
                 lemma = with_expr(c, expr)
                 out[key] = dataclasses.replace(
-                    lemma, id=f"{PREFIX}{expr} [{', '.join(sorted(c.assume))}]", when=when, statement=expr, expect="holds",
+                    lemma, id=f"{PREFIX}{expr}" + (f" [{', '.join(sorted(c.assume))}]" if c.assume else ""), when=when, statement=expr, expect="holds",
                     corrects=None, note="", given=None, implied=False, source=None, datasets=None, orders=None,
                     max_epochs=None, variants=variants, line=c.line)
     return list(out.values())
