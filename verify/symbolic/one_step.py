@@ -209,7 +209,8 @@ def _settings_left(claim, learners) -> bool:
 
 def taken(claim) -> bool:
     """Whether the claim is one this module tries to prove, by itself or from its note's proved
-    claims (cheap: no solver is started)."""
+    claims (cheap: no solver is started, but for the dual form's one identity, proved once a
+    process: verify.symbolic.learners.dual_is_primal)."""
     return not isinstance(one_step(claim), str) or not_derived(claim) is None or _not_at_update(claim) is None
 
 
