@@ -357,3 +357,28 @@ def test_a_claim_two_updates_back_with_no_step_in_its_note_rests_on_the_step_of_
     got = prove_all(claims, claims)
     assert {i for i, e in got.items() if e is not None} == {"s.update", "s.two"}, got
     assert any(i.startswith("invariant: norm2(w) <= norm2(prev(w))") for i in got["s.two"]["lemmas"])
+
+
+def test_a_bound_from_any_start_is_proved_from_the_invariants_from_w0(tmp_path):
+    """A note that initialises the weights anyhow: progress and growth are stated from w0 (a half
+    step's progress where 002's half form may take one), and the bound from any start derived;
+    its neighbour too tight for one point from w0 = 0 is not; the full step's progress is not
+    proved where a half step may be taken."""
+    from verify.symbolic.from_lemmas import lemma_graph
+
+    full = _note(tmp_path, [
+        ("a.end", "mistakes <= R2/gamma**2 + 2*norm(w0)/(eta*gamma)", "end", ["separable"]),
+        ("a.false", "mistakes <= R2/(2*gamma**2) + norm(w0)/(eta*gamma)", "end", ["separable"]),
+    ])
+    got = prove_all(full, full)
+    assert {i for i, e in got.items() if e is not None} == {"a.end"}, got
+    assert any("dot(w0, w_opt) + k*eta*gamma" in i for i in got["a.end"]["lemmas"])
+    half = _note(tmp_path, [
+        ("h.end", "(stopped_by_budget == 1 and mistakes <= 4*R2/gamma**2 + 4*norm(w0)/(eta*gamma)) or converged == 1",
+         "end", ["separable"]),
+        ("h.full", "mistakes <= R2/gamma**2 + 2*norm(w0)/(eta*gamma)", "end", ["separable", "sign0_zero", "form_half"]),
+    ], variant="sign")
+    got = prove_all(half, half)
+    assert got["h.end"] is not None and got["h.full"] is None, got
+    whole = [lem for lem in lemma_graph(half)["h.full"] if "+ k*eta*gamma" in lem.id and "/2" not in lem.id]
+    assert whole and prove_all(whole, half)[whole[0].id] is None

@@ -217,8 +217,9 @@ MAX_LEMMAS = 24
 
 def lemma_graph(notes) -> dict:
     """Claim id -> the claims of ``notes`` its proof may take as hypotheses (lemma_of, at most
-    MAX_LEMMAS: the invariants stated for its note (verify.symbolic.invariants), then the nearest
-    in the note), for every claim of ``notes``."""
+    MAX_LEMMAS: the invariants stated for a claim like it (verify.symbolic.invariants: those from
+    w0 = 0 for one that starts there, from w0 for one that may start anywhere), then the nearest in
+    the note), for every claim of ``notes``."""
     by_note: dict = {}
     for c in notes:
         by_note.setdefault(c.document, []).append(c)
@@ -229,7 +230,8 @@ def lemma_graph(notes) -> dict:
         if len(serving) * len(derived) > MAX_PAIRINGS:
             continue
         for c in derived:
-            got = [lem for lem in serving if lemma_of(lem, c)]
+            own = {lem.expr for lem in invariants_of([c])}  # the invariants stated for the claim itself
+            got = [lem for lem in serving if lemma_of(lem, c) and (not is_invariant(lem) or lem.expr in own)]
             # each invariant once, under the most assumptions the claim has (the likeliest proved)
             best = {lem.expr: lem for lem in sorted(got, key=lambda lem: len(lem.assume)) if is_invariant(lem)}
             got = [lem for lem in got if not is_invariant(lem) or best[lem.expr] is lem]

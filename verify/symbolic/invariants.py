@@ -1,11 +1,14 @@
 """The invariants of the convergence proof, stated for a note that does not state them: a note
 that gives the mistake bound with its proof in words (or none) has no proved lemma to derive the
-bound from.  For a claim at an update or the end of a run that counts the updates (k, mistakes)
-from w0 = 0, its run's two invariants are stated, under the claim's own variants and assumptions:
+bound from.  For a claim at an update or the end of a run that counts the updates (k, mistakes),
+its run's invariants are stated, under the claim's own variants and assumptions:
 
 * the progress toward a separator (separable): dot(w, w_opt) >= k eta gamma, or on (w, b/R)
   (a variant whose bias steps by eta y R^2: 001's) dot(w_hat, w_hat_opt) >= k eta gamma;
 * the growth of the norm: |w|^2 <= k eta^2 R^2, or |(w, b/R)|^2 <= 2 k eta^2 R^2;
+* from any start (a claim without w0 = 0, on the weights), the same from w0:
+  dot(w, w_opt) >= dot(w0, w_opt) + k eta gamma (or + k eta gamma / 2 where a half step may be
+  taken: 002's 1/2 eta (y - out) x form at sign(0) = 0) and |w|^2 <= |w0|^2 + k eta^2 R^2;
 * on (w, b/R), of the dataset (separable, nontrivial: a point of each label): |(w_opt, b_opt/R)|^2 <= 2;
 * for a claim that looks back two updates (prev(w, 2)), from any start, each update's own step:
   |w|^2 <= |prev(w)|^2 + eta^2 R^2 and dot(w, w_opt) >= dot(prev(w), w_opt) + eta gamma.
@@ -25,6 +28,7 @@ from perceptron.variants import BIAS_R2
 from perceptron.variants import VARIANTS as BUILT_IN
 from verify.language import assumptions as A
 from verify.language.claims import with_expr
+from verify.symbolic.run_facts import statement
 
 __all__ = ["invariants_of", "is_invariant", "PREFIX"]
 
@@ -35,6 +39,12 @@ _PLAIN = (("dot(w, w_opt) >= k*eta*gamma", {A.SEPARABLE}, "update"), ("norm2(w) 
 _HAT = (("dot(w_hat, w_hat_opt) >= k*eta*gamma", {A.SEPARABLE}, "update"),
         ("norm2(w_hat) <= 2*k*eta**2*R2", set(), "update"),
         ("norm2(w_hat_opt) <= 2", {A.SEPARABLE, A.NONTRIVIAL}, "dataset"))
+#: From any start (a note that initialises the weights anyhow), on the weights: the progress of
+#: a step of eta y x, or, for a variant whose 1/2 eta (y - out) x form takes half of one at
+#: sign(0) = 0, of at least half of one; the growth of the norm (no step is longer than eta |x|).
+_FROM_W0 = (("dot(w, w_opt) >= dot(w0, w_opt) + k*eta*gamma", {A.SEPARABLE}, "update"),
+            ("norm2(w) <= norm2(w0) + k*eta**2*R2", set(), "update"))
+_HALF_STEP = (("dot(w, w_opt) >= dot(w0, w_opt) + k*eta*gamma/2", {A.SEPARABLE}, "update"),)
 #: Each update's own step, for a claim that looks back two updates (on the weights).
 _STEP = (("norm2(w) <= norm2(prev(w)) + eta**2*R2", set(), "update"),
          ("dot(w, w_opt) >= dot(prev(w), w_opt) + eta*gamma", {A.SEPARABLE}, "update"))
@@ -50,13 +60,16 @@ def invariants_of(claims) -> list:
     for c in claims:
         if c.when not in ("update", "end") or c.compiled is None or c.setting is not None or c.free:
             continue
-        counted = A.W0_ZERO in c.assume and c.compiled.names & {"k", "mistakes"}
-        two_back = c.when == "update" and c.compiled.uses_prev >= 2
+        counted = bool(statement(c).names & {"k", "mistakes"})
+        zero = A.W0_ZERO in c.assume
+        two_back = c.when == "update" and statement(c).uses_prev >= 2
         variants = c.variants or tuple(BUILT_IN)
         if not (counted or two_back) or any(v not in BUILT_IN or BUILT_IN[v].dual for v in variants):
             continue
         bias = {BUILT_IN[v].bias for v in variants}
-        forms = (_PLAIN if bias == {None} else _HAT if bias == {BIAS_R2} else ()) if counted else ()
+        half = any(BUILT_IN[v].half_form for v in variants)
+        forms = (((_PLAIN if zero else _FROM_W0 + _HALF_STEP * half) if bias == {None} else
+                  _HAT if bias == {BIAS_R2} and zero else ()) if counted else ())
         forms += _STEP if two_back and bias == {None} else ()
         for expr, needs, when in forms:
             if not needs <= set(c.assume):
