@@ -66,3 +66,35 @@ def test_another_variant_makes_the_same_mistakes_where_it_updates_alike(tmp_path
     c = _pair(tmp_path, pair, variant, assume)
     assert not isinstance(lockstep(c), str), lockstep(c)
     assert (prove_all([c])[c.id] is not None) == proved
+
+
+def test_the_dual_forms_score_is_proved_with_the_claim_and_naming_it_starts_no_solver(tmp_path, monkeypatch):
+    """With the linear kernel the dual form is stated as the primal one of its weights; that its
+    score is dot(w, x) is a case of every proof about it (both ways round of a pair), and deciding
+    whether a claim is taken starts no solver.  A premise that fails fails the proof."""
+    from verify import _child
+    from verify.symbolic import learners as L
+    from verify.symbolic.one_step import taken
+    from verify.symbolic.run_facts import compiled_step
+
+    for pair, variant in (("variant:rosenblatt", "kernel"), ("variant:kernel", "rosenblatt")):
+        c = _pair(tmp_path, pair, variant, '["kernel_linear", "w0_zero"]')
+        got = prove_all([c])[c.id]
+        assert got is not None and sum(s["step"].startswith("the dual form's score is dot(w, x)")
+                                       for s in got["steps"]) == 2, got
+    L._dual.cache_clear()
+
+    def no_child(*a, **k):
+        raise AssertionError("a solver was started")
+
+    with monkeypatch.context() as m:
+        m.setattr(_child, "run_in_child", no_child)
+        m.setattr("verify.symbolic.steps.run_in_child", no_child)
+        assert taken(_pair(tmp_path, "variant:rosenblatt", "kernel", '["kernel_linear"]'))
+    wrong = ((L.dual_premises()[0][0], (), compiled_step("1 == dot(0*x, x)")),)
+    monkeypatch.setattr(L, "dual_premises", lambda: wrong)
+    L._dual.cache_clear()
+    try:
+        assert prove_all([_pair(tmp_path, "variant:rosenblatt", "kernel", '["kernel_linear"]')])["p.claim"] is None
+    finally:
+        L._dual.cache_clear()

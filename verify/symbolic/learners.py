@@ -11,8 +11,10 @@ updates or a choice (``a if c else b``) is not taken.
 The dual form (003's kernelized perceptron) is taken with the linear kernel (the claim assumes
 kernel_linear): it is then the primal form of its weights w = eta sum_j alpha_j y_j x_j, from
 w = 0, with the score dot(w, x) and the update alpha_i += 1, that is w += eta y x.  That its
-score is dot(w, x) is proved first, by induction over its updates (dual_is_primal): 0 = dot(0, x)
-before any, and the score gains eta y_i K(x_i, x) = eta y_i dot(x_i, x) at each, as dot(w, x) does.
+score is dot(w, x) is the learner's premise (Learner.premises), proved with every proof about it,
+by induction over its updates: 0 = dot(0, x) before any, and the score gains
+eta y_i K(x_i, x) = eta y_i dot(x_i, x) at each, as dot(w, x) does.  So naming the learner starts
+no solver.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from perceptron.expression import RUN_QUANTITIES
 from perceptron.variants import BIAS_ONE, BIAS_R2
 from verify.language import assumptions as A
 from verify.language.quantities import QUANTITIES
-from verify.symbolic.run_facts import NotTaken, bring_symbol, translate
+from verify.symbolic.run_facts import NotTaken, bring_symbol, compiled_step, translate
 
-__all__ = ["Learner", "learner_of", "learners_of", "text_of"]
+__all__ = ["Learner", "learner_of", "learners_of", "premises_of", "dual_premises", "text_of"]
 
 #: What a declaration's expressions may read to be proved (besides its state and parameters).
 _READS = {"x", "y", "eta", "R", "R2", "score", "out", "w0", "b0"}
@@ -46,6 +48,8 @@ class Learner:
     start: tuple  #: (w, b) at the start, from the symbols w0, b0
     params: dict  #: a parameter's name in a claim -> its symbol
     keeps_b: bool  #: a built-in variant without a bias keeps b at b0; a declared one has no b
+    #: cases (label, hypotheses, step) of what stating it so rests on, proved with any proof about it
+    premises: tuple = ()
 
     def at(self, text: str, w: str, b: str) -> str:
         """A text about the state before the update, about the state (w, b) instead."""
@@ -113,32 +117,35 @@ def learners_of(claim) -> list | str:
 
 
 @lru_cache(maxsize=None)
-def _dual(name: str) -> Learner | str:
-    """The dual form with the linear kernel as the primal form of its weights, once its score is
-    proved to be dot(w, x) (dual_is_primal); or why not (a text)."""
-    why = dual_is_primal()
-    if why is not None:
-        return why
+def _dual(name: str) -> Learner:
+    """The dual form with the linear kernel as the primal form of its weights, its premise that
+    its score is dot(w, x) (dual_premises)."""
     return Learner(f"{name} (linear kernel: the primal form of w = eta sum_j alpha_j y_j x_j, its score dot(w, x) "
                    "proved by induction over its updates)", variant_of(name),
-                   (("yx", "w_prev + eta*y*x", "(b_prev)"),), "dot(w_prev, x)", "out != y", ("0*x", "0"), {}, True)
+                   (("yx", "w_prev + eta*y*x", "(b_prev)"),), "dot(w_prev, x)", "out != y", ("0*x", "0"), {}, True,
+                   dual_premises())
 
 
 @lru_cache(maxsize=1)
-def dual_is_primal() -> str | None:
-    """None when the dual score with the linear kernel, eta sum_j alpha_j y_j dot(x_j, x), is
-    proved to be dot(w, x) for w = eta sum_j alpha_j y_j x_j at any point x, by induction over
-    the updates: before any, both are 0; an update on (x1, y1) adds eta y1 dot(x1, x) to the score
-    (dual_score, the one before it) and eta y1 x1 to w.  Else why not (a text)."""
-    from verify.symbolic.run_facts import VECTORS, TYPES, compiled_step
-    from verify.symbolic.steps import check_cases
+def dual_premises() -> tuple:
+    """That the dual score with the linear kernel, eta sum_j alpha_j y_j dot(x_j, x), is dot(w, x)
+    for w = eta sum_j alpha_j y_j x_j at any point x, by induction over the updates: before any,
+    both are 0; an update on (x1, y1) adds eta y1 dot(x1, x) to the score (dual_score, the one
+    before it) and eta y1 x1 to w.  Two cases (label, hypotheses, step)."""
+    what = "the dual form's score is dot(w, x) (linear kernel)"
+    return ((f"{what}: before any update", (), compiled_step("0 == dot(0*x, x)")),
+            (f"{what}: at each update, given it at the one before",
+             (compiled_step("dual_score == dot(w_prev, x)"), compiled_step("y1**2 == 1")),
+             compiled_step("dual_score + eta*y1*dot(x1, x) == dot(w_prev + eta*y1*x1, x)")))
 
-    cases = [([], [compiled_step("0 == dot(0*x, x)")]),
-             ([compiled_step("dual_score == dot(w_prev, x)"), compiled_step("y1**2 == 1")],
-              [compiled_step("dual_score + eta*y1*dot(x1, x) == dot(w_prev + eta*y1*x1, x)")])]
-    got = check_cases(list(VECTORS), [s for s in TYPES if s not in VECTORS], cases)
-    bad = [r for rs in got for r in rs if r.verdict.label != "proved"]
-    return None if not bad else f"the dual form's score is not shown to be dot(w, x): {bad[0].detail}"
+
+def premises_of(learners) -> tuple:
+    """The premises of the learners (each case once)."""
+    out: dict = {}
+    for lrn in learners:
+        for case in lrn.premises:
+            out.setdefault(case[0], case)
+    return tuple(out.values())
 
 
 def text_of(tree) -> str:

@@ -25,7 +25,7 @@ import dataclasses
 import re
 
 from verify.language import assumptions as A
-from verify.symbolic.learners import learners_of
+from verify.symbolic.learners import learners_of, premises_of
 from verify.symbolic.run_facts import OneStep, add_case, compiled_step, facts_of_run, output_facts, ties_of
 
 __all__ = ["lockstep", "SCALED"]
@@ -85,6 +85,7 @@ def lockstep(claim) -> OneStep | str:
     what = (f"by induction over the visits of the two runs from w = 0, b = 0, the partner's state c times the "
             f"first's (c = {c}): at each visit they decide alike, and each update keeps the partner's state c times "
             "the first's; so they make the same decisions and mistakes under every order and budget")
+    profiles += [c for c in premises_of(others) if c[0] not in {p[0] for p in profiles}]  # (the partner's: the dual form's)
     return OneStep(tuple(profiles), tuple(facts), what=what)
 
 

@@ -22,12 +22,14 @@ as before; only "proved" at every profile changes its verdict.
 
 from __future__ import annotations
 
+import dataclasses
+
 from verify.language import assumptions as A
 from verify.symbolic.converged import at_convergence
 from verify.symbolic.every_point import about_every_point
 from verify.symbolic.from_lemmas import given_lemmas, lemma_graph, lemmas_of, not_derived
 from verify.symbolic.invariants import PREFIX, is_invariant
-from verify.symbolic.learners import learners_of
+from verify.symbolic.learners import learners_of, premises_of
 from verify.symbolic.lockstep import lockstep
 from verify.symbolic.run_facts import (COUNTS, NAMES, SEPARATOR, TYPES, VECTORS, NotTaken, OneStep, Step, add_case,
                                        facts_of_run, margin_fact, output_facts, refused, statement, ties_of, translate,
@@ -209,8 +211,7 @@ def _settings_left(claim, learners) -> bool:
 
 def taken(claim) -> bool:
     """Whether the claim is one this module tries to prove, by itself or from its note's proved
-    claims (cheap: no solver is started, but for the dual form's one identity, proved once a
-    process: verify.symbolic.learners.dual_is_primal)."""
+    claims (cheap: no solver is started)."""
     return not isinstance(one_step(claim), str) or not_derived(claim) is None or _not_at_update(claim) is None
 
 
@@ -268,7 +269,7 @@ def _proved(attempts: dict, claims: dict) -> dict:
     from verify.symbolic.steps import check_first
 
     taken_ = {i: [got for got in tries if not isinstance(got, str) and got.profiles] for i, tries in attempts.items()}
-    taken_ = {i: tries for i, tries in taken_.items() if tries}
+    taken_ = {i: [_with_premises(claims[i], got) for got in tries] for i, tries in taken_.items() if tries}
     groups = [[[(hyps, [step]) for _, hyps, step in got.profiles] for got in tries] for tries in taken_.values()]
     n = sum(len(got.profiles) for tries in taken_.values() for got in tries)
     results = check_first(list(VECTORS), [s for s in TYPES if s not in VECTORS], groups, QUERY_LIMIT,
@@ -278,6 +279,15 @@ def _proved(attempts: dict, claims: dict) -> dict:
         if res is not None:
             out[i] = _evidence(claims[i], tries[res[0]], [r[0] for r in res[1]])
     return out
+
+
+def _with_premises(claim, got: OneStep) -> OneStep:
+    """The proof with the premises of the claim's learners (verify.symbolic.learners: the dual
+    form's score), each a case of its own, where it does not have them already."""
+    lrns = learners_of(claim)
+    have = {label for label, _, _ in got.profiles}
+    extra = tuple(c for c in premises_of(lrns if not isinstance(lrns, str) else ()) if c[0] not in have)
+    return dataclasses.replace(got, profiles=got.profiles + extra) if extra else got
 
 
 def _evidence(claim, got: OneStep, res) -> dict:

@@ -303,10 +303,15 @@ def _first_child(vectors, scalars, groups, timeout, conn):
             for j, cases in enumerate(group):
                 if any(expansion_terms(st.tree) > MAX_EXPANSION_TERMS for hyps, steps in cases for st in [*hyps, *steps]):
                     continue  # refused: past MAX_EXPANSION_TERMS
-                res = [_check_all(vectors, scalars, hyps, steps, timeout, False) for hyps, steps in cases]
-                if cases and all(r.verdict == Verdict.PROVED for rs in res for r in rs):
-                    out[-1] = (j, res)
-                    break
+                res = []
+                for hyps, steps in cases:  # (a case not proved ends the alternative: the rest is not wanted)
+                    res.append(_check_all(vectors, scalars, hyps, steps, timeout, False))
+                    if any(r.verdict != Verdict.PROVED for r in res[-1]):
+                        break
+                else:
+                    if cases:
+                        out[-1] = (j, res)
+                        break
         conn.send(("ok", out))
     finally:
         close_server()
