@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["pyplot", "svg_of", "counterexample_figure", "unique_ids", "figures_of", "page_figures"]
+__all__ = ["figure", "svg_of", "counterexample_figure", "unique_ids", "figures_of", "page_figures"]
 
 
-def pyplot():
+def figure(**kw):
+    """A new matplotlib Figure (no pyplot: no global state, no backend to choose; matplotlib is
+    imported where a figure is drawn), with stable SVG ids and text as <text>."""
     import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     matplotlib.rcParams["svg.hashsalt"] = "proof-audit"  # stable ids: same results, same file
     matplotlib.rcParams["svg.fonttype"] = "none"  # text as <text>: no glyph outlines repeated in every figure
-    return plt
+    return Figure(**kw)
 
 
 def svg_of(fig) -> str:
@@ -35,8 +35,8 @@ def counterexample_figure(c) -> str | None:
     ce = search_counterexample(c["evidence"])
     if ce is None or len(ce.points[0]) != 2:
         return None
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(4, 4))
+    fig = figure(figsize=(4, 4))
+    ax = fig.subplots()
     pts = [[float(t) for t in p] for p in ce.points]
     for p, y in zip(pts, ce.labels):
         ax.plot(p[0], p[1], "o" if y > 0 else "x", color="tab:blue" if y > 0 else "tab:red", markersize=9)
@@ -58,7 +58,6 @@ def counterexample_figure(c) -> str | None:
     ax.set_ylabel("x_2")
     ax.set_aspect("equal")
     svg = svg_of(fig)
-    plt.close(fig)
     return svg
 
 
@@ -96,14 +95,14 @@ def page_figures(results, corpus_figures=None) -> list[tuple[str, str]]:
 
 
 def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
-    plt = pyplot()
     figs = []
     for s in plots.get("series", []) if _NOTE_000 in audited else ():
         rows = s["rows"]
         if not rows:
             continue
         k = [r[0] for r in rows]
-        fig, ax = plt.subplots(1, 3, figsize=(12, 3.2))
+        fig = figure(figsize=(12, 3.2))
+        ax = fig.subplots(1, 3)
         ax[0].plot(k, [r[1] for r in rows], "o-", label="w_opt . w_k")
         ax[0].plot(k, [r[2] for r in rows], "--", label="k gamma")
         ax[0].set_title("numerator (000, 4.1)")
@@ -119,7 +118,6 @@ def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
             a.legend(fontsize=8)
         fig.suptitle(f"Rosenblatt, cyclic order, on {s['dataset']}: both sides of each bound along k", y=1.06)
         figs.append((f"Bounds along k: {s['dataset']}", svg_of(fig)))
-        plt.close(fig)
     for s in plots.get("other", []):
         rows = s["rows"]
         note = _NOTE_001 if s["title"].startswith("001") else _NOTE_004 if s["title"].startswith("004") else None
@@ -127,7 +125,8 @@ def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
             continue
         k = [r[0] for r in rows]
         c = s["columns"]
-        fig, ax = plt.subplots(1, 2, figsize=(8, 3.2))
+        fig = figure(figsize=(8, 3.2))
+        ax = fig.subplots(1, 2)
         ax[0].plot(k, [r[1] for r in rows], "o-", label=c[1])
         ax[0].plot(k, [r[2] for r in rows], "--", label=c[2])
         ax[0].set_title("lower bound")
@@ -140,10 +139,10 @@ def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
             a_.legend(fontsize=8)
         fig.suptitle(f"{s['title']} on {s['dataset']}: both sides along k", y=1.06)
         figs.append((f"{s['title']}: {s['dataset']}", svg_of(fig)))
-        plt.close(fig)
     b = plots.get("bounds", []) if _NOTE_000 in audited else []
     if b:
-        fig, ax = plt.subplots(figsize=(5, 4))
+        fig = figure(figsize=(5, 4))
+        ax = fig.subplots()
         xs = [max(p["bound"], 1e-3) for p in b]
         ys = [max(p["mistakes"], 0.5) for p in b]
         ax.loglog(xs, ys, "o", alpha=0.6)
@@ -154,7 +153,6 @@ def _corpus_figures(plots: dict, audited: set) -> list[tuple[str, str]]:
         ax.legend(fontsize=8)
         ax.set_title("Updates against the bound, whole corpus")
         figs.append(("Updates against the bound across the corpus", svg_of(fig)))
-        plt.close(fig)
     return figs
 
 
