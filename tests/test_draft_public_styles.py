@@ -279,3 +279,42 @@ def test_a_learning_rate_of_one_half_is_not_eta_one(rate):
     _, claims, props = _drafted(text)
     assert "eta_one" not in props.assume, props.assume
     assert all("eta_one" not in c.get("assume", []) for c in claims), claims
+
+
+#: A note that works its example from a warm start, after a sentence about other people's zero start.
+WARM = """# From a warm start
+
+Most textbook proofs start the perceptron at w₀ = 0.
+
+```
+w ← w₀
+if yᵢ (w·xᵢ) ≤ 0:  w ← w + η yᵢ xᵢ
+```
+
+We use η = 1/2 and start from w₀ = (−1, 1). Take u = (1, −1)/√2: every point has yᵢ (u·xᵢ) ≥ 1/√2.
+
+Each mistake adds at most η²R² to the squared norm: ‖w_k‖² ≤ k η² R².
+
+The bound k ≤ R²/γ² holds whatever w₀ is.
+
+For the proof, start from w₀ = 0: then ‖w_k‖² ≤ k η² R².
+"""
+
+
+def test_the_start_the_note_states_last_is_the_start_of_what_follows():
+    """A zero start said of others' proofs is not the note's once it starts its own run elsewhere:
+    the statements after "start from w₀ = (−1, 1)" get no w0_zero (their false bound is not proved
+    from w = 0), and those after a later "start from w₀ = 0" do; "w ← w₀" in the algorithm is its
+    start, not a claim at the end of a run; a bound by a number on the note's data ("every point has
+    y (u·x) ≥ 1/√2") is that data's, not every dataset's."""
+    _, claims, _ = _drafted(WARM)
+    by_line: dict = {}
+    for c in claims:
+        by_line.setdefault(c["line"], []).append(c)
+    assert all(c.get("draft") and "the algorithm's start" in c["untranslated"] for c in by_line[6]), by_line[6]
+    assert all(c.get("draft") and "a value of one dataset" in c["untranslated"]
+               for c in by_line[10] if "1/sqrt(2)" in c.get("expr", c.get("untranslated", ""))), by_line[10]
+    read = {c["line"]: c for c in claims if not c.get("draft")}
+    assert "w0_zero" not in read[12].get("assume", []) and "w0_zero" not in read[14].get("assume", []), (read[12], read[14])
+    assert "w0_zero" in read[16].get("assume", []), read[16]
+    assert read[14]["expr"] == "mistakes <= R2/gamma**2"

@@ -256,3 +256,24 @@ def test_a_stated_run_learns_on_the_data_as_given_unless_it_states_a_bias(tmp_pa
     assert main(["run", "--claims", str(p), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"]) == 0
     claims = json.loads((tmp_path / "out" / "results.json").read_text())["claims"]
     assert [c["verdict"] for c in claims] == ["holds on evidence"] * 3, [(c["id"], c["evidence"]) for c in claims]
+
+
+def test_a_claim_about_the_notes_data_reads_it_as_its_run_sees_it(tmp_path):
+    """A claim about the dataset with run = {augment = ...}: R of the points as given (augment =
+    "none": R^2 = 10 on the note's points), or with the constant 1 added (R^2 = 11); evaluated on
+    the run it states, whatever other runs the file's other claims make on those points first
+    (another learning rate, another start: only the data the run sees matters to it)."""
+    text = ('[document]\nfile = "warm.md"\n\n[[dataset]]\nname = "warm"\npoints = [[2, 1], [-1, 2], [-2, 0], [3, 1]]\n'
+            'labels = [1, -1, -1, 1]\n\n'
+            '[[claim]]\nid = "w.stops"\nsection = "s"\nstatement = "s"\nexpr = "mistakes == 3"\nvariants = ["rosenblatt"]\n'
+            'datasets = ["warm"]\norders = ["cyclic"]\nwhen = "end"\nrun = { eta = "1/2", w0 = [-1, 1] }\nexpect = "holds"\n\n')
+    for cid, r2, augment, expect in (("w.raw", 10, "none", "holds"), ("w.aug", 11, "last", "holds"),
+                                     ("w.raw-wrong", 11, "none", "refuted")):
+        text += (f'[[claim]]\nid = "{cid}"\nsection = "s"\nstatement = "s"\nexpr = "R2 == {r2}"\nvariants = ["rosenblatt"]\n'
+                 f'datasets = ["warm"]\nwhen = "dataset"\nrun = {{ augment = "{augment}" }}\nexpect = "{expect}"\n\n')
+    (tmp_path / "c.toml").write_text(text)
+    assert main(["run", "--claims", str(tmp_path / "c.toml"), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"]) == 0
+    got = {c["id"]: c for c in json.loads((tmp_path / "out" / "results.json").read_text())["claims"]}
+    assert got["w.stops"]["verdict"] == "holds on evidence"  # 3 mistakes from (-1, 1) at eta = 1/2 (by hand)
+    assert got["w.raw"]["verdict"] == got["w.aug"]["verdict"] == "holds on evidence", got
+    assert got["w.raw-wrong"]["verdict"] == "refuted"

@@ -216,7 +216,7 @@ def needs_of(claims) -> dict:
         for name in (c.datasets or ()) if c.max_epochs else ():
             epochs = needs.setdefault("epochs", {})
             epochs[name] = max(epochs.get(name, CORPUS_MAX_EPOCHS), c.max_epochs)
-        for name in (c.datasets or ()) if c.setting is not None and c.when in RUN_WHENS + ("pair",) else ():
+        for name in (c.datasets or ()) if c.setting is not None and c.when in RUN_WHENS + ("pair", "dataset") else ():
             stated = needs.setdefault("stated", {}).setdefault(name, [])
             for v in c.variants:
                 for order in c.orders or ("cyclic",):

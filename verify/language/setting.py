@@ -101,13 +101,15 @@ class Setting:
         return Params(variant=variant, order=order, augment=augment, w0=tuple(w0) if w0 is not None else None, b0=b0,
                       declared=self.declared, max_epochs=max_epochs, **kw)
 
-    def mismatch(self, params, d: int) -> str | None:
+    def mismatch(self, params, d: int, data_only: bool = False) -> str | None:
         """Why a run (its Params, on data of ``d`` features) is not this setting's run: every
         parameter of the learner is compared (the budgets and the order aside: ``orders`` says
-        which), what the setting does not state at the learner's default; None when it is."""
+        which), what the setting does not state at the learner's default; None when it is.
+        ``data_only`` (a claim about the dataset): only what makes the data the run sees, its
+        constant coordinate (augment)."""
         want = self.params_for(params.variant, params.order, d, params.max_epochs)
         have, want = _normal(params), _normal(want)
-        for k in have:
+        for k in (("augment",) if data_only else have):
             if have[k] != want[k]:
                 return f"{k} = {_show(have[k])}, not the stated run's {_show(want[k])}"
         return None

@@ -19,7 +19,8 @@ import tempfile
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
 from perceptron.outputs import write_file
-from verify.notes.note_run import data_claims, fact_expr, names_a_point, one_runs_value, run_facts, section_of
+from verify.notes.note_run import (bounded_by_a_number, data_claims, fact_expr, names_a_point, one_runs_value,
+                                   run_facts, section_of)
 from verify.notes.proposals import RUN_TIMES as _RUN
 from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
@@ -80,6 +81,9 @@ _ASSERTS = re.compile(r"\b(times|as many|more|fewer|less|needs?|changes?|depends
 #: no statement about the note's runs.
 _HYPOTHETICAL = re.compile(r"\b(would|impossible|imagine|hypothetical(ly)?|if there were)\b", re.I)
 #: Quantities of a dataset alone: "R = 3" of the note's data is one dataset's value.
+#: An assignment in an algorithm ("w ← w₀", "w := w_0"), and a reading that only starts the state there.
+_ASSIGNS = re.compile(r"←|\\leftarrow|\\gets|:=")
+_STARTS_AT = re.compile(r"\(?(?:w == w0|b == b0)\)?(?: and \(?(?:w == w0|b == b0)\)?)*")
 _DATA_NAMES = {"R", "R2", "gamma", "n", "d", "w_opt", "b_opt"}
 #: Where a clause of a sentence begins: a comma, colon or semicolon, or a word that opens one.
 _CLAUSE = re.compile(r"[,;:]\s|\b(?:because|since|otherwise|hence|thus|so that|we have|we get|then)\b", re.I)
@@ -301,8 +305,9 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
                                                         "not something a run satisfies"}
     if initial_weights(s.math, notation) is not None or (re.match(r"\s*(initiali[sz]e|initially|start|begin)", s.context, re.I)
                                and re.fullmatch(r"\s*[A-Za-z]\s*=\s*0\s*", s.math)):
-        return {**out, "draft": True, "untranslated": SETS + "the algorithm's initial value: a setting of the run, "
-                                                        "proposed as assume = [\"w0_zero\"] on the run claims"}
+        return {**out, "draft": True, "untranslated": SETS + "the algorithm's initial value: a setting of the run, " + (
+            "proposed as assume = [\"w0_zero\"] on the run claims" + (
+                " after it, until the note states another start" if props.starts_elsewhere() else ""))}
     if _DATA_POINT.fullmatch(s.math) or _B0_SET.fullmatch(s.math) or _SIGN0_SET.fullmatch(s.math) or \
             _COUNTER_SET.fullmatch(s.math):
         return {**out, "draft": True, "untranslated": SETS + definition_of(s, notation)}
@@ -331,10 +336,13 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if t.names and t.names <= {"eta"}:  # "pick a learning rate 0 < eta < 1": what the run is given, not what it does
         return {**out, "draft": True, "untranslated": SETS + "a condition on the learning rate: a setting of the run, proposed as "
                                                       "an assumption (eta_le_one or eta_one) on the run claims"}
+    if t.when in _RUN and _ASSIGNS.search(s.math) and _STARTS_AT.fullmatch(t.expr):  # "w ← w₀" in the algorithm
+        return {**out, "draft": True, "untranslated": SETS + f"the algorithm's start ({t.expr}): every run starts there"}
     if t.when in _RUN and one_runs_value(t.expr) and t.names <= {"w0", "b0"}:
         return {**out, "draft": True, "untranslated": SETS + f"the run's initial weights ({t.expr}): state them as "
                                                              "assume = [\"w0_zero\"] or run = { w0 = [...] }"}
-    if t.when == "dataset" and one_runs_value(t.expr) and t.names <= _DATA_NAMES:  # "for our data R = 3"
+    if t.when == "dataset" and (one_runs_value(t.expr) and t.names <= _DATA_NAMES or bounded_by_a_number(t.expr)):
+        # "for our data R = 3", "every point has y (u.x) >= 1/sqrt(2)": its data's, not every dataset's
         return {**out, "draft": True, "untranslated": f"a value of one dataset ({t.expr}), the note's own: give its "
                                                       "data ([[dataset]], datasets = [...]) to check it; no other data "
                                                       "need have it"}

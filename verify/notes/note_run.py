@@ -19,6 +19,8 @@ another run, and both are left to the drafter's statements."""
 
 from __future__ import annotations
 
+import ast
+
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -26,7 +28,7 @@ from fractions import Fraction
 from verify.notes.worked_example import RULES, numbers_of
 from verify.notes.written_data import TUPLE, NoteData, note_data
 
-__all__ = ["one_runs_value", "names_a_point", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
+__all__ = ["one_runs_value", "bounded_by_a_number", "names_a_point", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
            "data_claims", "FACT_LINES"]
 
 #: Lines after a note's data (to the next heading) read for what its run did.
@@ -538,35 +540,53 @@ def one_runs_value(expr: str) -> bool:
     -0.1", "w == vec(0.6, 0.6)", "mistakes == 3", "norm2(w) == 5/4", "R2/gamma**2 == 10"): a
     statement about one run, which every other run refutes.  A value such as 0 or 1 of an
     expression ("norm2(w_opt) == 1") may be every run's, and is not one run's."""
-    import ast
-
-    try:
-        node = ast.parse(expr, mode="eval").body
-    except SyntaxError:
-        return False
+    node = _parsed(expr)
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
             and isinstance(node.values[0], ast.Compare) and isinstance(node.values[0].ops[0], ast.NotEq):
         node = node.values[1]  # "k != 1 or (w == vec(2, 0))": the value at one step of one run
     if not (isinstance(node, ast.Compare) and all(isinstance(op, ast.Eq) for op in node.ops)):
         return False
-
-    def numbers(n) -> bool:  # a number, or vec(...), sqrt(...) of numbers, or arithmetic of them
-        if isinstance(n, ast.Call):
-            return getattr(n.func, "id", "") in ("vec", "sqrt", "abs") and all(numbers(a) for a in n.args)
-        if isinstance(n, ast.BinOp):
-            return numbers(n.left) and numbers(n.right)
-        if isinstance(n, ast.UnaryOp):
-            return numbers(n.operand)
-        return isinstance(n, ast.Constant)
-
-    def trivial(n) -> bool:  # 0, 1 or -1: a value every run may have ("norm2(w_opt) == 1", "dot(w0, w_opt) == 0")
-        n = n.operand if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) else n
-        return isinstance(n, ast.Constant) and n.value in (0, 1)
-
     sides = [node.left, *node.comparators]  # "w == vec(0, 0) + (-1)*vec(-2, 0) == vec(2, 0)": a chain too
-    named = [n for n in sides if not numbers(n)]
-    closed = [n for n in sides if numbers(n)]
+    named = [n for n in sides if not _numbers(n)]
+    closed = [n for n in sides if _numbers(n)]
     if len(named) != 1 or not closed:
         return False
     # "w == vec(2, 0)", "mistakes == 3"; or a quantity of them at a value not every run has: "norm2(w) == 5/4"
-    return isinstance(named[0], ast.Name) or not all(trivial(n) for n in closed)
+    return isinstance(named[0], ast.Name) or not all(_trivial(n) for n in closed)
+
+
+def bounded_by_a_number(expr: str) -> bool:
+    """Whether ``expr`` bounds a quantity (of each point: all_i(...)) by a number other than 0 or
+    1 ("all_i(y*dot(w_opt, x) >= 1/sqrt(2))", "gamma >= 1/4", "mistakes <= 28"): a value some data
+    or run has, which others need not; "gamma > 0", "R2/gamma**2 >= 1" may be every one's."""
+    node = _parsed(expr)
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "all_i" and len(node.args) == 1:
+        node = node.args[0]
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE))):
+        return False
+    sides = (node.left, node.comparators[0])
+    return sum(map(_numbers, sides)) == 1 and not any(_trivial(n) for n in sides if _numbers(n))
+
+
+def _parsed(expr: str):
+    try:
+        return ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def _numbers(n) -> bool:
+    """A number, or vec(...), sqrt(...) of numbers, or arithmetic of them."""
+    if isinstance(n, ast.Call):
+        return getattr(n.func, "id", "") in ("vec", "sqrt", "abs") and all(_numbers(a) for a in n.args)
+    if isinstance(n, ast.BinOp):
+        return _numbers(n.left) and _numbers(n.right)
+    if isinstance(n, ast.UnaryOp):
+        return _numbers(n.operand)
+    return isinstance(n, ast.Constant)
+
+
+def _trivial(n) -> bool:
+    """0, 1 or -1: a value every run may have ("norm2(w_opt) == 1", "dot(w0, w_opt) == 0")."""
+    n = n.operand if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) else n
+    return isinstance(n, ast.Constant) and n.value in (0, 1)

@@ -10,6 +10,7 @@ import re
 from verify.notes.note_run import bias_update
 from verify.notes.reading import initial_weights
 from verify.notes.source import Note, Statement
+from verify.notes.worked_example import stated_starts
 from verify.language.assumptions import ETA_LE_ONE, ETA_ONE, NONTRIVIAL, SEPARABLE, STRICT_MARGIN, UNIT_NORM, W0_ZERO
 
 __all__ = ["Proposals", "proposals", "START_ZERO", "MAX_PROPOSAL_CHARS", "RUN_TIMES"]
@@ -39,6 +40,7 @@ class Proposals:
         self.datasets: list = []  # the note's worked examples: [[dataset]] tables (verify.notes.worked_example)
         self.bias: tuple = (None, None)  # the note's bias update: (built-in variant or None, as written or None)
         self.written: list = []  # the note's data written out (verify.notes.written_data.note_data), read once
+        self.starts: list = []  # (line, whether zero) of each start the note states (w₀ = 0, w₀ = (−1, 1), ...)
 
     def for_claim(self, names: set, when: str, line: int | None = None) -> list:
         """The assumptions proposed for a claim at ``line``: only what the note has said by then
@@ -60,7 +62,13 @@ class Proposals:
     def _said(self, a: str, line: int | None) -> bool:
         src = self.assume.get(a)
         m = re.match(r"line (\d+):", src or "")
+        if a == W0_ZERO and (last := [zero for at, zero in self.starts if line is None or at <= line]) and not last[-1]:
+            return False  # the start the note states last before it is another ("start from w₀ = (−1, 1)")
         return src is not None and (line is None or m is None or int(m.group(1)) <= line)
+
+    def starts_elsewhere(self) -> bool:
+        """Whether the note states a start other than w = 0 anywhere."""
+        return any(not zero for _, zero in self.starts)
 
 
 def proposals(note: Note, found: list[Statement], notation: dict | None = None) -> Proposals:
@@ -78,6 +86,7 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     zero = START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
     if zero:
         p.assume.setdefault(W0_ZERO, f"line {_line(text, zero.start())}: {zero.group()[:40]}")
+    p.starts = [(line, not any(v)) for line, v in stated_starts(text)]
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
         p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
     # η = 1 as the note's setting, not a hypothesis of one statement ("with η = 1 it is the same bound")

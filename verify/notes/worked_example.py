@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Table", "tables", "read_example", "numbers_of", "header_name", "stated_setting", "rate_symbol", "RULES",
+__all__ = ["Table", "tables", "read_example", "numbers_of", "header_name", "stated_setting", "stated_starts", "rate_symbol", "RULES",
            "INPUT_NAMES", "LABEL_NAMES", "MAX_TABLE_ROWS", "MAX_TABLES", "SETTING_LINES"]
 
 #: Rows of a table read as a worked example: a run worked by hand is a few epochs of a few
@@ -286,19 +286,32 @@ def stated_setting(note_text: str, line: int):
 
     etas = [(m.start(), Fraction(m.group(2))) for m in re.finditer(
         r"(?:" + "|".join(names) + r")\s*+(?:=|:|of|is)\s*+(\$?)\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)", text)]
-    start = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"  # "start with w = [..]"
-    # w_0 (or "start with w = ..."), or w_1 where the note indexes its start from 1: where it names
-    # a w_0 anywhere, its w_1 is the weights after the first update, not the start; "w_0 = 0" is
-    # the zero vector (an empty tuple: every coordinate 0)
+    b0s = [(m.start(), Fraction(m.group(1).replace("−", "-"))) for m in re.finditer(
+        r"(?:\bb\s*+(?:_\{?0\}?|₀)|" + _START + r"\bb)\s*+=\s*+\$?\s*+([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)(?![\d/]|\.\d)", text)]
+    return pick(etas), pick(_starts(text)), pick(b0s)
+
+
+#: "start with w = [..]", "initialise w = ...": a start in words, then the weights.
+_START = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"
+
+
+def stated_starts(note_text: str) -> list:
+    """Each initial weight vector the note states, (its line, its coordinates) in the order
+    written: w_0 = (..) (or "start with w = ..."), or w_1 where the note indexes its start from 1
+    (where it names a w_0 anywhere, its w_1 is the weights after the first update, not the start);
+    "w_0 = 0" is the zero vector (an empty tuple: every coordinate 0)."""
+    text = _FRAC.sub(r"\1/\2", note_text[:200_000])  # \frac{1}{2}: 1/2 (a line's length changes, its place does not)
+    return [(text.count("\n", 0, pos) + 1, v) for pos, v in _starts(text)]
+
+
+def _starts(text: str) -> list:
+    """stated_starts, each at its place in ``text`` (fractions written a/b)."""
     first = r"\bw\s*+(?:_\{?0\}?|₀|\^\{?\(0\)\}?)"
     ones = [] if re.search(first + r"\s*+=", text) else [r"\bw\s*+(?:_\{?1\}?|₁)"]
-    w0s = sorted([(m.start(), tuple(v)) for m in re.finditer(
-        r"(?:" + "|".join([first, *ones]) + "|" + start + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)
+    return sorted([(m.start(), tuple(v)) for m in re.finditer(
+        r"(?:" + "|".join([first, *ones]) + "|" + _START + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)
         if (v := numbers_of(m.group(1))) is not None] + [(m.start(), ()) for m in re.finditer(
-            r"(?:" + first + "|" + start + r"\bw)\s*+=\s*+\$?\s*+0(?![\d.,/])", text)])
-    b0s = [(m.start(), Fraction(m.group(1).replace("−", "-"))) for m in re.finditer(
-        r"(?:\bb\s*+(?:_\{?0\}?|₀)|" + start + r"\bb)\s*+=\s*+\$?\s*+([−-]?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)(?![\d/]|\.\d)", text)]
-    return pick(etas), pick(w0s), pick(b0s)
+            r"(?:" + first + "|" + _START + r"\bw)\s*+=\s*+\$?\s*+0(?![\d.,/])", text)])
 
 
 @dataclass(frozen=True)

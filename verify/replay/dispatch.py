@@ -206,7 +206,7 @@ def applicable(claim, ctx: RunContext, converged: bool | None = None, dataset_na
     if why:
         return why
     if getattr(claim, "setting", None) is not None:
-        why = claim.setting.mismatch(p, ctx.ds.d)
+        why = claim.setting.mismatch(p, ctx.ds.d, data_only=claim.when == "dataset")
         if why:
             return why
     if not data:
