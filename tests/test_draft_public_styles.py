@@ -282,7 +282,7 @@ def test_a_learning_rate_of_one_half_is_not_eta_one(rate):
 
 
 #: A note that works its example from a warm start, after a sentence about other people's zero start.
-WARM = """# From a warm start
+WARM = r"""# From a warm start
 
 Most textbook proofs start the perceptron at w₀ = 0.
 
@@ -298,6 +298,10 @@ Each mistake adds at most η²R² to the squared norm: ‖w_k‖² ≤ k η² R�
 The bound k ≤ R²/γ² holds whatever w₀ is.
 
 For the proof, start from w₀ = 0: then ‖w_k‖² ≤ k η² R².
+
+## With a bias
+
+Folding the bias in, $\|w^*\|^2 + (b^*/R)^2 \le 2$ for any separator of margin γ.
 """
 
 
@@ -305,8 +309,9 @@ def test_the_start_the_note_states_last_is_the_start_of_what_follows():
     """A zero start said of others' proofs is not the note's once it starts its own run elsewhere:
     the statements after "start from w₀ = (−1, 1)" get no w0_zero (their false bound is not proved
     from w = 0), and those after a later "start from w₀ = 0" do; "w ← w₀" in the algorithm is its
-    start, not a claim at the end of a run; a bound by a number on the note's data ("every point has
-    y (u·x) ≥ 1/√2") is that data's, not every dataset's."""
+    start, not a claim at the end of a run; a bound by a number where the section has fixed u to
+    numbers ("every point has y (u·x) ≥ 1/√2") is the note's data's, not every dataset's, and one
+    in a section that fixes nothing (|w*|^2 + (b*/R)^2 <= 2) is a claim about every dataset."""
     _, claims, _ = _drafted(WARM)
     by_line: dict = {}
     for c in claims:
@@ -318,3 +323,4 @@ def test_the_start_the_note_states_last_is_the_start_of_what_follows():
     assert "w0_zero" not in read[12].get("assume", []) and "w0_zero" not in read[14].get("assume", []), (read[12], read[14])
     assert "w0_zero" in read[16].get("assume", []), read[16]
     assert read[14]["expr"] == "mistakes <= R2/gamma**2"
+    assert read[20]["when"] == "dataset" and "2" in read[20]["expr"], read[20]

@@ -382,3 +382,21 @@ def test_a_bound_from_any_start_is_proved_from_the_invariants_from_w0(tmp_path):
     assert got["h.end"] is not None and got["h.full"] is None, got
     whole = [lem for lem in lemma_graph(half)["h.full"] if "+ k*eta*gamma" in lem.id and "/2" not in lem.id]
     assert whole and prove_all(whole, half)[whole[0].id] is None
+
+
+def test_an_invariant_proved_for_one_variant_is_no_lemma_of_another(tmp_path):
+    """Two claims of one note, alike but for their variants, are given the same invariant: proved
+    for rosenblatt (a full step), it is not proved for sign, whose half step at sign(0) = 0 makes
+    half the progress; the sign claim that rests on it is not proved, in either order."""
+    items = [("r.end", "mistakes <= R2/gamma**2 + 2*norm(w0)/(eta*gamma)", "rosenblatt"),
+             ("s.full", "dot(w, w_opt) >= dot(w0, w_opt) + k*eta*gamma + 0", "sign")]
+    for order in (items, items[::-1]):
+        text = '[document]\nfile = "n.md"\n'
+        for cid, expr, variant in order:
+            when = "end" if cid == "r.end" else "update"
+            text += (f'\n[[claim]]\nid = "{cid}"\nsection = "1"\nstatement = "{cid}"\nexpr = "{expr}"\n'
+                     f'variants = ["{variant}"]\nassume = ["separable"]\nwhen = "{when}"\nexpect = "holds"\n')
+        (tmp_path / "c.toml").write_text(text)
+        claims = load_claims(str(tmp_path / "c.toml")).claims
+        got = prove_all(claims, claims)
+        assert got["r.end"] is not None and got["s.full"] is None, {k: v is not None for k, v in got.items()}

@@ -19,8 +19,7 @@ import tempfile
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
 from perceptron.outputs import write_file
-from verify.notes.note_run import (bounded_by_a_number, data_claims, fact_expr, names_a_point, one_runs_value,
-                                   run_facts, section_of)
+from verify.notes.note_run import data_claims, fact_expr, names_a_point, one_runs_value, run_facts, section_of
 from verify.notes.proposals import RUN_TIMES as _RUN
 from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
@@ -163,9 +162,32 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     claims = []
     for s in found:
         claims.extend(_claims(s, _id(prefix, s, used), notation or {}, props, used))
+    claims = _of_the_notes_data(claims)
     claims.extend(_table_claims(note, found, prefix, props, used))
     claims = _with_data_claims(note, claims, prefix, props, used)
     return note, claims, props
+
+
+#: Why a value of the note's own data is a draft.
+_ONE_DATASET = ("a value of one dataset ({}), the note's own: give its data ([[dataset]], datasets = [...]) to check it; "
+                "no other data need have it")
+
+
+def _of_the_notes_data(claims: list) -> list:
+    """``claims`` where a claim about every dataset reads a quantity its section has fixed to
+    numbers by then ("Take u = (1, −1)/√2. Every point has y (u·x) ≥ 1/√2": u is that vector from
+    there on) is a draft like that value: a statement about the note's data, not every dataset's."""
+    fixes = [(c["section"], c["line"], set(c.pop("fixes"))) for c in claims if "fixes" in c]
+    out = []
+    for c in claims:
+        read = set(re.findall(r"[A-Za-z_]\w*", c["expr"])) if not c.get("draft") and c.get("when") == "dataset" else set()
+        fixed = set().union(*(names for section, line, names in fixes if section == c["section"] and line <= c["line"]))
+        if read & fixed:
+            c = {**{k: c[k] for k in ("id", "line", "anchor", "section", "statement")}, "draft": True,
+                 "untranslated": _ONE_DATASET.format(c["expr"]) + f" (its section fixes {', '.join(sorted(read & fixed))} "
+                                                                  "to numbers)"}
+        out.append(c)
+    return out
 
 
 #: A line that works a step at a lettered point: "B: ...", "point B) ...", "Step 1, P: ...", "Update 2 (Q): ...".
@@ -341,11 +363,8 @@ def _claim(s: Statement, cid: str, notation: dict, props: Proposals) -> dict:
     if t.when in _RUN and one_runs_value(t.expr) and t.names <= {"w0", "b0"}:
         return {**out, "draft": True, "untranslated": SETS + f"the run's initial weights ({t.expr}): state them as "
                                                              "assume = [\"w0_zero\"] or run = { w0 = [...] }"}
-    if t.when == "dataset" and (one_runs_value(t.expr) and t.names <= _DATA_NAMES or bounded_by_a_number(t.expr)):
-        # "for our data R = 3", "every point has y (u.x) >= 1/sqrt(2)": its data's, not every dataset's
-        return {**out, "draft": True, "untranslated": f"a value of one dataset ({t.expr}), the note's own: give its "
-                                                      "data ([[dataset]], datasets = [...]) to check it; no other data "
-                                                      "need have it"}
+    if t.when == "dataset" and one_runs_value(t.expr) and t.names <= _DATA_NAMES:  # "for our data R = 3"
+        return {**out, "draft": True, "fixes": sorted(t.names), "untranslated": _ONE_DATASET.format(t.expr)}
     if (why := _of_one_run(s, t, {n for d in props.written for n in d.names})) is not None:  # a claim on the note's own run, its data written out
         return {**out, "draft": True, "one_run": (t.expr, t.when), "untranslated": why}
     so_far = _SO_FAR.search(f"{s.context} {s.text}")

@@ -28,7 +28,7 @@ from fractions import Fraction
 from verify.notes.worked_example import RULES, numbers_of
 from verify.notes.written_data import TUPLE, NoteData, note_data
 
-__all__ = ["one_runs_value", "bounded_by_a_number", "names_a_point", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
+__all__ = ["one_runs_value", "names_a_point", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
            "data_claims", "FACT_LINES"]
 
 #: Lines after a note's data (to the next heading) read for what its run did.
@@ -553,19 +553,6 @@ def one_runs_value(expr: str) -> bool:
         return False
     # "w == vec(2, 0)", "mistakes == 3"; or a quantity of them at a value not every run has: "norm2(w) == 5/4"
     return isinstance(named[0], ast.Name) or not all(_trivial(n) for n in closed)
-
-
-def bounded_by_a_number(expr: str) -> bool:
-    """Whether ``expr`` bounds a quantity (of each point: all_i(...)) by a number other than 0 or
-    1 ("all_i(y*dot(w_opt, x) >= 1/sqrt(2))", "gamma >= 1/4", "mistakes <= 28"): a value some data
-    or run has, which others need not; "gamma > 0", "R2/gamma**2 >= 1" may be every one's."""
-    node = _parsed(expr)
-    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "all_i" and len(node.args) == 1:
-        node = node.args[0]
-    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE))):
-        return False
-    sides = (node.left, node.comparators[0])
-    return sum(map(_numbers, sides)) == 1 and not any(_trivial(n) for n in sides if _numbers(n))
 
 
 def _parsed(expr: str):

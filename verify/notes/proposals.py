@@ -75,18 +75,25 @@ def proposals(note: Note, found: list[Statement], notation: dict | None = None) 
     """The assumptions the note states, read from its statements and sentences (its symbols
     through the notation table: a note's theta_1 = 0 is its w_1 = 0)."""
     p = Proposals()
+    zeros = []  # the lines that start the weights at 0
     for s in found:
         index = s.math and initial_weights(s.math, notation)
         if index is not None:
             if index.isdigit():
                 p.base = int(index)
             p.assume.setdefault(W0_ZERO, f"line {s.line}: {s.math.strip()[:40]}")
+            zeros.append(s.line)
     text = note.text
     p.bias = bias_update(text)
-    zero = START_ZERO.search(text[:MAX_PROPOSAL_CHARS])  # "start from w = [0, 0]", "initialise w ← 0" in words
-    if zero:
-        p.assume.setdefault(W0_ZERO, f"line {_line(text, zero.start())}: {zero.group()[:40]}")
-    p.starts = [(line, not any(v)) for line, v in stated_starts(text)]
+    said = list(START_ZERO.finditer(text[:MAX_PROPOSAL_CHARS]))  # "start from w = [0, 0]", "initialise w ← 0" in words
+    if said:
+        p.assume.setdefault(W0_ZERO, f"line {_line(text, said[0].start())}: {said[0].group()[:40]}")
+    # every start it states, in order: at 0 (read any of these ways), or elsewhere (w₀ = (−1, 1) as
+    # written: a w_1 of a note that names no w_0 may be its first update's, and is no other start)
+    zeros += [_line(text, m.start()) for m in said]
+    starts = stated_starts(text, indexed_one=False)
+    p.starts = sorted([(line, False) for line, v in starts if any(v)] + [(line, True) for line in zeros]
+                      + [(line, True) for line, v in starts if not any(v)])
     if re.search(r"\bk\s*(?:\\leftarrow|\\gets|:=)\s*1\b", text):
         p.base = 1  # "k <- 1; w_k <- 0": the first iterate is w_1
     # η = 1 as the note's setting, not a hypothesis of one statement ("with η = 1 it is the same bound")

@@ -295,19 +295,20 @@ def stated_setting(note_text: str, line: int):
 _START = r"(?:\b(?i:start\w*|initiali[sz]\w*|initial(?:ly)?|begin\w*)\b(?:[^.\n]|\.\d){0,60}?)"
 
 
-def stated_starts(note_text: str) -> list:
+def stated_starts(note_text: str, indexed_one: bool = True) -> list:
     """Each initial weight vector the note states, (its line, its coordinates) in the order
     written: w_0 = (..) (or "start with w = ..."), or w_1 where the note indexes its start from 1
     (where it names a w_0 anywhere, its w_1 is the weights after the first update, not the start);
-    "w_0 = 0" is the zero vector (an empty tuple: every coordinate 0)."""
+    "w_0 = 0" is the zero vector (an empty tuple: every coordinate 0).  ``indexed_one`` False: no
+    w_1 is read as a start."""
     text = _FRAC.sub(r"\1/\2", note_text[:200_000])  # \frac{1}{2}: 1/2 (a line's length changes, its place does not)
-    return [(text.count("\n", 0, pos) + 1, v) for pos, v in _starts(text)]
+    return [(text.count("\n", 0, pos) + 1, v) for pos, v in _starts(text, indexed_one)]
 
 
-def _starts(text: str) -> list:
+def _starts(text: str, indexed_one: bool = True) -> list:
     """stated_starts, each at its place in ``text`` (fractions written a/b)."""
     first = r"\bw\s*+(?:_\{?0\}?|₀|\^\{?\(0\)\}?)"
-    ones = [] if re.search(first + r"\s*+=", text) else [r"\bw\s*+(?:_\{?1\}?|₁)"]
+    ones = [] if not indexed_one or re.search(first + r"\s*+=", text) else [r"\bw\s*+(?:_\{?1\}?|₁)"]
     return sorted([(m.start(), tuple(v)) for m in re.finditer(
         r"(?:" + "|".join([first, *ones]) + "|" + _START + r"\bw)\s*+=\s*+\$?\s*+([(\[][^)\]\n]{1,80}[)\]])", text)
         if (v := numbers_of(m.group(1))) is not None] + [(m.start(), ()) for m in re.finditer(

@@ -9,8 +9,9 @@ __all__ = ["figure", "svg_of", "counterexample_figure", "unique_ids", "figures_o
 
 
 def figure(**kw):
-    """A new matplotlib Figure (no pyplot: no global state, no backend to choose; matplotlib is
-    imported where a figure is drawn), with stable SVG ids and text as <text>."""
+    """A new matplotlib Figure (no pyplot: no figure manager to close, no backend to choose;
+    matplotlib is imported where a figure is drawn), with stable SVG ids and text as <text> (set in
+    matplotlib's rcParams)."""
     import matplotlib
     from matplotlib.figure import Figure
 

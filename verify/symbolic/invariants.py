@@ -78,7 +78,14 @@ def invariants_of(claims) -> list:
             if key not in out:
                 lemma = with_expr(c, expr)
                 out[key] = dataclasses.replace(
-                    lemma, id=f"{PREFIX}{expr}" + (f" [{', '.join(sorted(c.assume))}]" if c.assume else ""), when=when, statement=expr, expect="holds",
+                    lemma, id=_id(expr, c), when=when, statement=expr, expect="holds",
                     corrects=None, note="", given=None, implied=False, source=None, datasets=None, orders=None,
                     max_epochs=None, variants=variants, line=c.line)
     return list(out.values())
+
+
+def _id(expr: str, claim) -> str:
+    """The invariant's id: its expression, the assumptions and the variants it is stated under (two
+    invariants alike but for their variants are two: one may hold where the other does not)."""
+    return (f"{PREFIX}{expr}" + (f" [{', '.join(sorted(claim.assume))}]" if claim.assume else "")
+            + (f" ({', '.join(claim.variants)})" if claim.variants else ""))

@@ -85,7 +85,7 @@ def lockstep(claim) -> OneStep | str:
     what = (f"by induction over the visits of the two runs from w = 0, b = 0, the partner's state c times the "
             f"first's (c = {c}): at each visit they decide alike, and each update keeps the partner's state c times "
             "the first's; so they make the same decisions and mistakes under every order and budget")
-    profiles += [c for c in premises_of(others) if c[0] not in {p[0] for p in profiles}]  # (the partner's: the dual form's)
+    profiles += [case for case in premises_of(others) if case[0] not in {p[0] for p in profiles}]  # (the partner's: the dual form's)
     return OneStep(tuple(profiles), tuple(facts), what=what)
 
 

@@ -287,7 +287,8 @@ def _with_premises(claim, got: OneStep) -> OneStep:
     lrns = learners_of(claim)
     have = {label for label, _, _ in got.profiles}
     extra = tuple(c for c in premises_of(lrns if not isinstance(lrns, str) else ()) if c[0] not in have)
-    return dataclasses.replace(got, profiles=got.profiles + extra) if extra else got
+    facts = tuple(dict.fromkeys([*got.facts, *(h.source for _, hyps, _ in extra for h in hyps)]))
+    return dataclasses.replace(got, profiles=got.profiles + extra, facts=facts) if extra else got
 
 
 def _evidence(claim, got: OneStep, res) -> dict:
