@@ -302,6 +302,8 @@ For the proof, start from w₀ = 0: then ‖w_k‖² ≤ k η² R².
 ## With a bias
 
 Folding the bias in, $\|w^*\|^2 + (b^*/R)^2 \le 2$ for any separator of margin γ.
+
+A perceptron started anywhere makes at most k ≤ R²/γ² + 2‖w₀‖/(ηγ) mistakes.
 """
 
 
@@ -324,3 +326,4 @@ def test_the_start_the_note_states_last_is_the_start_of_what_follows():
     assert "w0_zero" in read[16].get("assume", []), read[16]
     assert read[14]["expr"] == "mistakes <= R2/gamma**2"
     assert read[20]["when"] == "dataset" and "2" in read[20]["expr"], read[20]
+    assert "w0_zero" not in read[22].get("assume", []), read[22]  # its own words: any start

@@ -53,7 +53,8 @@ _PREDICTION_RULE = re.compile(r"\b(predicts?|outputs?|classif(y|ies)|returns?|la
 #: "after M mistakes" / "after k updates": a count of the mistakes so far at a step.
 _SO_FAR = re.compile(r"\b(after|once)\s+\$?\\?[A-Za-z]\w{0,8}\$?\s+(mistakes|updates|errors|corrections)\b", re.I)
 _ANY_W0 = re.compile(r"\b(any|every|all|arbitrary)\s+(non-?zero\s+)?(initial|starting)\s+(weights?|weight vectors?|"
-                     r"vectors?|points?|values?)|\b(any|arbitrary)\s+\$?\\?(w|theta|θ)(_\{?0\}?|₀)|"
+                     r"vectors?|points?|values?)|\b(any|arbitrary|whatever)\s+\$?\\?(w|theta|θ)(_\{?0\}?|₀)|"
+                     r"\b(start(s|ed|ing)?|initiali[sz]ed)\s+anywhere\b|"
                      r"\b(regardless of|independent(ly)? of|(does not|doesn't|do not|don't) depend on)\s+(where|how)\s+"
                      r"(we|it|one|you|the (run|algorithm|perceptron))\s+(starts?|begins?|initiali[sz]es?)|"
                      r"\bwherever\s+(we|it|one|you)\s+(starts?|begins?)", re.I)
