@@ -327,3 +327,35 @@ def test_the_start_the_note_states_last_is_the_start_of_what_follows():
     assert read[14]["expr"] == "mistakes <= R2/gamma**2"
     assert read[20]["when"] == "dataset" and "2" in read[20]["expr"], read[20]
     assert "w0_zero" not in read[22].get("assume", []), read[22]  # its own words: any start
+
+
+LAB = r"""# Lab: ties to +1
+
+The perceptron predicts +1 when \( w \cdot x \ge 0 \) and updates \( w \leftarrow w + \eta y x \) on a mistake.
+
+We have \( x_1 = (1, 2) \) with \( y_1 = +1 \), \( x_2 = (2, -1) \) with \( y_2 = -1 \), and \( x_3 = (-1, -1) \) with \( y_3 = -1 \).
+We take \( \eta = 2 \), start at \( w_0 = (1, 0) \) and visit the points in order.
+
+\( x_2 \) scores 2 but is negative, so \( w_1 = (-3, 2) \). For \( x_3 \) the score is \( -1 \), so \( w_2 = (-1, 4) \).
+
+Epoch 2 makes no mistake, so training ends with \( w = (-1, 4) \) after 2 updates.
+
+From any start, \( \|w_k\|^2 \le \|w_0\|^2 + k\eta^2R^2 \).
+
+Because the learning rate only scales \( w \), a smaller \( \eta \) would have made the same 2 mistakes.
+"""
+
+
+def test_what_no_claim_reads_of_a_worked_line_keeps_it_grey_and_another_run_is_not_this_one():
+    """A line whose claim checks its weights but not the score it works out (the false "the score
+    is -1": it is 1) gets a draft, so it is never green; a sentence about a run with a smaller η is
+    no fact of the note's run (from (1, 0), η = 1/2 makes one mistake); "from any start" is no
+    statement from w = 0."""
+    _, claims, _ = _drafted(LAB)
+    at = {}
+    for c in claims:
+        at.setdefault(c["line"], []).append(c)
+    assert any(c.get("draft") and "the score the note works out" in c["untranslated"] for c in at[8]), at[8]
+    assert any(not c.get("draft") for c in at[8]) and any(not c.get("draft") for c in at[10])
+    assert not any(not c.get("draft") and "mistakes" in c.get("expr", "") for c in at.get(14, [])), at.get(14)
+    assert [c for c in at[12] if not c.get("draft")] and all("w0_zero" not in c.get("assume", []) for c in at[12])

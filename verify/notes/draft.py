@@ -19,7 +19,8 @@ import tempfile
 from perceptron.errors import InputError
 from perceptron.limits import parse_toml, read_bytes
 from perceptron.outputs import write_file
-from verify.notes.note_run import data_claims, fact_expr, names_a_point, one_runs_value, run_facts, section_of
+from verify.notes.note_run import (data_claims, fact_expr, names_a_point, one_runs_value, run_facts, section_of,
+                                   unread_scores)
 from verify.notes.proposals import RUN_TIMES as _RUN
 from verify.notes.proposals import START_ZERO, Proposals, proposals
 from verify.notes.reading import initial_weights, translate
@@ -53,7 +54,7 @@ _PREDICTION_RULE = re.compile(r"\b(predicts?|outputs?|classif(y|ies)|returns?|la
 #: "after M mistakes" / "after k updates": a count of the mistakes so far at a step.
 _SO_FAR = re.compile(r"\b(after|once)\s+\$?\\?[A-Za-z]\w{0,8}\$?\s+(mistakes|updates|errors|corrections)\b", re.I)
 _ANY_W0 = re.compile(r"\b(any|every|all|arbitrary)\s+(non-?zero\s+)?(initial|starting)\s+(weights?|weight vectors?|"
-                     r"vectors?|points?|values?)|\b(any|arbitrary|whatever)\s+\$?\\?(w|theta|θ)(_\{?0\}?|₀)|"
+                     r"vectors?|points?|values?)|\b(any|arbitrary|whatever)\s+\$?\\?(w|theta|θ)(_\{?0\}?|₀)|\bany\s+start\b|"
                      r"\b(start(s|ed|ing)?|initiali[sz]ed)\s+anywhere\b|"
                      r"\b(regardless of|independent(ly)? of|(does not|doesn't|do not|don't) depend on)\s+(where|how)\s+"
                      r"(we|it|one|you|the (run|algorithm|perceptron))\s+(starts?|begins?|initiali[sz]es?)|"
@@ -166,6 +167,7 @@ def draft(note_path: str, notation: dict | None = None) -> tuple[Note, list[dict
     claims = _of_the_notes_data(claims)
     claims.extend(_table_claims(note, found, prefix, props, used))
     claims = _with_data_claims(note, claims, prefix, props, used)
+    claims += unread_scores(claims, lambda cid: _unique(cid, used))
     return note, claims, props
 
 

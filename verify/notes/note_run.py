@@ -28,7 +28,7 @@ from fractions import Fraction
 from verify.notes.worked_example import RULES, numbers_of
 from verify.notes.written_data import TUPLE, NoteData, note_data
 
-__all__ = ["one_runs_value", "names_a_point", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
+__all__ = ["one_runs_value", "unread_scores", "names_a_point", "heading", "section_of", "note_rules", "bias_update", "run_facts", "fact_expr",
            "data_claims", "FACT_LINES"]
 
 #: Lines after a note's data (to the next heading) read for what its run did.
@@ -133,6 +133,8 @@ _AT_END = re.compile(r"\b(stops?|stopped|final|finally|converge[sd]?|ends?|ended
 _WEIGHTS = re.compile(r"(?:\bweights?(?: vector)?|\\mathbf\{w\}|\\vec\{w\}|𝐰|(?<![A-Za-z\\_])w)(?:\s*+[₀-₉]*)\s*+"
                       r"(?:\$\s*+)?(=|≈|\\approx|is|are|becomes|of)\s*+\$?\s*+" + TUPLE)
 _BIAS_VALUE = re.compile(r"(?<![A-Za-z\\_])b\s*+(=|≈|\\approx)\s*+\$?\s*+([+−-]?\d+(?:\.\d+)?(?:/\d+)?)(?![\d/]|\.\d)")
+_OTHER_RUN = re.compile(r"\b(?:smaller|larger|bigger|higher|lower|different|another|other)\s+(?:\$?\\eta|η|learning rates?|"
+                        r"rates?|step sizes?|starts?|initial weights)\b|\bwould have\b|\bhad (?:we|it|you)\b", re.I)
 _OTHER_RATE = re.compile(r"(?:η|\\eta|learning rate|step size)\s*+(?:=|of|is)\s*+\$?\s*+([0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)")
 
 
@@ -228,8 +230,8 @@ def run_facts(text: str, first: int, last: int, eta: Fraction | None, sections: 
 
 def _sentence_facts(line: int, sentence: str, eta) -> list:
     rate = _OTHER_RATE.search(sentence)
-    if rate and (eta is None or Fraction(rate.group(1)) != eta):
-        return []  # about a run with another learning rate
+    if rate and (eta is None or Fraction(rate.group(1)) != eta) or _OTHER_RUN.search(sentence):
+        return []  # about a run with another learning rate or start ("a smaller η would have made ...")
     out = []
     for pattern, name in ((_COUNT, "mistakes"), (_EPOCHS, "epochs")):
         for c in pattern.finditer(sentence):
@@ -525,6 +527,24 @@ def _value_claims(run: _NoteRun, values) -> list:
         keep = {k: c[k] for k in ("id", "line", "anchor", "section", "statement")}
         out.append({**keep, "expr": expr, "when": when, "note": "a value of the note's own run, on its data"} if same
                    else {**keep, "draft": True, "untranslated": "a value of the note's run, on its data: " + _OPEN_RULE})
+    return out
+
+
+#: A score the note works out in words ("x₂ scores 2", "the score is \\( -1 \\)", "net = 0.5").
+_SCORE_VALUE = re.compile(r"\b(?:scores?|net)\b(?:\s+(?:is|was|of|equals))?\s*[:=]?\s*(?:\\\(|\$)?\s*([−-]?\s*\d+(?:[./]\d+)?)")
+
+
+def unread_scores(claims: list, unique) -> list:
+    """A draft at each line whose claims check its sentence but not the score it works out there
+    (what no claim reads is never shown green: the line is grey until the score is transcribed)."""
+    out, seen = [], set()
+    for c in claims:
+        m = _SCORE_VALUE.search(c["statement"]) if not c.get("draft") and "score" not in c.get("expr", "") else None
+        if m and c["line"] not in seen:
+            seen.add(c["line"])
+            out.append({**{k: c[k] for k in ("line", "anchor", "section", "statement")}, "id": unique(f"{c['id']}.score"),
+                        "draft": True, "untranslated": f"the score the note works out there ({m.group(0).strip()}): not "
+                        "read; transcribe it (when = \"visit\", given = \"t == ...\", expr = \"score == ...\")"})
     return out
 
 
