@@ -11,6 +11,7 @@ never evaluated.  The drafter never repairs a statement: a false one is drafted 
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -81,10 +82,10 @@ _ASSERTS = re.compile(r"\b(times|as many|more|fewer|less|needs?|changes?|depends
 #: A sentence that speaks of what is not (a separator XOR "would need"), or supposes: its math is
 #: no statement about the note's runs.
 _HYPOTHETICAL = re.compile(r"\b(would|impossible|imagine|hypothetical(ly)?|if there were)\b", re.I)
-#: Quantities of a dataset alone: "R = 3" of the note's data is one dataset's value.
 #: An assignment in an algorithm ("w ← w₀", "w := w_0"), and a reading that only starts the state there.
 _ASSIGNS = re.compile(r"←|\\leftarrow|\\gets|:=")
 _STARTS_AT = re.compile(r"\(?(?:w == w0|b == b0)\)?(?: and \(?(?:w == w0|b == b0)\)?)*")
+#: Quantities of a dataset alone: "R = 3" of the note's data is one dataset's value.
 _DATA_NAMES = {"R", "R2", "gamma", "n", "d", "w_opt", "b_opt"}
 #: Where a clause of a sentence begins: a comma, colon or semicolon, or a word that opens one.
 _CLAUSE = re.compile(r"[,;:]\s|\b(?:because|since|otherwise|hence|thus|so that|we have|we get|then)\b", re.I)
@@ -177,17 +178,21 @@ _ONE_DATASET = ("a value of one dataset ({}), the note's own: give its data ([[d
 
 
 def _of_the_notes_data(claims: list) -> list:
-    """``claims`` where a claim about every dataset reads a quantity its section has fixed to
-    numbers by then ("Take u = (1, −1)/√2. Every point has y (u·x) ≥ 1/√2": u is that vector from
-    there on) is a draft like that value: a statement about the note's data, not every dataset's."""
-    fixes = [(c["section"], c["line"], set(c.pop("fixes"))) for c in claims if "fixes" in c]
+    """``claims`` where a claim about every dataset reads a quantity its section fixed to numbers by
+    then ("Take u = (1, −1)/√2. Every point has y (u·x) ≥ 1/√2") is a draft like that value: a statement about the note's data, not every dataset's."""
+    fixes: dict = {}  # section -> ([line, ...], [the names fixed up to that line, ...]), in line order
+    for line, section, names in sorted((c["line"], c["section"], c.pop("fixes")) for c in claims if "fixes" in c):
+        lines, upto = fixes.setdefault(section, ([], []))
+        lines.append(line)
+        upto.append((upto[-1] if upto else frozenset()) | set(names))
     out = []
     for c in claims:
-        read = set(re.findall(r"[A-Za-z_]\w*", c["expr"])) if not c.get("draft") and c.get("when") == "dataset" else set()
-        fixed = set().union(*(names for section, line, names in fixes if section == c["section"] and line <= c["line"]))
-        if read & fixed:
+        lines, upto = fixes.get(c["section"], ((), ()))
+        at = bisect.bisect_right(lines, c["line"]) if not c.get("draft") and c.get("when") == "dataset" else 0
+        read = set(re.findall(r"[A-Za-z_]\w*", c["expr"])) & upto[at - 1] if at else set()
+        if read:
             c = {**{k: c[k] for k in ("id", "line", "anchor", "section", "statement")}, "draft": True,
-                 "untranslated": _ONE_DATASET.format(c["expr"]) + f" (its section fixes {', '.join(sorted(read & fixed))} "
+                 "untranslated": _ONE_DATASET.format(c["expr"]) + f" (its section fixes {', '.join(sorted(read))} "
                                                                   "to numbers)"}
         out.append(c)
     return out

@@ -20,7 +20,6 @@ another run, and both are left to the drafter's statements."""
 from __future__ import annotations
 
 import ast
-
 import re
 from dataclasses import dataclass
 from fractions import Fraction

@@ -58,8 +58,7 @@ def counterexample_figure(c) -> str | None:
     ax.set_xlabel("x_1")
     ax.set_ylabel("x_2")
     ax.set_aspect("equal")
-    svg = svg_of(fig)
-    return svg
+    return svg_of(fig)
 
 
 def unique_ids(svg: str, prefix: str) -> str:

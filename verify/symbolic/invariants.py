@@ -60,15 +60,16 @@ def invariants_of(claims) -> list:
     for c in claims:
         if c.when not in ("update", "end") or c.compiled is None or c.setting is not None or c.free:
             continue
-        counted = bool(statement(c).names & {"k", "mistakes"})
+        st = statement(c)
+        counted = bool(st.names & {"k", "mistakes"})
         zero = A.W0_ZERO in c.assume
-        two_back = c.when == "update" and statement(c).uses_prev >= 2
+        two_back = c.when == "update" and st.uses_prev >= 2
         variants = c.variants or tuple(BUILT_IN)
         if not (counted or two_back) or any(v not in BUILT_IN or BUILT_IN[v].dual for v in variants):
             continue
         bias = {BUILT_IN[v].bias for v in variants}
-        half = any(BUILT_IN[v].half_form for v in variants)
-        forms = (((_PLAIN if zero else _FROM_W0 + _HALF_STEP * half) if bias == {None} else
+        half = _HALF_STEP if any(BUILT_IN[v].half_form for v in variants) else ()
+        forms = (((_PLAIN if zero else _FROM_W0 + half) if bias == {None} else
                   _HAT if bias == {BIAS_R2} and zero else ()) if counted else ())
         forms += _STEP if two_back and bias == {None} else ()
         for expr, needs, when in forms:

@@ -308,10 +308,9 @@ def _first_child(vectors, scalars, groups, timeout, conn):
                     res.append(_check_all(vectors, scalars, hyps, steps, timeout, False))
                     if any(r.verdict != Verdict.PROVED for r in res[-1]):
                         break
-                else:
-                    if cases:
-                        out[-1] = (j, res)
-                        break
+                if cases and len(res) == len(cases) and all(r.verdict == Verdict.PROVED for r in res[-1]):
+                    out[-1] = (j, res)
+                    break
         conn.send(("ok", out))
     finally:
         close_server()
